@@ -1,0 +1,28 @@
+"""Players behind one interface (agents/base.py): the random agent, the rule levels and learned
+policies. `make_agent(spec)` builds one from the names users type on the command line."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from scopa_env.errors import ScopaError
+from scopa_env.rules import Rules
+
+from .base import Agent, RandomAgent
+
+# name -> class; the levels register themselves here as they are added
+REGISTRY: dict[str, type[Agent]] = {"random": RandomAgent}
+
+
+def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) -> Agent:
+    """'random' | a level name | path/to/checkpoint.pt -> an Agent. Bad specs raise ScopaError."""
+    if spec in REGISTRY:
+        return REGISTRY[spec](rules=rules, seed=seed, **options)
+    if str(spec).endswith(".pt"):
+        if not Path(spec).is_file():
+            raise ScopaError(f"checkpoint {spec!r} does not exist")
+        raise ScopaError(f"cannot load {spec!r}: learned agents are not available yet")
+    raise ScopaError(
+        f"unknown agent {spec!r}: use {', '.join(sorted(REGISTRY))} or a path to a checkpoint .pt")
+
+
+__all__ = ["Agent", "RandomAgent", "REGISTRY", "make_agent"]

@@ -1,0 +1,17 @@
+"""Scopa rules engine and environments.
+
+Layers, each looking only down: `core` (compiled rules over a state array), `game` (validated
+Python access), `records`, then the environment adapters.
+"""
+from .actions import ACTION_LAYOUT_VERSION, ActionTable, action_table, decode, encode, n_actions
+from .cards import card_str, cards_str, parse_card
+from .errors import ScopaError
+from .game import Game, Move, PlayResult
+from .observation import OBS_LAYOUT_VERSION, OBS_SIZE, observe
+from .rules import Rules
+
+__all__ = [
+    "ACTION_LAYOUT_VERSION", "ActionTable", "Game", "Move", "OBS_LAYOUT_VERSION", "OBS_SIZE",
+    "PlayResult", "Rules", "ScopaError", "action_table", "card_str", "cards_str", "decode",
+    "encode", "n_actions", "observe", "parse_card",
+]

@@ -1,0 +1,94 @@
+"""The 40-card Italian deck: card ids, the text notation of RULES.md, and card-set masks.
+
+Card id = suit * 10 + (rank - 1), suits in the order D (denari), C (coppe), S (spade),
+B (bastoni). So 0 is 1D, 6 is 7D (the settebello), 39 is 10B. A set of cards is an int whose
+bit `id` is set for each card in it (40 bits), which is how the engine stores hands, the table
+and the piles.
+"""
+from __future__ import annotations
+
+from typing import Iterable
+
+from .errors import ScopaError
+
+SUITS = "DCSB"
+SUIT_NAMES_IT = ("denari", "coppe", "spade", "bastoni")
+SUIT_SYMBOLS = ("\u2666", "\u2665", "\u2660", "\u2663")  # the compact names shown by play.py
+RANK_NAMES_IT = {1: "Asso", 8: "Fante", 9: "Cavallo", 10: "Re"}
+N_CARDS = 40
+ALL_CARDS_MASK = (1 << N_CARDS) - 1
+SETTEBELLO = 6
+
+
+def card_id(rank: int, suit: int) -> int:
+    return suit * 10 + (rank - 1)
+
+
+def rank_of(card: int) -> int:
+    return card % 10 + 1
+
+
+def suit_of(card: int) -> int:
+    return card // 10
+
+
+def card_str(card: int) -> str:
+    """The RULES.md notation of a card id, e.g. 6 -> '7D'."""
+    if not 0 <= card < N_CARDS:
+        raise ScopaError(f"card id {card!r} is not in 0..39")
+    return f"{rank_of(card)}{SUITS[suit_of(card)]}"
+
+
+def parse_card(text: str) -> int:
+    """'7D', '10b', ' 1c ' -> card id. Anything else raises ScopaError naming the text."""
+    if not isinstance(text, str):
+        raise ScopaError(f"a card is written as text like '7D', got {text!r}")
+    t = text.strip().upper()
+    if len(t) < 2 or not t[:-1].isdigit() or t[-1] not in SUITS:
+        raise ScopaError(
+            f"bad card {text!r}: write rank 1-10 then suit D/C/S/B, e.g. '7D' or '10B'")
+    rank = int(t[:-1])
+    if not 1 <= rank <= 10:
+        raise ScopaError(f"bad card {text!r}: rank {rank} is not in 1..10")
+    return card_id(rank, SUITS.index(t[-1]))
+
+
+def as_card(card: int | str) -> int:
+    """A card given as an id or as notation -> card id."""
+    if isinstance(card, str):
+        return parse_card(card)
+    if isinstance(card, (int,)) and not isinstance(card, bool) or hasattr(card, "__index__"):
+        c = int(card)
+        if 0 <= c < N_CARDS:
+            return c
+    raise ScopaError(f"bad card {card!r}: give a card id 0..39 or notation like '7D'")
+
+
+def mask_of(cards: Iterable[int | str]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << as_card(c)
+    return m
+
+
+def cards_of(mask: int) -> list[int]:
+    """Card ids in a mask, ascending."""
+    mask = int(mask)
+    return [c for c in range(N_CARDS) if mask >> c & 1]
+
+
+def cards_str(mask_or_cards) -> list[str]:
+    if isinstance(mask_or_cards, (int,)) or hasattr(mask_or_cards, "__index__"):
+        return [card_str(c) for c in cards_of(mask_or_cards)]
+    return [card_str(as_card(c)) for c in mask_or_cards]
+
+
+def card_name_it(card: int) -> str:
+    """'7 di denari', 'Re di spade': the Italian name play.py shows."""
+    r = rank_of(card)
+    return f"{RANK_NAMES_IT.get(r, str(r))} di {SUIT_NAMES_IT[suit_of(card)]}"
+
+
+def card_name_compact(card: int) -> str:
+    """'7\u2666', '10\u2660': the compact name play.py shows."""
+    return f"{rank_of(card)}{SUIT_SYMBOLS[suit_of(card)]}"

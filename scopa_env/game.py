@@ -1,0 +1,247 @@
+"""The Python face of the engine: a `Game` that validates input and calls the kernels in core.py.
+
+A Game holds one match: `rules`, the state array, and a move buffer. Use it for anything a person
+or a tool does move by move (records, the play loop, tests); the environments and the hard
+opponent use the same kernels directly on state arrays.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import core
+from .cards import as_card, card_str, cards_of, cards_str, mask_of, rank_of
+from .errors import ScopaError
+from .rules import Rules
+
+
+@dataclass(frozen=True)
+class Move:
+    """A legal move: the played card id and the captured cards as a 40-bit mask (0: laid)."""
+
+    card: int
+    captured: int
+
+    @property
+    def captured_cards(self) -> list[int]:
+        return cards_of(self.captured)
+
+    def __str__(self) -> str:
+        if not self.captured:
+            return card_str(self.card)
+        return card_str(self.card) + " x " + " ".join(cards_str(self.captured))
+
+    def to_json(self) -> list:
+        return [card_str(self.card), cards_str(self.captured)]
+
+
+@dataclass(frozen=True)
+class PlayResult:
+    """What one play did. `hand_over` means the hand was scored (see Game.hand_score())."""
+
+    player: int
+    move: Move
+    scopa: bool
+    dealt: bool
+    hand_over: bool
+    match_over: bool
+
+
+class Game:
+    """One match under `rules`, dealt from `seed`."""
+
+    def __init__(self, rules: Rules | None = None, seed: int = 0):
+        self.rules = rules if rules is not None else Rules()
+        if not isinstance(self.rules, Rules):
+            raise ScopaError(f"rules must be a Rules object, got {type(rules).__name__}")
+        self.seed = int(seed)
+        self.state = np.zeros(core.STATE_SIZE, dtype=np.int64)
+        core.init_match(self.state, self.seed, self.rules.players, int(self.rules.napola),
+                        self.rules.target)
+        self._buf = core.new_move_buffer()
+
+    # ---- copying -------------------------------------------------------------------------
+    def copy(self) -> "Game":
+        g = Game.__new__(Game)
+        g.rules, g.seed = self.rules, self.seed
+        g.state = self.state.copy()
+        g._buf = core.new_move_buffer()
+        return g
+
+    @classmethod
+    def from_state(cls, rules: Rules, state: np.ndarray, seed: int = 0) -> "Game":
+        g = cls.__new__(cls)
+        g.rules, g.seed = rules, seed
+        g.state = np.array(state, dtype=np.int64, copy=True)
+        if g.state.shape != (core.STATE_SIZE,):
+            raise ScopaError(f"a state array has {core.STATE_SIZE} slots, got shape {g.state.shape}")
+        g._buf = core.new_move_buffer()
+        return g
+
+    def setup(self, hands, table, piles=None, deck=(), dealer: int = 1, to_move: int | None = None,
+              scope=None, scores=None, last_capturer: int | None = None) -> "Game":
+        """Put the game in a given position (tests, puzzles, replays).
+
+        Cards are lists of ids or notation; `deck` lists the undealt cards in dealing order.
+        Cards need not total 40 (a position may leave some out), but none may appear twice.
+        """
+        n = self.n_players
+        hands = [mask_of(h) for h in hands]
+        piles = [mask_of(p) for p in (piles or [[]] * n)]
+        deck = [as_card(c) for c in deck]
+        table_m = mask_of(table)
+        seen = 0
+        for m in hands + piles + [table_m, mask_of(deck)]:
+            if seen & m:
+                raise ScopaError(f"card(s) {' '.join(cards_str(seen & m))} given twice")
+            seen |= m
+        if len(hands) != n or len(piles) != n:
+            raise ScopaError(f"setup needs {n} hands and {n} piles")
+        st = self.state
+        for p in range(n):
+            st[core.HANDS + p] = hands[p]
+            st[core.PILES + p] = piles[p]
+            st[core.PLAYED + p] = 0
+            st[core.SCOPE + p] = (scope or [0] * n)[p]
+            st[core.SCORES + p] = (scores or [0] * n)[p]
+        st[core.TABLE] = table_m
+        st[core.DEALER] = dealer
+        st[core.TO_MOVE] = (dealer + 1) % n if to_move is None else to_move
+        st[core.DECK_POS] = 40 - len(deck)
+        st[core.DECK + 40 - len(deck):core.DECK + 40] = deck
+        st[core.LAST_CAPTURER] = -1 if last_capturer is None else last_capturer
+        st[core.PHASE] = core.PLAYING
+        st[core.WINNER] = -1
+        return self
+
+    # ---- reading the state ---------------------------------------------------------------
+    @property
+    def n_players(self) -> int:
+        return int(self.state[core.NPLAYERS])
+
+    @property
+    def to_move(self) -> int:
+        return int(self.state[core.TO_MOVE])
+
+    @property
+    def dealer(self) -> int:
+        return int(self.state[core.DEALER])
+
+    @property
+    def phase(self) -> int:
+        return int(self.state[core.PHASE])
+
+    @property
+    def hand_over(self) -> bool:
+        return self.phase != core.PLAYING
+
+    @property
+    def match_over(self) -> bool:
+        return self.phase == core.MATCH_OVER
+
+    @property
+    def winner(self) -> int | None:
+        w = int(self.state[core.WINNER])
+        return None if w < 0 else w
+
+    @property
+    def hand_no(self) -> int:
+        return int(self.state[core.HAND_NO])
+
+    @property
+    def table(self) -> list[int]:
+        return cards_of(self.state[core.TABLE])
+
+    @property
+    def deck_left(self) -> int:
+        return 40 - int(self.state[core.DECK_POS])
+
+    @property
+    def last_capturer(self) -> int | None:
+        p = int(self.state[core.LAST_CAPTURER])
+        return None if p < 0 else p
+
+    def hand(self, player: int) -> list[int]:
+        return cards_of(self.state[core.HANDS + player])
+
+    def pile(self, player: int) -> list[int]:
+        return cards_of(self.state[core.PILES + player])
+
+    def played(self, player: int) -> list[int]:
+        return cards_of(self.state[core.PLAYED + player])
+
+    def scope(self, player: int) -> int:
+        return int(self.state[core.SCOPE + player])
+
+    @property
+    def scores(self) -> list[int]:
+        return [int(self.state[core.SCORES + p]) for p in range(self.n_players)]
+
+    def hand_score(self) -> list[dict]:
+        """The score lines of the last finished hand, one dict per player (keys core.LINE_NAMES)."""
+        if not self.hand_over:
+            raise ScopaError("the hand is not over yet: no score to show")
+        out = []
+        for p in range(self.n_players):
+            base = core.LINES + p * core.NLINES
+            out.append({name: int(self.state[base + i]) for i, name in enumerate(core.LINE_NAMES)})
+        return out
+
+    # ---- moves ---------------------------------------------------------------------------
+    def legal_moves(self) -> list[Move]:
+        if self.hand_over:
+            return []
+        n = core.legal_moves(self.state, self._buf)
+        return [Move(int(c), int(m)) for c, m in zip(self._buf[0, :n], self._buf[1, :n])]
+
+    def resolve(self, card, captured=None) -> Move:
+        """The legal move meant by (card, captured), or ScopaError saying why there is none.
+
+        `captured` may be None when the card has exactly one legal move; cards may be ids or
+        notation ('7D'); the captured set may be a list of cards or a mask.
+        """
+        if self.hand_over:
+            raise ScopaError("the hand is over: call next_hand() before playing")
+        c = as_card(card)
+        p = self.to_move
+        if not (int(self.state[core.HANDS + p]) >> c) & 1:
+            raise ScopaError(
+                f"{card_str(c)} is not in player {p}'s hand ({' '.join(cards_str(self.hand(p))) or 'empty'})")
+        options = [m for m in self.legal_moves() if m.card == c]
+        if captured is None:
+            if len(options) == 1:
+                return options[0]
+            listed = "; ".join(str(m) for m in options)
+            raise ScopaError(f"{card_str(c)} can capture in {len(options)} ways, say which: {listed}")
+        mask = int(captured) if isinstance(captured, (int, np.integer)) else mask_of(captured)
+        for m in options:
+            if m.captured == mask:
+                return m
+        wanted = " ".join(cards_str(mask)) or "nothing"
+        allowed = "; ".join(str(m) for m in options)
+        raise ScopaError(f"illegal capture: {card_str(c)} cannot take {wanted} (legal: {allowed})")
+
+    def play(self, card, captured=None) -> PlayResult:
+        """Validate and apply a move for the player to move. Bad input leaves the state as it was."""
+        move = self.resolve(card, captured)
+        player = self.to_move
+        flags = core.apply_move(self.state, move.card, move.captured)
+        return PlayResult(player, move, bool(flags & core.F_SCOPA), bool(flags & core.F_DEALT),
+                          bool(flags & core.F_HAND_OVER), bool(flags & core.F_MATCH_OVER))
+
+    def next_hand(self) -> None:
+        if self.phase != core.HAND_OVER:
+            raise ScopaError("next_hand() is for a finished hand of a match that goes on")
+        core.next_hand(self.state)
+
+
+def primiera(cards) -> int:
+    """Primiera of a set of cards (ids, notation or mask); 0 when a suit is missing."""
+    mask = cards if isinstance(cards, (int, np.integer)) else mask_of(cards)
+    return int(core.primiera(np.int64(mask)))
+
+
+def napola(cards) -> int:
+    mask = cards if isinstance(cards, (int, np.integer)) else mask_of(cards)
+    return int(core.napola_points(np.int64(mask)))
