@@ -12,7 +12,9 @@ import numpy as np
 
 from . import core
 from .cards import as_card, card_str, cards_of, cards_str, mask_of, rank_of
+from .actions import action_table, encode_moves
 from .errors import ScopaError
+from .observation import observe
 from .rules import Rules
 
 
@@ -194,6 +196,31 @@ class Game:
             return []
         n = core.legal_moves(self.state, self._buf)
         return [Move(int(c), int(m)) for c, m in zip(self._buf[0, :n], self._buf[1, :n])]
+
+    def legal_action_ids(self) -> np.ndarray:
+        """Action ids (scopa_env/actions.py) of the legal moves, in the engine's move order."""
+        if self.hand_over:
+            return np.zeros(0, dtype=np.int64)
+        n = core.legal_moves(self.state, self._buf)
+        t = action_table(self.rules)
+        out = np.empty(n, dtype=np.int64)
+        encode_moves(t.base, t.sum_offset, t.sum_masks, self._buf[0], self._buf[1], n, out)
+        return out
+
+    def observation(self, player: int) -> dict:
+        """What `player` is handed: {"observation": int8 vector, "action_mask": int8 mask}.
+
+        The mask is all zeros unless `player` is to move in a hand in play.
+        """
+        mask = np.zeros(action_table(self.rules).size, dtype=np.int8)
+        if not self.hand_over and player == self.to_move:
+            mask[self.legal_action_ids()] = 1
+        return {"observation": observe(self.state, player), "action_mask": mask}
+
+    def play_action(self, action) -> PlayResult:
+        """Play an action id; ScopaError if it is not legal now."""
+        card, captured = action_table(self.rules).decode(action)
+        return self.play(card, captured)
 
     def resolve(self, card, captured=None) -> Move:
         """The legal move meant by (card, captured), or ScopaError saying why there is none.

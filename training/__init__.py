@@ -1,0 +1,1 @@
+"""Self-play training (train.py): config, algorithms, checkpoints."""
