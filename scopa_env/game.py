@@ -117,6 +117,42 @@ class Game:
         st[core.WINNER] = -1
         return self
 
+    def deal_hand(self, dealer: int, deck) -> None:
+        """Start a new hand with `dealer` and the 40 cards in `deck` in dealing order (3 each from
+        the dealer's left, 4 to the table, then the later deals). Used to replay records."""
+        cards = [as_card(c) for c in deck]
+        if sorted(cards) != list(range(40)):
+            raise ScopaError(f"a deal must hold each of the 40 cards once, got {len(cards)} cards "
+                             f"({len(set(cards))} different)")
+        if not 0 <= int(dealer) < self.n_players:
+            raise ScopaError(f"dealer {dealer!r} is not a seat 0..{self.n_players - 1}")
+        if self.match_over:
+            raise ScopaError("the match is over: no more hands")
+        if self.phase == core.HAND_OVER:
+            self.state[core.HAND_NO] += 1
+        self.state[core.DEALER] = int(dealer)
+        self.state[core.DECK:core.DECK + 40] = cards
+        core.deal_from_deck(self.state)
+
+    def last_deal(self) -> list[list[int]]:
+        """Cards of the most recent deal round, per player, in dealing order."""
+        n = self.n_players
+        k = int(self.state[core.CARDS_PER_DEAL])
+        pos = int(self.state[core.DECK_POS])
+        if pos == n * k + int(self.state[core.TABLE_DEAL]):  # the first deal of the hand
+            pos = n * k
+        start = pos - n * k
+        out = [[] for _ in range(n)]
+        for i in range(n):
+            p = (self.dealer + 1 + i) % n
+            out[p] = [int(c) for c in self.state[core.DECK + start + i * k:core.DECK + start + (i + 1) * k]]
+        return out
+
+    def first_table(self) -> list[int]:
+        """The table as dealt at the start of this hand, in dealing order."""
+        at = self.n_players * int(self.state[core.CARDS_PER_DEAL])
+        return [int(c) for c in self.state[core.DECK + at:core.DECK + at + int(self.state[core.TABLE_DEAL])]]
+
     # ---- reading the state ---------------------------------------------------------------
     @property
     def n_players(self) -> int:

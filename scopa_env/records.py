@@ -1,0 +1,138 @@
+"""Game records: one match per JSON line (format in README "Game records").
+
+`Recorder` wraps a Game and writes down each deal, move and hand score as the match is played;
+`replay` rebuilds every hand from the record's deals (not its seed), plays its moves through the
+engine (so an illegal move is caught) and checks the scores, the totals and the winner.
+"""
+from __future__ import annotations
+
+import json
+from typing import Iterable, Iterator
+
+from .actions import action_table
+from .cards import card_str, cards_str, parse_card
+from .errors import ScopaError
+from .game import Game, PlayResult
+from .rules import Rules
+
+
+class Recorder:
+    """Plays moves on `game` and keeps its record. Call next_hand() between hands."""
+
+    def __init__(self, game: Game, players: list[str], with_legal: bool = False):
+        self.game = game
+        self.with_legal = with_legal
+        self.record = {"rules": game.rules.to_dict(), "seed": game.seed, "players": list(players),
+                       "hands": [], "totals": None, "winner": None}
+        self._start_hand()
+
+    def _start_hand(self) -> None:
+        g = self.game
+        self._hand = {"dealer": g.dealer,
+                      "deals": [{"hands": [cards_str(h) for h in g.last_deal()],
+                                 "table": cards_str(g.first_table())}],
+                      "moves": [], "score": None}
+        self.record["hands"].append(self._hand)
+
+    def play(self, card, captured=None) -> PlayResult:
+        g = self.game
+        legal = [m.to_json() for m in g.legal_moves()] if self.with_legal else None
+        result = g.play(card, captured)
+        move = {"player": result.player, "card": card_str(result.move.card),
+                "captured": cards_str(result.move.captured)}
+        if legal is not None:
+            move["legal"] = legal
+        self._hand["moves"].append(move)
+        if result.dealt:
+            self._hand["deals"].append({"hands": [cards_str(h) for h in g.last_deal()], "table": []})
+        if result.hand_over:
+            self._hand["score"] = g.hand_score()
+        if result.match_over:
+            self.record["totals"] = g.scores
+            self.record["winner"] = g.winner
+        return result
+
+    def play_action(self, action) -> PlayResult:
+        card, captured = action_table(self.game.rules).decode(action)
+        return self.play(card, captured)
+
+    def next_hand(self) -> None:
+        self.game.next_hand()
+        self._start_hand()
+
+
+def dumps(record: dict) -> str:
+    return json.dumps(record, separators=(",", ":"))
+
+
+def write(records: Iterable[dict], path: str) -> int:
+    n = 0
+    with open(path, "w", encoding="utf-8") as f:
+        for r in records:
+            f.write(dumps(r) + "\n")
+            n += 1
+    return n
+
+
+def read(path: str) -> Iterator[dict]:
+    with open(path, encoding="utf-8") as f:
+        for i, line in enumerate(f, 1):
+            if line.strip():
+                try:
+                    yield json.loads(line)
+                except json.JSONDecodeError as e:
+                    raise ScopaError(f"{path}:{i}: not a JSON record ({e.msg})") from None
+
+
+def _deck_of(hand: dict, n: int) -> list[int]:
+    dealer = hand["dealer"]
+    deck: list[int] = []
+    for k, deal in enumerate(hand["deals"]):
+        if len(deal["hands"]) != n:
+            raise ScopaError(f"a deal lists {len(deal['hands'])} hands for {n} players")
+        for i in range(n):
+            deck += [parse_card(c) for c in deal["hands"][(dealer + 1 + i) % n]]
+        if k == 0:
+            deck += [parse_card(c) for c in deal["table"]]
+        elif deal["table"]:
+            raise ScopaError("only the first deal of a hand lists table cards")
+    return deck
+
+
+def replay(record: dict) -> Game:
+    """Replay a record through the engine; ScopaError at the first disagreement. Returns the game."""
+    try:
+        rules = Rules.from_dict(record["rules"])
+        game = Game(rules, seed=record.get("seed", 0))
+        n = game.n_players
+        for h, hand in enumerate(record["hands"]):
+            if h > 0:
+                if game.match_over:
+                    raise ScopaError(f"hand {h}: the match was already over")
+                if hand["dealer"] != (game.dealer + 1) % n:
+                    raise ScopaError(f"hand {h}: dealer {hand['dealer']}, but the deal passes to "
+                                     f"{(game.dealer + 1) % n}")
+            game.deal_hand(hand["dealer"], _deck_of(hand, n))
+            for i, mv in enumerate(hand["moves"]):
+                where = f"hand {h} move {i}"
+                if mv["player"] != game.to_move:
+                    raise ScopaError(f"{where}: player {mv['player']} moved, but {game.to_move} was to move")
+                if "legal" in mv:
+                    legal = [m.to_json() for m in game.legal_moves()]
+                    if legal != mv["legal"]:
+                        raise ScopaError(f"{where}: recorded legal moves differ from the engine's")
+                try:
+                    game.play(mv["card"], mv["captured"])
+                except ScopaError as e:
+                    raise ScopaError(f"{where}: {e}") from None
+            if not game.hand_over:
+                raise ScopaError(f"hand {h}: the moves end before the hand does")
+            if game.hand_score() != hand["score"]:
+                raise ScopaError(f"hand {h}: score {hand['score']} differs from the engine's {game.hand_score()}")
+        if record.get("totals") is not None and game.scores != record["totals"]:
+            raise ScopaError(f"totals {record['totals']} differ from the engine's {game.scores}")
+        if record.get("winner") != game.winner:
+            raise ScopaError(f"winner {record.get('winner')} differs from the engine's {game.winner}")
+        return game
+    except (KeyError, TypeError) as e:
+        raise ScopaError(f"malformed record: {type(e).__name__} {e}") from None

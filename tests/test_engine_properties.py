@@ -1,0 +1,133 @@
+"""Invariants of the engine over random seeds (hypothesis), and records checked against an
+independent reading of RULES.md (tests/reference_rules.py)."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from scopa_env import Game, Rules, core, records
+from scopa_env.cards import ALL_CARDS_MASK
+from scopa_env.simulate import random_match
+
+from reference_rules import check_record
+
+seeds = st.integers(min_value=0, max_value=2 ** 62)
+
+
+def _cards_conserved(g: Game) -> bool:
+    s = g.state
+    parts = [int(s[core.HANDS + p]) for p in range(2)] + [int(s[core.PILES + p]) for p in range(2)]
+    parts.append(int(s[core.TABLE]))
+    deck = 0
+    for c in s[core.DECK + int(s[core.DECK_POS]):core.DECK + 40]:
+        deck |= 1 << int(c)
+    parts.append(deck)
+    union = 0
+    for m in parts:
+        if union & m:
+            return False
+        union |= m
+    return union == ALL_CARDS_MASK
+
+
+def _play_random_match(seed: int, napola: bool):
+    g = Game(Rules(napola=napola), seed)
+    rng = np.random.default_rng(seed % 2 ** 32)
+    hands = []
+    while True:
+        assert _cards_conserved(g)
+        ms = g.legal_moves()
+        assert ms, "the mover always has a legal move"
+        m = ms[rng.integers(len(ms))]
+        last = g.deck_left == 0 and len(g.hand(0)) + len(g.hand(1)) == 1
+        r = g.play(m.card, m.captured)
+        if last:
+            assert r.hand_over and not r.scopa
+        if r.hand_over:
+            hands.append(g.hand_score())
+            if r.match_over:
+                return g, hands
+            g.next_hand()
+
+
+@settings(max_examples=40, deadline=None)
+@given(seeds, st.booleans())
+def test_match_invariants(seed, napola):
+    g, hands = _play_random_match(seed, napola)
+    totals = [0, 0]
+    for lines in hands:
+        for p, line in enumerate(lines):
+            assert line["total"] == sum(v for k, v in line.items() if k != "total")
+            totals[p] += line["total"]
+            if not napola:
+                assert line["napola"] == 0
+        for k in ("carte", "denari", "primiera"):
+            assert lines[0][k] + lines[1][k] <= 1
+        assert lines[0]["settebello"] + lines[1]["settebello"] == 1
+    assert totals == g.scores
+    assert g.scores[g.winner] >= 11 and g.scores[g.winner] > g.scores[1 - g.winner]
+
+
+@settings(max_examples=20, deadline=None)
+@given(seeds)
+def test_same_seed_same_match(seed):
+    a = random_match(Rules(), seed, np.random.default_rng(1))
+    b = random_match(Rules(), seed, np.random.default_rng(1))
+    assert a == b
+
+
+@settings(max_examples=30, deadline=None)
+@given(seeds, st.booleans())
+def test_records_agree_with_independent_rules_and_replay(seed, napola):
+    rec = random_match(Rules(napola=napola), seed, np.random.default_rng(seed % 997), with_legal=True)
+    rec = json.loads(records.dumps(rec))
+    check_record(rec)
+    records.replay(rec)
+
+
+def test_state_copy_is_independent():
+    g = Game(seed=5)
+    h = g.copy()
+    m = g.legal_moves()[0]
+    g.play(m.card, m.captured)
+    assert not np.array_equal(g.state, h.state)
+    assert h.legal_moves()[0] == m
+
+
+def test_replay_catches_tampering():
+    import pytest
+    from scopa_env import ScopaError
+    rec = json.loads(records.dumps(random_match(Rules(), 3, np.random.default_rng(3))))
+    bad = json.loads(json.dumps(rec))
+    bad["hands"][0]["score"][0]["total"] += 1
+    with pytest.raises(ScopaError, match="score"):
+        records.replay(bad)
+    bad = json.loads(json.dumps(rec))
+    mv = bad["hands"][0]["moves"][0]
+    mv["card"] = bad["hands"][0]["deals"][0]["hands"][1 - mv["player"]][0]
+    with pytest.raises(ScopaError, match="hand 0 move 0"):
+        records.replay(bad)
+
+
+def test_simulate_cli_writes_records_that_replay(tmp_path):
+    out = tmp_path / "r.jsonl"
+    cmd = [sys.executable, "-m", "scopa_env.simulate", "--matches", "5", "--seed", "9", "--out",
+           str(out), "--napola", "--target", "16", "--with-legal"]
+    subprocess.run(cmd, check=True, capture_output=True)
+    recs = list(records.read(str(out)))
+    assert len(recs) == 5 and [r["seed"] for r in recs] == [9, 10, 11, 12, 13]
+    for r in recs:
+        assert r["rules"] == {"napola": True, "target": 16}
+        assert all("legal" in m for h in r["hands"] for m in h["moves"])
+        assert all(d["table"] == [] for h in r["hands"] for d in h["deals"][1:])
+        check_record(r)
+        records.replay(r)
+    bad = subprocess.run([sys.executable, "-m", "scopa_env.simulate", "--matches", "1", "--seed", "1",
+                          "--out", str(out), "--target", "0"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "target" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_random_hands_kernel_is_deterministic():
+    assert core.random_hands(7, 200, 2, 0, 11) == core.random_hands(7, 200, 2, 0, 11)

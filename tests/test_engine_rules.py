@@ -1,0 +1,261 @@
+"""Rules tests: the worked examples of RULES.md and the capture rules, one by one."""
+import numpy as np
+import pytest
+
+from scopa_env import Game, Rules, ScopaError
+from scopa_env import core
+from scopa_env.cards import card_str, mask_of, parse_card
+from scopa_env.game import napola, primiera
+
+
+def moves(g):
+    return sorted(str(m) for m in g.legal_moves())
+
+
+def position(hand, table, other=("10B",), **kw):
+    """Player 0 to move with `hand`; player 1 holds `other`; deck not empty (no last play)."""
+    return Game().setup(hands=[hand, list(other)], table=table, deck=["10C"], dealer=1, **kw)
+
+
+# ---- cards ---------------------------------------------------------------------------------
+def test_card_notation_round_trip_and_case():
+    assert [card_str(c) for c in range(40)][:10] == [f"{r}D" for r in range(1, 11)]
+    assert parse_card("7d") == parse_card("7D") == 6
+    assert parse_card(" 10b ") == 39
+    for c in range(40):
+        assert parse_card(card_str(c)) == c
+
+
+@pytest.mark.parametrize("bad", ["11D", "7X", "", "D7", "0C", "7", "x7D", "1.5D"])
+def test_bad_card_notation_is_one_clear_error(bad):
+    with pytest.raises(ScopaError, match="bad card"):
+        parse_card(bad)
+
+
+# ---- primiera and napola: the worked examples ------------------------------------------------
+def test_primiera_worked_examples():
+    assert primiera(["7D", "7C", "6B", "1S"]) == 21 + 21 + 18 + 16 == 76
+    assert primiera(["6D", "6C", "7B", "5S"]) == 72
+    assert primiera(["7D", "7C", "7S"]) == 0  # no bastoni: no primiera
+    assert primiera(["7D", "1D", "8C", "10S", "2B"]) == 21 + 10 + 10 + 12
+
+
+def test_napola_worked_example():
+    assert napola(["1D", "2D", "3D", "4D", "5D", "8D"]) == 5
+    assert napola(["1D", "2D", "3D"]) == 3
+    assert napola(["1D", "2D", "4D"]) == 0
+    assert napola([f"{r}D" for r in range(1, 11)]) == 10
+
+
+# ---- captures --------------------------------------------------------------------------------
+def test_worked_example_legal_plays():
+    g = position(["2D", "5S", "7B"], ["1D", "5B", "6S"])
+    assert moves(g) == ["2D", "5S x 5B", "7B x 1D 6S"]
+
+
+def test_equal_value_beats_any_sum():
+    g = position(["5D"], ["5C", "3S", "2B"])
+    assert moves(g) == ["5D x 5C"]
+
+
+def test_player_chooses_among_equal_cards():
+    g = position(["5D"], ["5C", "5S", "2B"])
+    assert moves(g) == ["5D x 5C", "5D x 5S"]
+
+
+def test_one_card_one_capture():
+    g = position(["7D"], ["4C", "3S", "5B", "2C"])
+    assert moves(g) == ["7D x 2C 5B", "7D x 4C 3S"]
+
+
+def test_cavallo_takes_nine_or_sums():
+    assert moves(position(["9D"], ["5C", "4S", "6B"])) == ["9D x 5C 4S"]
+    assert moves(position(["9D"], ["6C", "2S", "1B"])) == ["9D x 6C 2S 1B"]
+    assert moves(position(["9D"], ["9C", "5S", "4B"])) == ["9D x 9C"]
+
+
+def test_card_that_cannot_capture_is_laid_and_capturing_card_must_capture():
+    g = position(["3D", "9C"], ["4S", "5B"])
+    assert moves(g) == ["3D", "9C x 4S 5B"]  # 9C may not be laid
+
+
+def test_sums_may_repeat_ranks():
+    g = position(["10D"], ["1C", "1S", "1B", "2C", "2S", "3B"])
+    assert "10D x 1C 2C 1S 2S 1B 3B" in moves(g)
+
+
+def test_capture_moves_cards_to_pile_and_scopa():
+    g = position(["7D", "1C"], ["4C", "3S"])
+    r = g.play("7D", ["4C", "3S"])
+    assert r.scopa and g.scope(0) == 1
+    assert sorted(card_str(c) for c in g.pile(0)) == ["3S", "4C", "7D"]
+    assert g.table == [] and g.to_move == 1
+
+
+def test_no_scopa_on_the_last_play_and_table_goes_to_last_capturer():
+    g = Game().setup(hands=[["7D"], []], table=["4C", "3S"], deck=[], dealer=1, to_move=0)
+    r = g.play("7D", ["4C", "3S"])
+    assert not r.scopa and r.hand_over and g.scope(0) == 0
+    g = Game().setup(hands=[["9C"], ["2B"]], table=["4C", "3S", "1D"], deck=[], dealer=0, to_move=1,
+                     last_capturer=0, piles=[["5D"], []])
+    g.play("2B")
+    assert g.play("9C").hand_over
+    assert sorted(card_str(c) for c in g.pile(0)) == ["1D", "2B", "3S", "4C", "5D", "9C"]
+    assert g.hand_score()[0]["scope"] == 0
+
+
+def test_scopa_counts_before_the_last_play_of_the_hand():
+    # deck empty, but the opponent still holds a card: not the last play
+    g = Game().setup(hands=[["7D"], ["2B"]], table=["4C", "3S"], deck=[], dealer=1, to_move=0)
+    assert g.play("7D", ["4C", "3S"]).scopa
+
+
+# ---- scoring -----------------------------------------------------------------------------
+def _score(piles, scope, napola=False):
+    g = Game(Rules(napola=napola)).setup(hands=[[], []], table=[], piles=piles, scope=scope)
+    core.end_hand(g.state)
+    return g.hand_score()
+
+
+def test_worked_example_marco_and_lucia():
+    # RULES.md's example cannot be one 40-card deck (neither has 6S or 7S, yet 23 + 17 = 40),
+    # so Lucia gets 15 of her 17 cards; every line of the example keeps its winner.
+    marco = ["7D", "8D", "9D", "10D", "7C", "6B", "1S"] + [f"{r}C" for r in (1, 2, 3, 4, 5, 8, 9, 10)] + \
+            [f"{r}B" for r in (1, 2, 3, 4, 5, 8, 9, 10)]
+    lucia = [f"{r}D" for r in range(1, 7)] + ["6C", "7B", "5S"] + [f"{r}S" for r in (2, 3, 4, 8, 9, 10)]
+    assert len(marco) == 23 and len(lucia) == 15
+    assert primiera(marco) == 76 and primiera(lucia) == 72
+    m, l = _score([marco, lucia], [2, 1])
+    assert m == {"carte": 1, "denari": 0, "settebello": 1, "primiera": 1, "scope": 2, "napola": 0, "total": 5}
+    assert l == {"carte": 0, "denari": 1, "settebello": 0, "primiera": 0, "scope": 1, "napola": 0, "total": 2}
+
+
+def test_ties_give_nobody_the_point():
+    a = [f"{r}{s}" for s in "DC" for r in range(1, 11)]
+    b = [f"{r}{s}" for s in "SB" for r in range(1, 11)]
+    # 20-20 cards; denari 10-0; primiera: a lacks S and B, b lacks D and C -> nobody
+    sa, sb = _score([a, b], [0, 0])
+    assert sa["carte"] == sb["carte"] == 0 and sa["primiera"] == sb["primiera"] == 0
+    assert sa["denari"] == 1 and sa["settebello"] == 1
+    # 5-5 denari, equal primiera
+    a = ["1D", "2D", "3D", "4D", "5D", "7C", "7S", "7B", "1C"]
+    b = ["6D", "7D", "8D", "9D", "10D", "6C", "6S", "6B", "1S", "1B"]
+    sa, sb = _score([a, b], [0, 0])
+    assert sa["denari"] == sb["denari"] == 0
+
+
+def test_only_one_primiera_takes_the_point():
+    a = ["1D", "1C", "1S", "1B"]
+    b = ["7D", "7C", "7S"]
+    sa, sb = _score([a, b], [0, 0])
+    assert sa["primiera"] == 1 and sb["primiera"] == 0
+
+
+def test_napola_scores_only_when_on_and_both_can_score():
+    a = ["1D", "2D", "3D", "4D", "5D", "8D"]
+    assert _score([a, []], [0, 0], napola=False)[0]["napola"] == 0
+    assert _score([a, []], [0, 0], napola=True)[0]["napola"] == 5
+
+
+def test_hand_points_are_sum_of_lines_and_go_to_match_total():
+    g = Game(seed=3)
+    rng = np.random.default_rng(0)
+    while not g.hand_over:
+        ms = g.legal_moves()
+        m = ms[rng.integers(len(ms))]
+        g.play(m.card, m.captured)
+    lines = g.hand_score()
+    for line in lines:
+        assert line["total"] == sum(v for k, v in line.items() if k != "total")
+    assert g.scores == [line["total"] for line in lines]
+
+
+# ---- dealing and the match -----------------------------------------------------------------
+def test_deal_and_turn_order():
+    for seed in range(50):
+        g = Game(seed=seed)
+        assert len(g.table) == 4 and len(g.hand(0)) == len(g.hand(1)) == 3 and g.deck_left == 30
+        assert sum(c % 10 + 1 == 10 for c in g.table) < 3  # 3+ re on the table are redealt
+        assert g.to_move == (g.dealer + 1) % 2  # the non-dealer leads
+
+
+def test_redeal_when_three_re_on_the_table():
+    # find a seed whose first shuffle puts 3+ re among the table cards, and check it was redealt
+    found = 0
+    for seed in range(3000):
+        s = np.zeros(core.STATE_SIZE, dtype=np.int64)
+        core.seed_rng(s, core.RNG, seed)
+        s[core.DECK:core.DECK + 40] = np.arange(40)
+        s[core.NPLAYERS], s[core.CARDS_PER_DEAL], s[core.TABLE_DEAL] = 2, 3, 4
+        core.rng_below(s, core.RNG, 2)  # the dealer draw of init_match
+        core._shuffle_deck(s)
+        if sum(c % 10 == 9 for c in s[core.DECK + 6:core.DECK + 10]) >= 3:
+            found += 1
+            g = Game(seed=seed)
+            assert sum(c % 10 == 9 for c in g.table) < 3
+    assert found > 0
+
+
+def test_dealer_alternates_and_six_deals_per_hand():
+    g = Game(seed=11)
+    dealers = [g.dealer]
+    deals = 1
+    rng = np.random.default_rng(1)
+    while not g.match_over:
+        ms = g.legal_moves()
+        m = ms[rng.integers(len(ms))]
+        r = g.play(m.card, m.captured)
+        deals += r.dealt
+        if r.hand_over:
+            assert deals == 6
+            deals = 1
+            if not r.match_over:
+                g.next_hand()
+                dealers.append(g.dealer)
+    assert all(a != b for a, b in zip(dealers, dealers[1:]))
+    assert max(g.scores) >= 11 and g.scores[g.winner] == max(g.scores)
+
+
+def test_level_score_at_target_plays_another_hand():
+    piles = [["7D"], ["1C", "2C"]]  # settebello + denari against carte: 2 points to 1
+    g = Game(Rules(target=11)).setup(hands=[[], []], table=[], piles=piles, scores=[10, 11])
+    core.end_hand(g.state)
+    assert g.scores == [12, 12] and g.phase == core.HAND_OVER and g.winner is None
+    g = Game(Rules(target=11)).setup(hands=[[], []], table=[], piles=piles, scores=[12, 11])
+    core.end_hand(g.state)
+    assert g.match_over and g.winner == 0
+
+
+# ---- bad input -----------------------------------------------------------------------------
+def test_bad_input_raises_one_type_and_leaves_state_unchanged():
+    g = position(["2D", "5S", "7B"], ["1D", "5B", "6S"])
+    before = g.state.copy()
+    for call, match in [
+        (lambda: g.play("11D"), "bad card"),
+        (lambda: g.play("3C"), "not in player 0's hand"),
+        (lambda: g.play("7B", ["1D"]), "illegal capture"),
+        (lambda: g.play("5S", []), "illegal capture"),
+        (lambda: g.play("5S", ["5B", "zz"]), "bad card"),
+        (lambda: g.next_hand(), "finished hand"),
+        (lambda: g.play_action(10 ** 6), "action id"),
+        (lambda: g.play_action(0), "not in player 0's hand"),
+    ]:
+        with pytest.raises(ScopaError, match=match):
+            call()
+        assert np.array_equal(g.state, before)
+
+
+def test_ambiguous_card_without_capture_choice_names_the_options():
+    g = position(["7D"], ["4C", "3S", "5B", "2C"])
+    with pytest.raises(ScopaError, match="2 ways"):
+        g.play("7D")
+
+
+def test_unknown_rules_option():
+    with pytest.raises(ScopaError, match="unknown rules option 'scopone'"):
+        Rules.from_dict({"scopone": True})
+    with pytest.raises(ScopaError, match="target"):
+        Rules(target=0)
+    with pytest.raises(ScopaError, match="napola"):
+        Rules(napola="yes")
+    assert Rules.from_dict(Rules(napola=True, target=21).to_dict()) == Rules(napola=True, target=21)
