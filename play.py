@@ -1,5 +1,400 @@
-"""play.py: arrives with its issue."""
+"""Play scopa in the terminal against the computer: a rule level or a trained agent.
+
+    python play.py [--opponent easy|normal|hard|PATH.pt] [--napola] [--target T] [--seed S]
+
+You are seat 0, the computer seat 1; the match seed decides who deals the first hand, then the
+deal alternates. The computer is an `agents` Agent: it is handed `Game.observation(1)` and
+answers an action id, so it never sees your cards or the deck. All I/O goes through
+`PlaySession(input_fn, output)`, which is how the tests drive whole matches.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import secrets
 import sys
+from pathlib import Path
+from typing import Callable, TextIO
+
+from agents import REGISTRY, make_agent
+from scopa_env.actions import action_table
+from scopa_env.cards import (SETTEBELLO, SUIT_SYMBOLS, SUITS, card_name_compact, card_name_it,
+                             parse_card, rank_of, suit_of)
+from scopa_env.errors import ScopaError
+from scopa_env.game import Game, Move, primiera
+from scopa_env.rules import Rules
+
+DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "scopa-default.pt"
+HUMAN, COMPUTER = 0, 1
+NAMES = ("You", "Computer")
+CARD_TEXT = re.compile(r"\d{1,2}[DCSB]", re.IGNORECASE)
+
+HELP = f"""\
+  1 2 3           play that card of your hand (several ways to capture: you pick one)
+  7d   7d x 4c 3s play a card by notation, optionally saying what it takes; suits are
+                  D denari {SUIT_SYMBOLS[0]}, C coppe {SUIT_SYMBOLS[1]}, S spade {SUIT_SYMBOLS[2]}, B bastoni {SUIT_SYMBOLS[3]}
+  ?  this help    d  card names Italian/compact    Enter  show the table again
+  n  new match    l  change level    a  napola on/off (both start a new match)    q  quit"""
+
+# (key in Game.hand_score(), label) in the order the seed game shows them
+SCORE_LINES = (("carte", "cards"), ("denari", "denari"), ("settebello", "settebello"),
+               ("primiera", "primiera"), ("scope", "scope"), ("napola", "napola"))
+
+
+class Quit(Exception):
+    """The person leaves: `q`, `n` at the new-match offer, or end of input."""
+
+
+def default_opponent() -> str:
+    """The shipped trained agent when present, else the normal level."""
+    return str(DEFAULT_CHECKPOINT) if DEFAULT_CHECKPOINT.is_file() else "normal"
+
+
+def opponent_label(spec: str) -> str:
+    return Path(spec).name if str(spec).endswith(".pt") else str(spec)
+
+
+def parse_move_text(text: str) -> tuple[str, list[str] | None]:
+    """'7d x 4c 3s' -> ('7d', ['4c', '3s']); '7d' -> ('7d', None); '7d x' -> ('7d', []).
+
+    The separator 'x' is optional, commas and '+' count as spaces, and the suit symbols of the
+    compact names ('7♦') read as their letters. None means "not said"; [] means "takes nothing".
+    """
+    for symbol, letter in zip(SUIT_SYMBOLS, SUITS):
+        text = text.replace(symbol, letter)
+    tokens = text.replace(",", " ").replace("+", " ").split()
+    if not tokens:
+        raise ScopaError("type a card to play")
+    first, rest = tokens[0], tokens[1:]
+    said_x = bool(rest) and rest[0].lower() == "x"
+    captures = [t for t in rest if t.lower() != "x"]
+    return first, (captures if captures or said_x else None)
+
+
+def by_rank(cards) -> list[int]:
+    """Cards in the order a person sorts them: by rank, then suit."""
+    return sorted(cards, key=lambda c: (rank_of(c), suit_of(c)))
+
+
+def pile_summary(pile: list[int], scope: int) -> str:
+    """'12 cards · 4 denari · settebello · 2 sevens · 1 scopa'."""
+    denari = sum(1 for c in pile if suit_of(c) == 0)
+    sevens = sum(1 for c in pile if rank_of(c) == 7)
+    parts = [f"{len(pile)} card{'' if len(pile) == 1 else 's'}", f"{denari} denari"]
+    if SETTEBELLO in pile:
+        parts.append("settebello")
+    parts.append(f"{sevens} seven{'' if sevens == 1 else 's'}")
+    parts.append(f"{scope} scop{'a' if scope == 1 else 'e'}")
+    return " · ".join(parts)
+
+
+class PlaySession:
+    """One person against one computer opponent, over as many matches as they like.
+
+    `input_fn(prompt) -> str` reads a line (EOFError ends the session); `output` gets the rest.
+    """
+
+    def __init__(self, opponent: str, rules: Rules, seed: int,
+                 input_fn: Callable[[str], str] = input, output: TextIO | None = None,
+                 italian: bool = False):
+        self.input_fn = input_fn
+        self.out = output if output is not None else sys.stdout
+        self.rules = rules
+        self.opponent = opponent
+        self.agent = make_agent(opponent, rules, seed)   # ScopaError: a bad --opponent
+        self.actions = action_table(rules)
+        self.next_seed = seed
+        self.italian = italian
+        self.game: Game | None = None
+        self.log: list[str] = []    # what happened since the person last saw the table
+
+    # ---- text ----------------------------------------------------------------------------
+    def say(self, text: str = "") -> None:
+        print(text, file=self.out)
+
+    def ask(self, prompt: str) -> str:
+        try:
+            return self.input_fn(prompt)
+        except EOFError:
+            raise Quit from None
+
+    def name(self, card: int) -> str:
+        return card_name_it(card) if self.italian else card_name_compact(card)
+
+    def names(self, cards) -> str:
+        return (", " if self.italian else "  ").join(self.name(c) for c in cards) or "(empty)"
+
+    def move_text(self, move: Move) -> str:
+        if not move.captured:
+            return f"{self.name(move.card)} (stays on the table)"
+        return f"{self.name(move.card)} and took {self.names(by_rank(move.captured_cards))}"
+
+    def flush_log(self) -> None:
+        for line in self.log:
+            self.say(line)
+        self.log = []
+
+    # ---- the session ---------------------------------------------------------------------
+    def run(self) -> int:
+        """Play until the person quits or input ends; returns the exit code."""
+        try:
+            self.new_match()
+            while True:
+                self.step()
+        except Quit:
+            self.flush_log()
+            self.say("Ciao!")
+        return 0
+
+    def new_match(self) -> None:
+        seed = self.next_seed
+        self.next_seed += 1
+        self.game = Game(self.rules, seed)
+        self.agent.reset(seed)
+        self.log = []
+        self.say(f"\n=== New match to {self.rules.target} against "
+                 f"{opponent_label(self.opponent)}, napola {'on' if self.rules.napola else 'off'}"
+                 f" (seed {seed}). ? for help ===")
+        self.log.append(self.hand_banner())
+
+    def hand_banner(self) -> str:
+        g = self.game
+        deals = "You deal" if g.dealer == HUMAN else "Computer deals"
+        first = "you play" if g.dealer == COMPUTER else "computer plays"
+        return f"--- Hand {g.hand_no + 1}: {deals}, {first} first ---"
+
+    def step(self) -> None:
+        """Advance by one play (the computer's, or the person's) or one end-of-hand pause."""
+        g = self.game
+        if g.match_over:
+            self.end_of_match()
+        elif g.hand_over:
+            if self.ask("Enter for the next hand (q quits) ").strip().lower() == "q":
+                raise Quit
+            g.next_hand()
+            self.log.append(self.hand_banner())
+        elif g.to_move == COMPUTER:
+            self.computer_turn()
+        else:
+            self.human_turn()
+
+    def play(self, move: Move) -> None:
+        """Apply a legal move, note what happened, and score a finished hand."""
+        g = self.game
+        table_before = g.table
+        who = g.to_move
+        result = g.play(move.card, move.captured)
+        line = f"{NAMES[who]} played {self.move_text(move)}"
+        self.log.append(line + ("   *** SCOPA! ***" if result.scopa else ""))
+        if result.dealt:
+            self.log.append(f"New deal: 3 cards each, {g.deck_left} left in the deck.")
+        if result.hand_over:
+            left = [c for c in table_before if not move.captured >> c & 1]
+            if not move.captured:
+                left.append(move.card)
+            if left and g.last_capturer is not None:
+                self.log.append(f"Cards left on the table ({self.names(by_rank(left))}) go to "
+                                f"{NAMES[g.last_capturer].lower()}.")
+            self.flush_log()
+            self.show_hand_score()
+
+    def computer_turn(self) -> None:
+        action = self.agent.act(self.game.observation(COMPUTER))
+        try:
+            card, captured = self.actions.decode(action)
+            move = self.game.resolve(card, captured)
+        except ScopaError as err:   # an agent bug: reported, never replaced by another move
+            raise ScopaError(f"the computer ({opponent_label(self.opponent)}) chose an illegal "
+                             f"move: {err}") from None
+        self.play(move)
+
+    # ---- the person's turn ---------------------------------------------------------------
+    def show_state(self) -> None:
+        g = self.game
+        you, cpu = g.scores
+        deals = "you deal" if g.dealer == HUMAN else "computer deals"
+        self.say(f"--- You {you} · Computer {cpu} (to {self.rules.target}) · hand {g.hand_no + 1}, "
+                 f"{deals} · deck {g.deck_left} ---")
+        self.say(f"Table:     {self.names(by_rank(g.table))}")
+        self.say(f"Computer:  {len(g.hand(COMPUTER))} in hand · took "
+                 f"{pile_summary(g.pile(COMPUTER), g.scope(COMPUTER))}")
+        self.say(f"You took:  {pile_summary(g.pile(HUMAN), g.scope(HUMAN))}")
+        hand = by_rank(g.hand(HUMAN))
+        self.say("Your hand: " + "   ".join(f"{i}) {self.name(c)}" for i, c in enumerate(hand, 1)))
+
+    def human_turn(self) -> None:
+        self.flush_log()
+        self.show_state()
+        n = len(self.game.hand(HUMAN))
+        while True:
+            line = self.ask(f"Your play (1-{n}, ? help): ").strip()
+            command = line.lower()
+            if not command:
+                self.show_state()
+            elif command in ("?", "h", "help"):
+                self.say(HELP)
+            elif command == "q":
+                raise Quit
+            elif command == "d":
+                self.italian = not self.italian
+                self.show_state()
+            elif command == "n":
+                self.say("Match abandoned.")
+                self.new_match()
+                return
+            elif command == "a":
+                if self.change_rules(self.rules.replace(napola=not self.rules.napola)):
+                    return
+            elif command == "l" or command.startswith("l "):
+                if self.change_level(line[1:].strip()):
+                    return
+            else:
+                try:
+                    move = self.read_move(line)
+                except ScopaError as err:
+                    self.say(f"  {err}")
+                    continue
+                if move is not None:
+                    self.play(move)
+                    return
+
+    def read_move(self, line: str) -> Move | None:
+        """The move a line means, None if the person cancelled a choice; ScopaError if none."""
+        g = self.game
+        hand = by_rank(g.hand(HUMAN))
+        first, captures = parse_move_text(line)
+        if first.isdigit():
+            k = int(first)
+            if not 1 <= k <= len(hand):
+                raise ScopaError(f"you hold {len(hand)} card{'s' if len(hand) > 1 else ''}: "
+                                 f"type 1-{len(hand)}, a card like 7d, or ? for help")
+            card = hand[k - 1]
+        elif CARD_TEXT.fullmatch(first):
+            card = parse_card(first)
+        else:
+            raise ScopaError(f"{line!r} is not a command: type 1-{len(hand)} or ? for help")
+        if captures is not None:
+            return g.resolve(card, [parse_card(t) for t in captures])
+        options = [m for m in g.legal_moves() if m.card == card]
+        if len(options) <= 1:
+            return g.resolve(card)          # the one move, or the error naming why not
+        return self.choose(card, options)
+
+    def choose(self, card: int, options: list[Move]) -> Move | None:
+        self.say(f"{self.name(card)} can take:")
+        for i, m in enumerate(options, 1):
+            self.say(f"  {i}) {self.names(by_rank(m.captured_cards))}")
+        while True:
+            answer = self.ask(f"Which (1-{len(options)}, Enter to pick another card)? ").strip()
+            if not answer:
+                return None
+            if answer.isdigit() and 1 <= int(answer) <= len(options):
+                return options[int(answer) - 1]
+            if answer.lower() == "q":
+                raise Quit
+            self.say(f"  type a number 1-{len(options)}, or Enter to go back")
+
+    def change_level(self, spec: str) -> bool:
+        """Switch opponent (asking which when not given); True if a new match started."""
+        if not spec:
+            levels = ", ".join(sorted(REGISTRY))
+            spec = self.ask(f"Level ({levels}, or a .pt checkpoint; Enter keeps "
+                            f"{opponent_label(self.opponent)}): ").strip()
+        if not spec:
+            self.say("Level unchanged.")
+            return False
+        try:
+            agent = make_agent(spec, self.rules, self.next_seed)
+        except ScopaError as err:
+            self.say(f"  {err}")
+            return False
+        self.agent, self.opponent = agent, spec
+        self.new_match()
+        return True
+
+    def change_rules(self, rules: Rules) -> bool:
+        """Switch rules (napola on/off): the opponent is rebuilt for them and a match starts."""
+        try:
+            agent = make_agent(self.opponent, rules, self.next_seed)
+        except ScopaError as err:
+            self.say(f"  {err}")
+            return False
+        self.agent, self.rules, self.actions = agent, rules, action_table(rules)
+        self.new_match()
+        return True
+
+    # ---- scoring -------------------------------------------------------------------------
+    def show_hand_score(self) -> None:
+        g = self.game
+        lines = g.hand_score()
+        piles = [g.pile(HUMAN), g.pile(COMPUTER)]
+        detail = {
+            "carte": "{} - {}".format(*(len(p) for p in piles)),
+            "denari": "{} - {}".format(*(sum(1 for c in p if suit_of(c) == 0) for p in piles)),
+            "primiera": "{} - {}".format(*(primiera(p) or "none" for p in piles)),
+        }
+        self.say(f"\n{f'Hand {g.hand_no + 1} score':<16}{'You':>5}{'Computer':>10}")
+        for key, label in SCORE_LINES:
+            if key == "napola" and not self.rules.napola:
+                continue
+            extra = f"   ({detail[key]})" if key in detail else ""
+            self.say(f"  {label:<14}{lines[0][key]:>5}{lines[1][key]:>10}{extra}")
+        self.say(f"  {'hand total':<14}{lines[0]['total']:>5}{lines[1]['total']:>10}")
+        you, cpu = g.scores
+        self.say(f"Match: you {you}, computer {cpu} (to {self.rules.target})")
+
+    def end_of_match(self) -> None:
+        g = self.game
+        you, cpu = g.scores
+        if g.winner == HUMAN:
+            self.say(f"\n*** You win the match {you}-{cpu}! ***")
+        else:
+            self.say(f"\n*** The computer wins the match {cpu}-{you}. ***")
+        while True:
+            answer = self.ask("New match? (y/n) ").strip().lower()
+            if answer in ("y", "yes", "s", "si", "sì"):
+                self.new_match()
+                return
+            if answer in ("n", "no", "q"):
+                raise Quit
+            self.say("  answer y or n")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description="Play scopa against the computer in the terminal.")
+    p.add_argument("--opponent", default=None,
+                   help="a level (easy, normal, hard; also random) or a checkpoint .pt "
+                        "(default: checkpoints/scopa-default.pt when present, else normal)")
+    p.add_argument("--napola", action="store_true", help="score the napola")
+    p.add_argument("--target", type=int, default=11, help="points that end the match (11)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="deal the first match from this seed, the next ones from seed+1, ... "
+                        "(default: a fresh seed, shown at the start of each match)")
+    p.add_argument("--italian", action="store_true", help="start with Italian card names")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        if args.seed is not None and not 0 <= args.seed < 2**63:
+            raise ScopaError(f"--seed must be a whole number 0..2**63-1, got {args.seed}")
+        rules = Rules(napola=args.napola, target=args.target)
+        seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+        session = PlaySession(args.opponent or default_opponent(), rules, seed,
+                              italian=args.italian)
+        return session.run()
+    except ScopaError as err:
+        print(f"play.py: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\nCiao!")
+        return 0
+    except BrokenPipeError:     # the reader went away (`| head`): nothing left to show
+        sys.stdout = open(os.devnull, "w")
+        return 0
+
 
 if __name__ == "__main__":
-    sys.exit("play.py is not yet available")
+    sys.exit(main())
