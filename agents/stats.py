@@ -1,0 +1,95 @@
+"""Statistics for tournaments: Wilson intervals, per-hand means with intervals, Elo ratings.
+
+Duplicate deals make observations correlated: the two matches of a pair share every deal, and
+the hands of one match share a running score. So the unit of independence here is the
+duplicate pair (a "cluster"): points per hand is a ratio estimator (sum of point differences /
+sum of hands) whose variance comes from the spread between pairs (cluster-robust, delta
+method), never from treating hands as independent. Match win rates use the Wilson interval over
+matches, as users expect from a win rate; pairing makes the two matches of a pair negatively
+correlated (the luck of a deal favours one seat, and each agent sits in both), which makes that
+interval conservative rather than too narrow.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+Z95 = 1.959963984540054
+ELO_SCALE = 400.0 / math.log(10.0)
+
+
+def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a proportion; (0, 1) when n == 0."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = successes / n
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def mean_ci(values, z: float = Z95) -> tuple[float, tuple[float, float]]:
+    """Mean of independent values and its normal-approximation 95% interval."""
+    v = np.asarray(values, dtype=float)
+    if v.size == 0:
+        return math.nan, (math.nan, math.nan)
+    m = float(v.mean())
+    if v.size == 1:
+        return m, (-math.inf, math.inf)
+    se = float(v.std(ddof=1)) / math.sqrt(v.size)
+    return m, (m - z * se, m + z * se)
+
+
+def ratio_ci(totals, counts, z: float = Z95) -> tuple[float, tuple[float, float]]:
+    """Ratio sum(totals) / sum(counts) over independent clusters, with a cluster-robust interval.
+
+    totals[i] is the summed quantity of cluster i (e.g. point difference over every hand of a
+    duplicate pair), counts[i] its size (hands). Delta-method variance:
+    n / (n - 1) * sum((y_i - R x_i)^2) / (sum x)^2.
+    """
+    y = np.asarray(totals, dtype=float)
+    x = np.asarray(counts, dtype=float)
+    if y.size == 0 or x.sum() <= 0:
+        return math.nan, (math.nan, math.nan)
+    r = float(y.sum() / x.sum())
+    n = y.size
+    if n == 1:
+        return r, (-math.inf, math.inf)
+    var = n / (n - 1) * float(((y - r * x) ** 2).sum()) / float(x.sum()) ** 2
+    half = z * math.sqrt(var)
+    return r, (r - half, r + half)
+
+
+def elo(wins, games, prior_draws: float = 1.0, z: float = Z95, iters: int = 100):
+    """Elo ratings from a cross table by Bradley-Terry maximum a posteriori.
+
+    wins[i][j]: matches i won against j; games[i][j]: matches i and j played (symmetric).
+    `prior_draws` virtual draws per played pair keep ratings finite when one side won every
+    match. Returns (ratings, (low, high)) as arrays centred on mean 0, intervals from the
+    inverse Fisher information (a pseudo-inverse: ratings are only defined up to a shift).
+    """
+    w = np.asarray(wins, dtype=float)
+    g = np.asarray(games, dtype=float)
+    k = w.shape[0]
+    played = g > 0
+    w = w + prior_draws / 2 * played
+    g = g + prior_draws * played
+    theta = np.zeros(k)
+    info = np.zeros((k, k))
+    for _ in range(iters):
+        p = 1.0 / (1.0 + np.exp(-(theta[:, None] - theta[None, :])))
+        grad = (w - g * p).sum(axis=1)
+        fisher_w = g * p * (1 - p)
+        info = np.diag(fisher_w.sum(axis=1)) - fisher_w
+        step = np.linalg.pinv(info) @ grad
+        theta = theta + step
+        theta -= theta.mean()
+        if np.abs(step).max() < 1e-10:
+            break
+    cov = np.linalg.pinv(info)
+    se = np.sqrt(np.clip(np.diag(cov), 0, None))
+    ratings = theta * ELO_SCALE
+    half = z * se * ELO_SCALE
+    return ratings, (ratings - half, ratings + half)
