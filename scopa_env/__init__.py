@@ -4,6 +4,7 @@ Layers, each looking only down: `core` (compiled rules over a state array), `gam
 Python access), `records`, then the environment adapters.
 """
 from .actions import ACTION_LAYOUT_VERSION, ActionTable, action_table, decode, encode, n_actions
+from .batched import MAX_LEGAL, BatchedScopa
 from .cards import card_str, cards_str, parse_card
 from .errors import ScopaError
 from .game import Game, Move, PlayResult
@@ -11,7 +12,8 @@ from .observation import OBS_LAYOUT_VERSION, OBS_SIZE, observe
 from .rules import Rules
 
 __all__ = [
-    "ACTION_LAYOUT_VERSION", "ActionTable", "Game", "Move", "OBS_LAYOUT_VERSION", "OBS_SIZE",
+    "ACTION_LAYOUT_VERSION", "ActionTable", "BatchedScopa", "Game", "MAX_LEGAL", "Move",
+    "OBS_LAYOUT_VERSION", "OBS_SIZE",
     "PlayResult", "Rules", "ScopaError", "action_table", "card_str", "cards_str", "decode",
     "encode", "n_actions", "observe", "parse_card",
 ]
