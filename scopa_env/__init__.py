@@ -10,10 +10,13 @@ from .errors import ScopaError
 from .game import Game, Move, PlayResult
 from .observation import OBS_LAYOUT_VERSION, OBS_SIZE, observe
 from .rules import Rules
+# the environment adapters; importing them registers scopa_v0 (pettingzoo) and Scopa-v0 (gymnasium)
+from .aec import env, raw_env
+from .gym_env import ScopaGymEnv
 
 __all__ = [
     "ACTION_LAYOUT_VERSION", "ActionTable", "BatchedScopa", "Game", "MAX_LEGAL", "Move",
-    "OBS_LAYOUT_VERSION", "OBS_SIZE",
+    "OBS_LAYOUT_VERSION", "OBS_SIZE", "ScopaGymEnv", "env", "raw_env",
     "PlayResult", "Rules", "ScopaError", "action_table", "card_str", "cards_str", "decode",
     "encode", "n_actions", "observe", "parse_card",
 ]
