@@ -138,8 +138,12 @@ class PlaySession:
     # ---- the session ---------------------------------------------------------------------
     def run(self) -> int:
         """Play until the person quits or input ends; returns the exit code."""
+        self.new_match()
+        return self.loop()
+
+    def loop(self) -> int:
+        """Go on from the current position (tests set one up) until the person leaves."""
         try:
-            self.new_match()
             while True:
                 self.step()
         except Quit:
@@ -215,7 +219,7 @@ class PlaySession:
         you, cpu = g.scores
         deals = "you deal" if g.dealer == HUMAN else "computer deals"
         self.say(f"--- You {you} · Computer {cpu} (to {self.rules.target}) · hand {g.hand_no + 1}, "
-                 f"{deals} · deck {g.deck_left} ---")
+                 f"{deals} · deck {g.deck_left}{' · napola' if self.rules.napola else ''} ---")
         self.say(f"Table:     {self.names(by_rank(g.table))}")
         self.say(f"Computer:  {len(g.hand(COMPUTER))} in hand · took "
                  f"{pile_summary(g.pile(COMPUTER), g.scope(COMPUTER))}")
@@ -272,6 +276,9 @@ class PlaySession:
             card = hand[k - 1]
         elif CARD_TEXT.fullmatch(first):
             card = parse_card(first)
+            if card not in hand:
+                raise ScopaError(f"you don't hold {self.name(card)}: your hand is "
+                                 f"{self.names(hand)}")
         else:
             raise ScopaError(f"{line!r} is not a command: type 1-{len(hand)} or ? for help")
         if captures is not None:

@@ -1,0 +1,352 @@
+"""play.py: whole matches through stdin in a subprocess, and every command with injected I/O."""
+from __future__ import annotations
+
+import importlib.util
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from agents import REGISTRY, RandomAgent
+from scopa_env import Game, Rules, ScopaError
+from scopa_env.cards import parse_card
+
+ROOT = Path(__file__).resolve().parents[1]
+_spec = importlib.util.spec_from_file_location("play", ROOT / "play.py")
+play = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(play)
+
+
+class Script:
+    """input_fn fed from a list of lines (EOFError once they run out); prompts go to `out`."""
+
+    def __init__(self, lines, out):
+        self.lines = list(lines)
+        self.out = out
+        self.prompts: list[str] = []
+
+    def __call__(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        self.out.write(prompt)
+        if not self.lines:
+            raise EOFError
+        line = self.lines.pop(0)
+        self.out.write(line + "\n")
+        return line
+
+
+def session(lines=(), seed=3, opponent="random", rules=None, input_fn=None):
+    out = io.StringIO()
+    fn = input_fn or Script(lines, out)
+    s = play.PlaySession(opponent, rules or Rules(), seed, input_fn=fn, output=out)
+    return s, out, fn
+
+
+def run_from(s, game):
+    """Play on from a set-up position instead of a fresh deal."""
+    s.new_match()
+    s.log = []
+    s.game = game
+    return s.loop()
+
+
+# ---- whole matches ------------------------------------------------------------------------
+def answer_one_then_no(prompt: str) -> str:
+    return "n" if prompt.startswith("New match?") else "1"
+
+
+@pytest.mark.parametrize("seed,napola", [(0, False), (5, True)])
+def test_full_match_injected(seed, napola):
+    s, out, _ = session(seed=seed, rules=Rules(napola=napola), input_fn=answer_one_then_no)
+    assert s.run() == 0
+    text = out.getvalue()
+    g = s.game
+    assert g.match_over and max(g.scores) >= 11 and g.winner is not None
+    you, cpu = g.scores
+    won = f"You win the match {you}-{cpu}!" if g.winner == 0 else f"computer wins the match {cpu}-{you}"
+    assert won in text
+    assert text.count("hand total") == g.hand_no + 1          # every hand scored
+    assert text.rstrip().endswith("Ciao!")
+    assert ("napola" in text.split("Hand 1 score")[1].split("hand total")[0]) == napola
+
+
+def test_full_match_subprocess_stdin():
+    """The README command with scripted stdin: a whole match, the winner, the offer, clean EOF."""
+    feed = "1\n" * 600
+    r = subprocess.run([sys.executable, "play.py", "--opponent", "random", "--seed", "7"],
+                       input=feed, capture_output=True, text=True, cwd=ROOT, timeout=120,
+                       env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    assert r.returncode == 0, r.stderr
+    assert r.stderr == ""
+    assert "wins the match" in r.stdout or "win the match" in r.stdout
+    assert "New match? (y/n)" in r.stdout and "answer y or n" in r.stdout
+    assert r.stdout.rstrip().endswith("Ciao!")
+    assert "Hand 1 score" in r.stdout
+
+
+def test_subprocess_new_match_yes_then_quit():
+    """'y' at the offer starts match 2 from seed+1; target 1 keeps it short."""
+    lines = []
+    for _ in range(60):            # one hand is at most 18 plays by you; '1' picks capture 1 too
+        lines.append("1")
+    feed = "\n".join(lines + ["y", "q"]) + "\n"
+    # the '1's left over after the match end answer the offer ("answer y or n"), then 'y'
+    r = subprocess.run([sys.executable, "play.py", "--opponent", "random", "--seed", "11",
+                        "--target", "1", "--napola"],
+                       input=feed, capture_output=True, text=True, cwd=ROOT, timeout=120,
+                       env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    assert r.returncode == 0, r.stderr
+    assert "(seed 11)" in r.stdout and "(seed 12)" in r.stdout
+    assert "napola on" in r.stdout
+
+
+def test_subprocess_bad_options_one_line_exit_2():
+    for args in (["--opponent", "no-such-level"], ["--opponent", "missing.pt"],
+                 ["--target", "0"], ["--seed", "-1"]):
+        r = subprocess.run([sys.executable, "play.py", *args], input="", capture_output=True, text=True, cwd=ROOT, timeout=60)
+        assert r.returncode == 2, (args, r.stdout, r.stderr)
+        assert r.stderr.startswith("play.py: ") and r.stderr.count("\n") == 1, r.stderr
+        assert "Traceback" not in r.stderr
+
+
+def test_subprocess_ctrl_c_exits_cleanly():
+    p = subprocess.Popen([sys.executable, "play.py", "--opponent", "random", "--seed", "2"],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         cwd=ROOT, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    seen = b""
+    deadline = time.time() + 60
+    while b"Your play" not in seen and time.time() < deadline:
+        seen += os.read(p.stdout.fileno(), 4096)
+    assert b"Your play" in seen
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 0
+    assert b"Traceback" not in err and b"Ciao!" in out
+
+
+# ---- commands with injected I/O -----------------------------------------------------------
+def test_eof_at_once_is_clean():
+    s, out, _ = session([])
+    assert s.run() == 0
+    assert out.getvalue().rstrip().endswith("Ciao!")
+
+
+def test_turn_screen_shows_what_the_issue_lists():
+    s, out, _ = session(["q"], seed=3)
+    s.run()
+    text = out.getvalue()
+    for part in ("You 0 · Computer 0 (to 11)", "deals", "deck 30", "Table:", "Your hand: 1) ",
+                 "2) ", "3) ", "You took:  0 cards · 0 denari · 0 sevens · 0 scope"):
+        assert part in text, part
+
+
+def test_help_and_quit():
+    s, out, script = session(["?", "q"])
+    assert s.run() == 0
+    text = out.getvalue()
+    assert "napola on/off" in text and "7d x 4c 3s" in text
+    assert text.rstrip().endswith("Ciao!")
+    assert len(script.prompts) == 2
+
+
+def test_d_switches_card_names():
+    s, out, _ = session(["d", "d", "q"])
+    s.run()
+    screens = out.getvalue().split("Your hand: ")
+    assert "♦" in screens[1] or "♥" in screens[1] or "♠" in screens[1] or "♣" in screens[1]
+    assert " di " in screens[2].splitlines()[0]
+    assert " di " not in screens[3].splitlines()[0]
+
+
+def test_n_starts_a_new_match_from_the_next_seed():
+    s, out, _ = session(["n", "q"], seed=40)
+    s.run()
+    text = out.getvalue()
+    assert "(seed 40)" in text and "Match abandoned." in text and "(seed 41)" in text
+    assert s.game.seed == 41
+
+
+def test_a_toggles_napola_and_restarts():
+    s, out, _ = session(["a", "a", "q"], seed=1)
+    s.run()
+    text = out.getvalue()
+    assert "napola off (seed 1)" in text and "napola on (seed 2)" in text
+    assert "napola off (seed 3)" in text
+    assert s.rules == Rules() and s.game.rules == Rules()
+
+
+def test_l_changes_level_or_keeps_it():
+    s, out, _ = session(["l", "", "l", "no-such-level", "l nope.pt", "l", "random", "q"], seed=9)
+    s.run()
+    text = out.getvalue()
+    assert "Level unchanged." in text
+    assert "unknown agent 'no-such-level'" in text
+    assert "checkpoint 'nope.pt' does not exist" in text
+    assert "(seed 9)" in text and "(seed 10)" in text      # 'random' started match 2
+    assert text.count("=== New match") == 2
+
+
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
+def test_levels_play_a_short_match(level):
+    if level not in REGISTRY:
+        pytest.skip(f"level {level!r} is not in agents.REGISTRY yet")
+    s, out, _ = session(seed=4, opponent=level, rules=Rules(target=1),
+                        input_fn=answer_one_then_no)
+    assert s.run() == 0
+    assert s.game.match_over
+    assert "win the match" in out.getvalue() or "wins the match" in out.getvalue()
+
+
+JUNK = ["", "   ", "hello", "0", "4", "9", "10", "7", "11d", "7z", "x", "1 x 99d", "1 2",
+        "zz 3", "+", ",,", "xx", "ñ", "💥", "1 x", "d d", "ll", "?!", "-1", "1.5", "3 x 1d 1d"]
+
+
+def test_bad_input_never_crashes_and_says_something():
+    s, out, script = session(JUNK + ["q"], seed=3)
+    assert s.run() == 0
+    text = out.getvalue()
+    assert "'hello' is not a command" in text
+    assert "you hold 3 cards: type 1-3" in text
+    assert "bad card" in text
+    assert s.game.hand_no == 0 and len(s.game.hand(0)) in (2, 3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(max_size=12), max_size=25))
+def test_any_text_never_crashes(lines):
+    s, out, _ = session(lines, seed=8)
+    assert s.run() == 0
+    assert out.getvalue().rstrip().endswith("Ciao!")
+
+
+def test_parse_move_text():
+    assert play.parse_move_text("7d x 4c 3s") == ("7d", ["4c", "3s"])
+    assert play.parse_move_text("7d 4c,3s") == ("7d", ["4c", "3s"])
+    assert play.parse_move_text("7♦ x 4♥ + 3♠") == ("7D", ["4C", "3S"])
+    assert play.parse_move_text("7d") == ("7d", None)
+    assert play.parse_move_text("7d x") == ("7d", [])
+    with pytest.raises(ScopaError):
+        play.parse_move_text("   ")
+
+
+# ---- positions: choices, notation, scopa, hand and match end ------------------------------
+def choice_position() -> Game:
+    g = Game(Rules(), seed=0)
+    # 7D takes 4C+3S or 5S+2B; the computer holds re that take nothing here
+    return g.setup(hands=[["7D", "1C", "1S"], ["10B", "10C", "10S"]],
+                   table=["4C", "3S", "5S", "2B"], deck=["6C", "6S", "6B", "8C", "8S", "8B"],
+                   dealer=1)
+
+
+def test_several_captures_are_listed_and_picked():
+    s, out, _ = session(["3", "9", "", "7d", "2", "q"])
+    run_from(s, choice_position())
+    text = out.getvalue()
+    assert "7♦ can take:" in text and "1) 2♣  5♠" in text and "2) 3♠  4♥" in text
+    assert "type a number 1-2" in text
+    assert text.count("7♦ can take:") == 2                  # Enter went back, '7d' asked again
+    assert "You played 7♦ and took 3♠  4♥" in text
+    assert {parse_card(c) for c in ("7D", "4C", "3S")} <= set(s.game.pile(0))
+
+
+def test_card_notation_with_captures_and_illegal_capture():
+    s, out, _ = session(["7d x 4c", "7d x 4c 3s", "q"])
+    run_from(s, choice_position())
+    text = out.getvalue()
+    assert "illegal capture: 7D cannot take 4C" in text
+    assert "You played 7♦ and took 3♠  4♥" in text
+    assert set(s.game.pile(0)) >= {parse_card(c) for c in ("7D", "4C", "3S")}
+
+
+def test_index_with_captures():
+    s, out, _ = session(["3 x 5s 2b", "q"])
+    run_from(s, choice_position())
+    assert "You played 7♦ and took 2♣  5♠" in out.getvalue()
+
+
+def test_scopa_is_announced():
+    g = Game(Rules(), seed=0).setup(hands=[["7D", "1C"], ["10B", "10C"]], table=["4C", "3S"],
+                                    deck=["6C", "6S"], dealer=1)
+    s, out, _ = session(["7d", "q"])
+    run_from(s, g)
+    assert "You played 7♦ and took 3♠  4♥   *** SCOPA! ***" in out.getvalue()
+    assert "1 scopa" in out.getvalue()
+
+
+def end_position(scores=(0, 0)) -> Game:
+    g = Game(Rules(napola=True), seed=0)
+    # last two plays of a hand: you take 7C with 7B, the computer lays 5C, the table goes to you
+    return g.setup(hands=[["7B"], ["5C"]], table=["7C", "9S"],
+                   piles=[["1D", "2D", "3D", "4D", "7D", "6D", "7S", "1C"], ["8D", "10C", "2S"]],
+                   deck=[], dealer=1, scores=list(scores), last_capturer=1)
+
+
+def test_end_of_hand_scoring_line_by_line():
+    s, out, _ = session(["1", "q"], rules=Rules(napola=True))
+    run_from(s, end_position())
+    text = out.getvalue()
+    lines = s.game.hand_score()
+    assert "Cards left on the table (5♥  9♠) go to you." in text
+    block = text.split("Hand 1 score")[1].split("Match:")[0]
+    for key, label in play.SCORE_LINES:
+        row = next(line for line in block.splitlines() if line.strip().startswith(label))
+        assert row.split()[1:3] == [str(lines[0][key]), str(lines[1][key])], row
+    assert lines[0]["napola"] == 4 and lines[0]["settebello"] == 1
+    total_row = next(line for line in block.splitlines() if "hand total" in line)
+    assert total_row.split()[2:4] == [str(lines[0]["total"]), str(lines[1]["total"])]
+    assert f"Match: you {s.game.scores[0]}, computer {s.game.scores[1]} (to 11)" in text
+    assert "Enter for the next hand" in text
+
+
+def test_enter_goes_on_to_the_next_hand():
+    s, out, _ = session(["1", "", "q"], rules=Rules(napola=True))
+    run_from(s, end_position())
+    assert "--- Hand 2:" in out.getvalue() and s.game.hand_no == 1
+
+
+def test_match_end_winner_and_offer():
+    s, out, _ = session(["1", "maybe", "y", "q"], rules=Rules(napola=True), seed=20)
+    run_from(s, end_position(scores=(10, 3)))
+    text = out.getvalue()
+    assert s.game.seed == 21                                 # 'y' started the next match
+    assert "*** You win the match" in text
+    assert "answer y or n" in text and "(seed 21)" in text
+
+
+def test_match_end_no_quits():
+    s, out, _ = session(["1", "n"], rules=Rules(napola=True))
+    assert run_from(s, end_position(scores=(10, 3))) == 0
+    assert out.getvalue().rstrip().endswith("Ciao!")
+
+
+class IllegalAgent(RandomAgent):
+    def act(self, observation):
+        return 0 if not observation["action_mask"][0] else 1
+
+
+def test_illegal_computer_move_is_reported_not_replaced():
+    s, out, _ = session(["1"] * 5)
+    s.agent = IllegalAgent(Rules(), 0)
+    g = Game(Rules(), 0).setup(hands=[["7D"], ["5C", "1B"]], table=["9S"], deck=["2C", "3C"],
+                               dealer=0)
+    with pytest.raises(ScopaError, match="the computer .* chose an illegal move"):
+        run_from(s, g)
+
+
+def test_default_opponent(tmp_path, monkeypatch):
+    monkeypatch.setattr(play, "DEFAULT_CHECKPOINT", tmp_path / "scopa-default.pt")
+    assert play.default_opponent() == "normal"
+    (tmp_path / "scopa-default.pt").write_bytes(b"x")
+    assert play.default_opponent() == str(tmp_path / "scopa-default.pt")
+
+
+def test_main_reports_bad_opponent(capsys):
+    assert play.main(["--opponent", "nope", "--seed", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("play.py: unknown agent 'nope'") and err.count("\n") == 1
