@@ -72,6 +72,11 @@ def parse_move_text(text: str) -> tuple[str, list[str] | None]:
     return first, (captures if captures or said_x else None)
 
 
+def span(n: int) -> str:
+    """How to say which numbers may be typed: '1' or '1-3'."""
+    return "1" if n == 1 else f"1-{n}"
+
+
 def by_rank(cards) -> list[int]:
     """Cards in the order a person sorts them: by rank, then suit."""
     return sorted(cards, key=lambda c: (rank_of(c), suit_of(c)))
@@ -117,6 +122,7 @@ class PlaySession:
         try:
             return self.input_fn(prompt)
         except EOFError:
+            self.say()          # the prompt is still waiting on its line
             raise Quit from None
 
     def name(self, card: int) -> str:
@@ -232,7 +238,7 @@ class PlaySession:
         self.show_state()
         n = len(self.game.hand(HUMAN))
         while True:
-            line = self.ask(f"Your play (1-{n}, ? help): ").strip()
+            line = self.ask(f"Your play ({span(n)}, ? help): ").strip()
             command = line.lower()
             if not command:
                 self.show_state()
@@ -272,7 +278,7 @@ class PlaySession:
             k = int(first)
             if not 1 <= k <= len(hand):
                 raise ScopaError(f"you hold {len(hand)} card{'s' if len(hand) > 1 else ''}: "
-                                 f"type 1-{len(hand)}, a card like 7d, or ? for help")
+                                 f"type {span(len(hand))}, a card like 7d, or ? for help")
             card = hand[k - 1]
         elif CARD_TEXT.fullmatch(first):
             card = parse_card(first)
@@ -280,7 +286,7 @@ class PlaySession:
                 raise ScopaError(f"you don't hold {self.name(card)}: your hand is "
                                  f"{self.names(hand)}")
         else:
-            raise ScopaError(f"{line!r} is not a command: type 1-{len(hand)} or ? for help")
+            raise ScopaError(f"{line!r} is not a command: type {span(len(hand))} or ? for help")
         if captures is not None:
             return g.resolve(card, [parse_card(t) for t in captures])
         options = [m for m in g.legal_moves() if m.card == card]
