@@ -388,6 +388,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def can_show_symbols() -> bool:
+    """Whether stdout can print the suit symbols; if not, cards start with their Italian names
+    and anything unprintable is replaced rather than raised."""
+    try:
+        "".join(SUIT_SYMBOLS).encode(sys.stdout.encoding or "ascii")
+        return True
+    except (UnicodeEncodeError, LookupError):
+        sys.stdout.reconfigure(errors="replace")
+        return False
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
@@ -396,7 +407,7 @@ def main(argv: list[str] | None = None) -> int:
         rules = Rules(napola=args.napola, target=args.target)
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
         session = PlaySession(args.opponent or default_opponent(), rules, seed,
-                              italian=args.italian)
+                              italian=args.italian or not can_show_symbols())
         return session.run()
     except ScopaError as err:
         print(f"play.py: {err}", file=sys.stderr)

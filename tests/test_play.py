@@ -350,3 +350,12 @@ def test_main_reports_bad_opponent(capsys):
     assert play.main(["--opponent", "nope", "--seed", "1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("play.py: unknown agent 'nope'") and err.count("\n") == 1
+
+
+def test_terminal_without_suit_symbols_falls_back_to_italian_names():
+    r = subprocess.run([sys.executable, "play.py", "--opponent", "random", "--seed", "1"],
+                       input="d\n1\nq\n", capture_output=True, text=True, cwd=ROOT, timeout=60,
+                       env={**os.environ, "PYTHONIOENCODING": "ascii"}, encoding="ascii",
+                       errors="replace")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert " di " in r.stdout.split("Your hand: ")[1].splitlines()[0]
