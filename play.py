@@ -159,7 +159,7 @@ class PlaySession:
 
     def new_match(self) -> None:
         seed = self.next_seed
-        self.next_seed += 1
+        self.next_seed = (seed + 1) % 2**63
         self.game = Game(self.rules, seed)
         self.agent.reset(seed)
         self.log = []
@@ -205,7 +205,7 @@ class PlaySession:
                 left.append(move.card)
             if left and g.last_capturer is not None:
                 self.log.append(f"Cards left on the table ({self.names(by_rank(left))}) go to "
-                                f"{NAMES[g.last_capturer].lower()}.")
+                                f"{'you' if g.last_capturer == HUMAN else 'the computer'}.")
             self.flush_log()
             self.show_hand_score()
 
