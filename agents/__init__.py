@@ -20,7 +20,8 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
     if str(spec).endswith(".pt"):
         if not Path(spec).is_file():
             raise ScopaError(f"checkpoint {spec!r} does not exist")
-        raise ScopaError(f"cannot load {spec!r}: learned agents are not available yet")
+        from .learned import LearnedAgent  # imports torch: only when a checkpoint is asked for
+        return LearnedAgent(rules=rules, seed=seed, path=str(spec), **options)
     raise ScopaError(
         f"unknown agent {spec!r}: use {', '.join(sorted(REGISTRY))} or a path to a checkpoint .pt")
 

@@ -1,0 +1,140 @@
+"""Checkpoints: plain dicts written atomically, checked when read.
+
+A checkpoint is a dict of tensors, numbers, strings, lists and dicts, so
+`torch.load(path, weights_only=True)` reads it. Keys:
+
+| key                     | holds                                                          |
+|-------------------------|----------------------------------------------------------------|
+| format                  | "scopa-rl checkpoint"                                          |
+| format_version          | 1                                                              |
+| algo                    | "dmc" or "ppo"                                                 |
+| model_config            | {"kind": "MoveScorer", "hidden": H}                            |
+| model                   | the network's state_dict                                       |
+| optimizer               | the optimizer's state_dict (absent in a shipped agent)         |
+| rng                     | python / numpy / torch generator states                        |
+| counters                | steps, iterations, episodes, elapsed seconds, best eval score  |
+| config                  | the TrainConfig as a dict                                      |
+| rules                   | the Rules as a dict                                            |
+| obs_layout_version      | scopa_env.observation.OBS_LAYOUT_VERSION at training time      |
+| action_layout_version   | scopa_env.actions.ACTION_LAYOUT_VERSION at training time       |
+| algo_state              | what the algorithm needs to continue (env state, pool, ...)    |
+
+Writing goes to a temporary file in the same folder, is flushed to disk, then renamed over the
+target (os.replace is atomic), so a killed process leaves either the old file or the new one.
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import random
+import tempfile
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from scopa_env.actions import ACTION_LAYOUT_VERSION
+from scopa_env.errors import ScopaError
+from scopa_env.observation import OBS_LAYOUT_VERSION
+
+FORMAT = "scopa-rl checkpoint"
+FORMAT_VERSION = 1
+REQUIRED = ("format", "format_version", "algo", "model_config", "model", "config", "rules",
+            "obs_layout_version", "action_layout_version")
+
+
+def save_atomic(obj: dict, path: str | Path) -> Path:
+    """torch.save to a temp file next to `path`, fsync, then os.replace onto `path`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(obj, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    try:  # make the rename itself durable
+        dfd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+    return path
+
+
+def load(path: str | Path) -> dict:
+    """Read and check a checkpoint; any problem is one ScopaError naming it."""
+    path = Path(path)
+    if not path.is_file():
+        raise ScopaError(f"checkpoint {str(path)!r} does not exist")
+    try:
+        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+    except (RuntimeError, pickle.UnpicklingError, EOFError, zipfile.BadZipFile, OSError,
+            ValueError, AttributeError, TypeError, KeyError, IndexError) as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ScopaError(f"checkpoint {str(path)!r} is corrupt or not a checkpoint ({first})") from None
+    check(ckpt, str(path))
+    return ckpt
+
+
+def check(ckpt, where: str = "checkpoint") -> None:
+    """Raise ScopaError unless `ckpt` is a checkpoint this version of the code can use."""
+    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
+        raise ScopaError(f"{where!r} is not a scopa-rl checkpoint")
+    missing = [k for k in REQUIRED if k not in ckpt]
+    if missing:
+        raise ScopaError(f"checkpoint {where!r} lacks {', '.join(missing)}")
+    if ckpt["format_version"] != FORMAT_VERSION:
+        raise ScopaError(f"checkpoint {where!r} has format version {ckpt['format_version']}, "
+                         f"this code reads {FORMAT_VERSION}")
+    if ckpt["obs_layout_version"] != OBS_LAYOUT_VERSION:
+        raise ScopaError(f"checkpoint {where!r} was trained on observation layout version "
+                         f"{ckpt['obs_layout_version']}, this code has version {OBS_LAYOUT_VERSION}")
+    if ckpt["action_layout_version"] != ACTION_LAYOUT_VERSION:
+        raise ScopaError(f"checkpoint {where!r} was trained on action layout version "
+                         f"{ckpt['action_layout_version']}, this code has version {ACTION_LAYOUT_VERSION}")
+
+
+def rng_state(np_rng: np.random.Generator) -> dict:
+    """Python, numpy and torch generator states as plain values and tensors."""
+    version, internal, gauss = random.getstate()
+    return {
+        "python": {"version": version, "internal": list(internal), "gauss": gauss},
+        "numpy": np_rng.bit_generator.state,
+        "torch": torch.get_rng_state(),
+    }
+
+
+def set_rng_state(state: dict, np_rng: np.random.Generator) -> None:
+    py = state["python"]
+    random.setstate((py["version"], tuple(py["internal"]), py["gauss"]))
+    np_rng.bit_generator.state = state["numpy"]
+    torch.set_rng_state(state["torch"])
+
+
+def base_dict(algo: str, model_cfg: dict, model_state: dict, config: dict, rules: dict) -> dict:
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "algo": algo,
+        "model_config": model_cfg,
+        "model": model_state,
+        "config": config,
+        "rules": rules,
+        "obs_layout_version": OBS_LAYOUT_VERSION,
+        "action_layout_version": ACTION_LAYOUT_VERSION,
+    }
+
+
+def agent_only(ckpt: dict) -> dict:
+    """What an agent needs (for a shipped file): weights, config, rules, versions, counters."""
+    keep = REQUIRED + ("counters",)
+    return {k: ckpt[k] for k in keep if k in ckpt}

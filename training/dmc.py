@@ -1,0 +1,163 @@
+"""Deep Monte-Carlo (DouZero-style): learn the value of each (state, move) from finished episodes.
+
+Both seats of every game play with the current network, epsilon-greedy (a random legal move with
+probability epsilon, else the best-scoring one). Every move is stored; when its episode ends, its
+target is the return the mover collected from that move on (undiscounted: the hand's points, mine
+minus the opponent's, or +/-1 for the match). The network is regressed onto these targets with a
+squared error. Moves whose episode has not ended by the end of an iteration are carried over to
+the next one, so no move is lost or bootstrapped.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from .config import TrainConfig
+from .env import make_env, env_state, set_env_state, legal_slice
+from .model import MoveScorer, masked_scores, obs_tensor
+
+
+def epsilon_at(cfg: TrainConfig, steps: int) -> float:
+    span = max(1.0, cfg.epsilon_decay_frac * cfg.total_steps)
+    frac = min(1.0, steps / span)
+    return cfg.epsilon_start + frac * (cfg.epsilon_end - cfg.epsilon_start)
+
+
+def episode_returns(rewards: np.ndarray, dones: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """rewards (T, B, 2), dones (T, B) -> returns-to-go per seat (T, B, 2), complete (T, B)."""
+    T = rewards.shape[0]
+    ret = np.zeros_like(rewards)
+    complete = np.zeros(dones.shape, dtype=bool)
+    running = np.zeros(rewards.shape[1:], dtype=rewards.dtype)
+    seen_done = np.zeros(dones.shape[1], dtype=bool)
+    for t in range(T - 1, -1, -1):
+        d = dones[t]
+        running = rewards[t] + np.where(d[:, None], 0.0, running)
+        ret[t] = running
+        seen_done |= d
+        complete[t] = seen_done
+    return ret, complete
+
+
+class DMC:
+    """One learner: `iterate()` plays cfg.rollout_steps steps in every game, then learns."""
+
+    def __init__(self, cfg: TrainConfig, model: MoveScorer, optimizer: torch.optim.Optimizer,
+                 rng: np.random.Generator):
+        self.cfg = cfg
+        self.model = model
+        self.optimizer = optimizer
+        self.rng = rng
+        self.env = make_env(cfg)
+        self.steps = 0
+        B = cfg.num_envs
+        # moves of unfinished episodes, right-aligned in time (valid=False pads the left)
+        self.carry = {
+            "obs": np.zeros((0, B, self.env.obs.shape[1]), dtype=np.int8),
+            "card": np.zeros((0, B), dtype=np.int64),
+            "captured": np.zeros((0, B), dtype=np.int64),
+            "seat": np.zeros((0, B), dtype=np.int64),
+            "reward": np.zeros((0, B, 2), dtype=np.float32),
+            "done": np.zeros((0, B), dtype=bool),
+            "valid": np.zeros((0, B), dtype=bool),
+        }
+
+    # ---- acting ------------------------------------------------------------------------------
+    @torch.no_grad()
+    def choose(self, epsilon: float) -> np.ndarray:
+        env = self.env
+        count = env.legal_count.astype(np.int64)
+        cards, captured = legal_slice(env)
+        scores, _ = masked_scores(self.model, obs_tensor(env.obs), torch.from_numpy(cards),
+                                  torch.from_numpy(captured), torch.from_numpy(count))
+        greedy = scores.argmax(dim=1).numpy()
+        explore = self.rng.random(len(count)) < epsilon
+        random_idx = (self.rng.random(len(count)) * count).astype(np.int64)
+        return np.where(explore, random_idx, greedy)
+
+    def rollout(self, epsilon: float) -> tuple[dict, dict]:
+        env = self.env
+        T, B = self.cfg.rollout_steps, self.cfg.num_envs
+        buf = {
+            "obs": np.zeros((T, B, env.obs.shape[1]), dtype=np.int8),
+            "card": np.zeros((T, B), dtype=np.int64),
+            "captured": np.zeros((T, B), dtype=np.int64),
+            "seat": np.zeros((T, B), dtype=np.int64),
+            "reward": np.zeros((T, B, 2), dtype=np.float32),
+            "done": np.zeros((T, B), dtype=bool),
+            "valid": np.ones((T, B), dtype=bool),
+        }
+        rows = np.arange(B)
+        episodes, hand_points = 0, 0.0
+        for t in range(T):
+            idx = self.choose(epsilon)
+            buf["obs"][t] = env.obs
+            buf["card"][t] = env.legal_card[rows, idx]
+            buf["captured"][t] = env.legal_captured[rows, idx]
+            buf["seat"][t] = env.to_move
+            _, rewards, dones, _ = env.step_index(idx)
+            buf["reward"][t] = rewards
+            buf["done"][t] = dones
+            episodes += int(dones.sum())
+            hand_points += float(np.abs(rewards[:, 0]).sum())
+        self.steps += T * B
+        return buf, {"episodes": episodes, "abs_return_sum": hand_points}
+
+    # ---- learning ----------------------------------------------------------------------------
+    def samples(self, buf: dict) -> dict:
+        """Join the carried moves with this rollout; return finished moves, carry the rest."""
+        seq = {k: np.concatenate([self.carry[k], buf[k]]) for k in buf}
+        ret, complete = episode_returns(seq["reward"], seq["done"])
+        T, B = seq["done"].shape
+        t_idx, b_idx = np.nonzero(seq["valid"] & complete)
+        target = ret[t_idx, b_idx, seq["seat"][t_idx, b_idx]]
+        out = {"obs": seq["obs"][t_idx, b_idx], "card": seq["card"][t_idx, b_idx],
+               "captured": seq["captured"][t_idx, b_idx], "target": target.astype(np.float32)}
+        pending = seq["valid"] & ~complete
+        tail = int(pending.sum(axis=0).max()) if pending.size else 0
+        self.carry = {k: v[T - tail:].copy() for k, v in seq.items()}
+        self.carry["valid"] = pending[T - tail:].copy()
+        return out
+
+    def learn(self, data: dict) -> dict:
+        n = len(data["target"])
+        if n == 0:
+            return {}
+        obs = obs_tensor(data["obs"])
+        card = torch.from_numpy(data["card"])
+        captured = torch.from_numpy(data["captured"])
+        target = torch.from_numpy(data["target"])
+        losses = []
+        mb = self.cfg.minibatch_size
+        for _ in range(self.cfg.update_epochs):
+            order = torch.from_numpy(self.rng.permutation(n))
+            for start in range(0, n, mb):
+                i = order[start:start + mb]
+                q = self.model.score_chosen(obs[i], card[i], captured[i])
+                loss = torch.nn.functional.mse_loss(q, target[i])
+                self.optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg.max_grad_norm)
+                self.optimizer.step()
+                losses.append(loss.item())
+        return {"losses/value_loss": float(np.mean(losses)),
+                "charts/mean_target": float(target.mean()), "charts/samples": n}
+
+    def iterate(self) -> dict:
+        eps = epsilon_at(self.cfg, self.steps)
+        buf, info = self.rollout(eps)
+        stats = self.learn(self.samples(buf))
+        stats["charts/epsilon"] = eps
+        stats["charts/episodes"] = info["episodes"]
+        return stats
+
+    # ---- resuming ----------------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        return {"env": env_state(self.env),
+                "carry": {k: torch.from_numpy(v.copy()) for k, v in self.carry.items()},
+                "steps": self.steps}
+
+    def load_state_dict(self, d: dict) -> None:
+        set_env_state(self.env, d["env"])
+        self.carry = {k: v.numpy().copy() for k, v in d["carry"].items()}
+        self.steps = int(d["steps"])

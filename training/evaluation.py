@@ -1,0 +1,32 @@
+"""Evaluating the network being trained, through the one evaluation path (agents/arena.py)."""
+from __future__ import annotations
+
+import copy
+
+from agents.arena import evaluate
+from agents.learned import LearnedAgent
+from scopa_env.rules import Rules
+
+from .model import MoveScorer
+
+
+def evaluate_model(model: MoveScorer, opponents, matches: int, seed: int, rules: Rules) -> dict:
+    """{opponent: arena.evaluate(...) summary} for a frozen copy of `model` (duplicate deals)."""
+    frozen = copy.deepcopy(model).eval()
+    agent = LearnedAgent(rules=rules, seed=seed, model=frozen, name="trained")
+    matches = max(2, matches + matches % 2)
+    return {opp: evaluate(agent, opp, matches, seed=seed, rules=rules) for opp in opponents}
+
+
+def format_table(results: dict, title: str) -> str:
+    """A plain-text table: matches, win rate with its 95% interval, points per hand."""
+    lines = [title,
+             f"{'opponent':<10} {'matches':>7} {'hands':>6} {'win rate':>9} {'95% CI':>15} "
+             f"{'points/hand':>12} {'95% CI':>17}"]
+    for opp, r in results.items():
+        lo, hi = r["win_ci"]
+        plo, phi = r["points_ci"]
+        lines.append(f"{opp:<10} {r['matches']:>7} {r['hands']:>6} {r['win_rate']:>8.1%} "
+                     f"{f'[{lo:.1%}, {hi:.1%}]':>15} {r['points_per_hand']:>+12.3f} "
+                     f"{f'[{plo:+.3f}, {phi:+.3f}]':>17}")
+    return "\n".join(lines)

@@ -1,0 +1,212 @@
+"""A training run: set up, iterate the algorithm, log, evaluate, checkpoint, resume.
+
+Each iteration of the algorithm (training/dmc.py, training/ppo.py) plays and learns; between
+iterations the loop logs to TensorBoard (`runs/<run>`), evaluates against the rule bots every
+`eval_every` steps (writing best.pt when the mean points per hand over the evaluation opponents
+improves), and writes `step_<N>.pt` + `latest.pt` every `checkpoint_every` steps and at the end.
+Checkpoints are taken only between iterations and hold everything random (generators, environment
+state, unfinished episodes), so a resumed run makes the same updates as one never stopped.
+"""
+from __future__ import annotations
+
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from scopa_env.errors import ScopaError
+from scopa_env.rules import Rules
+
+from . import checkpoint
+from .config import TrainConfig, from_dict, make_config
+from .model import MoveScorer, build_model, model_config
+
+KEEP_PERIODIC = 3
+# what may change when a run is resumed: budgets and reporting, never what shapes the updates
+RESUME_OVERRIDABLE = {"total_steps", "max_minutes", "eval_every", "eval_matches", "eval_opponents",
+                      "final_matches", "final_opponents", "checkpoint_every", "torch_threads",
+                      "runs_dir", "checkpoints_dir"}
+
+
+def make_algo(cfg: TrainConfig, model: MoveScorer, optimizer, rng: np.random.Generator):
+    if cfg.algo == "dmc":
+        from .dmc import DMC
+        return DMC(cfg, model, optimizer, rng)
+    from .ppo import PPO
+    return PPO(cfg, model, optimizer, rng)
+
+
+def resolve_resume(target: str, checkpoints_dir: str = "checkpoints") -> Path:
+    """A checkpoint file, a run folder, or a run name -> the checkpoint file to resume."""
+    p = Path(target)
+    if p.is_file():
+        return p
+    for folder in (p, Path(checkpoints_dir) / target):
+        if folder.is_dir():
+            if (folder / "latest.pt").is_file():
+                return folder / "latest.pt"
+            raise ScopaError(f"run folder {str(folder)!r} has no latest.pt to resume")
+    raise ScopaError(f"nothing to resume at {target!r}: not a checkpoint file, run folder or run name")
+
+
+class Run:
+    """One training run (new or resumed). `train()` runs it to the end and returns the results."""
+
+    def __init__(self, cfg: TrainConfig, resume: dict | None = None, log=print):
+        self.cfg = cfg
+        self.log = log
+        torch.set_num_threads(cfg.torch_threads)
+        random.seed(cfg.seed)
+        torch.manual_seed(cfg.seed)
+        self.rng = np.random.default_rng(cfg.seed)
+        self.model = MoveScorer(cfg.hidden)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate)
+        self.algo = make_algo(cfg, self.model, self.optimizer, self.rng)
+        self.counters = {"steps": 0, "iterations": 0, "elapsed_s": 0.0, "best_score": None,
+                         "next_eval": cfg.eval_every, "next_checkpoint": cfg.checkpoint_every}
+        self.name = cfg.run_name or f"scopa__{cfg.algo}__{cfg.seed}__{int(time.time())}"
+        if resume is not None:
+            self._restore(resume)
+        self.ckpt_dir = Path(cfg.checkpoints_dir) / self.name
+        self.last_eval: dict | None = None
+
+    # ---- checkpoints -------------------------------------------------------------------------
+    def to_checkpoint(self) -> dict:
+        d = checkpoint.base_dict(self.cfg.algo, model_config(self.model), self.model.state_dict(),
+                                 self.cfg.to_dict(), self.cfg.rules.to_dict())
+        d["optimizer"] = self.optimizer.state_dict()
+        d["rng"] = checkpoint.rng_state(self.rng)
+        d["counters"] = dict(self.counters, run_name=self.name)
+        d["algo_state"] = self.algo.state_dict()
+        return d
+
+    def _restore(self, ckpt: dict) -> None:
+        try:
+            self.model.load_state_dict(ckpt["model"])
+            self.optimizer.load_state_dict(ckpt["optimizer"])
+            self.algo.load_state_dict(ckpt["algo_state"])
+            checkpoint.set_rng_state(ckpt["rng"], self.rng)
+            counters = dict(ckpt["counters"])
+        except (KeyError, RuntimeError, ValueError, TypeError) as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise ScopaError(f"checkpoint cannot be resumed ({type(e).__name__}: {first})") from None
+        self.name = counters.pop("run_name")
+        self.counters.update(counters)
+
+    def save(self, tag: str | None = None) -> None:
+        d = self.to_checkpoint()
+        if tag:
+            checkpoint.save_atomic(d, self.ckpt_dir / f"{tag}.pt")
+            periodic = sorted(self.ckpt_dir.glob("step_*.pt"))
+            for old in periodic[:-KEEP_PERIODIC]:
+                old.unlink()
+        checkpoint.save_atomic(d, self.ckpt_dir / "latest.pt")
+
+    # ---- evaluation --------------------------------------------------------------------------
+    def evaluate(self, opponents, matches: int) -> dict:
+        from .evaluation import evaluate_model
+        return evaluate_model(self.model, opponents, matches, seed=self.cfg.seed + 12345,
+                              rules=self.cfg.rules)
+
+    def periodic_eval(self, writer) -> None:
+        cfg = self.cfg
+        results = self.evaluate(cfg.eval_opponents, cfg.eval_matches)
+        step = self.counters["steps"]
+        for opp, r in results.items():
+            writer.add_scalar(f"eval/win_rate_vs_{opp}", r["win_rate"], step)
+            writer.add_scalar(f"eval/points_per_hand_vs_{opp}", r["points_per_hand"], step)
+        score = float(np.mean([r["points_per_hand"] for r in results.values()]))
+        best = self.counters["best_score"]
+        summary = ", ".join(f"{o} {r['win_rate']:.0%} ({r['points_per_hand']:+.2f} pts/hand)"
+                            for o, r in results.items())
+        self.log(f"[eval @ {step:,} steps] {summary}")
+        if best is None or score > best:
+            self.counters["best_score"] = score
+            checkpoint.save_atomic(self.to_checkpoint(), self.ckpt_dir / "best.pt")
+        self.last_eval = results
+
+    # ---- the loop ----------------------------------------------------------------------------
+    def train(self, stop_at: int | None = None) -> dict:
+        """Run to the step budget (or to `stop_at` steps, leaving the run resumable), evaluate."""
+        from torch.utils.tensorboard import SummaryWriter
+        from tqdm import tqdm
+
+        cfg, c = self.cfg, self.counters
+        writer = SummaryWriter(str(Path(cfg.runs_dir) / self.name))
+        writer.add_text("config", "```toml\n" + cfg.to_toml() + "```", c["steps"])
+        self.ckpt_dir.mkdir(parents=True, exist_ok=True)
+        self.log(f"run {self.name}: {cfg.algo}, {cfg.total_steps:,} steps, logs in "
+                 f"{Path(cfg.runs_dir) / self.name}, checkpoints in {self.ckpt_dir}")
+        bar = tqdm(total=cfg.total_steps, initial=min(c["steps"], cfg.total_steps), unit="step",
+                   unit_scale=True, dynamic_ncols=True, disable=not sys.stderr.isatty())
+        start, start_elapsed = time.time(), c["elapsed_s"]
+        stopped_by_time = False
+        end = cfg.total_steps if stop_at is None else min(stop_at, cfg.total_steps)
+        try:
+            while c["steps"] < end:
+                t0 = time.time()
+                stats = self.algo.iterate()
+                done = self.algo.steps - c["steps"]
+                c["steps"] = self.algo.steps
+                c["iterations"] += 1
+                c["elapsed_s"] = start_elapsed + time.time() - start
+                bar.update(done)
+                writer.add_scalar("charts/SPS", done / max(time.time() - t0, 1e-9), c["steps"])
+                for k, v in stats.items():
+                    writer.add_scalar(k, v, c["steps"])
+                if cfg.eval_every and c["steps"] >= c["next_eval"]:
+                    self.periodic_eval(writer)
+                    while c["next_eval"] <= c["steps"]:
+                        c["next_eval"] += cfg.eval_every
+                if cfg.checkpoint_every and c["steps"] >= c["next_checkpoint"]:
+                    while c["next_checkpoint"] <= c["steps"]:
+                        c["next_checkpoint"] += cfg.checkpoint_every
+                    self.save(f"step_{c['steps']:010d}")
+                if cfg.max_minutes and c["elapsed_s"] - start_elapsed >= cfg.max_minutes * 60:
+                    stopped_by_time = True
+                    break
+        finally:
+            bar.close()
+        c["elapsed_s"] = start_elapsed + time.time() - start
+        self.save()
+        why = "time limit" if stopped_by_time else "step budget" if end == cfg.total_steps else "--stop-at"
+        self.log(f"trained {c['steps']:,} steps in {c['elapsed_s'] / 60:.1f} min ({why}); "
+                 f"latest checkpoint {self.ckpt_dir / 'latest.pt'}")
+        results = {}
+        if end < cfg.total_steps and not stopped_by_time:
+            writer.close()
+            return results
+        if cfg.final_matches and cfg.final_opponents:
+            from .evaluation import format_table
+            t0 = time.time()
+            results = self.evaluate(cfg.final_opponents, cfg.final_matches)
+            for opp, r in results.items():
+                writer.add_scalar(f"eval/win_rate_vs_{opp}", r["win_rate"], c["steps"])
+                writer.add_scalar(f"eval/points_per_hand_vs_{opp}", r["points_per_hand"], c["steps"])
+            self.log(format_table(results, f"Final evaluation of {self.name} ({c['steps']:,} steps; "
+                                           f"duplicate deals, {time.time() - t0:.0f} s):"))
+        writer.close()
+        return results
+
+
+def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = None,
+          log=print) -> Run:
+    """A new run from `cfg`, or the run saved at `resume` with budget/reporting `overrides`."""
+    if resume is None:
+        return Run(cfg, log=log)
+    ckpt = checkpoint.load(resolve_resume(resume, cfg.checkpoints_dir))
+    if "algo_state" not in ckpt or "optimizer" not in ckpt:
+        raise ScopaError(f"{resume!r} holds an agent only (no optimizer/environment state): "
+                         "it cannot be resumed")
+    bad = sorted(set(overrides or {}) - RESUME_OVERRIDABLE)
+    if bad:
+        raise ScopaError(f"config key {bad[0]!r} cannot change when resuming (only "
+                         f"{', '.join(sorted(RESUME_OVERRIDABLE))})")
+    saved = from_dict(ckpt["config"])
+    cfg = make_config(saved.to_dict(), **(overrides or {}))
+    if Rules.from_dict(ckpt["rules"]) != cfg.rules:
+        raise ScopaError("checkpoint rules do not match its config")
+    return Run(cfg, resume=ckpt, log=log)
