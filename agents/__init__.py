@@ -8,9 +8,13 @@ from scopa_env.errors import ScopaError
 from scopa_env.rules import Rules
 
 from .base import Agent, RandomAgent
+from .easy import EasyAgent
+from .hard import HardAgent
+from .normal import NormalAgent
 
 # name -> class; the levels register themselves here as they are added
-REGISTRY: dict[str, type[Agent]] = {"random": RandomAgent}
+REGISTRY: dict[str, type[Agent]] = {"random": RandomAgent, "easy": EasyAgent, "normal": NormalAgent,
+                                   "hard": HardAgent}
 
 
 def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) -> Agent:
