@@ -1,0 +1,262 @@
+"""BatchedScopa: agrees with the engine's Game move by move, is seeded, refuses illegal moves,
+and its MAX_LEGAL bounds every reachable state."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from scopa_env import BatchedScopa, Game, Rules, ScopaError
+from scopa_env.batched import MAX_LEGAL
+
+
+def _mirror(env, b):
+    return Game.from_state(env.rules, env.states[b])
+
+
+def _random_index(env, rng):
+    return (rng.random(env.num_envs) * env.legal_count).astype(np.int64)
+
+
+@pytest.mark.parametrize("rules,episode,reward,matches", [
+    (Rules(), "match", "win", 1500),
+    (Rules(napola=True, target=16), "match", "points", 300),
+    (Rules(napola=True), "hand", "points", 200),
+])
+def test_agrees_with_game(rules, episode, reward, matches):
+    """Thousands of random matches: legal moves, observations, rewards, dones and scores equal
+    those of a Game driven with the same moves."""
+    B = 64
+    env = BatchedScopa(B, rules=rules, seed=11, episode=episode, reward=reward)
+    env.reset()
+    games = [_mirror(env, b) for b in range(B)]
+    rng = np.random.default_rng(5)
+    finished = steps = 0
+    while finished < matches:
+        if steps % 7 == 0:  # full check of the sparse lists and observations every 7th step
+            for b, g in enumerate(games):
+                n = env.legal_count[b]
+                assert env.to_move[b] == g.to_move
+                assert np.array_equal(env.legal_ids[b, :n], g.legal_action_ids())
+                assert np.all(env.legal_ids[b, n:] == -1)
+                moves = g.legal_moves()
+                assert [m.card for m in moves] == env.legal_card[b, :n].tolist()
+                assert [m.captured for m in moves] == env.legal_captured[b, :n].tolist()
+                assert np.array_equal(env.obs[b], g.observation(g.to_move)["observation"])
+        actions = env.legal_ids[np.arange(B), _random_index(env, rng)]
+        _, rewards, dones, info = env.step(actions)
+        steps += 1
+        assert np.all(rewards[:, 0] == -rewards[:, 1])
+        for b, g in enumerate(games):
+            res = g.play_action(actions[b])
+            assert info["hand_over"][b] == res.hand_over
+            assert info["match_over"][b] == res.match_over
+            r = 0.0
+            if res.hand_over:
+                hs = g.hand_score()
+                assert info["hand_points"][b].tolist() == [hs[0]["total"], hs[1]["total"]]
+                if reward == "points":
+                    r = hs[0]["total"] - hs[1]["total"]
+            if res.match_over:
+                assert info["winner"][b] == g.winner
+                assert info["final_scores"][b].tolist() == g.scores
+                if reward == "win":
+                    r = 1.0 if g.winner == 0 else -1.0
+            else:
+                assert info["winner"][b] == -1
+            assert rewards[b, 0] == r
+            assert dones[b] == (res.match_over or (episode == "hand" and res.hand_over))
+            if res.match_over:
+                finished += 1
+                new = _mirror(env, b)
+                assert new.scores == [0, 0] and new.hand_no == 0 and not new.hand_over
+                games[b] = new
+            elif res.hand_over:
+                g.next_hand()
+                assert np.array_equal(g.state, env.states[b])
+            else:
+                assert np.array_equal(g.state, env.states[b])
+
+
+def test_seeded_and_distinct():
+    def run(seed):
+        env = BatchedScopa(16, seed=seed, reward="points")
+        out = [env.reset().copy()]
+        rng = np.random.default_rng(0)
+        for _ in range(300):
+            obs, r, d, _ = env.step_index(_random_index(env, rng))
+            out += [obs.copy(), r.copy(), d.copy()]
+        return out
+
+    a, b, c = run(3), run(3), run(4)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert not np.array_equal(a[0], c[0])
+    # games inside one batch are different deals
+    assert len({row.tobytes() for row in a[0]}) == 16
+    # reset() without a seed starts the same games again
+    env = BatchedScopa(4, seed=9)
+    first = env.reset().copy()
+    env.step_index(np.zeros(4, dtype=np.int64))
+    assert np.array_equal(env.reset(), first)
+
+
+def test_illegal_actions_raise_and_change_nothing():
+    env = BatchedScopa(8, seed=1)
+    env.reset()
+    states = env.states.copy()
+    actions = env.legal_ids[:, 0].copy()
+    bad = actions.copy()
+    bad[5] = 16_199 if bad[5] != 16_199 else 0
+    while bad[5] in env.legal_ids[5, :env.legal_count[5]]:
+        bad[5] -= 1
+    with pytest.raises(ScopaError, match=rf"game 5: action {bad[5]} is not legal"):
+        env.step(bad)
+    with pytest.raises(ScopaError, match="game 2: legal-move index"):
+        idx = np.zeros(8, dtype=np.int64)
+        idx[2] = env.legal_count[2]
+        env.step_index(idx)
+    with pytest.raises(ScopaError, match="game 0: legal-move index -1"):
+        env.step_index(np.full(8, -1))
+    with pytest.raises(ScopaError, match="integer array of shape"):
+        env.step(actions[:4])
+    with pytest.raises(ScopaError, match="integer array of shape"):
+        env.step(actions.astype(float))
+    assert np.array_equal(env.states, states)
+    env.step(actions)  # still playable after the refusals
+    with pytest.raises(ScopaError, match="reset"):
+        BatchedScopa(2).step(np.zeros(2, dtype=np.int64))
+
+
+@pytest.mark.parametrize("kwargs,msg", [
+    ({"num_envs": 0}, "num_envs"), ({"num_envs": 2, "episode": "game"}, "episode"),
+    ({"num_envs": 2, "reward": "score"}, "reward"),
+    ({"num_envs": 2, "episode": "hand", "reward": "win"}, "reward='win'"),
+    ({"num_envs": 2, "rules": {"napola": True}}, "Rules object"),
+])
+def test_bad_options(kwargs, msg):
+    with pytest.raises(ScopaError, match=msg):
+        BatchedScopa(**kwargs)
+
+
+def test_dense_mask_and_fresh_arrays():
+    env = BatchedScopa(32, seed=2)
+    obs0 = env.reset()
+    keep = obs0.copy()
+    mask = env.action_masks()
+    assert mask.shape == (32, env.n_actions) and mask.dtype == np.int8
+    assert np.array_equal(mask.sum(axis=1), env.legal_count)
+    for b in range(32):
+        assert np.array_equal(np.flatnonzero(mask[b]), np.sort(env.legal_ids[b, :env.legal_count[b]]))
+    obs1, r1, d1, info1 = env.step_index(np.zeros(32, dtype=np.int64))
+    assert np.array_equal(obs0, keep)  # the arrays handed out before are not overwritten
+    assert obs1 is env.obs and obs1 is not obs0
+    r_keep = r1.copy()
+    env.step_index(np.zeros(32, dtype=np.int64))
+    assert np.array_equal(r1, r_keep)
+    assert env.obs.dtype == np.int8 and env.legal_ids.dtype == np.int64
+
+
+def test_hand_episodes_continue_the_match():
+    env = BatchedScopa(4, seed=3, episode="hand")
+    env.reset()
+    rng = np.random.default_rng(1)
+    hands = 0
+    scores_seen = False
+    while hands < 12:
+        obs, r, d, info = env.step_index(_random_index(env, rng))
+        assert np.array_equal(d, info["hand_over"])
+        hp = info["hand_points"]
+        assert np.array_equal(r[:, 0], (hp[:, 0] - hp[:, 1]).astype(np.float32))
+        hands += int(d.sum())
+        scores_seen |= bool(np.any(env.states[:, 10] > 0))  # core.HAND_NO: a later hand
+    assert scores_seen
+
+
+def _max_legal_bound() -> int:
+    """Most legal moves over an over-approximation of every reachable table (module docstring)."""
+    def sums(c):  # sum -> number of card subsets of the table (suits distinct), sums <= 10
+        d = {0: 1}
+        for r in range(1, 11):
+            nd = {}
+            for s, w in d.items():
+                for k in range(c[r - 1] + 1):
+                    if s + k * r > 10:
+                        break
+                    nd[s + k * r] = nd.get(s + k * r, 0) + w * math.comb(c[r - 1], k)
+            d = nd
+        return d
+
+    def removals(c, v):  # rank multisets of the table summing to v
+        out = []
+
+        def rec(r, rem, cur):
+            if rem == 0:
+                out.append(tuple(cur))
+            elif r <= 10 and r <= rem:
+                for k in range(min(c[r - 1], rem // r) + 1):
+                    cur[r - 1] = k
+                    rec(r + 1, rem - k * r, cur)
+                cur[r - 1] = 0
+        rec(1, v, [0] * 10)
+        return out
+
+    starts = set()
+    for combo in itertools.combinations_with_replacement(range(1, 11), 4):
+        c = [combo.count(r) for r in range(1, 11)]
+        if c[9] < 3:
+            starts.add(tuple(c))
+    seen, frontier = set(starts), list(starts)
+    while frontier:
+        nxt = []
+        for c in frontier:
+            ss = sums(c)
+            for v in range(1, 11):
+                if c[v - 1]:
+                    outs = [tuple(x - (i == v - 1) for i, x in enumerate(c))]
+                elif not ss.get(v, 0):
+                    outs = [tuple(x + (i == v - 1) for i, x in enumerate(c))]
+                else:
+                    outs = [tuple(a - b for a, b in zip(c, rm)) for rm in removals(c, v)]
+                for d in outs:
+                    if d not in seen:
+                        seen.add(d)
+                        nxt.append(d)
+        frontier = nxt
+    best = 0
+    for c in seen:
+        ss = sums(c)
+        # moves of a hand card of rank v, and how many such cards can be in hand (not on table)
+        per = sorted(((c[v - 1] or ss.get(v, 0) or 1), 4 - c[v - 1]) for v in range(1, 11))
+        total, left = 0, 3
+        for moves, avail in reversed(per):
+            k = min(avail, left)
+            total += k * moves
+            left -= k
+        best = max(best, total)
+    return best
+
+
+def test_max_legal_bounds_every_reachable_state():
+    bound = _max_legal_bound()
+    assert bound == 75
+    assert bound <= MAX_LEGAL
+
+
+def test_overflow_raises_instead_of_truncating():
+    """An (unreachable) table of 18 cards against three re: the kernel reports the overflow and
+    the env raises."""
+    from scopa_env import batched
+    from scopa_env.actions import action_table
+
+    g = Game().setup(hands=[["10D", "10C", "10S"], []],
+                     table=[f"{r}{s}" for r in range(1, 10) for s in "DC"], deck=[], dealer=1)
+    env = BatchedScopa(1)
+    env.reset()
+    states = g.state[None, :].copy()
+    t = action_table(Rules())
+    n = batched._refresh(states, 0, t.base, t.sum_offset, t.sum_masks, env._buf, env.obs,
+                         env.to_move, env.legal_count, env.legal_ids, env.legal_card,
+                         env.legal_captured)
+    assert n > MAX_LEGAL and env.legal_count[0] == n
+    with pytest.raises(ScopaError, match="MAX_LEGAL"):
+        env._check_overflow(0)
