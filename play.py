@@ -46,9 +46,12 @@ class Quit(Exception):
     """The person leaves: `q`, `n` at the new-match offer, or end of input."""
 
 
+FALLBACK_LEVEL = "normal"   # the default opponent when there is no usable shipped agent
+
+
 def default_opponent() -> str:
     """The shipped trained agent when present, else the normal level."""
-    return str(DEFAULT_CHECKPOINT) if DEFAULT_CHECKPOINT.is_file() else "normal"
+    return str(DEFAULT_CHECKPOINT) if DEFAULT_CHECKPOINT.is_file() else FALLBACK_LEVEL
 
 
 def opponent_label(spec: str) -> str:
@@ -406,8 +409,17 @@ def main(argv: list[str] | None = None) -> int:
             raise ScopaError(f"--seed must be a whole number 0..2**63-1, got {args.seed}")
         rules = Rules(napola=args.napola, target=args.target)
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-        session = PlaySession(args.opponent or default_opponent(), rules, seed,
-                              italian=args.italian or not can_show_symbols())
+        italian = args.italian or not can_show_symbols()
+        opponent = args.opponent or default_opponent()
+        try:
+            session = PlaySession(opponent, rules, seed, italian=italian)
+        except ScopaError as err:
+            if args.opponent is not None or opponent == FALLBACK_LEVEL:
+                raise
+            # the shipped agent was not asked for by name: say why it is not playing, go on
+            print(f"The shipped agent cannot play this game ({err}); you play the "
+                  f"{FALLBACK_LEVEL} level instead.")
+            session = PlaySession(FALLBACK_LEVEL, rules, seed, italian=italian)
         return session.run()
     except ScopaError as err:
         print(f"play.py: {err}", file=sys.stderr)

@@ -341,7 +341,7 @@ def test_illegal_computer_move_is_reported_not_replaced():
 
 def test_default_opponent(tmp_path, monkeypatch):
     monkeypatch.setattr(play, "DEFAULT_CHECKPOINT", tmp_path / "scopa-default.pt")
-    assert play.default_opponent() == "normal"
+    assert play.default_opponent() == play.FALLBACK_LEVEL == "normal"
     (tmp_path / "scopa-default.pt").write_bytes(b"x")
     assert play.default_opponent() == str(tmp_path / "scopa-default.pt")
 
@@ -359,3 +359,20 @@ def test_terminal_without_suit_symbols_falls_back_to_italian_names():
                        errors="replace")
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
     assert " di " in r.stdout.split("Your hand: ")[1].splitlines()[0]
+
+
+def test_unusable_shipped_agent_is_announced_then_the_fallback_level_plays(tmp_path, monkeypatch,
+                                                                             capsys):
+    bogus = tmp_path / "scopa-default.pt"
+    bogus.write_bytes(b"not a checkpoint")
+    monkeypatch.setattr(play, "DEFAULT_CHECKPOINT", bogus)
+    monkeypatch.setattr(play, "FALLBACK_LEVEL", "random")
+    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
+    assert play.main(["--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("The shipped agent cannot play this game (")
+    assert "you play the random level instead" in out and "against random" in out
+    # named explicitly, the same checkpoint is an error (exit 2), not replaced
+    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
+    assert play.main(["--opponent", str(bogus), "--seed", "1"]) == 2
+    assert capsys.readouterr().err.startswith("play.py: ")
