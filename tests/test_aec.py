@@ -1,0 +1,248 @@
+"""The PettingZoo AEC env scopa_v0: PettingZoo's own API and seed tests, agreement with the
+engine, hidden information, illegal moves, render and pickling."""
+import pickle
+import warnings
+
+import numpy as np
+import pettingzoo
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+import scopa_env
+from scopa_env import Game, Rules, ScopaError, core
+from scopa_env.aec import AGENTS, env as make_env, raw_env
+from scopa_env.cards import card_str, cards_of
+
+
+def _random_action(obs, rng):
+    legal = np.flatnonzero(obs["action_mask"].astype(bool))
+    return int(legal[rng.integers(len(legal))])
+
+
+@pytest.mark.parametrize("options", [{}, {"napola": True, "episode": "hand"},
+                                     {"reward": "points", "target": 16}])
+def test_pettingzoo_api_test(options):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo warns for every Dict observation space
+        api_test(make_env(**options), num_cycles=300)
+        api_test(raw_env(**options), num_cycles=100)
+
+
+def test_pettingzoo_seed_test():
+    seed_test(make_env, num_cycles=300)
+    seed_test(lambda: make_env(episode="hand", napola=True), num_cycles=300)
+
+
+def test_found_by_registry_and_import():
+    e = pettingzoo.make("aec", "scopa_v0", napola=True)
+    assert e.metadata["name"] == "scopa_v0" and e.unwrapped.rules == Rules(napola=True)
+    assert scopa_env.env().metadata["name"] == "scopa_v0"
+    assert isinstance(scopa_env.raw_env(), pettingzoo.AECEnv)
+    e.reset(seed=0)
+    assert e.possible_agents == ["player_0", "player_1"]
+    assert e.action_space("player_0").n == 16_200
+    obs = e.observe("player_0")
+    assert obs["observation"].dtype == np.int8 and obs["action_mask"].dtype == np.int8
+
+
+@pytest.mark.parametrize("episode,reward", [("match", "win"), ("match", "points"),
+                                            ("hand", "points")])
+def test_random_matches_agree_with_game(episode, reward):
+    """Random matches through the raw env, mirrored by a Game driven with the same actions."""
+    e = raw_env(napola=True, episode=episode, reward=reward)
+    rng = np.random.default_rng(0)
+    episodes = 500 if episode == "match" else 600
+    for ep in range(episodes):
+        e.reset(seed=ep if episode == "match" or ep % 20 == 0 else None)
+        g = e.game.copy()
+        done = False
+        while not done:
+            agent = e.agent_selection
+            p = AGENTS.index(agent)
+            assert p == g.to_move
+            obs = e.observe(agent)
+            ref = g.observation(p)
+            assert np.array_equal(obs["observation"], ref["observation"])
+            assert np.array_equal(obs["action_mask"], ref["action_mask"])
+            assert not e.observe(AGENTS[1 - p])["action_mask"].any()
+            a = _random_action(obs, rng)
+            e.step(a)
+            res = g.play_action(a)
+            want = [0.0, 0.0]
+            if res.hand_over:
+                hs = g.hand_score()
+                assert e.infos[agent]["hand_score"] == hs
+                if reward == "points":
+                    d = hs[0]["total"] - hs[1]["total"]
+                    want = [d, -d]
+            if res.match_over:
+                assert e.infos[agent]["winner"] == AGENTS[g.winner]
+                if reward == "win":
+                    want = [1.0, -1.0] if g.winner == 0 else [-1.0, 1.0]
+            assert [e.rewards[x] for x in AGENTS] == want
+            done = res.match_over or (episode == "hand" and res.hand_over)
+            assert all(e.terminations[x] == done for x in AGENTS)
+            if res.hand_over and not done:
+                g.next_hand()
+            assert np.array_equal(e.game.state, g.state)
+        assert g.scores == e.game.scores
+
+
+def test_hand_episodes_continue_the_match():
+    e = raw_env(episode="hand")
+    e.reset(seed=3)
+    rng = np.random.default_rng(1)
+    totals = [0, 0]
+    for hand in range(3):
+        if hand:
+            e.reset()
+        assert e.game.hand_no == hand and e.game.scores == totals
+        while not e.terminations["player_0"]:
+            e.step(_random_action(e.observe(e.agent_selection), rng))
+        totals = e.game.scores
+    e.reset(seed=3)
+    assert e.game.hand_no == 0 and e.game.scores == [0, 0]
+
+
+def test_hidden_cards_do_not_change_the_observation():
+    """States differing only in the opponent's hand and the deck order look the same to the
+    player; the opponent, who sees its own hand, does tell them apart."""
+    rng = np.random.default_rng(7)
+    e = raw_env()
+    checked = 0
+    for seed in range(40):
+        e.reset(seed=seed)
+        for _ in range(rng.integers(0, 30)):
+            if e.terminations["player_0"]:
+                break
+            e.step(_random_action(e.observe(e.agent_selection), rng))
+        if e.terminations["player_0"]:
+            continue
+        p = e.game.to_move
+        st = e.game.state
+        opp_hand = cards_of(st[core.HANDS + 1 - p])
+        pos = int(st[core.DECK_POS])
+        hidden = opp_hand + [int(c) for c in st[core.DECK + pos:core.DECK + 40]]
+        if len(hidden) < 2:
+            continue
+        before = {a: e.observe(a) for a in AGENTS}
+        perm = list(rng.permutation(hidden))
+        while perm == hidden:
+            perm = list(rng.permutation(hidden))
+        other = Game.from_state(e.rules, st)
+        other.state[core.HANDS + 1 - p] = sum(1 << c for c in perm[:len(opp_hand)])
+        other.state[core.DECK + pos:core.DECK + 40] = perm[len(opp_hand):]
+        e.game = other
+        after = {a: e.observe(a) for a in AGENTS}
+        mover = AGENTS[p]
+        assert np.array_equal(before[mover]["observation"], after[mover]["observation"])
+        assert np.array_equal(before[mover]["action_mask"], after[mover]["action_mask"])
+        if set(perm[:len(opp_hand)]) != set(opp_hand):
+            opp = AGENTS[1 - p]
+            assert not np.array_equal(before[opp]["observation"], after[opp]["observation"])
+        checked += 1
+    assert checked >= 20
+
+    # the same with a position set up by hand: the opponent holds other cards, the deck differs
+    a = Game().setup(hands=[["1D", "5S", "7B"], ["2C", "3C", "4C"]], table=["5B", "6S"],
+                     deck=["8D", "9D", "10D"], dealer=1)
+    b = Game().setup(hands=[["1D", "5S", "7B"], ["10D", "8D", "4C"]], table=["5B", "6S"],
+                     deck=["3C", "2C", "9D"], dealer=1)
+    assert np.array_equal(a.observation(0)["observation"], b.observation(0)["observation"])
+    assert np.array_equal(a.observation(0)["action_mask"], b.observation(0)["action_mask"])
+
+
+def test_illegal_action_raw_env_raises():
+    e = raw_env()
+    e.reset(seed=0)
+    legal = set(e.game.legal_action_ids().tolist())
+    bad = next(a for a in range(16_200) if a not in legal)
+    state = e.game.state.copy()
+    with pytest.raises(ScopaError, match=rf"illegal move by {e.agent_selection}: action {bad} "):
+        e.step(bad)
+    with pytest.raises(ScopaError, match="outside"):
+        e.step(16_200)
+    with pytest.raises(ScopaError, match="integer id"):
+        e.step("7D")
+    assert np.array_equal(e.game.state, state)
+
+
+def test_illegal_action_wrapped_env_terminates_with_reason():
+    e = make_env()
+    e.reset(seed=0)
+    offender = e.agent_selection
+    other = AGENTS[1 - AGENTS.index(offender)]
+    legal = set(e.unwrapped.game.legal_action_ids().tolist())
+    bad = next(a for a in range(16_200) if a not in legal)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e.step(bad)
+    assert all(e.terminations.values())
+    assert e._cumulative_rewards[offender] == -1 and e._cumulative_rewards[other] == 0
+    msg = e.infos[offender]["illegal_move"]
+    assert f"action {bad}" in msg and "legal:" in msg
+    _, reward, term, _, info = e.last()
+    assert term and "illegal_move" in e.infos[offender]
+    with pytest.raises(AssertionError):  # outside the action space: PettingZoo's assertion
+        f = make_env()
+        f.reset(seed=0)
+        f.step(16_200)
+
+
+def test_render_shows_only_the_viewers_hand(capsys):
+    e = make_env(render_mode="ansi")
+    e.reset(seed=4)
+    g = e.unwrapped.game
+    p = g.to_move
+    text = e.render()
+    words = set(text.replace(",", " ").split())
+    assert f"To move: {AGENTS[p]}" in text and "Scores: player_0 0, player_1 0" in text
+    assert {card_str(c) for c in g.table} <= words
+    assert {card_str(c) for c in g.hand(p)} <= words
+    assert not {card_str(c) for c in g.hand(1 - p)} & words
+    fixed = make_env(render_mode="ansi", render_player=1 - p)
+    fixed.reset(seed=4)
+    words = set(fixed.render().replace(",", " ").split())
+    assert {card_str(c) for c in g.hand(1 - p)} <= words and not {card_str(c) for c in g.hand(p)} & words
+    human = make_env(render_mode="human")
+    human.reset(seed=4)
+    capsys.readouterr()
+    human.step(int(np.flatnonzero(human.observe(human.agent_selection)["action_mask"])[0]))
+    assert "Table:" in capsys.readouterr().out
+    with pytest.raises(ScopaError, match="render_mode"):
+        raw_env(render_mode="rgb_array")
+    with pytest.raises(ScopaError, match="render_mode"):
+        r = raw_env()
+        r.reset(seed=0)
+        r.render()
+
+
+def test_pickle_mid_game_continues_identically():
+    rng = np.random.default_rng(2)
+    e = make_env(reward="points")
+    e.reset(seed=5)
+    for _ in range(25):
+        e.step(_random_action(e.observe(e.agent_selection), rng))
+    f = pickle.loads(pickle.dumps(e))
+    for _ in range(60):
+        if e.terminations["player_0"]:
+            break
+        assert e.agent_selection == f.agent_selection
+        oe, of = e.observe(e.agent_selection), f.observe(f.agent_selection)
+        assert np.array_equal(oe["observation"], of["observation"])
+        assert np.array_equal(oe["action_mask"], of["action_mask"])
+        a = _random_action(oe, rng)
+        e.step(a)
+        f.step(a)
+        assert e.rewards == f.rewards
+    assert np.array_equal(e.unwrapped.game.state, f.unwrapped.game.state)
+
+
+@pytest.mark.parametrize("options,msg", [
+    ({"target": 0}, "target"), ({"napola": "yes"}, "napola"), ({"episode": "game"}, "episode"),
+    ({"reward": "score"}, "reward"), ({"episode": "hand", "reward": "win"}, "reward='win'"),
+    ({"render_player": 2}, "render_player"),
+])
+def test_bad_options(options, msg):
+    with pytest.raises(ScopaError, match=msg):
+        raw_env(**options)
