@@ -14,6 +14,7 @@ import os
 import re
 import secrets
 import sys
+import textwrap
 from pathlib import Path
 from typing import Callable, TextIO
 
@@ -28,6 +29,7 @@ from scopa_env.rules import Rules
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "scopa-default.pt"
 HUMAN, COMPUTER = 0, 1
 NAMES = ("You", "Computer")
+WIDTH = 79
 CARD_TEXT = re.compile(r"\d{1,2}[DCSB]", re.IGNORECASE)
 
 HELP = f"""\
@@ -134,6 +136,15 @@ class PlaySession:
     def names(self, cards) -> str:
         return (", " if self.italian else "  ").join(self.name(c) for c in cards) or "(empty)"
 
+    def wrapped(self, label: str, cards) -> str:
+        """label + card names, wrapped between names (never inside one) under the first name."""
+        words = [self.name(c).replace(" ", "\u00a0") + ("," if self.italian else " ")
+                 for c in cards]
+        words[-1:] = [w.rstrip(", ") for w in words[-1:]]
+        text = textwrap.fill(" ".join(words) or "(empty)", width=WIDTH, initial_indent=label,
+                             subsequent_indent=" " * len(label))
+        return text.replace("\u00a0", " ")
+
     def move_text(self, move: Move) -> str:
         if not move.captured:
             return f"{self.name(move.card)} (stays on the table)"
@@ -229,7 +240,8 @@ class PlaySession:
         deals = "you deal" if g.dealer == HUMAN else "computer deals"
         self.say(f"--- You {you} · Computer {cpu} (to {self.rules.target}) · hand {g.hand_no + 1}, "
                  f"{deals} · deck {g.deck_left}{' · napola' if self.rules.napola else ''} ---")
-        self.say(f"Table:     {self.names(by_rank(g.table))}")
+        # Italian names run long: wrap under the column the cards start in
+        self.say(self.wrapped("Table:     ", by_rank(g.table)))
         self.say(f"Computer:  {len(g.hand(COMPUTER))} in hand · took "
                  f"{pile_summary(g.pile(COMPUTER), g.scope(COMPUTER))}")
         self.say(f"You took:  {pile_summary(g.pile(HUMAN), g.scope(HUMAN))}")
