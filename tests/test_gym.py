@@ -1,0 +1,117 @@
+"""The Gymnasium env Scopa-v0: check_env, the opponent, rewards, masks, illegal moves."""
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import scopa_env  # noqa: F401  (registers Scopa-v0)
+from agents import REGISTRY, RandomAgent
+from scopa_env import Rules, ScopaError, ScopaGymEnv
+from scopa_env.observation import observe
+
+
+def _play(env, rng, info):
+    legal = np.flatnonzero(info["action_mask"])
+    return int(legal[rng.integers(len(legal))])
+
+
+@pytest.mark.parametrize("kwargs", [{}, {"opponent": "random", "episode": "hand"},
+                                    {"opponent": "random", "reward": "points", "napola": True}])
+def test_check_env(kwargs):
+    env = gymnasium.make("Scopa-v0", **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(env.unwrapped, skip_render_check=True)
+    ansi = gymnasium.make("Scopa-v0", render_mode="ansi", **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(ansi.unwrapped)
+
+
+def test_default_opponent_and_instances():
+    env = ScopaGymEnv()
+    assert env.opponent.name == ("normal" if "normal" in REGISTRY else "random")
+    mine = RandomAgent(Rules(), seed=3)
+    assert ScopaGymEnv(opponent=mine).opponent is mine
+    with pytest.raises(ScopaError, match="unknown agent"):
+        ScopaGymEnv(opponent="grandmaster")
+    with pytest.raises(ScopaError, match="opponent must be"):
+        ScopaGymEnv(opponent=42)
+
+
+@pytest.mark.parametrize("reward", ["win", "points"])
+def test_random_episodes(reward):
+    env = ScopaGymEnv(opponent="random", reward=reward, napola=True)
+    rng = np.random.default_rng(0)
+    seats = set()
+    for ep in range(60):
+        obs, info = env.reset(seed=ep)
+        seat = info["learner_seat"]
+        seats.add(seat)
+        total, done = 0.0, False
+        while not done:
+            g = env.game
+            assert g.to_move == seat
+            assert np.array_equal(obs, observe(g.state, seat))
+            assert np.array_equal(info["action_mask"], env.action_masks())
+            assert np.array_equal(np.flatnonzero(info["action_mask"]), np.sort(g.legal_action_ids()))
+            obs, r, done, trunc, info = env.step(_play(env, rng, info))
+            assert not trunc
+            total += r
+        assert not info["action_mask"].any()
+        s = env.game.scores
+        if reward == "win":
+            assert total == (1.0 if info["winner"] == seat else -1.0)
+            assert s[info["winner"]] > s[1 - info["winner"]]
+        else:
+            assert total == s[seat] - s[1 - seat]
+    assert seats == {0, 1}
+
+
+def test_seeded_and_seat_option():
+    def run(seed, **kw):
+        env = ScopaGymEnv(opponent="random", **kw)
+        rng = np.random.default_rng(1)
+        obs, info = env.reset(seed=seed)
+        out = [obs]
+        done = False
+        while not done:
+            obs, r, done, _, info = env.step(_play(env, rng, info))
+            out += [obs, r]
+        return out, env
+
+    a, _ = run(4)
+    b, _ = run(4)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b)) and len(a) == len(b)
+    for seat in (0, 1):
+        _, env = run(9, learner_seat=seat)
+        assert env.seat == seat
+
+
+def test_hand_episodes_continue_the_match():
+    env = ScopaGymEnv(opponent="random", episode="hand")
+    rng = np.random.default_rng(2)
+    obs, info = env.reset(seed=1)
+    for hand in range(3):
+        if hand:
+            obs, info = env.reset()
+        assert env.game.hand_no == hand
+        done = False
+        while not done:
+            obs, r, done, _, info = env.step(_play(env, rng, info))
+        assert "hand_score" in info
+
+
+def test_illegal_action_ends_the_episode_with_reason():
+    env = ScopaGymEnv(opponent="random")
+    obs, info = env.reset(seed=0)
+    bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    obs, r, term, trunc, info = env.step(bad)
+    assert term and not trunc and r == -1.0
+    assert f"action {bad}" in info["illegal_move"] and "legal:" in info["illegal_move"]
+    with pytest.raises(ScopaError, match="call reset"):
+        env.step(bad)
+    with pytest.raises(ScopaError, match="learner_seat"):
+        ScopaGymEnv(learner_seat=2)
