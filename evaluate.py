@@ -1,5 +1,191 @@
-"""evaluate.py: arrives with its issue."""
+"""evaluate.py: honest tournaments between agents, on duplicate deals with seats swapped.
+
+    python evaluate.py --agent SPEC --opponent SPEC [--opponent SPEC ...] --matches N [--seed S]
+                       [--napola] [--target T] [--workers K] [--record FILE] [--json FILE]
+    python evaluate.py --round-robin SPEC SPEC [SPEC ...] --matches N [same options]
+
+SPEC is random | easy | normal | hard | path/to/checkpoint.pt. N matches = N/2 deals, each played
+twice with the seats swapped (agents/arena.py). Per opponent one row: matches, match win rate
+with a 95% Wilson interval, points per hand difference with a 95% interval (duplicate pairs as
+the independent unit, agents/stats.py), scope per hand. --round-robin plays every pair and adds
+Elo ratings with 95% intervals. --workers K splits the deals over K processes and gives the same
+numbers as one. A bad SPEC or unreadable checkpoint prints one line and exits with code 2.
+"""
+from __future__ import annotations
+
+import argparse
+import json
 import sys
+from itertools import combinations
+
+import numpy as np
+
+from agents import make_agent
+from agents.arena import evaluate
+from agents.stats import elo
+from scopa_env.errors import ScopaError
+from scopa_env.records import write as write_records
+from scopa_env.rules import Rules
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="evaluate.py", description="Evaluate agents on duplicate deals with seats swapped.")
+    p.add_argument("--agent", help="the agent to evaluate: random|easy|normal|hard|PATH.pt")
+    p.add_argument("--opponent", action="append", default=[], metavar="SPEC",
+                   help="an opponent (repeat for several)")
+    p.add_argument("--round-robin", nargs="+", metavar="SPEC",
+                   help="play every pair of these agents; cross table and Elo ratings")
+    p.add_argument("--matches", type=int, default=200,
+                   help="matches per opponent (even: each deal is played twice), default 200")
+    p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents, default 0")
+    p.add_argument("--napola", action="store_true", help="score the napola")
+    p.add_argument("--target", type=int, default=11, help="points that end a match, default 11")
+    p.add_argument("--workers", type=int, default=1, help="processes to use, default 1")
+    p.add_argument("--record", metavar="FILE", help="write every match as a game record (JSON Lines)")
+    p.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    args = p.parse_args(argv)
+    if args.round_robin:
+        if args.agent or args.opponent:
+            p.error("--round-robin replaces --agent/--opponent")
+        if len(args.round_robin) < 2:
+            p.error("--round-robin needs at least two agents")
+    elif not args.agent or not args.opponent:
+        p.error("give --agent and at least one --opponent, or --round-robin")
+    if args.workers < 1:
+        p.error("--workers must be >= 1")
+    if args.matches < 2 or args.matches % 2:
+        p.error(f"--matches must be an even number >= 2 (each deal is played twice), got {args.matches}")
+    return args
+
+
+class Progress:
+    """A tqdm bar with ETA on stderr when it is a terminal; nothing otherwise."""
+
+    def __init__(self, total: int):
+        self.bar = None
+        if sys.stderr.isatty():
+            from tqdm import tqdm
+            self.bar = tqdm(total=total, unit="match", file=sys.stderr, dynamic_ncols=True)
+
+    def __call__(self, n: int) -> None:
+        if self.bar is not None:
+            self.bar.update(n)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+def check_specs(specs, rules: Rules) -> None:
+    """Build each agent once so that a bad SPEC fails before any match is played."""
+    for s in dict.fromkeys(specs):
+        make_agent(s, rules=rules, seed=0)
+
+
+def play(agent: str, opponent: str, args, rules: Rules, progress, records: list | None) -> dict:
+    res = evaluate(agent, opponent, args.matches, args.seed, rules, workers=args.workers,
+                   record=records is not None, progress=progress)
+    if records is not None:
+        records.extend(res.pop("records"))
+    return {"agent": agent, "opponent": opponent, **res}
+
+
+def fmt_row(r: dict, first: str = "opponent") -> str:
+    lo, hi = r["win_ci"]
+    plo, phi = r["points_ci"]
+    return (f"{r[first]:<16} {r['matches']:>7} {r['hands']:>6}  {100 * r['win_rate']:5.1f}% "
+            f"[{100 * lo:5.1f}, {100 * hi:5.1f}]  {r['points_per_hand']:+6.3f} [{plo:+.3f}, {phi:+.3f}]"
+            f"  {r['scope_per_hand']:.3f} / {r['opp_scope_per_hand']:.3f}")
+
+
+HEADER = (f"{'opponent':<16} {'matches':>7} {'hands':>6}  {'win rate [95% CI]':<24}  "
+          f"{'points/hand [95% CI]':<24}  scope/hand (agent / opp)")
+
+
+def rules_text(rules: Rules) -> str:
+    return f"target {rules.target}, napola {'on' if rules.napola else 'off'}"
+
+
+def head_to_head(args, rules: Rules, records) -> dict:
+    check_specs([args.agent, *args.opponent], rules)
+    progress = Progress(args.matches * len(args.opponent))
+    print(f"agent {args.agent}: {args.matches} matches per opponent ({args.matches // 2} deals x 2 seats), "
+          f"seed {args.seed}, {rules_text(rules)}")
+    print(HEADER, flush=True)
+    results = []
+    try:
+        for opp in args.opponent:
+            r = play(args.agent, opp, args, rules, progress, records)
+            results.append(r)
+            print(fmt_row(r), flush=True)
+    finally:
+        progress.close()
+    return {"agent": args.agent, "rules": rules.to_dict(), "seed": args.seed, "results": results}
+
+
+def round_robin(args, rules: Rules, records) -> dict:
+    specs = list(dict.fromkeys(args.round_robin))
+    if len(specs) < 2:
+        raise ScopaError("--round-robin needs at least two different agents")
+    check_specs(specs, rules)
+    k = len(specs)
+    pairs = list(combinations(range(k), 2))
+    progress = Progress(args.matches * len(pairs))
+    print(f"round robin of {k} agents: {args.matches} matches per pair, seed {args.seed}, "
+          f"{rules_text(rules)}")
+    wins = np.zeros((k, k))
+    games = np.zeros((k, k))
+    pph = np.full((k, k), np.nan)
+    results = []
+    try:
+        for i, j in pairs:
+            r = play(specs[i], specs[j], args, rules, progress, records)
+            results.append(r)
+            wins[i, j], wins[j, i] = r["wins"], r["matches"] - r["wins"]
+            games[i, j] = games[j, i] = r["matches"]
+            pph[i, j], pph[j, i] = r["points_per_hand"], -r["points_per_hand"]
+    finally:
+        progress.close()
+    print("\ncross table: match win rate of the row against the column (points per hand)")
+    width = max(10, *(len(s) for s in specs)) + 1
+    print(" " * width + "".join(f"{s:>{width + 8}}" for s in specs))
+    for i, s in enumerate(specs):
+        cells = []
+        for j in range(k):
+            cells.append("-" if i == j else f"{100 * wins[i, j] / games[i, j]:.1f}% ({pph[i, j]:+.2f})")
+        print(f"{s:<{width}}" + "".join(f"{c:>{width + 8}}" for c in cells))
+    ratings, (lo, hi) = elo(wins, games)
+    print("\nElo (mean 0, 95% interval; one virtual draw per pair keeps sweeps finite)")
+    order = np.argsort(-ratings)
+    for i in order:
+        print(f"{specs[i]:<{width}} {ratings[i]:+7.0f}  [{lo[i]:+.0f}, {hi[i]:+.0f}]")
+    return {"rules": rules.to_dict(), "seed": args.seed, "results": results,
+            "elo": [{"agent": specs[i], "rating": float(ratings[i]), "ci": [float(lo[i]), float(hi[i])]}
+                    for i in range(k)]}
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    try:
+        rules = Rules(napola=args.napola, target=args.target)
+        records = [] if args.record else None
+        out = round_robin(args, rules, records) if args.round_robin else head_to_head(args, rules, records)
+        if args.record:
+            n = write_records(records, args.record)
+            print(f"wrote {n} game records to {args.record}")
+        if args.json:
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(out, f, indent=2)
+            print(f"wrote {args.json}")
+    except ScopaError as e:
+        print(f"evaluate.py: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:
+        print(f"evaluate.py: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        return 2
+    return 0
+
 
 if __name__ == "__main__":
-    sys.exit("evaluate.py is not yet available")
+    sys.exit(main())

@@ -17,10 +17,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from scopa_env import core
-from scopa_env.cards import cards_str
 from scopa_env.errors import ScopaError
 from scopa_env.game import Game
+from scopa_env.records import Recorder
 from scopa_env.rules import Rules
 
 from . import stats
@@ -57,26 +56,6 @@ def agent_seed(match_seed: int, role: int) -> int:
                & (2**62 - 1))
 
 
-def _deals_of_hand(deck: np.ndarray, dealer: int, n: int = 2, per: int = 3, table: int = 4) -> list[dict]:
-    """The deals of one hand in the README record format, from its dealing order."""
-    deals = []
-    pos = 0
-    first = True
-    while pos < 40:
-        hands = [[] for _ in range(n)]
-        for i in range(n):
-            p = (dealer + 1 + i) % n
-            hands[p] = cards_str([int(c) for c in deck[pos:pos + per]])
-            pos += per
-        tbl = []
-        if first:
-            tbl = cards_str([int(c) for c in deck[pos:pos + table]])
-            pos += table
-            first = False
-        deals.append({"hands": hands, "table": tbl})
-    return deals
-
-
 def play_match(seats: list[Agent], rules: Rules, seed: int, seat_seeds: list[int],
                agent_seat: int = 0, record: bool = False) -> MatchResult:
     """Play one match: seats[p] plays seat p; each agent is reset with seat_seeds[p] first."""
@@ -85,32 +64,23 @@ def play_match(seats: list[Agent], rules: Rules, seed: int, seat_seeds: list[int
     for a, s in zip(seats, seat_seeds):
         a.reset(s)
     g = Game(rules, seed)
+    recorder = Recorder(g, [a.name for a in seats]) if record else None
+    play = recorder.play_action if recorder else g.play_action
     points, scope = [], []
-    hands_rec = []
     while True:
-        if record:
-            deck = g.state[core.DECK:core.DECK + 40].copy()
-            hand_rec = {"dealer": g.dealer, "deals": _deals_of_hand(deck, g.dealer), "moves": []}
         while not g.hand_over:
             p = g.to_move
-            action = seats[p].act(g.observation(p))
-            res = g.play_action(action)
-            if record:
-                hand_rec["moves"].append({"player": p, "card": res.move.to_json()[0],
-                                          "captured": res.move.to_json()[1]})
+            play(seats[p].act(g.observation(p)))
         score = g.hand_score()
         points.append([s["total"] for s in score])
         scope.append([s["scope"] for s in score])
-        if record:
-            hand_rec["score"] = score
-            hands_rec.append(hand_rec)
         if g.match_over:
             break
-        g.next_hand()
-    rec = None
-    if record:
-        rec = {"rules": rules.to_dict(), "seed": int(seed), "players": [a.name for a in seats],
-               "hands": hands_rec, "totals": g.scores, "winner": g.winner}
+        if recorder:
+            recorder.next_hand()
+        else:
+            g.next_hand()
+    rec = recorder.record if recorder else None
     return MatchResult(int(seed), agent_seat, int(g.winner), g.scores, points, scope, rec)
 
 
