@@ -30,7 +30,9 @@ DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "scopa-de
 HUMAN, COMPUTER = 0, 1
 NAMES = ("You", "Computer")
 WIDTH = 79
-CARD_TEXT = re.compile(r"\d{1,2}[DCSB]", re.IGNORECASE)
+CARD_TEXT = re.compile(r"[0-9]{1,2}[DCSB]", re.IGNORECASE)
+NUMBER = re.compile(r"[0-9]+")     # ASCII only: str.isdigit() also accepts '²'
+
 
 HELP = f"""\
   1 2 3           play that card of your hand (several ways to capture: you pick one)
@@ -75,6 +77,13 @@ def parse_move_text(text: str) -> tuple[str, list[str] | None]:
     said_x = bool(rest) and rest[0].lower() == "x"
     captures = [t for t in rest if t.lower() != "x"]
     return first, (captures if captures or said_x else None)
+
+
+def read_card(token: str) -> int:
+    """A card typed by the person; ScopaError for anything but ASCII notation like '7d'."""
+    if not CARD_TEXT.fullmatch(token):
+        raise ScopaError(f"bad card {token!r}: write rank 1-10 then suit D/C/S/B, e.g. 7d or 10b")
+    return parse_card(token)
 
 
 def span(n: int) -> str:
@@ -289,21 +298,21 @@ class PlaySession:
         g = self.game
         hand = by_rank(g.hand(HUMAN))
         first, captures = parse_move_text(line)
-        if first.isdigit():
+        if NUMBER.fullmatch(first):
             k = int(first)
             if not 1 <= k <= len(hand):
                 raise ScopaError(f"you hold {len(hand)} card{'s' if len(hand) > 1 else ''}: "
                                  f"type {span(len(hand))}, a card like 7d, or ? for help")
             card = hand[k - 1]
         elif CARD_TEXT.fullmatch(first):
-            card = parse_card(first)
+            card = read_card(first)
             if card not in hand:
                 raise ScopaError(f"you don't hold {self.name(card)}: your hand is "
                                  f"{self.names(hand)}")
         else:
             raise ScopaError(f"{line!r} is not a command: type {span(len(hand))} or ? for help")
         if captures is not None:
-            return g.resolve(card, [parse_card(t) for t in captures])
+            return g.resolve(card, [read_card(t) for t in captures])
         options = [m for m in g.legal_moves() if m.card == card]
         if len(options) <= 1:
             return g.resolve(card)          # the one move, or the error naming why not
@@ -317,7 +326,7 @@ class PlaySession:
             answer = self.ask(f"Which (1-{len(options)}, Enter to pick another card)? ").strip()
             if not answer:
                 return None
-            if answer.isdigit() and 1 <= int(answer) <= len(options):
+            if NUMBER.fullmatch(answer) and 1 <= int(answer) <= len(options):
                 return options[int(answer) - 1]
             if answer.lower() == "q":
                 raise Quit

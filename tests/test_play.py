@@ -203,7 +203,7 @@ def test_levels_play_a_short_match(level):
     assert "win the match" in out.getvalue() or "wins the match" in out.getvalue()
 
 
-JUNK = ["", "   ", "hello", "0", "4", "9", "10", "7", "11d", "7z", "x", "1 x 99d", "1 2",
+JUNK = ["", "   ", "hello", "²", "²d", "١", "1 x ²d", "0", "4", "9", "10", "7", "11d", "7z", "x", "1 x 99d", "1 2",
         "zz 3", "+", ",,", "xx", "ñ", "💥", "1 x", "d d", "ll", "?!", "-1", "1.5", "3 x 1d 1d"]
 
 
@@ -218,7 +218,12 @@ def test_bad_input_never_crashes_and_says_something():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.text(max_size=12), max_size=25))
+@given(st.lists(st.one_of(
+    st.text(max_size=12),
+    st.sampled_from(["1", "2", "3", "", "?", "d", "n", "a", "l", "random", "y", "7d", "7d x 4c 3s",
+                     "10b x", "1 x 1c"]),
+    st.from_regex(r"[0-9]{1,2}[dcsbDCSB]( x( [0-9]{1,2}[dcsb]){0,3})?", fullmatch=True)),
+    max_size=40))
 def test_any_text_never_crashes(lines):
     s, out, _ = session(lines, seed=8)
     assert s.run() == 0
@@ -376,3 +381,13 @@ def test_unusable_shipped_agent_is_announced_then_the_fallback_level_plays(tmp_p
     monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
     assert play.main(["--opponent", str(bogus), "--seed", "1"]) == 2
     assert capsys.readouterr().err.startswith("play.py: ")
+
+
+def test_long_italian_tables_wrap_between_card_names():
+    s, _, _ = session([])
+    s.italian = True
+    cards = [parse_card(c) for c in ("1B", "2B", "3S", "4C", "5S", "6D", "8C", "8S", "9B", "10D")]
+    lines = s.wrapped("Table:     ", cards).splitlines()
+    assert len(lines) > 1 and all(len(line) <= play.WIDTH for line in lines)
+    names = " ".join(line.strip() for line in lines).removeprefix("Table: ").strip().split(", ")
+    assert names == [play.card_name_it(c) for c in cards]
