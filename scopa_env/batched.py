@@ -50,8 +50,12 @@ _TOO_MANY = -2
 @njit(cache=True)
 def _refresh(states, b, base, sum_offset, sum_masks, buf, obs, to_move, legal_count, legal_ids,
              legal_card, legal_captured):
-    """Legal moves and the mover's observation of game b; returns the move count."""
+    """Legal moves and the mover's observation of game b; returns the move count.
+
+    The legal arrays are rewritten in place: only slots past the new count that held a move
+    before are padded again."""
     st = states[b]
+    prev = min(legal_count[b], MAX_LEGAL)
     n = core.legal_moves(st, buf)
     legal_count[b] = n
     if n > MAX_LEGAL:
@@ -64,7 +68,7 @@ def _refresh(states, b, base, sum_offset, sum_masks, buf, obs, to_move, legal_co
         legal_card[b, i] = c
         legal_captured[b, i] = m
         legal_ids[b, i] = _encode(base, sum_offset, sum_masks, c, m)
-    for i in range(n, MAX_LEGAL):
+    for i in range(n, prev):
         legal_card[b, i] = -1
         legal_captured[b, i] = 0
         legal_ids[b, i] = -1
@@ -114,18 +118,18 @@ def _choose(actions, by_index, legal_count, legal_ids, chosen):
 
 
 @njit(cache=True)
-def _step(states, rng, chosen, prev_card, prev_captured, hand_episodes, win_reward, napola,
-          target, base, sum_offset, sum_masks, buf, obs, to_move, legal_count, legal_ids,
-          legal_card, legal_captured, rewards, dones, hand_over, match_over, hand_points,
-          final_scores, winner):
-    """Play move chosen[b] of the previous legal lists in every game b, auto-reset finished
-    episodes, write the new legal lists and observations. Returns a game whose legal moves
+def _step(states, rng, chosen, hand_episodes, win_reward, napola, target, base, sum_offset,
+          sum_masks, buf, obs, to_move, legal_count, legal_ids, legal_card, legal_captured,
+          rewards, dones, hand_over, match_over, hand_points, final_scores, winner):
+    """Play move chosen[b] of its legal list in every game b, auto-reset finished episodes,
+    rewrite the legal lists and write the observations. Returns a game whose legal moves
     overflow MAX_LEGAL, else _OK."""
     bad = _OK
     for b in range(states.shape[0]):
         st = states[b]
         k = chosen[b]
-        flags = core.apply_move(st, prev_card[b, k], prev_captured[b, k])
+        # read before _refresh below rewrites game b's legal lists
+        flags = core.apply_move(st, legal_card[b, k], legal_captured[b, k])
         r0 = 0.0
         done = False
         h_over = (flags & core.F_HAND_OVER) != 0
@@ -208,14 +212,18 @@ class BatchedScopa:
 
     # ---- public arrays --------------------------------------------------------------------
     def _alloc(self):
-        """Fresh output arrays, so arrays handed out by the last step are never overwritten."""
+        """The arrays that describe the current moves, padded (rewritten in place by steps)."""
         B = self.num_envs
-        self.obs = np.empty((B, OBS_SIZE), dtype=np.int8)
-        self.to_move = np.empty(B, dtype=np.int64)
-        self.legal_count = np.empty(B, dtype=np.int64)
-        self.legal_ids = np.empty((B, MAX_LEGAL), dtype=np.int64)
-        self.legal_card = np.empty((B, MAX_LEGAL), dtype=np.int64)
-        self.legal_captured = np.empty((B, MAX_LEGAL), dtype=np.int64)
+        self.legal_count = np.zeros(B, dtype=np.int64)
+        self.legal_ids = np.full((B, MAX_LEGAL), -1, dtype=np.int64)
+        self.legal_card = np.full((B, MAX_LEGAL), -1, dtype=np.int64)
+        self.legal_captured = np.zeros((B, MAX_LEGAL), dtype=np.int64)
+        self._new_outputs()
+
+    def _new_outputs(self):
+        """Fresh obs / to_move arrays, so an observation handed out is never overwritten."""
+        self.obs = np.empty((self.num_envs, OBS_SIZE), dtype=np.int8)
+        self.to_move = np.empty(self.num_envs, dtype=np.int64)
 
     def _kernel_args(self):
         t = self.table
@@ -276,10 +284,8 @@ class BatchedScopa:
         final_scores = np.empty((B, 2), dtype=np.int64)
         winner = np.empty(B, dtype=np.int64)
         mover = self.to_move
-        prev_card, prev_captured = self.legal_card, self.legal_captured
-        self._alloc()
-        bad = _step(self._states, self._rng, self._chosen, prev_card, prev_captured,
-                    self.episode == "hand",
+        self._new_outputs()
+        bad = _step(self._states, self._rng, self._chosen, self.episode == "hand",
                     self.reward == "win", int(self.rules.napola), self.rules.target,
                     *self._kernel_args(), rewards, dones, hand_over, match_over, hand_points,
                     final_scores, winner)

@@ -1,0 +1,93 @@
+"""Agent steps per second of BatchedScopa on one core, with and without the dense mask.
+
+    python benchmarks/bench_batched.py [--sizes 256 1024 4096] [--seconds 1.0] [--repeats 5]
+
+One agent step = one move in one game. Each timed step includes everything a training loop
+gets: the move played in compiled code, auto-reset of finished games, the new observation
+(int8[291]) of the player to move and the sparse legal moves (ids, cards, captured masks) of
+every game. The random legal move is chosen in numpy, outside the kernel and inside the
+timing: `idx = (rng.random(B) * env.legal_count).astype(int64)`, then `env.step_index(idx)`
+("index" rows), or the same ids looked up as `env.legal_ids[arange(B), idx]` and passed to
+`env.step(ids)` ("ids" rows; the env then finds each id in the legal list). The "+dense mask"
+rows also call `env.action_masks()` (int8 (B, 16200)) after every step, and its cost per
+call is printed on its own. The kernels are single-threaded (no numba parallelism), so this
+is one core. Prints the median over the repeats.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from scopa_env import BatchedScopa  # noqa: E402
+
+
+def run(env: BatchedScopa, mode: str, seconds: float, rng: np.random.Generator) -> float:
+    """Agent steps per second for about `seconds`."""
+    B = env.num_envs
+    rows = np.arange(B)
+    steps = 0
+    start = time.perf_counter()
+    while True:
+        for _ in range(20):
+            idx = (rng.random(B) * env.legal_count).astype(np.int64)
+            if mode == "ids":
+                env.step(env.legal_ids[rows, idx])
+            else:
+                env.step_index(idx)
+            if mode == "index+dense mask":
+                env.action_masks()
+        steps += 20 * B
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return steps / elapsed
+
+
+def mask_cost(env: BatchedScopa, repeats: int = 20) -> float:
+    """Median seconds of one action_masks() call."""
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        env.action_masks()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=int, nargs="+", default=[256, 1024, 4096])
+    ap.add_argument("--seconds", type=float, default=1.0)
+    ap.add_argument("--repeats", type=int, default=5)
+    args = ap.parse_args(argv)
+    rng = np.random.default_rng(0)
+    modes = ("index", "ids", "index+dense mask")
+    print(f"BatchedScopa, random legal moves chosen in numpy; median of {args.repeats} x "
+          f"{args.seconds:.1f} s")
+    print(f"{'B':>6s} {'mode':18s} {'agent steps/s':>14s} {'min':>12s} {'max':>12s}")
+    for B in args.sizes:
+        env = BatchedScopa(B, seed=0)
+        env.reset()
+        run(env, "index", 0.2, rng)  # warm-up (loads the compiled kernels)
+        run(env, "ids", 0.1, rng)
+        res = {m: [] for m in modes}
+        for _ in range(args.repeats):
+            for m in modes:
+                res[m].append(run(env, m, args.seconds, rng))
+        for m in modes:
+            v = res[m]
+            print(f"{B:6d} {m:18s} {statistics.median(v):14,.0f} {min(v):12,.0f} {max(v):12,.0f}")
+        c = mask_cost(env)
+        step_s = B / statistics.median(res["index"])
+        print(f"{B:6d} action_masks() alone: {c * 1e3:.2f} ms per call = {c / step_s:.1f}x the "
+              f"cost of one batched step ({step_s * 1e3:.2f} ms)")
+    print("target: >= 1,000,000 agent steps/s at B >= 1024 with observations and sparse masks")
+
+
+if __name__ == "__main__":
+    main()
