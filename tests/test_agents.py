@@ -1,0 +1,222 @@
+"""The rule levels: interface, decisions from the observation alone, and what each level does."""
+import numpy as np
+import pytest
+
+from agents import REGISTRY, make_agent
+from agents import _rollout
+from agents.arena import evaluate
+from agents.base import Agent
+from agents.hard import HardAgent
+from scopa_env import core
+from scopa_env.cards import mask_of
+from scopa_env.errors import ScopaError
+from scopa_env.game import Game
+from scopa_env.rules import Rules
+
+LEVELS = ["random", "easy", "normal", "hard"]
+FAST = {"hard": {"worlds": 6}}   # hard at a tiny budget keeps the tests quick
+
+
+def agent(name, seed=0, rules=None, **options):
+    return make_agent(name, rules=rules, seed=seed, **{**FAST.get(name, {}), **options})
+
+
+def test_registry_has_the_levels():
+    for name in LEVELS:
+        a = make_agent(name)
+        assert isinstance(a, Agent) and a.name == name
+
+
+def test_bad_options_are_scopa_errors():
+    with pytest.raises(ScopaError):
+        make_agent("hard", worlds=0)
+    with pytest.raises(ScopaError):
+        make_agent("hard", epsilon=2.0)
+    with pytest.raises(ScopaError):
+        make_agent("normal", weights=[1.0, 2.0])
+
+
+@pytest.mark.parametrize("name", LEVELS)
+def test_plays_whole_matches_legally(name):
+    # Game.play_action raises on an illegal action, so finishing the matches is the check
+    r = evaluate(agent(name), agent("random", seed=1), 2, seed=3, rules=Rules(napola=True))
+    assert r["matches"] == 2 and r["hands"] >= 2
+
+
+def _mid_hand(seed, plies):
+    """A position reached by random play: (setup kwargs, player to move)."""
+    g = Game(Rules(), seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(plies):
+        ids = g.legal_action_ids()
+        g.play_action(ids[rng.integers(len(ids))])
+        if g.hand_over:
+            return None
+    st = g.state
+    kw = dict(hands=[g.hand(0), g.hand(1)], table=g.table, piles=[g.pile(0), g.pile(1)],
+              deck=[int(c) for c in st[core.DECK + st[core.DECK_POS]:core.DECK + 40]],
+              dealer=g.dealer, to_move=g.to_move, scope=[g.scope(0), g.scope(1)], scores=[3, 5],
+              last_capturer=g.last_capturer)
+    return kw, g.to_move
+
+
+def _hidden_reshuffled(kw, me, rng):
+    """The same position with the opponent's hand and the deck dealt differently."""
+    opp = 1 - me
+    hidden = list(kw["hands"][opp]) + list(kw["deck"])
+    rng.shuffle(hidden)
+    hands = list(kw["hands"])
+    hands[opp] = hidden[:len(kw["hands"][opp])]
+    return {**kw, "hands": hands, "deck": hidden[len(kw["hands"][opp]):]}
+
+
+def _positions(n=12):
+    out = []
+    rng = np.random.default_rng(0)
+    seed = 0
+    while len(out) < n:
+        seed += 1
+        pos = _mid_hand(seed, int(rng.integers(0, 30)))
+        if pos is None:
+            continue
+        kw, me = pos
+        g1 = Game(Rules()).setup(**kw)
+        if len(g1.legal_action_ids()) < 2:
+            continue
+        kw2 = _hidden_reshuffled(kw, me, rng)
+        g2 = Game(Rules()).setup(**kw2)
+        assert g1.hand(1 - me) != g2.hand(1 - me) or g1.state[core.DECK + 39] != g2.state[core.DECK + 39]
+        out.append((g1, g2, me))
+    return out
+
+
+@pytest.mark.parametrize("name", LEVELS)
+def test_same_observation_and_seed_same_action_whatever_is_hidden(name):
+    a = agent(name)
+    for g1, g2, me in _positions():
+        o1, o2 = g1.observation(me), g2.observation(me)
+        assert np.array_equal(o1["observation"], o2["observation"])
+        assert np.array_equal(o1["action_mask"], o2["action_mask"])
+        for seed in (1, 2):
+            a.reset(seed)
+            x = a.act(o1)
+            a.reset(seed)
+            y = a.act(o2)
+            assert x == y
+            assert o1["action_mask"][x] == 1
+
+
+def test_hard_values_do_not_depend_on_hidden_cards():
+    h = HardAgent(worlds=8)
+    for g1, g2, me in _positions(6):
+        h.reset(5)
+        legal1, v1 = h.move_values(g1.observation(me))
+        h.reset(5)
+        legal2, v2 = h.move_values(g2.observation(me))
+        assert np.array_equal(legal1, legal2) and np.array_equal(v1, v2)
+
+
+def test_hard_worlds_agree_with_what_the_player_knows():
+    rng_state = np.zeros(1, dtype=np.int64)
+    core.seed_rng(rng_state, 0, 99)
+    for g1, g2, me in _positions(8):
+        obs = g1.observation(me)["observation"]
+        base = np.zeros(core.STATE_SIZE, dtype=np.int64)
+        unseen = _rollout.build_base(obs, 11, base)
+        st = g1.state
+        opp = 1 - me
+        assert unseen == int(st[core.HANDS + opp]) | int(
+            sum(1 << int(c) for c in st[core.DECK + st[core.DECK_POS]:core.DECK + 40]))
+        assert base[core.HANDS] == st[core.HANDS + me] and base[core.TABLE] == st[core.TABLE]
+        assert base[core.PILES] == st[core.PILES + me] and base[core.PILES + 1] == st[core.PILES + opp]
+        assert base[core.DECK_POS] == st[core.DECK_POS]
+        assert base[core.SCORES] == st[core.SCORES + me] and base[core.SCORES + 1] == st[core.SCORES + opp]
+        assert base[core.DEALER] == (0 if st[core.DEALER] == me else 1)
+        ids = np.array([c for c in range(40) if unseen >> c & 1], dtype=np.int64)
+        world = np.zeros_like(base)
+        for _ in range(5):
+            _rollout.sample_world(base, ids, len(ids), int(core.popcount(st[core.HANDS + opp])),
+                                  rng_state, world)
+            cards = [int(world[core.HANDS]), int(world[core.HANDS + 1]), int(world[core.TABLE]),
+                     int(world[core.PILES]), int(world[core.PILES + 1])]
+            deck = [int(c) for c in world[core.DECK + world[core.DECK_POS]:core.DECK + 40]]
+            every = sorted([c for m in cards for c in range(40) if m >> c & 1] + deck)
+            assert every == list(range(40))         # each card exactly once
+            assert world[core.HANDS + 1] & ~unseen == 0
+            assert core.popcount(world[core.HANDS + 1]) == core.popcount(st[core.HANDS + opp])
+
+
+def _position(hand, table, opp_hand, deck=(), piles=None, scores=None, dealer=1):
+    g = Game(Rules())
+    g.setup(hands=[hand, opp_hand], table=table, piles=piles, deck=list(deck), dealer=dealer,
+            to_move=0, scores=scores)
+    return g
+
+
+def _play(name, g, seed=0, worlds=40):
+    a = agent(name, seed=seed, **({"worlds": worlds} if name == "hard" else {}))
+    card, captured = a.actions.decode(a.act(g.observation(0)))
+    return card, captured
+
+
+def _rest(*used):
+    """Every card not in `used`, in id order (to fill a deck)."""
+    taken = 0
+    for group in used:
+        taken |= mask_of(group)
+    return [c for c in range(40) if not taken >> c & 1]
+
+
+def test_easy_always_captures_when_it_can():
+    g = _position(["5D", "9C", "10S"], ["5C", "4B"], ["1D", "2D", "3D"])
+    for seed in range(10):
+        card, captured = _play("easy", g, seed)
+        assert captured != 0
+
+
+@pytest.mark.parametrize("name", ["normal", "hard"])
+def test_takes_the_settebello(name):
+    hand, table, opp = ["7C", "2S", "10B"], ["7D", "5S"], ["4D", "5C", "9S"]
+    g = _position(hand, table, opp, deck=_rest(hand, table, opp))
+    assert _play(name, g, worlds=40) == (mask_of(["7C"]).bit_length() - 1, mask_of(["7D"]))
+
+
+@pytest.mark.parametrize("name", ["normal", "hard"])
+def test_does_not_leave_a_sweepable_table(name):
+    # laying 2S leaves 4C+2S = 6, and the six unseen sixes make a scopa likely; the re is safe
+    # (three re are in the piles already)
+    hand, table, opp = ["2S", "10B"], ["4C"], ["6D", "6C", "6S"]
+    piles = [["10D", "10C"], ["10S"]]
+    g = _position(hand, table, opp, deck=_rest(hand, table, opp, *piles), piles=piles)
+    card, captured = _play(name, g, worlds=40)
+    assert (card, captured) == (mask_of(["10B"]).bit_length() - 1, 0)
+
+
+def test_hard_takes_a_scopa():
+    hand, table, opp = ["5D", "9C", "1B"], ["5C"], ["2D", "8S", "4B"]
+    g = _position(hand, table, opp, deck=_rest(hand, table, opp))
+    assert _play("hard", g, worlds=30) == (mask_of(["5D"]).bit_length() - 1, mask_of(["5C"]))
+
+
+def test_hard_outcome_counts_match_wins_in_the_endgame():
+    st = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    st[core.LINES + core.LINE_TOTAL] = 1
+    st[core.LINES + core.NLINES + core.LINE_TOTAL] = 3
+    st[core.SCORES], st[core.SCORES + 1] = 11, 9
+    st[core.PHASE], st[core.WINNER] = core.MATCH_OVER, 0
+    assert _rollout.outcome(st, False) == -2.0
+    assert _rollout.outcome(st, True) == pytest.approx(1.0 - 0.02)
+    st[core.PHASE], st[core.WINNER] = core.HAND_OVER, -1
+    st[core.SCORES + 1] = 11
+    assert _rollout.outcome(st, True) == pytest.approx(0.5 - 0.02)
+
+
+def test_hard_time_budget_and_fixed_worlds():
+    g = _position(["5D", "9C", "1B"], ["5C", "3S"], ["2D", "8S", "4B"],
+                  deck=_rest(["5D", "9C", "1B"], ["5C", "3S"], ["2D", "8S", "4B"]))
+    h = HardAgent(worlds=12)
+    h.act(g.observation(0))
+    assert h.last_worlds == 12
+    h = HardAgent(worlds=10_000, time_budget=0.01)
+    h.act(g.observation(0))
+    assert 0 < h.last_worlds < 10_000

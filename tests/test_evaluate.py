@@ -1,0 +1,155 @@
+"""Statistics on known inputs, the duplicate arena, and the evaluate.py command line."""
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import make_agent
+from agents.arena import evaluate, play_pair, summarize
+from agents.stats import elo, mean_ci, ratio_ci, wilson
+from scopa_env.errors import ScopaError
+from scopa_env.records import replay
+from scopa_env.rules import Rules
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ---- statistics ----------------------------------------------------------------------------
+def test_wilson_known_values():
+    lo, hi = wilson(5, 10)
+    assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
+    lo, hi = wilson(0, 10)
+    assert lo == pytest.approx(0.0) and hi == pytest.approx(0.2775, abs=1e-4)
+    lo, hi = wilson(10, 10)
+    assert lo == pytest.approx(0.7225, abs=1e-4) and hi == pytest.approx(1.0)
+    assert wilson(0, 0) == (0.0, 1.0)
+
+
+def test_mean_ci_known_values():
+    m, (lo, hi) = mean_ci([1, 2, 3, 4])
+    half = 1.959963984540054 * math.sqrt(5 / 3) / 2
+    assert m == 2.5 and lo == pytest.approx(2.5 - half) and hi == pytest.approx(2.5 + half)
+
+
+def test_ratio_ci_is_cluster_robust():
+    # three pairs: (point difference, hands) = (4, 8), (-2, 10), (6, 8); R = 8 / 26
+    r, (lo, hi) = ratio_ci([4, -2, 6], [8, 10, 8])
+    R = 8 / 26
+    resid = np.array([4 - R * 8, -2 - R * 10, 6 - R * 8])
+    half = 1.959963984540054 * math.sqrt(3 / 2 * (resid ** 2).sum() / 26 ** 2)
+    assert r == pytest.approx(R) and lo == pytest.approx(R - half) and hi == pytest.approx(R + half)
+    # equal ratios in every cluster: no spread, a zero-width interval
+    r, (lo, hi) = ratio_ci([2, 4], [4, 8])
+    assert r == lo == hi == 0.5
+
+
+def test_elo_known_values():
+    # 75% against one opponent: 400 * log10(3) = 190.8 Elo apart
+    ratings, (lo, hi) = elo([[0, 90], [30, 0]], [[0, 120], [120, 0]], prior_draws=0)
+    assert ratings[0] - ratings[1] == pytest.approx(400 * math.log10(3), abs=1e-6)
+    assert ratings.sum() == pytest.approx(0, abs=1e-9)
+    assert lo[0] < ratings[0] < hi[0]
+    # level results: equal ratings; a clean sweep stays finite with the virtual draws
+    ratings, _ = elo([[0, 10, 10], [10, 0, 10], [10, 10, 0]], [[0, 20, 20], [20, 0, 20], [20, 20, 0]])
+    assert np.allclose(ratings, 0)
+    ratings, (lo, hi) = elo([[0, 50], [0, 0]], [[0, 50], [50, 0]])
+    assert np.isfinite(ratings).all() and ratings[0] > 300 and np.isfinite(hi).all()
+
+
+# ---- arena ---------------------------------------------------------------------------------
+def test_duplicate_pair_swaps_seats_on_the_same_deals():
+    a, b = make_agent("easy"), make_agent("random")
+    first, second = play_pair(a, b, Rules(), seed=12, record=True)
+    assert (first.agent_seat, second.agent_seat) == (0, 1)
+    assert first.record["players"] == ["easy", "random"] and second.record["players"] == ["random", "easy"]
+    assert first.record["hands"][0]["deals"][0] == second.record["hands"][0]["deals"][0]
+    for r in (first, second):
+        replay(r.record)
+        assert r.record["totals"] == r.totals and r.record["winner"] == r.winner
+        assert [h["score"][0]["total"] for h in r.record["hands"]] == [p[0] for p in r.hand_points]
+
+
+def test_summary_is_from_the_agents_side():
+    a, b = make_agent("normal"), make_agent("random")
+    results = list(play_pair(a, b, Rules(), seed=4))
+    s = summarize(results)
+    wins = sum(r.winner == r.agent_seat for r in results)
+    diff = sum(p[r.agent_seat] - p[1 - r.agent_seat] for r in results for p in r.hand_points)
+    hands = sum(len(r.hand_points) for r in results)
+    assert s["wins"] == wins and s["hands"] == hands
+    assert s["points_per_hand"] == pytest.approx(diff / hands)
+
+
+def test_evaluate_rejects_odd_matches_and_one_object_twice():
+    with pytest.raises(ScopaError):
+        evaluate("easy", "random", 3)
+    a = make_agent("easy")
+    with pytest.raises(ScopaError):
+        evaluate(a, a, 2)
+
+
+def test_two_workers_give_the_same_numbers():
+    one = evaluate("normal", "easy", 8, seed=5, workers=1)
+    two = evaluate("normal", "easy", 8, seed=5, workers=2)
+    assert one == two
+
+
+# ---- the command line ----------------------------------------------------------------------
+def run_cli(*args):
+    return subprocess.run([sys.executable, str(ROOT / "evaluate.py"), *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
+
+
+def test_cli_smoke(tmp_path):
+    out, rec = tmp_path / "out.json", tmp_path / "games.jsonl"
+    p = run_cli("--agent", "easy", "--opponent", "random", "--opponent", "normal", "--matches", "4",
+                "--seed", "3", "--napola", "--json", str(out), "--record", str(rec))
+    assert p.returncode == 0, p.stderr
+    assert "easy" in p.stdout and "normal" in p.stdout and "win rate" in p.stdout
+    data = json.loads(out.read_text())
+    assert [r["opponent"] for r in data["results"]] == ["random", "normal"]
+    for r in data["results"]:
+        assert r["matches"] == 4
+        assert 0 <= r["win_ci"][0] <= r["win_rate"] <= r["win_ci"][1] <= 1
+        assert r["points_ci"][0] <= r["points_per_hand"] <= r["points_ci"][1]
+    lines = rec.read_text().splitlines()
+    assert len(lines) == 8
+    for line in lines:
+        record = json.loads(line)
+        assert record["rules"] == {"napola": True, "target": 11}
+        replay(record)
+
+
+def test_cli_round_robin(tmp_path):
+    out = tmp_path / "rr.json"
+    p = run_cli("--round-robin", "random", "easy", "normal", "--matches", "2", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "Elo" in p.stdout and "cross table" in p.stdout
+    data = json.loads(out.read_text())
+    assert len(data["results"]) == 3 and {e["agent"] for e in data["elo"]} == {"random", "easy", "normal"}
+
+
+@pytest.mark.parametrize("spec", ["nonsense", "missing_file.pt", "BAD"])
+def test_cli_bad_spec_is_one_clear_line(spec, tmp_path):
+    p = run_cli("--agent", "easy", "--opponent", spec, "--matches", "2")
+    assert p.returncode == 2
+    assert "Traceback" not in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and spec in p.stderr
+
+
+def test_cli_unreadable_checkpoint(tmp_path):
+    bad = tmp_path / "broken.pt"
+    bad.write_bytes(b"this is not a checkpoint")
+    p = run_cli("--agent", str(bad), "--opponent", "easy", "--matches", "2")
+    assert p.returncode == 2
+    assert "Traceback" not in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and "broken.pt" in p.stderr
+
+
+def test_cli_odd_matches_is_a_usage_error():
+    p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "3")
+    assert p.returncode == 2 and "even" in p.stderr and "Traceback" not in p.stderr
