@@ -28,7 +28,12 @@ Finished games reset themselves: `dones[b]` marks the step that ended game b's e
 returned observation of game b is already the first of its next episode.
 
 Seeding: game b draws the seeds of its matches from its own generator, seeded from (seed, b),
-so the same seed and B give the same games, bit for bit.
+so the same seed and B give the same games, bit for bit. `state_dict()` / `load_state_dict()`
+save and restore all of it (checkpoints that resume bit for bit).
+
+Arrays: `obs`, `to_move` and everything `step` returns are new arrays at every step (keep them
+as they are). `legal_count`, `legal_ids`, `legal_card` and `legal_captured` describe the
+current position and are rewritten in place by every step: copy them to keep them.
 """
 from __future__ import annotations
 
@@ -44,7 +49,8 @@ from .rules import Rules
 MAX_LEGAL = 80
 
 _OK = -1
-_TOO_MANY = -2
+# the arrays of the current position, saved by state_dict()
+_POSITION = ("obs", "to_move", "legal_count", "legal_ids", "legal_card", "legal_captured")
 
 
 @njit(cache=True)
@@ -259,6 +265,25 @@ class BatchedScopa:
         out = np.zeros((self.num_envs, self.n_actions), dtype=np.int8)
         _dense_masks(self.legal_count, self.legal_ids, out)
         return out
+
+    def state_dict(self) -> dict:
+        """Copies of everything that determines the games from here on (numpy arrays)."""
+        d = {"seed": self.seed, "states": self._states.copy(), "rng": self._rng.copy()}
+        for name in _POSITION:
+            d[name] = getattr(self, name).copy()
+        return d
+
+    def load_state_dict(self, d: dict) -> None:
+        """Restore what state_dict() saved (same num_envs); later steps repeat bit for bit."""
+        if np.shape(d["states"]) != self._states.shape:
+            raise ScopaError(f"saved games have shape {np.shape(d['states'])}, this env has "
+                             f"{self._states.shape} (num_envs differs?)")
+        self.seed = int(d["seed"])
+        self._states[:] = d["states"]
+        self._rng[:] = d["rng"]
+        for name in _POSITION:
+            setattr(self, name, np.array(d[name], dtype=getattr(self, name).dtype, copy=True))
+        self._started = True
 
     # ---- internals --------------------------------------------------------------------------
     def _play(self, actions, by_index: bool):

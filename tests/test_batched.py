@@ -260,3 +260,21 @@ def test_overflow_raises_instead_of_truncating():
     assert n > MAX_LEGAL and env.legal_count[0] == n
     with pytest.raises(ScopaError, match="MAX_LEGAL"):
         env._check_overflow(0)
+
+
+def test_state_dict_resumes_bit_for_bit():
+    env = BatchedScopa(8, seed=6, reward="points")
+    env.reset()
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        env.step_index(_random_index(env, rng))
+    saved = env.state_dict()
+    other = BatchedScopa(8, seed=0, reward="points")  # options are not state: same ones
+    other.load_state_dict(saved)
+    for _ in range(400):
+        idx = _random_index(env, rng)
+        a, b = env.step_index(idx), other.step_index(idx)
+        assert all(np.array_equal(x, y) for x, y in zip(a[:3], b[:3]))
+    assert np.array_equal(env.states, other.states)
+    with pytest.raises(ScopaError, match="num_envs"):
+        BatchedScopa(4).load_state_dict(saved)
