@@ -391,3 +391,32 @@ def test_long_italian_tables_wrap_between_card_names():
     assert len(lines) > 1 and all(len(line) <= play.WIDTH for line in lines)
     names = " ".join(line.strip() for line in lines).removeprefix("Table: ").strip().split(", ")
     assert names == [play.card_name_it(c) for c in cards]
+
+
+def untrained_checkpoint(path: Path, rules: Rules) -> Path:
+    """A real checkpoint file (small untrained network): play.py's path to learned agents."""
+    torch = pytest.importorskip("torch")
+    from training.checkpoint import base_dict, save_atomic
+    from training.model import build_model, model_config
+
+    torch.manual_seed(0)
+    model = build_model({"kind": "MoveScorer", "hidden": 16})
+    return save_atomic(base_dict("dmc", model_config(model), model.state_dict(), {},
+                                 rules.to_dict()), path)
+
+
+def test_checkpoint_opponent_plays_a_match_and_refuses_other_rules(tmp_path):
+    ckpt = untrained_checkpoint(tmp_path / "tiny.pt", Rules(target=1))
+    lines = iter(["a"])                       # napola on: the checkpoint was trained without it
+
+    def answer(prompt):
+        if prompt.startswith("New match?"):
+            return "n"
+        return next(lines, "1")
+
+    s, out, _ = session(seed=6, opponent=str(ckpt), rules=Rules(target=1), input_fn=answer)
+    assert s.run() == 0
+    text = out.getvalue()
+    assert "against tiny.pt" in text and "was trained for rules" in text
+    assert s.rules == Rules(target=1) and text.count("=== New match") == 1
+    assert s.game.match_over and "the match" in text.split("hand total")[-1]
