@@ -249,7 +249,6 @@ class PlaySession:
         deals = "you deal" if g.dealer == HUMAN else "computer deals"
         self.say(f"--- You {you} · Computer {cpu} (to {self.rules.target}) · hand {g.hand_no + 1}, "
                  f"{deals} · deck {g.deck_left}{' · napola' if self.rules.napola else ''} ---")
-        # Italian names run long: wrap under the column the cards start in
         self.say(self.wrapped("Table:     ", by_rank(g.table)))
         self.say(f"Computer:  {len(g.hand(COMPUTER))} in hand · took "
                  f"{pile_summary(g.pile(COMPUTER), g.scope(COMPUTER))}")
