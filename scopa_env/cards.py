@@ -44,7 +44,7 @@ def parse_card(text: str) -> int:
     if not isinstance(text, str):
         raise ScopaError(f"a card is written as text like '7D', got {text!r}")
     t = text.strip().upper()
-    if len(t) < 2 or not t[:-1].isdigit() or t[-1] not in SUITS:
+    if len(t) < 2 or not (t[:-1].isascii() and t[:-1].isdigit()) or t[-1] not in SUITS:
         raise ScopaError(
             f"bad card {text!r}: write rank 1-10 then suit D/C/S/B, e.g. '7D' or '10B'")
     rank = int(t[:-1])

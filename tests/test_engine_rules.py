@@ -26,7 +26,7 @@ def test_card_notation_round_trip_and_case():
         assert parse_card(card_str(c)) == c
 
 
-@pytest.mark.parametrize("bad", ["11D", "7X", "", "D7", "0C", "7", "x7D", "1.5D"])
+@pytest.mark.parametrize("bad", ["11D", "7X", "", "D7", "0C", "7", "x7D", "1.5D", "\u00b2D"])
 def test_bad_card_notation_is_one_clear_error(bad):
     with pytest.raises(ScopaError, match="bad card"):
         parse_card(bad)
