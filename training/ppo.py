@@ -1,0 +1,251 @@
+"""PPO with action masking, self-play against a pool of past snapshots of the policy.
+
+In game b the learner holds seat b % 2; its opponent is the current policy (with probability
+`latest_opponent_prob`) or a snapshot drawn from the pool, redrawn whenever that game's episode
+ends. A snapshot of the policy joins the pool every `snapshot_every` iterations (the oldest
+leaves past `pool_size`). Both sides sample from their softmax over the legal moves only; the
+network scores legal moves by their features (training/model.py), so masking is simply leaving
+the padding out of the softmax.
+
+Only the learner's decisions are trained on. A learner decision's reward is what its seat earns
+until its next decision; GAE runs over each game's sequence of learner decisions, and the last one
+of an iteration is bootstrapped with the value of the learner's own observation of the current
+position (computed from the engine state, since the env shows only the mover's view).
+"""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+import torch
+
+from scopa_env.observation import OBS_SIZE, write_observation
+
+from .config import TrainConfig
+from .env import env_state, legal_slice, make_env, set_env_state
+from .model import MoveScorer, obs_tensor
+
+_PAD = -1e9
+
+
+def masked_logits(model: MoveScorer, obs: torch.Tensor, cards: torch.Tensor, captured: torch.Tensor,
+                  count: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Logits over padded legal moves (padding at -1e9) and state values."""
+    h = model.encode(obs)
+    logits = model.score_moves(h, cards, captured)
+    pad = torch.arange(cards.shape[1]).unsqueeze(0) >= count.unsqueeze(1)
+    return logits.masked_fill(pad, _PAD), model.value(h)
+
+
+def sample(logits: torch.Tensor, rng: np.random.Generator) -> np.ndarray:
+    """One index per row from softmax(logits), drawn with the run's numpy generator."""
+    p = torch.softmax(logits, dim=1).double().numpy()
+    cum = np.cumsum(p, axis=1)
+    u = rng.random(len(p))[:, None] * cum[:, -1:]
+    idx = (cum <= u).sum(axis=1)
+    return np.minimum(idx, (p > 0).sum(axis=1) - 1).astype(np.int64)
+
+
+class PPO:
+    """One learner: `iterate()` plays cfg.rollout_steps steps in every game, then learns."""
+
+    def __init__(self, cfg: TrainConfig, model: MoveScorer, optimizer: torch.optim.Optimizer,
+                 rng: np.random.Generator):
+        self.cfg = cfg
+        self.model = model
+        self.optimizer = optimizer
+        self.rng = rng
+        self.env = make_env(cfg)
+        self.steps = 0
+        self.iterations = 0
+        B = cfg.num_envs
+        self.learner_seat = np.arange(B) % 2
+        self.pool: list[dict] = []          # state_dicts of past policies
+        self.pool_models: list[MoveScorer] = []
+        self.opponent = np.zeros(B, dtype=np.int64)   # 0: current policy, k>0: pool[k-1]
+        self._draw_opponents(np.ones(B, dtype=bool))
+
+    # ---- opponents ---------------------------------------------------------------------------
+    def _draw_opponents(self, which: np.ndarray) -> None:
+        n = int(which.sum())
+        if n == 0:
+            return
+        latest = self.rng.random(n) < self.cfg.latest_opponent_prob
+        k = len(self.pool)
+        picks = self.rng.integers(1, k + 1, size=n) if k else np.zeros(n, dtype=np.int64)
+        self.opponent[which] = np.where(latest | (k == 0), 0, picks)
+
+    def _add_snapshot(self) -> None:
+        self.pool.append({k: v.detach().clone() for k, v in self.model.state_dict().items()})
+        if len(self.pool) > self.cfg.pool_size:
+            self.pool.pop(0)
+        self._sync_pool_models()
+
+    def _sync_pool_models(self) -> None:
+        self.pool_models = []
+        for sd in self.pool:
+            m = copy.deepcopy(self.model)
+            m.load_state_dict(sd)
+            m.eval()
+            self.pool_models.append(m)
+
+    # ---- acting ------------------------------------------------------------------------------
+    @torch.no_grad()
+    def _act(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Indices for every game; the learner's log-probs and values (zeros elsewhere)."""
+        env = self.env
+        count = torch.from_numpy(env.legal_count.astype(np.int64))
+        cards, captured = (torch.from_numpy(a) for a in legal_slice(env))
+        obs = obs_tensor(env.obs)
+        logits, values = masked_logits(self.model, obs, cards, captured, count)
+        learner_moves = env.to_move == self.learner_seat
+        for k, m in enumerate(self.pool_models, start=1):
+            rows = np.flatnonzero(~learner_moves & (self.opponent == k))
+            if len(rows):
+                r = torch.from_numpy(rows)
+                logits[r], _ = masked_logits(m, obs[r], cards[r], captured[r], count[r])
+        idx = sample(logits, self.rng)
+        logp = torch.log_softmax(logits, dim=1)[torch.arange(len(idx)), torch.from_numpy(idx)]
+        return idx, logp.numpy(), values.numpy(), learner_moves
+
+    @torch.no_grad()
+    def _learner_values_now(self) -> np.ndarray:
+        """Value of the current position from each learner's own observation."""
+        states = self.env.states
+        obs = np.zeros((len(states), OBS_SIZE), dtype=np.int8)
+        for b in range(len(states)):
+            write_observation(states[b], int(self.learner_seat[b]), obs[b])
+        return self.model.value(self.model.encode(obs_tensor(obs))).numpy()
+
+    def rollout(self) -> dict:
+        env, cfg = self.env, self.cfg
+        T, B = cfg.rollout_steps, cfg.num_envs
+        L = env.legal_card.shape[1]
+        buf = {
+            "obs": np.zeros((T, B, OBS_SIZE), dtype=np.int8),
+            "cards": np.zeros((T, B, L), dtype=np.int64),
+            "captured": np.zeros((T, B, L), dtype=np.int64),
+            "count": np.zeros((T, B), dtype=np.int64),
+            "idx": np.zeros((T, B), dtype=np.int64),
+            "logp": np.zeros((T, B), dtype=np.float32),
+            "value": np.zeros((T, B), dtype=np.float32),
+            "learner": np.zeros((T, B), dtype=bool),
+            "reward": np.zeros((T, B), dtype=np.float32),
+            "done": np.zeros((T, B), dtype=bool),
+        }
+        rows = np.arange(B)
+        episodes, learner_return = 0, 0.0
+        for t in range(T):
+            idx, logp, value, learner = self._act()
+            buf["obs"][t] = env.obs
+            buf["cards"][t] = np.maximum(env.legal_card, 0)
+            buf["captured"][t] = env.legal_captured
+            buf["count"][t] = env.legal_count
+            buf["idx"][t], buf["logp"][t], buf["value"][t], buf["learner"][t] = idx, logp, value, learner
+            _, rewards, dones, _ = env.step_index(idx)
+            buf["reward"][t] = rewards[rows, self.learner_seat]
+            buf["done"][t] = dones
+            episodes += int(dones.sum())
+            learner_return += float(buf["reward"][t][dones].sum())
+            self._draw_opponents(dones)
+        self.steps += T * B
+        buf["bootstrap"] = self._learner_values_now()
+        buf["episodes"], buf["learner_return"] = episodes, learner_return
+        return buf
+
+    def advantages(self, buf: dict) -> tuple[np.ndarray, np.ndarray]:
+        """GAE over each game's learner decisions -> advantages and returns, shape (T, B)."""
+        cfg = self.cfg
+        T, B = buf["done"].shape
+        adv = np.zeros((T, B), dtype=np.float32)
+        next_value = buf["bootstrap"].astype(np.float32)
+        next_adv = np.zeros(B, dtype=np.float32)
+        acc_r = np.zeros(B, dtype=np.float32)
+        acc_done = np.zeros(B, dtype=bool)
+        for t in range(T - 1, -1, -1):
+            d = buf["done"][t]
+            acc_r = buf["reward"][t] + np.where(d, 0.0, acc_r)
+            acc_done = d | acc_done
+            mine = buf["learner"][t]
+            cont = (~acc_done).astype(np.float32)
+            delta = acc_r + cfg.gamma * next_value * cont - buf["value"][t]
+            a = delta + cfg.gamma * cfg.gae_lambda * cont * next_adv
+            adv[t] = np.where(mine, a, 0.0)
+            next_value = np.where(mine, buf["value"][t], next_value)
+            next_adv = np.where(mine, a, next_adv)
+            acc_r = np.where(mine, 0.0, acc_r)
+            acc_done = np.where(mine, False, acc_done)
+        return adv, adv + buf["value"]
+
+    # ---- learning ----------------------------------------------------------------------------
+    def learn(self, buf: dict) -> dict:
+        cfg = self.cfg
+        adv, ret = self.advantages(buf)
+        t_idx, b_idx = np.nonzero(buf["learner"])
+        width = max(1, int(buf["count"].max()))
+        obs = obs_tensor(buf["obs"][t_idx, b_idx])
+        cards = torch.from_numpy(buf["cards"][t_idx, b_idx, :width])
+        captured = torch.from_numpy(buf["captured"][t_idx, b_idx, :width])
+        count = torch.from_numpy(buf["count"][t_idx, b_idx])
+        idx = torch.from_numpy(buf["idx"][t_idx, b_idx])
+        old_logp = torch.from_numpy(buf["logp"][t_idx, b_idx])
+        advantages = torch.from_numpy(adv[t_idx, b_idx])
+        returns = torch.from_numpy(ret[t_idx, b_idx].astype(np.float32))
+        n = len(t_idx)
+        stats = {"pg": [], "v": [], "ent": [], "kl": [], "clip": []}
+        for _ in range(cfg.update_epochs):
+            order = torch.from_numpy(self.rng.permutation(n))
+            for start in range(0, n, cfg.minibatch_size):
+                i = order[start:start + cfg.minibatch_size]
+                logits, value = masked_logits(self.model, obs[i], cards[i], captured[i], count[i])
+                logp_all = torch.log_softmax(logits, dim=1)
+                logp = logp_all.gather(1, idx[i].unsqueeze(1)).squeeze(1)
+                entropy = -(logp_all.exp() * logp_all).sum(dim=1).mean()
+                ratio = (logp - old_logp[i]).exp()
+                a = advantages[i]
+                a = (a - a.mean()) / (a.std() + 1e-8) if len(a) > 1 else a
+                pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+                v_loss = 0.5 * ((value - returns[i]) ** 2).mean()
+                loss = pg - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+                self.optimizer.zero_grad()
+                loss.backward()
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
+                self.optimizer.step()
+                with torch.no_grad():
+                    stats["pg"].append(pg.item())
+                    stats["v"].append(v_loss.item())
+                    stats["ent"].append(entropy.item())
+                    stats["kl"].append(((ratio - 1) - (logp - old_logp[i])).mean().item())
+                    stats["clip"].append(((ratio - 1).abs() > cfg.clip_coef).float().mean().item())
+        return {"losses/policy_loss": float(np.mean(stats["pg"])),
+                "losses/value_loss": float(np.mean(stats["v"])),
+                "losses/entropy": float(np.mean(stats["ent"])),
+                "losses/approx_kl": float(np.mean(stats["kl"])),
+                "losses/clipfrac": float(np.mean(stats["clip"])),
+                "charts/samples": n}
+
+    def iterate(self) -> dict:
+        buf = self.rollout()
+        stats = self.learn(buf)
+        self.iterations += 1
+        if self.iterations % self.cfg.snapshot_every == 0:
+            self._add_snapshot()
+        stats["charts/episodes"] = buf["episodes"]
+        if buf["episodes"]:
+            stats["charts/learner_return"] = buf["learner_return"] / buf["episodes"]
+        stats["charts/pool_size"] = len(self.pool)
+        return stats
+
+    # ---- resuming ----------------------------------------------------------------------------
+    def state_dict(self) -> dict:
+        return {"env": env_state(self.env), "pool": list(self.pool),
+                "opponent": torch.from_numpy(self.opponent.copy()),
+                "steps": self.steps, "iterations": self.iterations}
+
+    def load_state_dict(self, d: dict) -> None:
+        set_env_state(self.env, d["env"])
+        self.pool = list(d["pool"])
+        self._sync_pool_models()
+        self.opponent = d["opponent"].numpy().copy()
+        self.steps = int(d["steps"])
+        self.iterations = int(d["iterations"])
