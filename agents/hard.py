@@ -35,7 +35,7 @@ from .normal import WEIGHTS
 class HardAgent(Agent):
     name = "hard"
 
-    def __init__(self, rules=None, seed: int = 0, worlds: int | None = None, budget: int = 30_000,
+    def __init__(self, rules=None, seed: int = 0, worlds: int | None = None, budget: int = 12_000,
                  min_worlds: int = 8, max_worlds: int = 400, rollouts: int = 1, epsilon: float = 0.0,
                  time_budget: float | None = None, endgame_margin: int = 7, weights=None):
         super().__init__(rules, seed)

@@ -1,0 +1,85 @@
+"""Decision time of the hard level (target: median <= 5 ms, 99th percentile <= 20 ms, one core).
+
+    python benchmarks/bench_hard.py [--matches 20] [--seed 0] [--budget N] [--worlds N]
+
+Plays hard against normal (seats alternating) and times every hard decision, and every normal
+decision beside it. Prints wall-clock and CPU time (this process's CPU time, which stays close to
+the one-core figure when other jobs share the machine, while wall time does not), over all
+decisions and over those with a real choice (more than one legal move; hard answers a single legal
+move at once). The first match is played before timing so that compilation is not counted.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents import make_agent  # noqa: E402
+from scopa_env.game import Game  # noqa: E402
+from scopa_env.rules import Rules  # noqa: E402
+
+
+def play(hard, normal, matches: int, seed: int):
+    """Per decision: (who, wall s, cpu s, legal moves)."""
+    out = []
+    for m in range(matches):
+        g = Game(Rules(), seed + m)
+        seats = [hard, normal] if m % 2 == 0 else [normal, hard]
+        for i, a in enumerate(seats):
+            a.reset(seed * 1000 + 2 * m + i)
+        while True:
+            while not g.hand_over:
+                p = g.to_move
+                obs = g.observation(p)
+                n_legal = int(obs["action_mask"].sum())
+                t0, c0 = time.perf_counter(), time.process_time()
+                action = seats[p].act(obs)
+                out.append((seats[p].name, time.perf_counter() - t0, time.process_time() - c0, n_legal))
+                g.play_action(action)
+            if g.match_over:
+                break
+            g.next_hand()
+    return out
+
+
+def summary(label: str, ms: np.ndarray) -> str:
+    return (f"{label:<34} n={ms.size:5d}  median {np.median(ms):6.2f} ms  p90 {np.percentile(ms, 90):6.2f}"
+            f"  p99 {np.percentile(ms, 99):6.2f}  max {ms.max():6.1f}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--matches", type=int, default=20)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--budget", type=int, help="hard's simulated-ply budget (default: the agent's)")
+    ap.add_argument("--worlds", type=int, help="a fixed number of worlds instead of the budget")
+    args = ap.parse_args(argv)
+    opts = {k: v for k, v in (("budget", args.budget), ("worlds", args.worlds)) if v is not None}
+    hard, normal = make_agent("hard", **opts), make_agent("normal")
+    play(hard, normal, 1, 10_000 + args.seed)     # compile and warm up
+    rows = play(hard, normal, args.matches, args.seed)
+    load = os.getloadavg()[0]
+    print(f"hard {opts or '(defaults: budget %d plies)' % hard.budget} vs normal, {args.matches} matches, "
+          f"load average {load:.1f} on {os.cpu_count()} cores")
+    for who in ("hard", "normal"):
+        sel = [r for r in rows if r[0] == who]
+        wall = np.array([r[1] for r in sel]) * 1e3
+        cpu = np.array([r[2] for r in sel]) * 1e3
+        choice = np.array([r[3] > 1 for r in sel])
+        print(summary(f"{who} wall, all decisions", wall))
+        print(summary(f"{who} cpu,  all decisions", cpu))
+        print(summary(f"{who} cpu,  decisions with a choice", cpu[choice]))
+    h = np.array([r[2] for r in rows if r[0] == "hard"])
+    nm = np.array([r[2] for r in rows if r[0] == "normal"])
+    print(f"median cpu time ratio hard / normal: {np.median(h) / np.median(nm):.0f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
