@@ -45,17 +45,17 @@ def random_play(env, seconds: float, rng: np.random.Generator, seed: int) -> flo
 
 
 def make_envs() -> dict:
-    from pettingzoo.classic import connect_four_v3
+    import pettingzoo
 
     import scopa_env
 
-    envs = {"scopa raw_env": scopa_env.raw_env(), "scopa env (wrapped)": scopa_env.env(),
-            "connect_four_v3": connect_four_v3.env()}
-    try:
-        from pettingzoo.classic import leduc_holdem_v4
-        envs["leduc_holdem_v4"] = leduc_holdem_v4.env()
-    except Exception as e:  # rlcard missing or broken: say so and go on with the others
-        print(f"leduc_holdem_v4 skipped: {type(e).__name__}: {e}")
+    envs = {"scopa raw_env": scopa_env.raw_env(), "scopa env (wrapped)": scopa_env.env()}
+    # the references need extras: connect_four pygame, leduc rlcard (pip install pygame rlcard)
+    for name in ("connect_four_v3", "leduc_holdem_v4"):
+        try:
+            envs[name] = pettingzoo.make("aec", f"classic/{name}")
+        except Exception as e:  # an extra is missing: say so and go on with the others
+            print(f"{name} skipped: {type(e).__name__}: {e}")
     return envs
 
 

@@ -23,6 +23,7 @@ is the engine's legal moves for the agent to move and all zeros for the other ag
 """
 from __future__ import annotations
 
+import gymnasium
 import numpy as np
 import pettingzoo
 from gymnasium import spaces
@@ -199,8 +200,10 @@ class raw_env(AECEnv):
         return {"observation": observe(self.game.state, p), "action_mask": mask}
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            raise ScopaError("render() needs render_mode='human' or 'ansi' when the env is made")
+        if self.render_mode is None:  # the PettingZoo / Gymnasium convention: warn, return None
+            gymnasium.logger.warn("render() called without a render_mode: make the env with "
+                                  "render_mode='human' or 'ansi'")
+            return None
         if self.game is None:
             raise ScopaError("call reset() before render()")
         viewer = self.render_player if self.render_player is not None else self.game.to_move

@@ -119,8 +119,10 @@ class ScopaGymEnv(gymnasium.Env):
         return mask
 
     def render(self):
-        if self.render_mode is None:
-            raise ScopaError("render() needs render_mode='human' or 'ansi' when the env is made")
+        if self.render_mode is None:  # the PettingZoo / Gymnasium convention: warn, return None
+            gymnasium.logger.warn("render() called without a render_mode: make the env with "
+                                  "render_mode='human' or 'ansi'")
+            return None
         if self.game is None:
             raise ScopaError("call reset() before render()")
         text = render_text(self.game, self.seat)

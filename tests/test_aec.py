@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import api_test, render_test, seed_test
 
 import scopa_env
 from scopa_env import Game, Rules, ScopaError, core
@@ -211,10 +211,11 @@ def test_render_shows_only_the_viewers_hand(capsys):
     assert "Table:" in capsys.readouterr().out
     with pytest.raises(ScopaError, match="render_mode"):
         raw_env(render_mode="rgb_array")
-    with pytest.raises(ScopaError, match="render_mode"):
-        r = raw_env()
-        r.reset(seed=0)
-        r.render()
+    r = raw_env()
+    r.reset(seed=0)
+    with pytest.warns(UserWarning, match="render_mode"):
+        assert r.render() is None
+    render_test(make_env, custom_tests={"ansi": lambda text: "Table:" in text})
 
 
 def test_pickle_mid_game_continues_identically():
