@@ -17,6 +17,10 @@ Options:
   the scores and the hand of one viewer only: `render_player` (0 or 1) if given, else the agent
   to move.
 
+Seeding: `reset(seed=s)` deals a match from the env's generator seeded with s, so the same seed
+and actions replay the same games; later resets without a seed draw from that generator. Before
+any seed is given the generator takes OS entropy, as every PettingZoo/Gymnasium env does.
+
 Agents are "player_0" and "player_1" (seat 0 and 1). Observations are
 {"observation": int8[291] (scopa_env/observation.py), "action_mask": int8[n_actions]}; the mask
 is the engine's legal moves for the agent to move and all zeros for the other agent.

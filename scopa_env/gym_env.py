@@ -11,6 +11,9 @@ when that level exists, else "random"), `napola`, `target`, `episode`, `reward` 
 scopa_env/aec.py), `learner_seat` (0, 1, or None: drawn from the env's generator at every new
 match), `illegal_reward` (-1.0), `render_mode` ("human" / "ansi", shown from the learner's seat).
 
+Seeding follows Gymnasium: `reset(seed=s)` seeds `self.np_random`, which deals the matches, picks
+the learner's seat (when not fixed) and seeds the opponent; unseeded, it starts from OS entropy.
+
 An illegal learner action ends the episode with `illegal_reward` and the reason in
 `info["illegal_move"]` (the PettingZoo convention; Gymnasium has none); stepping again before
 `reset()` raises ScopaError. An illegal opponent action is a bug in the opponent: ScopaError.
