@@ -37,6 +37,7 @@ from pettingzoo.utils import wrappers
 
 from . import core
 from .actions import action_table
+from .batched import check_episode_reward
 from .cards import cards_str
 from .errors import ScopaError
 from .game import Game
@@ -44,20 +45,6 @@ from .observation import OBS_HIGH, OBS_SIZE, observe
 from .rules import Rules
 
 AGENTS = ("player_0", "player_1")
-
-
-def check_episode_reward(episode: str, reward: str | None) -> str:
-    """Validate the episode/reward options; returns the reward to use."""
-    if episode not in ("match", "hand"):
-        raise ScopaError(f"episode must be 'match' or 'hand', got {episode!r}")
-    if reward is None:
-        reward = "win" if episode == "match" else "points"
-    if reward not in ("win", "points"):
-        raise ScopaError(f"reward must be 'win' or 'points', got {reward!r}")
-    if reward == "win" and episode == "hand":
-        raise ScopaError("reward='win' pays only when a match ends: with episode='hand' use "
-                         "reward='points'")
-    return reward
 
 
 def render_text(game: Game, viewer: int) -> str:

@@ -53,6 +53,20 @@ _OK = -1
 _POSITION = ("obs", "to_move", "legal_count", "legal_ids", "legal_card", "legal_captured")
 
 
+def check_episode_reward(episode: str, reward: str | None) -> str:
+    """Validate the episode/reward options (shared by every env); returns the reward to use."""
+    if episode not in ("match", "hand"):
+        raise ScopaError(f"episode must be 'match' or 'hand', got {episode!r}")
+    if reward is None:
+        reward = "win" if episode == "match" else "points"
+    if reward not in ("win", "points"):
+        raise ScopaError(f"reward must be 'win' or 'points', got {reward!r}")
+    if reward == "win" and episode == "hand":
+        raise ScopaError("reward='win' pays only when a match ends: with episode='hand' use "
+                         "reward='points'")
+    return reward
+
+
 @njit(cache=True)
 def _refresh(states, b, base, sum_offset, sum_masks, buf, obs, to_move, legal_count, legal_ids,
              legal_card, legal_captured):
@@ -191,15 +205,7 @@ class BatchedScopa:
                  episode: str = "match", reward: str | None = None):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ScopaError(f"num_envs must be a whole number >= 1, got {num_envs!r}")
-        if episode not in ("match", "hand"):
-            raise ScopaError(f"episode must be 'match' or 'hand', got {episode!r}")
-        if reward is None:
-            reward = "win" if episode == "match" else "points"
-        if reward not in ("win", "points"):
-            raise ScopaError(f"reward must be 'win' or 'points', got {reward!r}")
-        if reward == "win" and episode == "hand":
-            raise ScopaError("reward='win' pays only when a match ends: with episode='hand' use "
-                             "reward='points'")
+        reward = check_episode_reward(episode, reward)
         self.rules = rules if rules is not None else Rules()
         if not isinstance(self.rules, Rules):
             raise ScopaError(f"rules must be a Rules object, got {type(rules).__name__}")

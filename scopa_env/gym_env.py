@@ -26,7 +26,8 @@ from gymnasium import spaces
 
 from . import core
 from .actions import action_table
-from .aec import check_episode_reward, render_text
+from .aec import render_text
+from .batched import check_episode_reward
 from .errors import ScopaError
 from .game import Game
 from .observation import OBS_HIGH, OBS_SIZE, observe
