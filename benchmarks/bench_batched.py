@@ -10,8 +10,9 @@ timing: `idx = (rng.random(B) * env.legal_count).astype(int64)`, then `env.step_
 ("index" rows), or the same ids looked up as `env.legal_ids[arange(B), idx]` and passed to
 `env.step(ids)` ("ids" rows; the env then finds each id in the legal list). The "+dense mask"
 rows also call `env.action_masks()` (int8 (B, 16200)) after every step, and its cost per
-call is printed on its own, alone and with one pass over the mask (see mask_cost). The kernels are single-threaded (no numba parallelism), so this
-is one core. Prints the median over the repeats.
+call is printed on its own, alone and with one pass over the mask (see mask_cost). The
+kernels are single-threaded (no numba parallelism), so this is one core. Prints the median
+over the repeats.
 """
 from __future__ import annotations
 

@@ -213,7 +213,8 @@ def illegal_message(env: raw_env, agent: str, action) -> str:
     t = env.table
     try:
         a = int(action)
-        what = f"action {a} ({t.describe(a)})" if 0 <= a < t.size else f"action {a} (outside 0..{t.size - 1})"
+        inside = 0 <= a < t.size
+        what = f"action {a} ({t.describe(a) if inside else f'outside 0..{t.size - 1}'})"
     except (TypeError, ValueError):
         what = f"action {action!r}"
     if agent != env.agent_selection:

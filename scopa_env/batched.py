@@ -203,7 +203,8 @@ class BatchedScopa:
 
     def __init__(self, num_envs: int, rules: Rules | None = None, seed: int = 0,
                  episode: str = "match", reward: str | None = None):
-        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+        if (isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer))
+                or num_envs < 1):
             raise ScopaError(f"num_envs must be a whole number >= 1, got {num_envs!r}")
         reward = check_episode_reward(episode, reward)
         self.rules = rules if rules is not None else Rules()
@@ -303,9 +304,9 @@ class BatchedScopa:
         bad = _choose(a, by_index, self.legal_count, self.legal_ids, self._chosen)
         if bad != _OK:
             what = "legal-move index" if by_index else "action"
-            raise ScopaError(
-                f"game {bad}: {what} {int(a[bad])} is not legal (the game has "
-                f"{int(self.legal_count[bad])} legal moves; ids {self.legal_ids[bad, :self.legal_count[bad]].tolist()})")
+            n = int(self.legal_count[bad])
+            raise ScopaError(f"game {bad}: {what} {int(a[bad])} is not legal (the game has {n} "
+                             f"legal moves; ids {self.legal_ids[bad, :n].tolist()})")
         B = self.num_envs
         rewards = np.empty((B, 2), dtype=np.float32)
         dones = np.empty(B, dtype=np.bool_)

@@ -64,7 +64,8 @@ class ScopaGymEnv(gymnasium.Env):
     def _make_opponent(self, opponent):
         if opponent is not None and not isinstance(opponent, str):
             if not callable(getattr(opponent, "act", None)):
-                raise ScopaError(f"opponent must be an agent with act() or a name, got {opponent!r}")
+                raise ScopaError(
+                    f"opponent must be an agent with act() or a name, got {opponent!r}")
             return opponent
         # imported here, not at the top: agents/ sits above scopa_env in the layering
         from agents import REGISTRY, make_agent

@@ -146,7 +146,8 @@ def test_dense_mask_and_fresh_arrays():
     assert mask.shape == (32, env.n_actions) and mask.dtype == np.int8
     assert np.array_equal(mask.sum(axis=1), env.legal_count)
     for b in range(32):
-        assert np.array_equal(np.flatnonzero(mask[b]), np.sort(env.legal_ids[b, :env.legal_count[b]]))
+        legal = np.sort(env.legal_ids[b, :env.legal_count[b]])
+        assert np.array_equal(np.flatnonzero(mask[b]), legal)
     obs1, r1, d1, info1 = env.step_index(np.zeros(32, dtype=np.int64))
     assert np.array_equal(obs0, keep)  # the arrays handed out before are not overwritten
     assert obs1 is env.obs and obs1 is not obs0

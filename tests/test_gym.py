@@ -56,7 +56,8 @@ def test_random_episodes(reward):
             assert g.to_move == seat
             assert np.array_equal(obs, observe(g.state, seat))
             assert np.array_equal(info["action_mask"], env.action_masks())
-            assert np.array_equal(np.flatnonzero(info["action_mask"]), np.sort(g.legal_action_ids()))
+            legal = np.sort(g.legal_action_ids())
+            assert np.array_equal(np.flatnonzero(info["action_mask"]), legal)
             obs, r, done, trunc, info = env.step(_play(env, rng, info))
             assert not trunc
             total += r
