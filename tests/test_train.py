@@ -1,0 +1,187 @@
+"""Training: smoke runs of train.py, checkpoints, exact resume, clear errors."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from scopa_env import Game, Rules, ScopaError
+from training import checkpoint
+from training.config import load_toml, make_config
+from training.loop import Run, start
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY = dict(total_steps=2048, num_envs=16, rollout_steps=32, hidden=32, minibatch_size=256,
+            eval_every=0, final_matches=0, checkpoint_every=1024, torch_threads=1)
+
+
+def run_cli(*args, cwd):
+    return subprocess.run([sys.executable, str(ROOT / "train.py"), *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+def run_main(capsys, *args):
+    """train.py's main() in this process: (exit code, stdout, stderr)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("train_cli", ROOT / "train.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    capsys.readouterr()
+    code = mod.main(list(args))
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(args, code, out.out, out.err)
+
+
+def tiny_cfg(tmp_path, **kw):
+    return make_config(dict(TINY, runs_dir=str(tmp_path / "runs"),
+                            checkpoints_dir=str(tmp_path / "ck"), **kw))
+
+
+@pytest.mark.parametrize("algo", ["dmc", "ppo"])
+def test_smoke_run_of_train_py(tmp_path, algo):
+    r = run_cli("--algo", algo, "--total-steps", "2048", "--num-envs", "16", "--rollout-steps", "32",
+                "--hidden", "32", "--snapshot-every", "1", "--eval-every", "1024",
+                "--eval-matches", "2", "--eval-opponents", "random", "--final-matches", "4",
+                "--final-opponents", "random", "--checkpoint-every", "1024", "--torch-threads", "1", "--run-name", "smoke",
+                cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "Final evaluation of smoke" in r.stdout and "random" in r.stdout
+    assert "[eval @" in r.stdout
+    run_dir = tmp_path / "checkpoints" / "smoke"
+    for name in ("latest.pt", "best.pt"):
+        assert (run_dir / name).is_file()
+    assert list(run_dir.glob("step_*.pt"))
+    assert list((tmp_path / "runs" / "smoke").glob("events.out.tfevents.*"))
+    ckpt = torch.load(run_dir / "latest.pt", weights_only=True)
+    assert ckpt["algo"] == algo and ckpt["counters"]["steps"] >= 2048
+
+
+def test_checkpoint_round_trip_and_learned_agent(tmp_path):
+    run = Run(tiny_cfg(tmp_path, run_name="rt"), log=lambda *_: None)
+    run.algo.iterate()
+    run.counters["steps"] = run.algo.steps
+    run.save("step_1")
+    path = tmp_path / "ck" / "rt" / "latest.pt"
+    raw = torch.load(path, weights_only=True)
+    for key in checkpoint.REQUIRED + ("optimizer", "rng", "counters", "algo_state"):
+        assert key in raw, key
+    assert raw["rules"] == Rules().to_dict() and raw["config"]["algo"] == "dmc"
+    for k, v in run.model.state_dict().items():
+        assert torch.equal(raw["model"][k], v)
+    # the agent built from the file plays legal moves, deterministically
+    agent = make_agent(str(path), seed=3)
+    again = make_agent(str(path), seed=9)
+    g = Game(Rules(), seed=5)
+    while not g.hand_over:
+        obs = g.observation(g.to_move)
+        a = agent.act(obs)
+        assert obs["action_mask"][a] == 1 and again.act(obs) == a
+        g.play_action(a)
+    # exporting keeps only the agent part and stays loadable
+    out = tmp_path / "agent.pt"
+    checkpoint.save_atomic(checkpoint.agent_only(checkpoint.load(path)), out)
+    assert "optimizer" not in torch.load(out, weights_only=True)
+    make_agent(str(out))
+
+
+@pytest.mark.parametrize("algo", ["dmc", "ppo"])
+def test_resume_equals_uninterrupted(tmp_path, algo):
+    kw = dict(algo=algo, snapshot_every=1, pool_size=2)
+    whole = Run(tiny_cfg(tmp_path, run_name="whole", **kw), log=lambda *_: None)
+    whole.train()
+    half = Run(tiny_cfg(tmp_path, run_name="half", **kw), log=lambda *_: None)
+    half.train(stop_at=1024)
+    assert half.counters["steps"] < 2048
+    resumed = start(tiny_cfg(tmp_path), resume=str(tmp_path / "ck" / "half"), log=lambda *_: None)
+    resumed.train()
+    assert resumed.counters["steps"] == whole.counters["steps"]
+    a = torch.load(tmp_path / "ck" / "whole" / "latest.pt", weights_only=True)
+    b = torch.load(tmp_path / "ck" / "half" / "latest.pt", weights_only=True)
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k]), k
+    assert torch.equal(a["algo_state"]["env"]["states"], b["algo_state"]["env"]["states"])
+
+
+def _one_line_error(r, *words):
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    err = r.stderr.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    for w in words:
+        assert w in err, err
+
+
+def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
+    run = Run(tiny_cfg(tmp_path, run_name="x"), log=lambda *_: None)
+    run.save()
+    good = tmp_path / "ck" / "x" / "latest.pt"
+    data = good.read_bytes()
+    (tmp_path / "truncated.pt").write_bytes(data[: len(data) // 2])
+    (tmp_path / "garbage.pt").write_bytes(b"not a checkpoint at all")
+    for name in ("truncated.pt", "garbage.pt"):
+        with pytest.raises(ScopaError, match="corrupt"):
+            checkpoint.load(tmp_path / name)
+    for key, word in (("obs_layout_version", "observation layout"),
+                      ("action_layout_version", "action layout")):
+        bad = torch.load(good, weights_only=True)
+        bad[key] = 999
+        torch.save(bad, tmp_path / f"{key}.pt")
+        with pytest.raises(ScopaError, match=word):
+            checkpoint.load(tmp_path / f"{key}.pt")
+        with pytest.raises(ScopaError, match=word):
+            make_agent(str(tmp_path / f"{key}.pt"))
+    _one_line_error(run_main(capsys, "--resume", str(tmp_path / "truncated.pt")),
+                    "corrupt", "truncated.pt")
+
+
+def test_atomic_save_keeps_last_good_file(tmp_path, monkeypatch):
+    path = tmp_path / "latest.pt"
+    checkpoint.save_atomic({"v": torch.zeros(3)}, path)
+
+    def dies_midway(obj, f):
+        f.write(b"partial")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(torch, "save", dies_midway)
+    with pytest.raises(KeyboardInterrupt):
+        checkpoint.save_atomic({"v": torch.ones(3)}, path)
+    monkeypatch.undo()
+    assert torch.equal(torch.load(path, weights_only=True)["v"], torch.zeros(3))
+    assert [p.name for p in tmp_path.iterdir()] == ["latest.pt"]
+
+
+def test_unknown_config_keys_are_rejected(tmp_path, capsys):
+    with pytest.raises(ScopaError, match="'learning_rat'"):
+        make_config(learning_rat=1e-3)
+    with pytest.raises(ScopaError, match="'algo'"):
+        make_config(algo="dqn")
+    toml = tmp_path / "bad.toml"
+    toml.write_text('algo = "dmc"\nbatch_sise = 3\n')
+    with pytest.raises(ScopaError, match="'batch_sise'"):
+        load_toml(toml)
+    _one_line_error(run_cli("--set", "frobnicate=1", cwd=tmp_path), "'frobnicate'")
+    _one_line_error(run_main(capsys, "--config", str(toml)), "'batch_sise'")
+    _one_line_error(run_main(capsys, "--total-steps", "many"), "'total_steps'")
+
+
+def test_shipped_configs_load():
+    for path in sorted((ROOT / "configs").glob("*.toml")):
+        cfg = make_config(load_toml(path))
+        assert cfg.total_steps > 0
+    default = make_config(load_toml(ROOT / "configs" / "default.toml"))
+    assert default.final_opponents[:2] == ("easy", "normal")
+
+
+def test_returns_of_episodes():
+    from training.dmc import episode_returns
+    rewards = np.zeros((4, 1, 2), dtype=np.float32)
+    rewards[1, 0] = [2, -2]
+    rewards[3, 0] = [-1, 1]
+    dones = np.array([[False], [True], [False], [False]])
+    ret, complete = episode_returns(rewards, dones)
+    assert ret[:, 0, 0].tolist() == [2, 2, -1, -1]
+    assert complete[:, 0].tolist() == [True, True, False, False]
