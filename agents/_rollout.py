@@ -17,6 +17,7 @@ from scopa_env import core
 from scopa_env.core import (DEALER, DECK, DECK_POS, F_HAND_OVER, HANDS, LAST_CAPTURER, LINE_TOTAL,
                             LINES, NLINES, PHASE, PILES, PLAYED, SCOPE, SCORES, TABLE, TO_MOVE,
                             WINNER, apply_move, legal_moves, popcount, rng_below, seed_rng)
+from scopa_env.errors import ScopaError
 from scopa_env.observation import SLICES
 
 from .normal import SCRATCH, score_moves
@@ -171,9 +172,10 @@ def search(obs, target, cards, masks, k, worlds, rollouts, endgame, w, epsilon, 
 
 
 def check_observation(obs: np.ndarray) -> None:
-    """The observation must describe a consistent world (unseen = opponent hand + deck)."""
+    """The observation must describe a world the kernels can finish: unseen = opponent hand +
+    deck, and the deck a whole number of 2-player deals (the kernels trust their input)."""
     n_unseen = int(obs[SLICES["unseen"]].sum())
-    if n_unseen != int(obs[_OPP_HAND_SIZE]) + int(obs[_DECK_LEFT]):
-        from scopa_env.errors import ScopaError
-        raise ScopaError(f"inconsistent observation: {n_unseen} unseen cards but opponent hand "
-                         f"{int(obs[_OPP_HAND_SIZE])} + deck {int(obs[_DECK_LEFT])}")
+    deck = int(obs[_DECK_LEFT])
+    if n_unseen != int(obs[_OPP_HAND_SIZE]) + deck or deck % 6:
+        raise ScopaError(f"inconsistent observation: {n_unseen} unseen cards, opponent hand "
+                         f"{int(obs[_OPP_HAND_SIZE])}, deck {deck} (a multiple of 6)")

@@ -146,9 +146,15 @@ def test_hard_worlds_agree_with_what_the_player_knows():
             assert core.popcount(world[core.HANDS + 1]) == core.popcount(st[core.HANDS + opp])
 
 
-def _position(hand, table, opp_hand, deck=(), piles=None, scores=None, dealer=1):
+def _position(hand, table, opp_hand, piles=None, scores=None, dealer=1):
+    """Me (seat 0) to move; 24 unseen cards in the deck, the other cards split between the piles."""
+    piles = [list(p) for p in (piles or [[], []])]
+    rest = _rest(hand, table, opp_hand, *piles)
+    deck, left = rest[:24], rest[24:]
+    piles[0] += left[::2]
+    piles[1] += left[1::2]
     g = Game(Rules())
-    g.setup(hands=[hand, opp_hand], table=table, piles=piles, deck=list(deck), dealer=dealer,
+    g.setup(hands=[hand, opp_hand], table=table, piles=piles, deck=deck, dealer=dealer,
             to_move=0, scores=scores)
     return g
 
@@ -160,7 +166,7 @@ def _play(name, g, seed=0, worlds=40):
 
 
 def _rest(*used):
-    """Every card not in `used`, in id order (to fill a deck)."""
+    """The cards not in `used`, in id order."""
     taken = 0
     for group in used:
         taken |= mask_of(group)
@@ -177,7 +183,7 @@ def test_easy_always_captures_when_it_can():
 @pytest.mark.parametrize("name", ["normal", "hard"])
 def test_takes_the_settebello(name):
     hand, table, opp = ["7C", "2S", "10B"], ["7D", "5S"], ["4D", "5C", "9S"]
-    g = _position(hand, table, opp, deck=_rest(hand, table, opp))
+    g = _position(hand, table, opp)
     assert _play(name, g, worlds=40) == (mask_of(["7C"]).bit_length() - 1, mask_of(["7D"]))
 
 
@@ -187,14 +193,14 @@ def test_does_not_leave_a_sweepable_table(name):
     # (three re are in the piles already)
     hand, table, opp = ["2S", "10B"], ["4C"], ["6D", "6C", "6S"]
     piles = [["10D", "10C"], ["10S"]]
-    g = _position(hand, table, opp, deck=_rest(hand, table, opp, *piles), piles=piles)
+    g = _position(hand, table, opp, piles=piles)
     card, captured = _play(name, g, worlds=40)
     assert (card, captured) == (mask_of(["10B"]).bit_length() - 1, 0)
 
 
 def test_hard_takes_a_scopa():
     hand, table, opp = ["5D", "9C", "1B"], ["5C"], ["2D", "8S", "4B"]
-    g = _position(hand, table, opp, deck=_rest(hand, table, opp))
+    g = _position(hand, table, opp)
     assert _play("hard", g, worlds=30) == (mask_of(["5D"]).bit_length() - 1, mask_of(["5C"]))
 
 
@@ -212,11 +218,19 @@ def test_hard_outcome_counts_match_wins_in_the_endgame():
 
 
 def test_hard_time_budget_and_fixed_worlds():
-    g = _position(["5D", "9C", "1B"], ["5C", "3S"], ["2D", "8S", "4B"],
-                  deck=_rest(["5D", "9C", "1B"], ["5C", "3S"], ["2D", "8S", "4B"]))
+    g = _position(["5D", "9C", "1B"], ["5C", "3S"], ["2D", "8S", "4B"])
     h = HardAgent(worlds=12)
     h.act(g.observation(0))
     assert h.last_worlds == 12
     h = HardAgent(worlds=10_000, time_budget=0.01)
     h.act(g.observation(0))
     assert 0 < h.last_worlds < 10_000
+
+
+def test_hard_rejects_an_inconsistent_observation():
+    g = _position(["5D", "9C", "1B"], ["5C", "3S"], ["2D", "8S", "4B"])
+    o = g.observation(0)
+    bad = {"observation": o["observation"].copy(), "action_mask": o["action_mask"]}
+    bad["observation"][_rollout._DECK_LEFT] -= 1
+    with pytest.raises(ScopaError):
+        HardAgent(worlds=2).act(bad)
