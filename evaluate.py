@@ -165,6 +165,17 @@ def round_robin(args, rules: Rules, records) -> dict:
                     for i in range(k)]}
 
 
+def json_safe(x):
+    """NaN and infinities become null: JSON has no such numbers."""
+    if isinstance(x, float) and not np.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [json_safe(v) for v in x]
+    return x
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     try:
@@ -176,7 +187,7 @@ def main(argv=None) -> int:
             print(f"wrote {n} game records to {args.record}")
         if args.json:
             with open(args.json, "w", encoding="utf-8") as f:
-                json.dump(out, f, indent=2)
+                json.dump(json_safe(out), f, indent=2)
             print(f"wrote {args.json}")
     except ScopaError as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)

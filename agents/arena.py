@@ -162,6 +162,8 @@ def summarize(results: list[MatchResult]) -> dict:
         diffs.append(d)
         hands.append(h)
     total_hands = int(sum(hands))
+    first = np.array([float(r.agent_won) for r in results[0::2]])
+    second = np.array([float(r.agent_won) for r in results[1::2]])
     pph, pci = stats.ratio_ci(diffs, hands)
     lo, hi = stats.wilson(wins, n)
     return {
@@ -174,6 +176,8 @@ def summarize(results: list[MatchResult]) -> dict:
         "points_ci": [pci[0], pci[1]],
         "scope_per_hand": my_scope / total_hands if total_hands else float("nan"),
         "opp_scope_per_hand": opp_scope / total_hands if total_hands else float("nan"),
+        # <= 0 means the Wilson interval over matches is conservative (see agents/stats.py)
+        "pair_win_correlation": stats.correlation(first, second),
     }
 
 

@@ -7,7 +7,8 @@ sum of hands) whose variance comes from the spread between pairs (cluster-robust
 method), never from treating hands as independent. Match win rates use the Wilson interval over
 matches, as users expect from a win rate; pairing makes the two matches of a pair negatively
 correlated (the luck of a deal favours one seat, and each agent sits in both), which makes that
-interval conservative rather than too narrow.
+interval conservative rather than too narrow; `correlation` of the two results of each pair is
+reported with every evaluation (arena.summarize) so that this can be checked.
 """
 from __future__ import annotations
 
@@ -60,6 +61,15 @@ def ratio_ci(totals, counts, z: float = Z95) -> tuple[float, tuple[float, float]
     var = n / (n - 1) * float(((y - r * x) ** 2).sum()) / float(x.sum()) ** 2
     half = z * math.sqrt(var)
     return r, (r - half, r + half)
+
+
+def correlation(x, y) -> float:
+    """Pearson correlation of two equal-length samples; nan when either is constant."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.size < 2 or x.std() == 0 or y.std() == 0:
+        return math.nan
+    return float(np.corrcoef(x, y)[0, 1])
 
 
 def elo(wins, games, prior_draws: float = 1.0, z: float = Z95, iters: int = 100):

@@ -10,7 +10,7 @@ import pytest
 
 from agents import make_agent
 from agents.arena import evaluate, play_pair, summarize
-from agents.stats import elo, mean_ci, ratio_ci, wilson
+from agents.stats import correlation, elo, mean_ci, ratio_ci, wilson
 from scopa_env.errors import ScopaError
 from scopa_env.records import replay
 from scopa_env.rules import Rules
@@ -45,6 +45,12 @@ def test_ratio_ci_is_cluster_robust():
     # equal ratios in every cluster: no spread, a zero-width interval
     r, (lo, hi) = ratio_ci([2, 4], [4, 8])
     assert r == lo == hi == 0.5
+
+
+def test_correlation():
+    assert correlation([1, 0, 1, 0], [0, 1, 0, 1]) == pytest.approx(-1.0)
+    assert correlation([1, 2, 3], [2, 4, 7]) == pytest.approx(0.9933992677987828)
+    assert math.isnan(correlation([1, 1, 1], [0, 1, 0]))
 
 
 def test_elo_known_values():
