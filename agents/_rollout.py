@@ -1,6 +1,8 @@
-"""Compiled determinized Monte Carlo for the hard level: worlds rebuilt from an observation.
+"""Compiled kernels of the normal and hard levels: move scoring, worlds, rollouts, last deal.
 
-Everything here starts from the observation vector alone. `build_base` writes what the player
+`score_moves` is the normal level's judgement of each legal move (see agents/normal.py); it is
+also the rollout policy of the hard level. Everything here starts from the observation vector
+alone. `build_base` writes what the player
 knows into a fresh core state (the player becomes seat 0, the opponent seat 1);
 `sample_world` deals the unseen cards uniformly at random: the opponent's hand (its size is in
 the observation), then the rest of the deck in a random order. Each candidate move is played in
@@ -15,13 +17,183 @@ from numba import njit
 
 from scopa_env import core
 from scopa_env.core import (DEALER, DECK, DECK_POS, F_HAND_OVER, HANDS, LAST_CAPTURER, LINE_TOTAL,
-                            LINES, NLINES, PHASE, PILES, PLAYED, SCOPE, SCORES, TABLE, TO_MOVE,
-                            WINNER, apply_move, legal_moves, popcount, rng_below, seed_rng)
+                            LINES, NLINES, PHASE, PILES, PLAYED, RANK, SCOPE, SCORES, TABLE, TO_MOVE,
+                            WINNER, apply_move, legal_moves, popcount, rng_below)
 from scopa_env.errors import ScopaError
 from scopa_env.observation import SLICES
 
-from .normal import SCRATCH, score_moves
 
+
+# ---- the normal level's move scoring (also the rollout policy) ---------------------------
+# weights in rough hand points, one array so that tuning needs no recompilation:
+# [carte per card, denari per card, settebello, scopa, keep, primiera of rank 1..10 at 5..14,
+#  weight of the opponent's expected reply at 15]
+I_CARD, I_DENARO, I_SETTEBELLO, I_SCOPA, I_KEEP, I_PRIMIERA, I_REPLY = 0, 1, 2, 3, 4, 4, 15
+WEIGHTS = np.array([
+    0.09,    # carte: 21 of 40 cards win one point
+    0.25,    # denari: 6 of 10 win one point
+    1.0,     # the settebello is a point of its own
+    1.0,     # a scopa
+    0.0,     # laying a card gives up the chance to take with it later (x its value)
+    0.08, 0.02, 0.02, 0.03, 0.04, 0.12, 0.25, 0.0, 0.0, 0.0,   # primiera by rank 1..10
+    1.6,     # how much the opponent's expected best reply counts against a move (measured
+             # against easy: 1.6 beat 1.0, 1.3, 2.0 and 2.5)
+])
+MAX_TABLE_ENUM = 12    # the threat enumerates subsets of at most this many table cards
+SCRATCH = 2 * (1 << MAX_TABLE_ENUM) + 128
+
+DENARI = (1 << 10) - 1
+
+
+def new_scratch() -> np.ndarray:
+    return np.zeros(SCRATCH, dtype=np.float64)
+
+
+@njit(cache=True)
+def card_values(my_pile, opp_pile, w, vals):
+    """vals[c]: what card c is worth to whoever takes it, given the piles so far."""
+    den_done = popcount(my_pile & DENARI) >= 6 or popcount(opp_pile & DENARI) >= 6
+    carte_done = popcount(my_pile) >= 21 or popcount(opp_pile) >= 21
+    for c in range(40):
+        v = w[I_PRIMIERA + RANK[c]]
+        if not carte_done:
+            v += w[I_CARD]
+        if c < 10 and not den_done:
+            v += w[I_DENARO]
+        if c == 6:
+            v += w[I_SETTEBELLO]
+        vals[c] = v
+
+
+@njit(cache=True)
+def _mask_value(mask, vals):
+    v = 0.0
+    while mask != 0:
+        low = mask & -mask
+        mask ^= low
+        v += vals[popcount(low - 1)]
+    return v
+
+
+@njit(cache=True)
+def reply_threat(table, unseen, h, opp_last, w, vals, scratch):
+    """Expected value of the opponent's best capture on `table` with `h` cards drawn from `unseen`."""
+    if h <= 0 or table == 0:
+        return 0.0
+    # table cards (at most MAX_TABLE_ENUM, lowest ids first) and their subset sums and values
+    nt = 0
+    ids = scratch[0:MAX_TABLE_ENUM]
+    has_rank = scratch[16:27]
+    best = scratch[32:43]
+    p = scratch[48:59]
+    for r in range(11):
+        has_rank[r] = 0.0
+        best[r] = -1.0
+        p[r] = 0.0
+    rest = table
+    while rest != 0 and nt < MAX_TABLE_ENUM:
+        low = rest & -rest
+        rest ^= low
+        c = popcount(low - 1)
+        ids[nt] = c
+        has_rank[RANK[c]] = 1.0
+        nt += 1
+    sums = scratch[64:64 + (1 << nt)]
+    tval = scratch[64 + (1 << MAX_TABLE_ENUM):64 + (1 << MAX_TABLE_ENUM) + (1 << nt)]
+    sums[0] = 0.0
+    tval[0] = 0.0
+    full = (1 << nt) - 1
+    scopa = 0.0 if (opp_last or rest != 0) else w[I_SCOPA]
+    for m in range(1, full + 1):
+        j = popcount((m & -m) - 1)
+        c = np.int64(ids[j])
+        prev = m & (m - 1)
+        s = sums[prev] + RANK[c]
+        sums[m] = s
+        tval[m] = tval[prev] + vals[c]
+        if s > 10:
+            continue
+        r = np.int64(s)
+        if (m & (m - 1)) != 0 and has_rank[r] > 0:
+            continue          # a card of that rank on the table must be taken instead
+        g = tval[m] + (scopa if m == full else 0.0)
+        if g > best[r]:
+            best[r] = g
+    # chance the opponent holds each rank, and the value of the card it plays to take
+    u = popcount(unseen)
+    for r in range(1, 11):
+        if best[r] < 0:
+            continue
+        of_rank = unseen & (np.int64(0x40100401) << (r - 1))
+        k = popcount(of_rank)
+        if k == 0:
+            continue
+        miss = 1.0
+        for i in range(h):
+            if u - i <= 0:
+                break
+            miss *= max(0.0, (u - k - i) / (u - i))
+        p[r] = 1.0 - miss
+        best[r] += _mask_value(of_rank, vals) / k
+    # expected maximum over independent ranks: take the best gains first
+    expected = 0.0
+    none_yet = 1.0
+    for _ in range(10):
+        r_best = -1
+        g_best = 0.0
+        for r in range(1, 11):
+            if p[r] > 0 and best[r] > g_best:
+                g_best = best[r]
+                r_best = r
+        if r_best < 0:
+            break
+        expected += none_yet * p[r_best] * g_best
+        none_yet *= 1.0 - p[r_best]
+        p[r_best] = 0.0
+    return expected
+
+
+@njit(cache=True)
+def score_moves(hand, table, my_pile, opp_pile, unseen, opp_hand, deck_left, last_capturer,
+                cards, masks, n, w, out, scratch):
+    """out[i] = heuristic value of move (cards[i], masks[i]) for the player to move.
+
+    last_capturer: 0 nobody yet, 1 me, 2 the opponent. unseen: cards the mover has not seen.
+    """
+    vals = scratch[SCRATCH - 48:SCRATCH - 8]
+    card_values(my_pile, opp_pile, w, vals)
+    for i in range(n):
+        c = cards[i]
+        m = masks[i]
+        bit = np.int64(1) << c
+        hand_after = hand & ~bit
+        last_play = hand_after == 0 and opp_hand == 0 and deck_left == 0
+        if m != 0:
+            new_table = table & ~m
+            gain = _mask_value(m, vals) + vals[c]
+            if new_table == 0 and not last_play:
+                gain += w[I_SCOPA]
+        else:
+            new_table = table | bit
+            gain = -w[I_KEEP] * vals[c]
+        if last_play:
+            left = _mask_value(new_table, vals)
+            if m != 0 or last_capturer == 1:
+                gain += left
+            elif last_capturer == 2:
+                gain -= left
+            out[i] = gain
+            continue
+        h = opp_hand
+        if h == 0 and hand_after == 0 and deck_left > 0:
+            h = 3                 # both hands empty: a new deal, the opponent plays first
+        opp_last = deck_left == 0 and h == 1 and hand_after == 0
+        out[i] = gain - w[I_REPLY] * reply_threat(new_table, unseen, h, opp_last, w, vals, scratch)
+    return out
+
+
+
+# ---- worlds from an observation -------------------------------------------------------------
 _HAND, _TABLE, _MY_PILE, _OPP_PILE, _MY_PLAYED, _OPP_PLAYED, _UNSEEN = (
     SLICES[n].start for n in ("hand", "table", "my_pile", "opp_pile", "my_played", "opp_played", "unseen"))
 _OPP_HAND_SIZE = SLICES["opp_hand_size"].start
@@ -179,3 +351,70 @@ def check_observation(obs: np.ndarray) -> None:
     if n_unseen != int(obs[_OPP_HAND_SIZE]) + deck or deck % 6:
         raise ScopaError(f"inconsistent observation: {n_unseen} unseen cards, opponent hand "
                          f"{int(obs[_OPP_HAND_SIZE])}, deck {deck} (a multiple of 6)")
+
+
+# ---- the last deal: every card is known, so it is solved exactly --------------------------
+@njit(cache=True)
+def _minimax(root, endgame, states, bufs):
+    """Value for seat 0 of the rest of a hand with no hidden card: alpha-beta over every move.
+
+    Iterative (an explicit stack of states; numba's cache cannot reload recursive functions).
+    """
+    depth_max = states.shape[0] - 1
+    n = np.zeros(depth_max + 1, dtype=np.int64)
+    nxt = np.zeros(depth_max + 1, dtype=np.int64)
+    best = np.zeros(depth_max + 1)
+    alpha = np.zeros(depth_max + 1)
+    beta = np.zeros(depth_max + 1)
+    states[0, :] = root
+    n[0] = legal_moves(states[0], bufs[0])
+    best[0] = -1e18 if states[0, TO_MOVE] == 0 else 1e18
+    alpha[0] = -1e18
+    beta[0] = 1e18
+    d = 0
+    v = 0.0
+    while d >= 0:
+        if nxt[d] < n[d] and alpha[d] < beta[d] and d < depth_max:
+            i = nxt[d]
+            nxt[d] += 1
+            states[d + 1, :] = states[d]
+            flags = apply_move(states[d + 1], bufs[d, 0, i], bufs[d, 1, i])
+            if flags & F_HAND_OVER:
+                v = outcome(states[d + 1], endgame)
+            else:
+                d += 1
+                n[d] = legal_moves(states[d], bufs[d])
+                nxt[d] = 0
+                best[d] = -1e18 if states[d, TO_MOVE] == 0 else 1e18
+                alpha[d] = alpha[d - 1]
+                beta[d] = beta[d - 1]
+                continue
+        else:
+            v = best[d]
+            d -= 1
+            if d < 0:
+                break
+        if states[d, TO_MOVE] == 0:
+            best[d] = max(best[d], v)
+            alpha[d] = max(alpha[d], best[d])
+        else:
+            best[d] = min(best[d], v)
+            beta[d] = min(beta[d], best[d])
+    return v
+
+
+@njit(cache=True)
+def last_deal_values(obs, target, cards, masks, k, endgame, out):
+    """out[j] = exact value (outcome() for seat 0) of candidate j when the deck is empty: the
+    unseen cards are then exactly the opponent's hand, and both sides play perfectly."""
+    state = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    state[HANDS + 1] = build_base(obs, target, state)
+    bufs = np.zeros((8, 3, core.MAX_MOVES), dtype=np.int64)
+    states = np.zeros((8, core.STATE_SIZE), dtype=np.int64)
+    for j in range(k):
+        child = state.copy()
+        flags = apply_move(child, cards[j], masks[j])
+        if flags & F_HAND_OVER:
+            out[j] = outcome(child, endgame)
+        else:
+            out[j] = _minimax(child, endgame, states, bufs)

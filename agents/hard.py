@@ -8,6 +8,8 @@ the play with the best average outcome. Here:
   them uniformly at random: `opp_hand_size` to the opponent, the rest as the deck order;
 - every legal move is played in the same worlds and the hand finished by the `normal` scoring
   kernel for both sides (agents/_rollout.py, compiled);
+- in the last deal (empty deck) the opponent's hand is exactly the unseen cards, so the deal is
+  solved exactly instead (alpha-beta, `_rollout.last_deal_values`);
 - the outcome is the hand's point difference, or, when a hand can decide the match (a score
   within `endgame_margin` of the target), the chance of winning the match.
 
@@ -79,6 +81,12 @@ class HardAgent(Agent):
         endgame = max(scores) + self.endgame_margin >= self.rules.target
         rng = np.zeros(1, dtype=np.int64)
         seed_rng(rng, 0, int(self.rng.integers(1, 2**62)))
+        if int(obs[SLICES["deck_left"].start]) == 0:
+            # nothing is hidden any more: the opponent holds exactly the unseen cards
+            values = np.zeros(k)
+            _rollout.last_deal_values(obs, self.rules.target, cards, masks, k, endgame, values)
+            self.last_worlds = 1
+            return legal, values
         totals = np.zeros(k)
         worlds = self.worlds_for(obs, k)
         if self.time_budget is None:

@@ -234,3 +234,39 @@ def test_hard_rejects_an_inconsistent_observation():
     bad["observation"][_rollout._DECK_LEFT] -= 1
     with pytest.raises(ScopaError):
         HardAgent(worlds=2).act(bad)
+
+
+def _brute_force(state):
+    """Plain minimax over every move to the end of the hand (value for seat 0)."""
+    buf = core.new_move_buffer()
+    n = core.legal_moves(state, buf)
+    values = []
+    for i in range(n):
+        child = state.copy()
+        flags = core.apply_move(child, buf[0, i], buf[1, i])
+        values.append(_rollout.outcome(child, False) if flags & core.F_HAND_OVER else _brute_force(child))
+    return max(values) if state[core.TO_MOVE] == 0 else min(values)
+
+
+def test_last_deal_is_solved_exactly():
+    table = make_agent("random").actions
+    rng = np.random.default_rng(1)
+    checked = 0
+    for seed in range(12):
+        g = Game(Rules(), seed)
+        while not g.hand_over:
+            ids = g.legal_action_ids()
+            if g.deck_left == 0 and len(ids) > 1:
+                obs = g.observation(g.to_move)["observation"]
+                out = np.zeros(len(ids))
+                _rollout.last_deal_values(obs, 11, table.card[ids], table.captured[ids], len(ids), False, out)
+                base = np.zeros(core.STATE_SIZE, dtype=np.int64)
+                base[core.HANDS + 1] = _rollout.build_base(obs, 11, base)
+                for j, a in enumerate(ids):
+                    child = base.copy()
+                    flags = core.apply_move(child, table.card[a], table.captured[a])
+                    ref = _rollout.outcome(child, False) if flags & core.F_HAND_OVER else _brute_force(child)
+                    assert out[j] == ref
+                checked += 1
+            g.play_action(ids[rng.integers(len(ids))])
+    assert checked >= 10
