@@ -61,7 +61,7 @@ class LearnedAgent(Agent):
         ids = torch.from_numpy(legal)
         obs = obs_tensor(np.asarray(observation["observation"], dtype=np.int8)[None])
         h = self.model.encode(obs)
-        s = self.model.score_moves(h, self._card[ids][None], self._captured[ids][None])[0]
+        s = self.model.score_moves(obs, h, self._card[ids][None], self._captured[ids][None])[0]
         return legal, s.numpy()
 
     def act(self, observation: dict) -> int:

@@ -64,6 +64,14 @@ class TrainConfig:
     epsilon_decay_frac: float = 0.5
     """DMC: fraction of the step budget over which epsilon decays linearly."""
 
+    td_lambda: float = 1.0
+    """DMC: 1 = Monte-Carlo returns (DouZero). Below 1: lambda-returns over the mover's own
+    decisions, bootstrapping from the greedy value the network gave the mover's next position
+    when it acted there (lower variance, some bias)."""
+    bot_games: float = 0.0
+    """Share of the games in which one seat is played by the `normal` rule bot (compiled, in the
+    batched env); the bot's moves are not trained on. 0 = pure self-play."""
+
     gamma: float = 1.0
     """PPO: discount per learner decision."""
     gae_lambda: float = 0.95
@@ -201,7 +209,7 @@ def _check(c: TrainConfig) -> None:
                 raise ScopaError(f"config key {name!r}: unknown opponent {level!r} "
                                  f"(use {', '.join(LEVELS)})")
     for name in ("epsilon_start", "epsilon_end", "epsilon_decay_frac", "latest_opponent_prob",
-                 "gae_lambda", "gamma"):
+                 "gae_lambda", "gamma", "bot_games", "td_lambda"):
         if not 0.0 <= getattr(c, name) <= 1.0:
             raise ScopaError(f"config key {name!r} must be within 0..1, got {getattr(c, name)}")
     if c.learning_rate <= 0:

@@ -5,7 +5,9 @@ probability epsilon, else the best-scoring one). Every move is stored; when its 
 target is the return the mover collected from that move on (undiscounted: the hand's points, mine
 minus the opponent's, or +/-1 for the match). The network is regressed onto these targets with a
 squared error. Moves whose episode has not ended by the end of an iteration are carried over to
-the next one, so no move is lost or bootstrapped.
+the next one, so no move is lost. With `td_lambda` < 1 the target is instead the lambda-return
+over the mover's own decisions, bootstrapped from the greedy value the network gave each of the
+mover's later positions when it acted there (no extra forward pass).
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import numpy as np
 import torch
 
 from .config import TrainConfig
+from .bots import NormalBot
 from .env import make_env, env_state, set_env_state, legal_slice
 from .model import MoveScorer, masked_scores, obs_tensor
 
@@ -39,6 +42,36 @@ def episode_returns(rewards: np.ndarray, dones: np.ndarray) -> tuple[np.ndarray,
     return ret, complete
 
 
+def lambda_targets(rewards: np.ndarray, dones: np.ndarray, seat: np.ndarray, vmax: np.ndarray,
+                   lam: float) -> np.ndarray:
+    """The mover's lambda-return of each step, (T, B).
+
+    G_t = R_t + [next decision t' of the mover in this episode] * ((1 - lam) V_t' + lam G_t'),
+    R_t the mover's rewards from t to t', V_t' the greedy value at t'. lam = 1 gives the
+    Monte-Carlo return. Only steps whose episode ends within the arrays are meaningful.
+    """
+    T, B = dones.shape
+    rows = np.arange(B)
+    out = np.zeros((T, B), dtype=np.float32)
+    acc = np.zeros((B, 2), dtype=np.float32)
+    next_g = np.zeros((B, 2), dtype=np.float32)
+    next_v = np.zeros((B, 2), dtype=np.float32)
+    has_next = np.zeros((B, 2), dtype=bool)
+    for t in range(T - 1, -1, -1):
+        d = dones[t]
+        acc = rewards[t] + np.where(d[:, None], 0.0, acc)
+        has_next[d] = False
+        p = seat[t]
+        boot = (1.0 - lam) * next_v[rows, p] + lam * next_g[rows, p]
+        g = acc[rows, p] + np.where(has_next[rows, p], boot, 0.0)
+        out[t] = g
+        next_g[rows, p] = g
+        next_v[rows, p] = vmax[t]
+        has_next[rows, p] = True
+        acc[rows, p] = 0.0
+    return out
+
+
 class DMC:
     """One learner: `iterate()` plays cfg.rollout_steps steps in every game, then learns."""
 
@@ -51,6 +84,10 @@ class DMC:
         self.env = make_env(cfg)
         self.steps = 0
         B = cfg.num_envs
+        # games b < n_bot have the normal bot in seat b % 2
+        n_bot = int(round(cfg.bot_games * B))
+        self.bot_seat = np.where(np.arange(B) < n_bot, np.arange(B) % 2, -1)
+        self.bot = NormalBot() if n_bot else None
         # moves of unfinished episodes, right-aligned in time (valid=False pads the left)
         self.carry = {
             "obs": np.zeros((0, B, self.env.obs.shape[1]), dtype=np.int8),
@@ -60,6 +97,7 @@ class DMC:
             "reward": np.zeros((0, B, 2), dtype=np.float32),
             "done": np.zeros((0, B), dtype=bool),
             "valid": np.zeros((0, B), dtype=bool),
+            "vmax": np.zeros((0, B), dtype=np.float32),
         }
 
     # ---- acting ------------------------------------------------------------------------------
@@ -70,10 +108,16 @@ class DMC:
         cards, captured = legal_slice(env)
         scores, _ = masked_scores(self.model, obs_tensor(env.obs), torch.from_numpy(cards),
                                   torch.from_numpy(captured), torch.from_numpy(count))
-        greedy = scores.argmax(dim=1).numpy()
+        best, greedy = scores.max(dim=1)
+        greedy = greedy.numpy()
+        self.last_vmax = best.numpy()
         explore = self.rng.random(len(count)) < epsilon
         random_idx = (self.rng.random(len(count)) * count).astype(np.int64)
-        return np.where(explore, random_idx, greedy)
+        idx = np.where(explore, random_idx, greedy)
+        if self.bot is not None:
+            rows = np.flatnonzero(env.to_move == self.bot_seat)
+            idx[rows] = self.bot.choose(env, rows)
+        return idx
 
     def rollout(self, epsilon: float) -> tuple[dict, dict]:
         env = self.env
@@ -86,6 +130,7 @@ class DMC:
             "reward": np.zeros((T, B, 2), dtype=np.float32),
             "done": np.zeros((T, B), dtype=bool),
             "valid": np.ones((T, B), dtype=bool),
+            "vmax": np.zeros((T, B), dtype=np.float32),
         }
         rows = np.arange(B)
         episodes, hand_points = 0, 0.0
@@ -95,6 +140,8 @@ class DMC:
             buf["card"][t] = env.legal_card[rows, idx]
             buf["captured"][t] = env.legal_captured[rows, idx]
             buf["seat"][t] = env.to_move
+            buf["vmax"][t] = self.last_vmax
+            buf["valid"][t] = env.to_move != self.bot_seat
             _, rewards, dones, _ = env.step_index(idx)
             buf["reward"][t] = rewards
             buf["done"][t] = dones
@@ -110,7 +157,11 @@ class DMC:
         ret, complete = episode_returns(seq["reward"], seq["done"])
         T, B = seq["done"].shape
         t_idx, b_idx = np.nonzero(seq["valid"] & complete)
-        target = ret[t_idx, b_idx, seq["seat"][t_idx, b_idx]]
+        if self.cfg.td_lambda < 1.0:
+            lam = lambda_targets(seq["reward"], seq["done"], seq["seat"], seq["vmax"], self.cfg.td_lambda)
+            target = lam[t_idx, b_idx]
+        else:
+            target = ret[t_idx, b_idx, seq["seat"][t_idx, b_idx]]
         out = {"obs": seq["obs"][t_idx, b_idx], "card": seq["card"][t_idx, b_idx],
                "captured": seq["captured"][t_idx, b_idx], "target": target.astype(np.float32)}
         pending = seq["valid"] & ~complete

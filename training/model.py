@@ -1,7 +1,11 @@
 """The network both algorithms train: it scores each legal move from its features.
 
-A move is described by the card played (one-hot, 40) and the cards it captures (mask, 40), so the
-16,200 action ids never need one output each: the network sees the observation once, then gives
+A move is described by the card played (one-hot, 40), the cards it captures (mask, 40), and what
+it leaves: the table after the move (mask, 40), its rank sum / 10, whether that sum is at most 10
+(a table the opponent may sweep) and whether the move is a sweep itself. The last ones are
+functions of the first two and the table, given to the network because "what do I leave" is most
+of the game's tactics and a small network learns it slowly. So the 16,200 action ids never need
+one output each: the network sees the observation once, then gives
 every legal move a score (DMC: the move's expected return; PPO: its logit). PPO also reads a state
 value from the observation part.
 
@@ -14,10 +18,13 @@ import numpy as np
 import torch
 from torch import nn
 
-from scopa_env.observation import OBS_HIGH, OBS_SIZE
+from scopa_env.observation import OBS_HIGH, OBS_SIZE, SLICES
 
-MOVE_FEATURES = 80
+MOVE_FEATURES = 123
+FEATURES_VERSION = 2
 _BITS = torch.tensor([1 << c for c in range(40)], dtype=torch.int64)
+_RANKS = torch.tensor([c % 10 + 1 for c in range(40)], dtype=torch.float32)
+_TABLE = SLICES["table"]
 
 
 def obs_tensor(obs: np.ndarray) -> torch.Tensor:
@@ -28,11 +35,16 @@ def obs_tensor(obs: np.ndarray) -> torch.Tensor:
 _OBS_SCALE = torch.from_numpy(OBS_HIGH.astype(np.float32))
 
 
-def move_features(cards: torch.Tensor, captured: torch.Tensor) -> torch.Tensor:
-    """(…,) card ids and (…,) captured masks (int64) -> (…, 80) float features."""
+def move_features(table: torch.Tensor, cards: torch.Tensor, captured: torch.Tensor) -> torch.Tensor:
+    """table (B, 40) 0/1 floats, cards/captured (B, L) int64 -> (B, L, MOVE_FEATURES) floats."""
     onehot = nn.functional.one_hot(cards.clamp(0, 39), 40).float()
-    bits = ((captured.unsqueeze(-1) & _BITS) != 0).float()
-    return torch.cat([onehot, bits], dim=-1)
+    taken = ((captured.unsqueeze(-1) & _BITS) != 0).float()
+    laid = (captured == 0).float().unsqueeze(-1)
+    after = table.unsqueeze(1) * (1 - taken) + onehot * laid
+    rank_sum = (after * _RANKS).sum(-1, keepdim=True)
+    sweepable = ((rank_sum <= 10) & (rank_sum > 0)).float()
+    scopa = ((rank_sum == 0) & (laid == 0)).float()
+    return torch.cat([onehot, taken, after, rank_sum / 10, sweepable, scopa], dim=-1)
 
 
 class MoveScorer(nn.Module):
@@ -53,15 +65,18 @@ class MoveScorer(nn.Module):
     def encode(self, obs: torch.Tensor) -> torch.Tensor:
         return self.encoder(obs)
 
-    def score_moves(self, h: torch.Tensor, cards: torch.Tensor, captured: torch.Tensor) -> torch.Tensor:
-        """h (B, H) encoded states, cards/captured (B, L) -> scores (B, L)."""
-        z = self.state_part(h).unsqueeze(1) + self.move_part(move_features(cards, captured))
+    def score_moves(self, obs: torch.Tensor, h: torch.Tensor, cards: torch.Tensor,
+                    captured: torch.Tensor) -> torch.Tensor:
+        """obs (B, OBS) scaled observations, h (B, H) their encodings, cards/captured (B, L)
+        -> scores (B, L)."""
+        feats = move_features(obs[:, _TABLE], cards, captured)
+        z = self.state_part(h).unsqueeze(1) + self.move_part(feats)
         return self.head(z).squeeze(-1)
 
     def score_chosen(self, obs: torch.Tensor, cards: torch.Tensor, captured: torch.Tensor) -> torch.Tensor:
         """One move per state: obs (N, OBS), cards/captured (N,) -> scores (N,)."""
         h = self.encode(obs)
-        return self.score_moves(h, cards.unsqueeze(1), captured.unsqueeze(1)).squeeze(1)
+        return self.score_moves(obs, h, cards.unsqueeze(1), captured.unsqueeze(1)).squeeze(1)
 
     def value(self, h: torch.Tensor) -> torch.Tensor:
         return self.value_head(h).squeeze(-1)
@@ -71,16 +86,18 @@ def masked_scores(model: MoveScorer, obs: torch.Tensor, cards: torch.Tensor, cap
                   count: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Scores of padded legal moves with the padding set to -inf, and the encoded states."""
     h = model.encode(obs)
-    scores = model.score_moves(h, cards, captured)
+    scores = model.score_moves(obs, h, cards, captured)
     pad = torch.arange(cards.shape[1]).unsqueeze(0) >= count.unsqueeze(1)
     return scores.masked_fill(pad, float("-inf")), h
 
 
 def model_config(model: MoveScorer) -> dict:
-    return {"kind": "MoveScorer", "hidden": model.hidden}
+    return {"kind": "MoveScorer", "hidden": model.hidden, "features": FEATURES_VERSION}
 
 
 def build_model(cfg: dict) -> MoveScorer:
     if cfg.get("kind") != "MoveScorer":
         raise ValueError(f"unknown model kind {cfg.get('kind')!r}")
+    if cfg.get("features") != FEATURES_VERSION:
+        raise ValueError(f"move features version {cfg.get('features')!r}, this code has {FEATURES_VERSION}")
     return MoveScorer(hidden=int(cfg["hidden"]))

@@ -2,7 +2,8 @@
 
 In game b the learner holds seat b % 2; its opponent is the current policy (with probability
 `latest_opponent_prob`) or a snapshot drawn from the pool, redrawn whenever that game's episode
-ends. A snapshot of the policy joins the pool every `snapshot_every` iterations (the oldest
+ends; with `bot_games` > 0 that share of the games is played against the `normal` rule bot
+instead (training/bots.py). A snapshot of the policy joins the pool every `snapshot_every` iterations (the oldest
 leaves past `pool_size`). Both sides sample from their softmax over the legal moves only; the
 network scores legal moves by their features (training/model.py), so masking is simply leaving
 the padding out of the softmax.
@@ -21,6 +22,7 @@ import torch
 
 from scopa_env.observation import OBS_SIZE, write_observation
 
+from .bots import NormalBot
 from .config import TrainConfig
 from .env import env_state, legal_slice, make_env, set_env_state
 from .model import MoveScorer, obs_tensor
@@ -32,7 +34,7 @@ def masked_logits(model: MoveScorer, obs: torch.Tensor, cards: torch.Tensor, cap
                   count: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     """Logits over padded legal moves (padding at -1e9) and state values."""
     h = model.encode(obs)
-    logits = model.score_moves(h, cards, captured)
+    logits = model.score_moves(obs, h, cards, captured)
     pad = torch.arange(cards.shape[1]).unsqueeze(0) >= count.unsqueeze(1)
     return logits.masked_fill(pad, _PAD), model.value(h)
 
@@ -62,11 +64,17 @@ class PPO:
         self.learner_seat = np.arange(B) % 2
         self.pool: list[dict] = []          # state_dicts of past policies
         self.pool_models: list[MoveScorer] = []
-        self.opponent = np.zeros(B, dtype=np.int64)   # 0: current policy, k>0: pool[k-1]
+        # opponent of each game: -1 the normal bot (games b < n_bot, always), 0 the current
+        # policy, k > 0 pool[k - 1]
+        n_bot = int(round(cfg.bot_games * B))
+        self.bot = NormalBot() if n_bot else None
+        self.opponent = np.zeros(B, dtype=np.int64)
+        self.opponent[:n_bot] = -1
         self._draw_opponents(np.ones(B, dtype=bool))
 
     # ---- opponents ---------------------------------------------------------------------------
     def _draw_opponents(self, which: np.ndarray) -> None:
+        which = which & (self.opponent >= 0)
         n = int(which.sum())
         if n == 0:
             return
@@ -105,6 +113,9 @@ class PPO:
                 r = torch.from_numpy(rows)
                 logits[r], _ = masked_logits(m, obs[r], cards[r], captured[r], count[r])
         idx = sample(logits, self.rng)
+        if self.bot is not None:
+            rows = np.flatnonzero(~learner_moves & (self.opponent == -1))
+            idx[rows] = self.bot.choose(env, rows)
         logp = torch.log_softmax(logits, dim=1)[torch.arange(len(idx)), torch.from_numpy(idx)]
         return idx, logp.numpy(), values.numpy(), learner_moves
 
