@@ -17,7 +17,7 @@ from numba import njit
 
 from scopa_env import core
 from scopa_env.core import (DEALER, DECK, DECK_POS, F_HAND_OVER, HANDS, LAST_CAPTURER, LINE_TOTAL,
-                            LINES, NLINES, PHASE, PILES, PLAYED, RANK, SCOPE, SCORES, TABLE, TO_MOVE,
+                            LINES, NLINES, PHASE, PILES, PLAYED, PRIM_OF_SUIT, RANK, SCOPE, SCORES, TABLE, TO_MOVE,
                             WINNER, apply_move, legal_moves, popcount, rng_below)
 from scopa_env.errors import ScopaError
 from scopa_env.observation import SLICES
@@ -43,6 +43,7 @@ MAX_TABLE_ENUM = 12    # the threat enumerates subsets of at most this many tabl
 SCRATCH = 2 * (1 << MAX_TABLE_ENUM) + 128
 
 DENARI = (1 << 10) - 1
+PRIM_BY_RANK = np.array([0, 16, 12, 13, 14, 15, 18, 21, 10, 10, 10], dtype=np.int64)
 
 
 def new_scratch() -> np.ndarray:
@@ -55,7 +56,12 @@ def card_values(my_pile, opp_pile, w, vals):
     den_done = popcount(my_pile & DENARI) >= 6 or popcount(opp_pile & DENARI) >= 6
     carte_done = popcount(my_pile) >= 21 or popcount(opp_pile) >= 21
     for c in range(40):
-        v = w[I_PRIMIERA + RANK[c]]
+        # a card counts for primiera only if it beats the best card of its suit in some pile
+        s = c // 10
+        prim = PRIM_BY_RANK[RANK[c]]
+        mine = PRIM_OF_SUIT[(my_pile >> (10 * s)) & DENARI]
+        theirs = PRIM_OF_SUIT[(opp_pile >> (10 * s)) & DENARI]
+        v = w[I_PRIMIERA + RANK[c]] if prim > min(mine, theirs) else 0.0
         if not carte_done:
             v += w[I_CARD]
         if c < 10 and not den_done:
@@ -269,9 +275,13 @@ def sample_world(base, unseen_ids, n_unseen, opp_n, rng, world):
 
 
 @njit(cache=True)
-def finish_hand(state, buf, w, values, scratch, rng, epsilon):
-    """Play the hand to its end, both sides by the normal kernel (epsilon: random moves)."""
+def finish_hand(state, buf, w, values, scratch, rng, epsilon, endgame, exact_last, states, bufs):
+    """Play the hand to its end, both sides by the normal kernel (epsilon: random moves), and
+    return outcome() for seat 0. With exact_last the last deal (empty deck) is played perfectly,
+    as both levels play it, by _minimax."""
     while True:
+        if exact_last and state[DECK_POS] >= 40:
+            return _minimax(state, endgame, states, bufs)
         n = legal_moves(state, buf)
         k = 0
         if n > 1:
@@ -296,7 +306,7 @@ def finish_hand(state, buf, w, values, scratch, rng, epsilon):
                         k = i
         flags = apply_move(state, buf[0, k], buf[1, k])
         if flags & F_HAND_OVER:
-            return
+            return outcome(state, endgame)
 
 
 @njit(cache=True)
@@ -314,10 +324,52 @@ def outcome(state, endgame):
     return win + 0.01 * diff
 
 
+# ctx: what the opponent's last move was and where it was made (see hard.py), all from what the
+# observer saw: [valid, table before it, card, captured, opponent's pile before, last capturer
+# from the opponent's side (0 nobody, 1 itself, 2 the observer)]
+CTX_SIZE = 6
+
+
 @njit(cache=True)
-def search(obs, target, cards, masks, k, worlds, rollouts, endgame, w, epsilon, rng, totals):
+def reply_likelihood(world, ctx, w, tau, tmp, buf, values, scratch):
+    """How plausible the opponent's last move is in `world` if it judges moves like the normal
+    level: exp(-(best score - score of the move it made) / tau)."""
+    card = ctx[2]
+    captured = ctx[3]
+    table = ctx[1]
+    their_pile = ctx[4]
+    hand = world[HANDS + 1] | (np.int64(1) << card)
+    tmp[:] = world
+    tmp[HANDS + 1] = hand
+    tmp[TABLE] = table
+    tmp[TO_MOVE] = 1
+    n = legal_moves(tmp, buf)
+    if n <= 1:
+        return 1.0
+    mine = world[PILES]
+    unseen = ALL & ~(hand | table | mine | their_pile)
+    score_moves(hand, table, their_pile, mine, unseen, popcount(world[HANDS]), 40 - world[DECK_POS],
+                ctx[5], buf[0], buf[1], n, w, values, scratch)
+    best = values[0]
+    made = -1e18
+    for i in range(n):
+        best = max(best, values[i])
+        if buf[0, i] == card and buf[1, i] == captured:
+            made = values[i]
+    if made == -1e18:
+        return 0.0            # the move was not legal with this hand: the world is impossible
+    return np.exp(-(best - made) / tau)
+
+
+@njit(cache=True)
+def search(obs, target, cards, masks, k, worlds, rollouts, endgame, w, epsilon, exact_last,
+           ctx, tau, max_tries, rng, totals):
     """Add to totals[j] the outcomes of candidate j (cards[j], masks[j]) over `worlds` sampled
-    worlds x `rollouts` rollouts. rng: a one-slot generator state, advanced in place."""
+    worlds x `rollouts` rollouts. rng: a one-slot generator state, advanced in place.
+
+    With ctx[0] != 0 a sampled world is kept with probability reply_likelihood (rejection
+    sampling, at most max_tries draws per world): worlds where the opponent's last move would
+    have been a blunder become rare."""
     base = np.zeros(core.STATE_SIZE, dtype=np.int64)
     unseen = build_base(obs, target, base)
     unseen_ids = np.zeros(40, dtype=np.int64)
@@ -332,15 +384,28 @@ def search(obs, target, cards, masks, k, worlds, rollouts, endgame, w, epsilon, 
     buf = np.zeros((3, core.MAX_MOVES), dtype=np.int64)
     values = np.zeros(core.MAX_MOVES)
     scratch = np.zeros(SCRATCH)
+    bufs = np.zeros((8, 3, core.MAX_MOVES), dtype=np.int64)
+    states = np.zeros((8, core.STATE_SIZE), dtype=np.int64)
+    tmp = np.zeros_like(base)
     for _ in range(worlds):
-        sample_world(base, unseen_ids, n_unseen, opp_n, rng, world)
+        tries = 0
+        while True:
+            sample_world(base, unseen_ids, n_unseen, opp_n, rng, world)
+            tries += 1
+            if ctx[0] == 0 or tries >= max_tries:
+                break
+            like = reply_likelihood(world, ctx, w, tau, tmp, buf, values, scratch)
+            if rng_below(rng, 0, 1 << 30) < like * (1 << 30):
+                break
         for j in range(k):
             for _r in range(rollouts):
                 sim[:] = world
                 flags = apply_move(sim, cards[j], masks[j])
-                if not (flags & F_HAND_OVER):
-                    finish_hand(sim, buf, w, values, scratch, rng, epsilon)
-                totals[j] += outcome(sim, endgame)
+                if flags & F_HAND_OVER:
+                    totals[j] += outcome(sim, endgame)
+                else:
+                    totals[j] += finish_hand(sim, buf, w, values, scratch, rng, epsilon, endgame,
+                                             exact_last, states, bufs)
 
 
 def check_observation(obs: np.ndarray) -> None:

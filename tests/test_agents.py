@@ -270,3 +270,43 @@ def test_last_deal_is_solved_exactly():
                 checked += 1
             g.play_action(ids[rng.integers(len(ids))])
     assert checked >= 10
+
+
+def test_hard_reads_the_opponents_last_move_from_observations():
+    """The move hard infers from its previous and current observation is the one that was made."""
+    h, n = HardAgent(worlds=2), make_agent("normal")
+    checked = 0
+    for m in range(3):
+        g = Game(Rules(), m)
+        h.reset(m)
+        n.reset(m)
+        truth = None
+        while True:
+            while not g.hand_over:
+                p = g.to_move
+                o = g.observation(p)
+                if p == 0:
+                    ctx = h.opponent_move(o["observation"])
+                    if ctx[0]:
+                        table, card, captured, pile, last = truth
+                        assert tuple(ctx[1:5]) == (table, card, captured, pile)
+                        assert ctx[5] == (0 if last < 0 else 1 if last == 1 else 2)
+                        checked += 1
+                    a = h.act(o)
+                else:
+                    a = n.act(o)
+                    card, captured = n.actions.decode(a)
+                    truth = (int(g.state[core.TABLE]), card, captured, int(g.state[core.PILES + 1]),
+                             int(g.state[core.LAST_CAPTURER]))
+                g.play_action(a)
+            if g.match_over:
+                break
+            g.next_hand()
+    assert checked > 50
+
+
+def test_hard_options_play_legal_matches():
+    for options in ({"infer": True, "worlds": 4}, {"exact_last_deal": True, "worlds": 3},
+                    {"rollouts": 2, "epsilon": 0.2, "worlds": 2}):
+        r = evaluate(HardAgent(**options), agent("normal"), 2, seed=8)
+        assert r["matches"] == 2
