@@ -185,3 +185,19 @@ def test_returns_of_episodes():
     ret, complete = episode_returns(rewards, dones)
     assert ret[:, 0, 0].tolist() == [2, 2, -1, -1]
     assert complete[:, 0].tolist() == [True, True, False, False]
+
+
+def test_reply_tactics_of_a_table():
+    from scopa_env.cards import parse_card
+    from training.model import reply_tactics
+
+    def mask(*cards):
+        return sum(1 << parse_card(c) for c in cards)
+
+    tables = np.array([mask("3D", "4C"), mask("10B"), mask("1D", "1C", "5S"), 0], dtype=np.int64)
+    out = np.zeros((4, 20), dtype=np.float32)
+    reply_tactics(tables, out)
+    takes = [(np.flatnonzero(r[:10]) + 1).tolist() for r in out]
+    sweeps = [(np.flatnonzero(r[10:]) + 1).tolist() for r in out]
+    assert takes == [[3, 4, 7], [10], [1, 2, 5, 6, 7], []]
+    assert sweeps == [[7], [10], [7], []]

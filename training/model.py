@@ -2,10 +2,12 @@
 
 A move is described by the card played (one-hot, 40), the cards it captures (mask, 40), and what
 it leaves: the table after the move (mask, 40), its rank sum / 10, whether that sum is at most 10
-(a table the opponent may sweep) and whether the move is a sweep itself. The last ones are
-functions of the first two and the table, given to the network because "what do I leave" is most
-of the game's tactics and a small network learns it slowly. So the 16,200 action ids never need
-one output each: the network sees the observation once, then gives
+(a table the opponent may sweep), whether the move is a sweep itself, and for each rank 1..10
+whether a card of that rank could capture on the table left (10) and sweep it (10). The last ones
+are functions of the first two and the table, given to the network because "what do I leave" is
+most of the game's tactics (the `normal` level's whole idea) and a small network learns subset
+sums slowly. So the 16,200 action ids never need one output each: the network sees the
+observation once, then gives
 every legal move a score (DMC: the move's expected return; PPO: its logit). PPO also reads a state
 value from the observation part.
 
@@ -16,12 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 import torch
+from numba import njit
 from torch import nn
 
 from scopa_env.observation import OBS_HIGH, OBS_SIZE, SLICES
 
-MOVE_FEATURES = 123
-FEATURES_VERSION = 2
+MOVE_FEATURES = 143
+FEATURES_VERSION = 3
+MAX_TABLE_ENUM = 12   # subsets of at most this many table cards are enumerated
 _BITS = torch.tensor([1 << c for c in range(40)], dtype=torch.int64)
 _RANKS = torch.tensor([c % 10 + 1 for c in range(40)], dtype=torch.float32)
 _TABLE = SLICES["table"]
@@ -35,6 +39,49 @@ def obs_tensor(obs: np.ndarray) -> torch.Tensor:
 _OBS_SCALE = torch.from_numpy(OBS_HIGH.astype(np.float32))
 
 
+@njit(cache=True)
+def reply_tactics(tables, out):
+    """For each table mask: out[i, r-1] = 1 if a card of rank r captures something on it,
+    out[i, 10 + r-1] = 1 if it sweeps it (takes every card)."""
+    ids = np.zeros(40, dtype=np.int64)
+    for i in range(tables.shape[0]):
+        t = tables[i]
+        for j in range(20):
+            out[i, j] = 0.0
+        if t == 0:
+            continue
+        n = 0
+        has = np.zeros(11, dtype=np.int64)
+        total = 0
+        rest = t
+        while rest != 0:
+            low = rest & -rest
+            rest ^= low
+            c = 0
+            while (low >> c) != 1:
+                c += 1
+            r = c % 10 + 1
+            has[r] += 1
+            total += r
+            if n < MAX_TABLE_ENUM:
+                ids[n] = r
+                n += 1
+        for r in range(1, 11):
+            if has[r] > 0:
+                out[i, r - 1] = 1.0
+        for m in range(1, 1 << n):
+            s = 0
+            for j in range(n):
+                if (m >> j) & 1:
+                    s += ids[j]
+            if s <= 10 and has[s] == 0:
+                out[i, s - 1] = 1.0
+        # a card of rank = the table's sum sweeps it: a lone card is taken by its equal, and a
+        # table of several cards holds no card of rank = its sum (every rank is at least 1)
+        if total <= 10:
+            out[i, 10 + total - 1] = 1.0
+
+
 def move_features(table: torch.Tensor, cards: torch.Tensor, captured: torch.Tensor) -> torch.Tensor:
     """table (B, 40) 0/1 floats, cards/captured (B, L) int64 -> (B, L, MOVE_FEATURES) floats."""
     onehot = nn.functional.one_hot(cards.clamp(0, 39), 40).float()
@@ -44,7 +91,13 @@ def move_features(table: torch.Tensor, cards: torch.Tensor, captured: torch.Tens
     rank_sum = (after * _RANKS).sum(-1, keepdim=True)
     sweepable = ((rank_sum <= 10) & (rank_sum > 0)).float()
     scopa = ((rank_sum == 0) & (laid == 0)).float()
-    return torch.cat([onehot, taken, after, rank_sum / 10, sweepable, scopa], dim=-1)
+    table_mask = (table.long() * _BITS).sum(-1, keepdim=True)
+    after_mask = (table_mask & ~captured) | torch.where(captured == 0, _BITS[cards.clamp(0, 39)], 0)
+    flat = after_mask.reshape(-1).numpy()
+    tactics = np.zeros((len(flat), 20), dtype=np.float32)
+    reply_tactics(flat, tactics)
+    tactics = torch.from_numpy(tactics).reshape(*after_mask.shape, 20)
+    return torch.cat([onehot, taken, after, rank_sum / 10, sweepable, scopa, tactics], dim=-1)
 
 
 class MoveScorer(nn.Module):
