@@ -21,7 +21,8 @@ the play with the best average outcome. Here:
 
 Strength settings: `worlds` (fixed number of worlds per decision) or, by default, a deterministic
 budget of simulated plies (`budget`) shared between the candidates, so decisions late in the hand
-(short rollouts) use more worlds (30,000 plies measured no stronger than 12,000); `rollouts` per
+(short rollouts) use more worlds (30,000 plies measured no stronger than 12,000; default 9,000
+for the speed target); `rollouts` per
 world and candidate with `epsilon` random moves in the rollouts; `exact_last_deal` plays the
 rollouts' last deal perfectly (off: about twice the time, no measured gain); `time_budget`
 (seconds) stops early, which makes play depend on machine speed and so is off by default. Same
@@ -45,7 +46,7 @@ from .normal import WEIGHTS, obs_mask, obs_scalar
 class HardAgent(Agent):
     name = "hard"
 
-    def __init__(self, rules=None, seed: int = 0, worlds: int | None = None, budget: int = 12_000,
+    def __init__(self, rules=None, seed: int = 0, worlds: int | None = None, budget: int = 9_000,
                  min_worlds: int = 8, max_worlds: int = 400, rollouts: int = 1, epsilon: float = 0.0,
                  time_budget: float | None = None, endgame_margin: int = 7, weights=None,
                  exact_last_deal: bool = False, infer: bool = False, infer_tau: float = 0.3,
