@@ -54,6 +54,9 @@ def save_atomic(obj: dict, path: str | Path) -> Path:
             torch.save(obj, f)
             f.flush()
             os.fsync(f.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)      # mkstemp makes it private; a checkpoint is not
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
