@@ -30,7 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = argparse.ArgumentParser(prog="train.py", description="Self-play training of a scopa agent.",
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog="Every config field is also a flag (--total-steps N ...).")
+                                epilog="Every config field is also a flag (--total-steps N ...); the defaults shown are the "
+                                       "dataclass's, over which configs/default.toml (or --config) applies.")
     p.add_argument("--config", help=f"TOML config file (default: {DEFAULT_CONFIG.relative_to(DEFAULT_CONFIG.parents[1])})")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override one config field (repeatable)")
