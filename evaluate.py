@@ -72,6 +72,13 @@ class Progress:
         if self.bar is not None:
             self.bar.update(n)
 
+    def write(self, line: str) -> None:
+        """Print a line to stdout without tearing the bar."""
+        if self.bar is not None:
+            self.bar.write(line, file=sys.stdout)
+        else:
+            print(line, flush=True)
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
@@ -109,16 +116,16 @@ def rules_text(rules: Rules) -> str:
 
 def head_to_head(args, rules: Rules, records) -> dict:
     check_specs([args.agent, *args.opponent], rules)
-    progress = Progress(args.matches * len(args.opponent))
     print(f"agent {args.agent}: {args.matches} matches per opponent ({args.matches // 2} deals x 2 seats), "
           f"seed {args.seed}, {rules_text(rules)}")
     print(HEADER, flush=True)
+    progress = Progress(args.matches * len(args.opponent))
     results = []
     try:
         for opp in args.opponent:
             r = play(args.agent, opp, args, rules, progress, records)
             results.append(r)
-            print(fmt_row(r), flush=True)
+            progress.write(fmt_row(r))
     finally:
         progress.close()
     return {"agent": args.agent, "rules": rules.to_dict(), "seed": args.seed, "results": results}
@@ -131,9 +138,9 @@ def round_robin(args, rules: Rules, records) -> dict:
     check_specs(specs, rules)
     k = len(specs)
     pairs = list(combinations(range(k), 2))
-    progress = Progress(args.matches * len(pairs))
     print(f"round robin of {k} agents: {args.matches} matches per pair, seed {args.seed}, "
-          f"{rules_text(rules)}")
+          f"{rules_text(rules)}", flush=True)
+    progress = Progress(args.matches * len(pairs))
     wins = np.zeros((k, k))
     games = np.zeros((k, k))
     pph = np.full((k, k), np.nan)
