@@ -22,11 +22,10 @@ the play with the best average outcome. Here:
 Strength settings: `worlds` (fixed number of worlds per decision) or, by default, a deterministic
 budget of simulated plies (`budget`) shared between the candidates, so decisions late in the hand
 (short rollouts) use more worlds (30,000 plies measured no stronger than 12,000; default 9,000
-for the speed target); `rollouts` per
-world and candidate with `epsilon` random moves in the rollouts; `exact_last_deal` plays the
-rollouts' last deal perfectly (off: about twice the time, no measured gain); `time_budget`
-(seconds) stops early, which makes play depend on machine speed and so is off by default. Same
-observation and seed, same move.
+for the speed target); `rollouts` per world and candidate with `epsilon` random moves in the
+rollouts; `exact_last_deal` plays the rollouts' last deal perfectly (off: about twice the time,
+no measured gain); `time_budget` (seconds) stops early, which makes play depend on machine speed
+and so is off by default. Same observation and seed, same move.
 """
 from __future__ import annotations
 
