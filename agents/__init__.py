@@ -2,6 +2,7 @@
 policies. `make_agent(spec)` builds one from the names users type on the command line."""
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 from scopa_env.errors import ScopaError
@@ -20,7 +21,13 @@ REGISTRY: dict[str, type[Agent]] = {"random": RandomAgent, "easy": EasyAgent, "n
 def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) -> Agent:
     """'random' | a level name | path/to/checkpoint.pt -> an Agent. Bad specs raise ScopaError."""
     if spec in REGISTRY:
-        return REGISTRY[spec](rules=rules, seed=seed, **options)
+        cls = REGISTRY[spec]
+        known = set(inspect.signature(cls.__init__).parameters) - {"self", "rules", "seed"}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise ScopaError(f"unknown option {unknown[0]!r} for agent {spec!r} "
+                             f"(known: {', '.join(sorted(known)) or 'none'})")
+        return cls(rules=rules, seed=seed, **options)
     if str(spec).endswith(".pt"):
         if not Path(spec).is_file():
             raise ScopaError(f"checkpoint {spec!r} does not exist")

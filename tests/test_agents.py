@@ -310,3 +310,14 @@ def test_hard_options_play_legal_matches():
                     {"rollouts": 2, "epsilon": 0.2, "worlds": 2}):
         r = evaluate(HardAgent(**options), agent("normal"), 2, seed=8)
         assert r["matches"] == 2
+
+
+def test_make_agent_rejects_unknown_options_by_name():
+    import pytest
+
+    from agents import make_agent
+    from scopa_env import ScopaError
+
+    with pytest.raises(ScopaError, match="unknown option 'worlds' for agent 'normal'"):
+        make_agent("normal", worlds=4)
+    assert make_agent("hard", budget=500).__class__.__name__ == "HardAgent"
