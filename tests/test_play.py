@@ -397,10 +397,10 @@ def untrained_checkpoint(path: Path, rules: Rules) -> Path:
     """A real checkpoint file (small untrained network): play.py's path to learned agents."""
     torch = pytest.importorskip("torch")
     from training.checkpoint import base_dict, save_atomic
-    from training.model import build_model, model_config
+    from training.model import MoveScorer, model_config
 
     torch.manual_seed(0)
-    model = build_model({"kind": "MoveScorer", "hidden": 16})
+    model = MoveScorer(hidden=16)
     return save_atomic(base_dict("dmc", model_config(model), model.state_dict(), {},
                                  rules.to_dict()), path)
 
