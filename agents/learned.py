@@ -7,6 +7,8 @@ deterministic; ties go to the lowest action id.
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import torch
 
@@ -49,12 +51,21 @@ class LearnedAgent(Agent):
         super().__init__(rules, seed)
         self._card = torch.from_numpy(self.actions.card)
         self._captured = torch.from_numpy(self.actions.captured)
+        self._pid = os.getpid()
+
+    def _fork_safe(self) -> None:
+        """In a forked child (arena workers), run torch on one thread: the OpenMP pool the
+        parent started does not survive fork, and using it hangs the child (observed)."""
+        if os.getpid() != self._pid:
+            torch.set_num_threads(1)
+            self._pid = os.getpid()
 
     @torch.no_grad()
     def scores(self, observation: dict) -> tuple[np.ndarray, np.ndarray]:
         """Legal action ids and the network's score of each."""
         from training.model import obs_tensor
 
+        self._fork_safe()
         legal = self.legal_actions(observation)
         if len(legal) == 0:
             raise ScopaError("the observation's action mask has no legal move")
