@@ -136,7 +136,10 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
             if progress:
                 progress(2)
         return out
-    ctx = mp.get_context("fork")
+    # spawn, not fork: a forked child of a process that has run torch (a checkpoint agent) can
+    # deadlock in the inherited OpenMP thread pool. Agents reach the workers pickled, so the
+    # workers play with exactly the parent's agents and give the same numbers as one worker.
+    ctx = mp.get_context("spawn")
     with ctx.Pool(workers, initializer=_init_worker,
                   initargs=(agent, opponent, rules, seed, record)) as pool:
         for pair in pool.imap(_run_pair, range(pairs), chunksize=max(1, min(8, pairs // (4 * workers)))):

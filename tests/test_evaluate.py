@@ -159,3 +159,22 @@ def test_cli_unreadable_checkpoint(tmp_path):
 def test_cli_odd_matches_is_a_usage_error():
     p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "3")
     assert p.returncode == 2 and "even" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_cli_two_workers_with_a_checkpoint_agent(tmp_path):
+    # a forked worker of a process that has run torch used to hang in OpenMP: workers are spawned
+    torch = pytest.importorskip("torch")
+    from training.checkpoint import base_dict, save_atomic
+    from training.model import MoveScorer, model_config
+
+    torch.manual_seed(0)
+    model = MoveScorer(hidden=256)  # big enough for torch to start its thread pool
+    ckpt = save_atomic(base_dict("dmc", model_config(model), model.state_dict(), {},
+                                 Rules().to_dict()), tmp_path / "tiny.pt")
+    outs = []
+    for workers in ("1", "2"):
+        r = run_cli("--agent", str(ckpt), "--opponent", "random", "--matches", "4", "--seed", "1",
+                    "--workers", workers, "--json", str(tmp_path / f"w{workers}.json"))
+        assert r.returncode == 0, r.stderr
+        outs.append(json.loads((tmp_path / f"w{workers}.json").read_text())["results"])
+    assert outs[0] == outs[1]
