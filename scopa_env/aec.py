@@ -72,6 +72,22 @@ def render_text(game: Game, viewer: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+def render_mode_text(render_mode: str | None, game: Game | None, viewer: int) -> str | None:
+    """render() of both envs: "ansi" returns the text, "human" prints it; no mode warns and
+    returns None (the PettingZoo / Gymnasium convention)."""
+    if render_mode is None:
+        gymnasium.logger.warn("render() called without a render_mode: make the env with "
+                              "render_mode='human' or 'ansi'")
+        return None
+    if game is None:
+        raise ScopaError("call reset() before render()")
+    text = render_text(game, viewer)
+    if render_mode == "ansi":
+        return text
+    print(text)
+    return None
+
+
 class raw_env(AECEnv):
     """Two-player scopa as a PettingZoo AEC environment (see the module docstring)."""
 
@@ -191,18 +207,10 @@ class raw_env(AECEnv):
         return {"observation": observe(self.game.state, p), "action_mask": mask}
 
     def render(self) -> str | None:
-        if self.render_mode is None:  # the PettingZoo / Gymnasium convention: warn, return None
-            gymnasium.logger.warn("render() called without a render_mode: make the env with "
-                                  "render_mode='human' or 'ansi'")
-            return None
-        if self.game is None:
-            raise ScopaError("call reset() before render()")
-        viewer = self.render_player if self.render_player is not None else self.game.to_move
-        text = render_text(self.game, viewer)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        viewer = self.render_player
+        if viewer is None and self.game is not None:
+            viewer = self.game.to_move
+        return render_mode_text(self.render_mode, self.game, viewer)
 
     def close(self) -> None:
         pass

@@ -26,7 +26,7 @@ from gymnasium import spaces
 
 from . import core
 from .actions import action_table
-from .aec import render_text
+from .aec import render_mode_text
 from .batched import check_episode_reward
 from .errors import ScopaError
 from .game import Game
@@ -124,17 +124,7 @@ class ScopaGymEnv(gymnasium.Env):
         return mask
 
     def render(self):
-        if self.render_mode is None:  # the PettingZoo / Gymnasium convention: warn, return None
-            gymnasium.logger.warn("render() called without a render_mode: make the env with "
-                                  "render_mode='human' or 'ansi'")
-            return None
-        if self.game is None:
-            raise ScopaError("call reset() before render()")
-        text = render_text(self.game, self.seat)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return render_mode_text(self.render_mode, self.game, self.seat)
 
     # ---- internals ----------------------------------------------------------------------------
     def _apply(self, action: int, info: dict) -> float:
