@@ -57,7 +57,7 @@ def as_card(card: int | str) -> int:
     """A card given as an id or as notation -> card id."""
     if isinstance(card, str):
         return parse_card(card)
-    if isinstance(card, (int,)) and not isinstance(card, bool) or hasattr(card, "__index__"):
+    if hasattr(card, "__index__") and not isinstance(card, bool):  # int or numpy integer
         c = int(card)
         if 0 <= c < N_CARDS:
             return c
