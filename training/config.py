@@ -216,7 +216,11 @@ def _check(c: TrainConfig) -> None:
         raise ScopaError(f"config key 'learning_rate' must be positive, got {c.learning_rate}")
     if any(ch in c.run_name for ch in "/\\") or c.run_name in (".", ".."):
         raise ScopaError(f"config key 'run_name' must be a plain name, got {c.run_name!r}")
-    Rules(napola=c.napola, target=c.target)
+    c.rules  # the rules options themselves are checked by Rules (ScopaError naming the option)
+
+
+# the [rules] table takes exactly the options of scopa_env.rules.Rules
+RULES_KEYS = tuple(f.name for f in fields(Rules))
 
 
 def _flatten_toml(data: dict, source: str) -> dict:
@@ -224,7 +228,7 @@ def _flatten_toml(data: dict, source: str) -> dict:
     for k, v in data.items():
         if k == "rules" and isinstance(v, dict):
             for rk, rv in v.items():
-                if rk not in ("napola", "target"):
+                if rk not in RULES_KEYS:
                     raise ScopaError(f"{source}: unknown config key 'rules.{rk}'")
                 out[rk] = rv
         elif isinstance(v, dict):
