@@ -1,7 +1,8 @@
 """The fixed action table: every (played card, captured set) the rules can ever allow.
 
-An action id means the same move in every state and every run. For the classic rules the table
-holds 16,200 moves. Per played card c of rank v, in this order:
+An action id means the same move in every state and every run. The classic table (every rules
+set without scopa a quindici and without scopa d'assi) holds 16,200 moves. Per played card c of
+rank v, in this order:
 
 - id base[c] + 0: lay c on the table (captures nothing);
 - base[c] + 1..3: take the one other card of rank v, the other suits in D, C, S, B order;
@@ -11,6 +12,25 @@ holds 16,200 moves. Per played card c of rank v, in this order:
 40 lays + 120 equal-rank takes + 4 * 4,010 sum captures = 16,200. The count of sum sets per rank
 (v = 2..10: 6, 20, 47, 96, 186, 340, 597, 1020, 1698) includes sets with repeated ranks, such as
 a re taking 1+1+1+1+2+2+2.
+
+What changes with the rules (ACTION_LAYOUT_VERSION 1 covers all of it): the first 16,200 ids
+are the classic ones in every table, with the same meaning; the variants only append ids.
+
+- `quindici` "only" or "both" (one table for both: "only" never makes the classic captures
+  legal, but a classic id keeps its meaning, so tables differ only by what they append): then,
+  per played card c in id order, every set of table cards of any rank, c excluded, summing to
+  15 - v, sorted by mask: 84,448 ids (an ace has 6,405 sets summing to 14 without itself, a re 100
+  summing to 5). A set is never both a classic capture of c and a 15-capture of c (its sum is v or
+  15 - v), so no move has two ids.
+- `ace_takes_all`: then 4 last ids, one per ace (D, C, S, B): "this ace takes the whole table".
+  Its captured set is the table at that moment, so decoding it needs the table (`decode(id,
+  table=...)`; `captured[id]` holds TAKES_TABLE). An ace capture that a fixed id describes
+  (the burned ace taking the one ace on the table, a 15-capture that happens to be the whole
+  table) keeps that fixed id: the ace-takes-the-table id is the move no other id names.
+
+Sizes: classic 16,200; quindici 100,648; ace takes all 16,204; both 100,652.
+Compiled code encodes with `encode_move(kernel, card, mask, table)` where `kernel` is the
+table's `kernel` tuple of arrays.
 """
 from __future__ import annotations
 
@@ -19,22 +39,26 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from .cards import N_CARDS, as_card, card_str, cards_of, cards_str, rank_of, suit_of
+from .cards import N_CARDS, as_card, card_str, cards_str, rank_of, suit_of
 from .errors import ScopaError
 from .rules import Rules
 
 ACTION_LAYOUT_VERSION = 1
+CLASSIC_SIZE = 16_200
+TAKES_TABLE = -1
+"""`captured[id]` of an ace-takes-the-table id: the captured set is the whole table."""
+ACES = tuple(s * 10 for s in range(4))
 
 
-def _sum_sets(v: int) -> list[int]:
-    """Every set of cards of rank < v whose ranks sum to v, as sorted masks."""
+def _sets_summing_to(total: int, max_rank: int) -> list[int]:
+    """Every set of cards of rank 1..max_rank whose ranks sum to `total`, as sorted masks."""
     out = []
 
     def rec(rank: int, remaining: int, mask: int):
         if remaining == 0:
             out.append(mask)
             return
-        if rank >= v or rank > remaining:
+        if rank > max_rank or rank > remaining:
             return
         # choose a subset of the four suits of this rank (possibly empty)
         for sub in range(16):
@@ -47,8 +71,73 @@ def _sum_sets(v: int) -> list[int]:
                     m |= 1 << (s * 10 + rank - 1)
             rec(rank + 1, remaining - k * rank, m)
 
-    rec(1, v, 0)
+    rec(1, total, 0)
     return sorted(out)
+
+
+def _sum_sets(v: int) -> list[int]:
+    """The classic sum captures of a card of rank v: sets of cards of rank < v summing to v."""
+    return _sets_summing_to(v, v - 1)
+
+
+def _uses_quindici(rules: Rules) -> bool:
+    return getattr(rules, "quindici", "off") != "off"
+
+
+def _uses_ace_takes_all(rules: Rules) -> bool:
+    return bool(getattr(rules, "ace_takes_all", False))
+
+
+@lru_cache(maxsize=None)
+def _arrays(quindici: bool, ace_takes_all: bool) -> dict:
+    """The id arrays of one table kind (shared by every rules set of that kind)."""
+    sums = {v: np.array(_sum_sets(v), dtype=np.int64) for v in range(1, 11)}
+    base = np.zeros(N_CARDS + 1, dtype=np.int64)
+    for c in range(N_CARDS):
+        base[c + 1] = base[c] + 4 + len(sums[rank_of(c)])
+    sum_offset = np.zeros(12, dtype=np.int64)
+    for v in range(1, 11):
+        sum_offset[v + 1] = sum_offset[v] + len(sums[v])
+    sum_masks = np.concatenate([sums[v] for v in range(1, 11)])
+    # 15-captures, per played card (sets holding the card itself left out)
+    q_offset = np.zeros(N_CARDS + 1, dtype=np.int64)
+    q_blocks = []
+    if quindici:
+        by_total = {t: np.array(_sets_summing_to(t, 10), dtype=np.int64) for t in range(5, 15)}
+        for c in range(N_CARDS):
+            sets = by_total[15 - rank_of(c)]
+            block = sets[(sets >> c) & 1 == 0]
+            q_blocks.append(block)
+            q_offset[c + 1] = q_offset[c] + len(block)
+    q_masks = np.concatenate(q_blocks) if q_blocks else np.zeros(0, dtype=np.int64)
+    q_start = int(base[-1])
+    size = q_start + len(q_masks)
+    ace_start = size if ace_takes_all else -1
+    if ace_takes_all:
+        size += len(ACES)
+    card = np.zeros(size, dtype=np.int64)
+    captured = np.zeros(size, dtype=np.int64)
+    for c in range(N_CARDS):
+        v = rank_of(c)
+        b = base[c]
+        card[b:base[c + 1]] = c
+        others = [s * 10 + v - 1 for s in range(4) if s != suit_of(c)]
+        for i, o in enumerate(others):
+            captured[b + 1 + i] = 1 << o
+        captured[b + 4:base[c + 1]] = sums[v]
+        lo, hi = q_start + q_offset[c], q_start + q_offset[c + 1]
+        card[lo:hi] = c
+        if quindici:
+            captured[lo:hi] = q_blocks[c]
+    if ace_takes_all:
+        card[ace_start:] = ACES
+        captured[ace_start:] = TAKES_TABLE
+    kernel = (base, sum_offset, sum_masks, q_offset, q_masks,
+              np.array([q_start, ace_start], dtype=np.int64))
+    return {"base": base, "sum_offset": sum_offset, "sum_masks": sum_masks,
+            "q_offset": q_offset, "q_masks": q_masks, "q_start": q_start,
+            "ace_start": ace_start, "size": size, "card": card, "captured": captured,
+            "kernel": kernel}
 
 
 class ActionTable:
@@ -56,46 +145,61 @@ class ActionTable:
 
     def __init__(self, rules: Rules | None = None):
         self.rules = rules or Rules()
-        sums = {v: np.array(_sum_sets(v), dtype=np.int64) for v in range(1, 11)}
-        base = np.zeros(N_CARDS + 1, dtype=np.int64)
-        for c in range(N_CARDS):
-            base[c + 1] = base[c] + 4 + len(sums[rank_of(c)])
-        self.size = int(base[-1])
-        self.base = base
-        self.sum_offset = np.zeros(12, dtype=np.int64)
-        self.sum_masks = np.concatenate([sums[v] for v in range(1, 11)])
-        for v in range(1, 11):
-            self.sum_offset[v + 1] = self.sum_offset[v] + len(sums[v])
-        self.card = np.zeros(self.size, dtype=np.int64)
-        self.captured = np.zeros(self.size, dtype=np.int64)
-        for c in range(N_CARDS):
-            v = rank_of(c)
-            b = base[c]
-            self.card[b:base[c + 1]] = c
-            others = [s * 10 + v - 1 for s in range(4) if s != suit_of(c)]
-            for i, o in enumerate(others):
-                self.captured[b + 1 + i] = 1 << o
-            self.captured[b + 4:base[c + 1]] = sums[v]
+        self.quindici = _uses_quindici(self.rules)
+        self.ace_takes_all = _uses_ace_takes_all(self.rules)
+        a = _arrays(self.quindici, self.ace_takes_all)
+        self.size: int = a["size"]
+        self.base, self.sum_offset, self.sum_masks = a["base"], a["sum_offset"], a["sum_masks"]
+        self.q_offset, self.q_masks, self.q_start = a["q_offset"], a["q_masks"], a["q_start"]
+        self.ace_start: int = a["ace_start"]
+        self.card, self.captured = a["card"], a["captured"]
+        self.kernel = a["kernel"]
+        """Arrays for `encode_move` / `encode_moves` in compiled code."""
 
-    def encode(self, card, captured=()) -> int:
-        """(played card, captured cards) -> action id; raises ScopaError for a move no state allows."""
+    def encode(self, card, captured=(), table=None) -> int:
+        """(played card, captured cards) -> action id; raises ScopaError for a move no state allows.
+
+        `table` (cards or a mask) is needed only to name an ace taking the whole table."""
         c = as_card(card)
         mask = captured if isinstance(captured, (int, np.integer)) else _mask(captured)
-        a = _encode(self.base, self.sum_offset, self.sum_masks, c, int(mask))
+        t = -1 if table is None else (table if isinstance(table, (int, np.integer)) else _mask(table))
+        a = encode_move(self.kernel, c, int(mask), int(t))
         if a < 0:
             raise ScopaError(
                 f"{card_str(c)} x {' '.join(cards_str(int(mask)))} is not a move the rules allow")
         return int(a)
 
-    def decode(self, action) -> tuple[int, int]:
-        """action id -> (played card id, captured mask)."""
-        a = int(action)
+    def encode_moves(self, cards, masks, n: int, table: int) -> np.ndarray:
+        """Action ids of the first n moves (cards[i], masks[i]) on `table` (a mask)."""
+        out = np.empty(n, dtype=np.int64)
+        encode_moves_on(self.kernel, cards, masks, n, np.int64(table), out)
+        return out
+
+    def decode(self, action, table=None) -> tuple[int, int]:
+        """action id -> (played card id, captured mask). An ace-takes-the-table id needs `table`
+        (cards or a mask) and returns it as the captured mask."""
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise ScopaError(f"an action id is an integer, got {action!r}") from None
         if not 0 <= a < self.size:
             raise ScopaError(f"action id {action!r} is not in 0..{self.size - 1}")
-        return int(self.card[a]), int(self.captured[a])
+        m = int(self.captured[a])
+        if m == TAKES_TABLE:
+            if table is None:
+                raise ScopaError(f"action id {a} ({card_str(int(self.card[a]))} takes the table) "
+                                 "needs the table to decode")
+            m = int(table) if isinstance(table, (int, np.integer)) else _mask(table)
+        return int(self.card[a]), m
 
-    def describe(self, action) -> str:
-        c, m = self.decode(action)
+    def takes_table(self, action) -> bool:
+        """True for the ace-takes-the-table ids (their captured set depends on the table)."""
+        return 0 <= int(action) < self.size and int(self.captured[int(action)]) == TAKES_TABLE
+
+    def describe(self, action, table=None) -> str:
+        if self.takes_table(action) and table is None:
+            return card_str(int(self.card[int(action)])) + " x the table"
+        c, m = self.decode(action, table)
         return card_str(c) + (" x " + " ".join(cards_str(m)) if m else "")
 
 
@@ -108,7 +212,7 @@ def _mask(cards) -> int:
 
 @njit(cache=True)
 def _encode(base, sum_offset, sum_masks, card, mask):
-    """Action id of (card, mask), or -1 if the table has no such move."""
+    """Classic action id of (card, mask), or -1 if the classic table has no such move."""
     v = card % 10 + 1
     b = base[card]
     if mask == 0:
@@ -139,8 +243,35 @@ def _encode(base, sum_offset, sum_masks, card, mask):
 
 
 @njit(cache=True)
+def encode_move(kernel, card, mask, table):
+    """Action id of (card, mask) played on `table` (a mask; -1 if unknown), or -1 if the table
+    of ids `kernel` (ActionTable.kernel) has no such move."""
+    base, sum_offset, sum_masks, q_offset, q_masks, starts = kernel
+    a = _encode(base, sum_offset, sum_masks, card, mask)
+    if a >= 0:
+        return a
+    lo = q_offset[card]
+    hi = q_offset[card + 1]
+    if hi > lo:
+        i = lo + np.searchsorted(q_masks[lo:hi], mask)
+        if i < hi and q_masks[i] == mask:
+            return starts[0] + i
+    if starts[1] >= 0 and card % 10 == 0 and mask != 0 and mask == table:
+        return starts[1] + card // 10
+    return -1
+
+
+@njit(cache=True)
+def encode_moves_on(kernel, cards, masks, n, table, out):
+    """Action ids of the first n moves (cards[i], masks[i]) on `table` into out[:n]."""
+    for i in range(n):
+        out[i] = encode_move(kernel, cards[i], masks[i], table)
+
+
+@njit(cache=True)
 def encode_moves(base, sum_offset, sum_masks, cards, masks, n, out):
-    """Action ids of the first n moves (cards[i], masks[i]) into out[:n]."""
+    """Classic action ids of the first n moves into out[:n] (the classic table only; use
+    encode_moves_on with ActionTable.kernel for any rules)."""
     for i in range(n):
         out[i] = _encode(base, sum_offset, sum_masks, cards[i], masks[i])
 
@@ -150,14 +281,14 @@ def action_table(rules: Rules | None = None) -> ActionTable:
     return ActionTable(rules or Rules())
 
 
-def encode(card, captured=(), rules: Rules | None = None) -> int:
+def encode(card, captured=(), rules: Rules | None = None, table=None) -> int:
     """Public helper: the action id of playing `card` and taking `captured` (cards or a mask)."""
-    return action_table(rules).encode(card, captured)
+    return action_table(rules).encode(card, captured, table)
 
 
-def decode(action, rules: Rules | None = None) -> tuple[str, list[str]]:
+def decode(action, rules: Rules | None = None, table=None) -> tuple[str, list[str]]:
     """Public helper: action id -> ('7D', ['4C', '3S']) in the notation of RULES.md."""
-    c, m = action_table(rules).decode(action)
+    c, m = action_table(rules).decode(action, table)
     return card_str(c), cards_str(m)
 
 
