@@ -1,9 +1,10 @@
 """The rules options of a game, as one immutable object.
 
-Only the options that are implemented are fields; regional variants of RULES.md (re bello,
-scopa d'assi, more players, ...) arrive as new fields with defaults that keep the classic game,
-so existing records and checkpoints keep their meaning. The engine reads a rules object through
-`to_header()`, which writes its values into the header of the state array.
+Every option of RULES.md's variant table is a field whose default keeps the classic 2-player game
+of seed 000, so a record, test or checkpoint written before an option existed keeps its meaning
+(`Rules.from_dict` fills the missing keys with these defaults). Named combinations live in
+presets.py. The engine reads a rules object through `to_header()`, which writes its values into
+the header slots of the state array (core.init_match_rules).
 """
 from __future__ import annotations
 
@@ -11,31 +12,99 @@ from dataclasses import asdict, dataclass, fields
 
 from .errors import ScopaError
 
+PLAYER_COUNTS = (2, 3, 4, 6)
+NAPOLEONE = ("off", "win", "ten")
+QUINDICI = ("off", "only", "both")
+PRIMIERA_SCALES = ("standard", "figures0", "veneto", "southern", "most_sevens")
+
 
 @dataclass(frozen=True)
 class Rules:
-    """Classic 2-player scopa (RULES.md "Default game")."""
+    """Classic 2-player scopa (RULES.md "Default game") unless an option says otherwise."""
 
     napola: bool = False
     """Score the napola (1D 2D 3D: 3 points, +1 per further denari in sequence)."""
     target: int = 11
     """Points that end the match (11 default; 16, 21 and 31 are common)."""
+    players: int = 2
+    """2, 3 (each for self), 4 or 6 (in pairs, partners opposite: team of seat s is s % (players // 2))."""
+    hand_cards: int = 3
+    """Cards each player gets per deal (scopone 9, scopone scientifico 10)."""
+    table_cards: int = 4
+    """Cards dealt face up to the table at the start of a hand (scopone scientifico 0)."""
+    re_bello: bool = False
+    """The re di denari (10D) is a point of its own, like the settebello."""
+    napoleone: str = "off"
+    """All ten denari in one side's pile: "off", "win" (wins the match at the end of that hand), "ten" (+10 points)."""
+    ace_takes_all: bool = False
+    """Scopa d'assi: a played ace takes the whole table (on an empty table it stays)."""
+    ace_scopa: bool = False
+    """With ace_takes_all: an ace sweep counts as a scopa."""
+    burned_ace: bool = True
+    """With ace_takes_all: if an ace is on the table a played ace only takes that ace (False: it may still take all)."""
+    quindici: str = "off"
+    """Scopa a quindici: "off", "only" (a card takes table cards that with it sum to 15), "both" (classic and 15 captures)."""
+    fewest_cards: bool = False
+    """Among the captures a card can make, only those with the fewest cards are legal."""
+    free_capture: bool = False
+    """A card that can capture may also be laid on the table."""
+    primiera: str = "standard"
+    """The sevens point: "standard", "figures0", "veneto", "southern" scales, or "most_sevens" (7s, then 6s, aces, ...)."""
+    capotto: int = 0
+    """0: off; k > 0: after a hand, a side with at least k points while every other side has 0 wins the match."""
 
     def __post_init__(self):
-        if not isinstance(self.napola, bool):
-            raise ScopaError(f"rules option napola must be true or false, got {self.napola!r}")
-        if isinstance(self.target, bool) or not isinstance(self.target, int) or not 1 <= self.target <= 1000:
-            raise ScopaError(f"rules option target must be a whole number 1..1000, got {self.target!r}")
+        for name in ("napola", "re_bello", "ace_takes_all", "ace_scopa", "burned_ace", "fewest_cards",
+                     "free_capture"):
+            if not isinstance(getattr(self, name), bool):
+                raise ScopaError(f"rules option {name} must be true or false, got {getattr(self, name)!r}")
+        _whole(self.target, "target", 1, 1000)
+        _whole(self.capotto, "capotto", 0, 1000)
+        if _whole(self.players, "players", 2, 6) not in PLAYER_COUNTS:
+            raise ScopaError(f"rules option players must be one of 2, 3, 4, 6, got {self.players!r}")
+        _whole(self.hand_cards, "hand_cards", 1, 20)
+        _whole(self.table_cards, "table_cards", 0, 36)
+        per_deal = self.players * self.hand_cards
+        if (40 - self.table_cards) % per_deal:
+            raise ScopaError(
+                f"rules options hand_cards={self.hand_cards}, table_cards={self.table_cards}: the "
+                f"{40 - self.table_cards} cards left after the table are not a whole number of deals of "
+                f"{self.players} x {self.hand_cards}")
+        for name, allowed in (("napoleone", NAPOLEONE), ("quindici", QUINDICI),
+                              ("primiera", PRIMIERA_SCALES)):
+            if getattr(self, name) not in allowed:
+                raise ScopaError(f"rules option {name} must be one of {', '.join(map(repr, allowed))}, "
+                                 f"got {getattr(self, name)!r}")
+        if not self.ace_takes_all:
+            if self.ace_scopa:
+                raise ScopaError("rules option ace_scopa needs ace_takes_all")
+            if not self.burned_ace:
+                raise ScopaError("rules option burned_ace=false needs ace_takes_all")
+
+    # ---- sides ---------------------------------------------------------------------------
+    @property
+    def teams(self) -> int:
+        """Number of sides: one per player with 2 or 3 players, the pairs with 4 or 6."""
+        return self.players if self.players <= 3 else self.players // 2
+
+    def team_of(self, seat: int) -> int:
+        """The side seat `seat` plays for (partners sit opposite: seats s and s + teams)."""
+        if isinstance(seat, bool) or not hasattr(seat, "__index__") or not 0 <= int(seat) < self.players:
+            raise ScopaError(f"seat {seat!r} is not a seat 0..{self.players - 1}")
+        return int(seat) % self.teams
 
     @property
-    def players(self) -> int:
-        return 2
+    def deals_per_hand(self) -> int:
+        return (40 - self.table_cards) // (self.players * self.hand_cards)
 
+    # ---- conversions ---------------------------------------------------------------------
     def to_dict(self) -> dict:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, d: dict | None) -> "Rules":
+        if d is not None and not isinstance(d, dict):
+            raise ScopaError(f"rules must be a table of options, got {type(d).__name__}")
         d = dict(d or {})
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - known)
@@ -46,6 +115,18 @@ class Rules:
 
     def replace(self, **changes) -> "Rules":
         return Rules.from_dict({**self.to_dict(), **changes})
+
+    def describe(self) -> str:
+        """The options that differ from the classic game, as 'key=value' text ('classic' if none)."""
+        base = Rules()
+        diff = [f"{k}={v}" for k, v in self.to_dict().items() if getattr(base, k) != v]
+        return ", ".join(diff) or "classic"
+
+
+def _whole(value, name: str, lo: int, hi: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ScopaError(f"rules option {name} must be a whole number {lo}..{hi}, got {value!r}")
+    return value
 
 
 CLASSIC = Rules()

@@ -1,0 +1,89 @@
+"""Named rules sets a user picks with one word (`--rules PRESET`, `--list-rules`).
+
+Each preset is a `Rules` object, a one-line description of what it sets, and the seed document
+(shared/seeds/, summarised in RULES.md) it comes from. Options a preset does not name keep the
+classic default. Any preset can be adjusted with `rules.replace(...)` (e.g. another target).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .errors import ScopaError
+from .rules import Rules
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    rules: Rules
+    description: str
+    source: str
+
+
+def _p(name: str, description: str, source: str, **options) -> Preset:
+    return Preset(name, Rules(**options), description, source)
+
+
+PRESETS: dict[str, Preset] = {p.name: p for p in (
+    _p("classic", "2 players, 3 cards a deal and 4 on the table, to 11 (the default game)", "000"),
+    _p("napola", "classic 2-player game with the napola, to 21 ('with napola one plays to 21 or 31')",
+       "003, 004", napola=True, target=21),
+    _p("re-bello", "classic 2-player game where the re di denari (10D) is a point like the settebello",
+       "003, 004", re_bello=True),
+    _p("scopa-d-assi", "asso piglia tutto: an ace takes the whole table (not a scopa; an ace on the "
+       "table burns it: it takes only that ace; on an empty table it stays), 2 players to 21",
+       "003, 004", ace_takes_all=True, target=21),
+    _p("asso-piglia-tutto", "the children's scopa d'assi: the ace sweep counts as a scopa, 2 players to 21",
+       "004", ace_takes_all=True, ace_scopa=True, target=21),
+    _p("quindici", "scopa a quindici, strict form: a card takes table cards that with it sum to 15 "
+       "(no equal-value capture), 2 players to 21", "003, 004", quindici="only", target=21),
+    _p("quindici-both", "scopa a quindici, classic captures and 15-captures both allowed, the fewest "
+       "cards forced, 2 players to 21", "004", quindici="both", fewest_cards=True, target=21),
+    _p("quindici-assi", "scopa a quindici with classic captures, 15-captures and the ace that takes "
+       "the table with a scopa point, 2 players to 31", "004", quindici="both", ace_takes_all=True,
+       ace_scopa=True, target=31),
+    _p("escopa-15", "escopa de 15 as in Brazil and Argentina: 15-captures only, the sevens point to "
+       "whoever has most 7s (then 6s, aces, ...), 2 players to 21 (the dealer's 15/30 bonus is not "
+       "implemented)", "003, 004", quindici="only", primiera="most_sevens", target=21),
+    _p("three-players", "3 players each for self, 3 cards a deal (4 deals a hand), to 16 "
+       "(14 cards win the carte point)", "003, 004", players=3, target=16),
+    _p("pairs", "4 players in two pairs, partners opposite, 3 cards a deal (3 deals a hand), piles "
+       "and scope pooled, to 21", "004", players=4, target=21),
+    _p("six-players", "6 players in three pairs, partners opposite, 3 cards a deal (2 deals a hand), "
+       "to 21", "003, 004", players=6, target=21),
+    _p("scopone", "4 players in two pairs, 9 cards each and 4 on the table, one deal, to 11",
+       "003, 004", players=4, hand_cards=9, table_cards=4),
+    _p("scopone-scientifico", "4 players in two pairs, 10 cards each and an empty table, one deal, to 11",
+       "003, 004", players=4, hand_cards=10, table_cards=0),
+    _p("scopone-trentino", "scopone (9 + 4) with the napola, all ten denari win the match "
+       "(napoleone), to 21", "003", players=4, hand_cards=9, table_cards=4, napola=True,
+       napoleone="win", target=21),
+    _p("scopone-milanese", "the Milan combination: scopone scientifico (10 each, empty table) with "
+       "scopa d'assi and the napola, to 21", "003, 004", players=4, hand_cards=10, table_cards=0,
+       ace_takes_all=True, napola=True, target=21),
+)}
+
+
+def rules_from_preset(name: str) -> Rules:
+    """The Rules of a preset; ScopaError listing the known names for an unknown one."""
+    if not isinstance(name, str) or name.strip().lower() not in PRESETS:
+        raise ScopaError(f"unknown rules preset {name!r} (known: {', '.join(PRESETS)})")
+    return PRESETS[name.strip().lower()].rules
+
+
+def preset_name(rules: Rules) -> str | None:
+    """The name of the preset whose rules equal `rules`, or None."""
+    for p in PRESETS.values():
+        if p.rules == rules:
+            return p.name
+    return None
+
+
+def list_rules_text() -> str:
+    """The presets, one per line with what they set and the seed they come from (for --list-rules)."""
+    width = max(len(n) for n in PRESETS)
+    lines = ["Rules presets (--rules NAME); seeds are the source documents in shared/seeds/:"]
+    for p in PRESETS.values():
+        lines.append(f"  {p.name:<{width}}  {p.description} [seed {p.source}]")
+        lines.append(f"  {'':<{width}}  options: {p.rules.describe()}")
+    return "\n".join(lines)
