@@ -1,12 +1,15 @@
 """What one player may know, as a flat int8 vector with named slices (layout version 1).
 
 Built by a compiled kernel straight from the state array, and only from what that player has
-seen: its own hand, the table, both piles, the cards each player has played this hand, and
-public counts. The opponent's hand and the deck order never reach it, so two states that differ
-only in hidden cards give the same vector (a test proves it). Every agent decides from this
-vector and the action mask alone.
+seen: its own hand, the table, every pile, the cards each player has played this hand, and
+public counts. The other hands (a partner's too) and the deck order never reach it, so two
+states that differ only in hidden cards give the same vector (a test proves it). Every agent
+decides from this vector and the action mask alone.
 
-Layout (2 players; "me" is the viewer, "opp" the other player):
+The layout depends only on the number of players (`layout(players)`); the rules variants are
+not in it (a network is trained per rules set, and checkpoints carry their rules).
+
+Two players (`SLICES`, `OBS_SIZE`, `OBS_HIGH`; "me" is the viewer, "opp" the other player):
 
 | slice            | size | meaning                                                        |
 |------------------|------|----------------------------------------------------------------|
@@ -29,9 +32,37 @@ Layout (2 players; "me" is the viewer, "opp" the other player):
 | last_capturer    | 1    | 0 nobody yet, 1 me, 2 the opponent                             |
 | to_move          | 1    | 1 if it is my turn                                             |
 
-Total 291 values. Card masks index cards by id (cards.py).
+Total 291 values.
+
+N = 3, 4 or 6 players (`layout(N)`). Seats are relative to the viewer: seat k is the k-th
+player after me in turn order (0 me, 1 the next to play, ...); sides likewise (side k is the
+side of seat k, k < number of sides). With pairs, partners sit opposite: my partner is seat
+N / 2 and shares my side (`my_side`).
+
+| slice         | size   | meaning                                                           |
+|---------------|--------|-------------------------------------------------------------------|
+| hand          | 40     | my hand                                                           |
+| table         | 40     | the table                                                         |
+| unseen        | 40     | cards I have not seen (the other hands + deck)                    |
+| pile          | 40 N   | row k: cards seat k captured this hand (reshape (N, 40))          |
+| played        | 40 N   | row k: cards seat k played this hand                              |
+| hand_size     | N      | cards in seat k's hand                                            |
+| scope         | N      | seat k's scope this hand (clipped to 40)                          |
+| score         | sides  | side k's match total before this hand (clipped to 127)            |
+| deck_left     | 1      | cards left in the deck                                            |
+| target        | 1      | match target (clipped to 127)                                     |
+| napola        | 1      | 1 if napola is scored                                             |
+| dealer        | N      | one-hot: the dealer's seat                                        |
+| last_capturer | N      | one-hot: the seat that captured last (all 0: nobody yet)          |
+| to_move       | N      | one-hot: the seat to move                                         |
+| my_side       | N      | 1 for the seats on my side (me, and my partner in pairs)          |
+
+Sizes: 3 players 384, 4 players 469, 6 players 642. Card masks index cards by id (cards.py).
 """
 from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 from numba import njit
@@ -39,28 +70,85 @@ from numba import njit
 from . import core
 
 OBS_LAYOUT_VERSION = 1
+PLAYER_COUNTS = (2, 3, 4, 6)
 
-_FIELDS = (
-    ("hand", 40), ("table", 40), ("my_pile", 40), ("opp_pile", 40), ("my_played", 40),
-    ("opp_played", 40), ("unseen", 40), ("opp_hand_size", 1), ("deck_left", 1),
-    ("my_scope", 1), ("opp_scope", 1), ("my_score", 1), ("opp_score", 1), ("target", 1),
-    ("i_deal", 1), ("napola", 1), ("last_capturer", 1), ("to_move", 1),
-)
-SLICES: dict[str, slice] = {}
-_at = 0
-for _name, _size in _FIELDS:
-    SLICES[_name] = slice(_at, _at + _size)
-    _at += _size
-OBS_SIZE = _at
-# the highest value each slot can take (for Box bounds)
-OBS_HIGH = np.ones(OBS_SIZE, dtype=np.int8)
-for _name, _high in (("opp_hand_size", 3), ("deck_left", 40), ("my_scope", 40), ("opp_scope", 40),
-                     ("my_score", 127), ("opp_score", 127), ("target", 127), ("last_capturer", 2)):
-    OBS_HIGH[SLICES[_name]] = _high
+
+def sides_of(players: int) -> int:
+    """Number of sides: 2 and 3 players each for self, 4 and 6 in pairs (RULES.md)."""
+    return players if players <= 3 else players // 2
+
+
+def _fields(players: int) -> tuple:
+    if players == 2:
+        return (
+            ("hand", 40), ("table", 40), ("my_pile", 40), ("opp_pile", 40), ("my_played", 40),
+            ("opp_played", 40), ("unseen", 40), ("opp_hand_size", 1), ("deck_left", 1),
+            ("my_scope", 1), ("opp_scope", 1), ("my_score", 1), ("opp_score", 1), ("target", 1),
+            ("i_deal", 1), ("napola", 1), ("last_capturer", 1), ("to_move", 1),
+        )
+    n = players
+    return (
+        ("hand", 40), ("table", 40), ("unseen", 40), ("pile", 40 * n), ("played", 40 * n),
+        ("hand_size", n), ("scope", n), ("score", sides_of(n)), ("deck_left", 1),
+        ("target", 1), ("napola", 1), ("dealer", n), ("last_capturer", n), ("to_move", n),
+        ("my_side", n),
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Layout:
+    """The observation layout for `players` players: named slices, size, per-slot highs."""
+
+    players: int
+    hand_cards: int
+    slices: dict
+    size: int
+    high: np.ndarray
+    version: int = OBS_LAYOUT_VERSION
+
+
+@lru_cache(maxsize=None)
+def layout(players: int = 2, hand_cards: int = 3) -> Layout:
+    """The layout for `players` players; `hand_cards` (cards per deal) only sets the highest
+    hand size in `high` (the Box bound); the slices depend on `players` alone."""
+    if players not in PLAYER_COUNTS:
+        raise ValueError(f"players must be one of {PLAYER_COUNTS}, got {players!r}")
+    slices = {}
+    at = 0
+    for name, size in _fields(players):
+        slices[name] = slice(at, at + size)
+        at += size
+    high = np.ones(at, dtype=np.int8)
+    if players == 2:
+        for name, h in (("opp_hand_size", hand_cards), ("deck_left", 40), ("my_scope", 40),
+                        ("opp_scope", 40), ("my_score", 127), ("opp_score", 127),
+                        ("target", 127), ("last_capturer", 2)):
+            high[slices[name]] = h
+    else:
+        for name, h in (("hand_size", hand_cards), ("scope", 40), ("score", 127),
+                        ("deck_left", 40), ("target", 127)):
+            high[slices[name]] = h
+    high.setflags(write=False)
+    return Layout(players, hand_cards, slices, at, high)
+
+
+def layout_for(rules) -> Layout:
+    """The layout of a rules set (scopa_env.rules.Rules)."""
+    return layout(rules.players, getattr(rules, "hand_cards", 3))
+
+
+# the two-player layout under the names agents import
+SLICES: dict[str, slice] = layout(2).slices
+OBS_SIZE = layout(2).size
+OBS_HIGH = layout(2).high.copy()  # the highest value each slot can take (for Box bounds)
+_SIZES = np.zeros(7, dtype=np.int64)
+for _n in PLAYER_COUNTS:
+    _SIZES[_n] = layout(_n).size
 
 _HAND, _TABLE, _MY_PILE, _OPP_PILE, _MY_PLAYED, _OPP_PLAYED, _UNSEEN = (
     SLICES[n].start for n in ("hand", "table", "my_pile", "opp_pile", "my_played", "opp_played", "unseen"))
 _SCALARS = SLICES["opp_hand_size"].start
+_ALL = (np.int64(1) << 40) - 1
 
 
 @njit(cache=True, inline="always")
@@ -70,9 +158,8 @@ def _write_mask(out, at, mask):
 
 
 @njit(cache=True)
-def write_observation(state, player, out):
-    """Fill out[:OBS_SIZE] (int8) with what `player` may know in `state`."""
-    opp = (player + 1) % state[core.NPLAYERS]
+def _write_two(state, player, out):
+    opp = (player + 1) % 2
     hand = state[core.HANDS + player]
     table = state[core.TABLE]
     my_pile = state[core.PILES + player]
@@ -84,7 +171,7 @@ def write_observation(state, player, out):
     _write_mask(out, _MY_PLAYED, state[core.PLAYED + player])
     _write_mask(out, _OPP_PLAYED, state[core.PLAYED + opp])
     seen = hand | table | my_pile | opp_pile
-    _write_mask(out, _UNSEEN, ~seen & ((np.int64(1) << 40) - 1))
+    _write_mask(out, _UNSEEN, ~seen & _ALL)
     out[_SCALARS + 0] = core.popcount(state[core.HANDS + opp])
     out[_SCALARS + 1] = 40 - state[core.DECK_POS]
     out[_SCALARS + 2] = min(state[core.SCOPE + player], 40)
@@ -99,13 +186,70 @@ def write_observation(state, player, out):
     out[_SCALARS + 10] = 1 if state[core.TO_MOVE] == player else 0
 
 
+@njit(cache=True)
+def _write_many(state, player, out):
+    n = state[core.NPLAYERS]
+    sides = n if n <= 3 else n // 2
+    hand = state[core.HANDS + player]
+    table = state[core.TABLE]
+    seen = hand | table
+    at = 120  # hand, table, unseen
+    for k in range(n):
+        s = (player + k) % n
+        pile = state[core.PILES + s]
+        seen |= pile
+        _write_mask(out, at + 40 * k, pile)
+        _write_mask(out, at + 40 * (n + k), state[core.PLAYED + s])
+    _write_mask(out, 0, hand)
+    _write_mask(out, 40, table)
+    _write_mask(out, 80, ~seen & _ALL)
+    at += 80 * n
+    for k in range(n):
+        s = (player + k) % n
+        out[at + k] = core.popcount(state[core.HANDS + s])
+        out[at + n + k] = min(state[core.SCOPE + s], 40)
+    at += 2 * n
+    for k in range(sides):
+        out[at + k] = min(state[core.SCORES + (player + k) % n % sides], 127)
+    at += sides
+    out[at] = 40 - state[core.DECK_POS]
+    out[at + 1] = min(state[core.TARGET], 127)
+    out[at + 2] = 1 if state[core.NAPOLA] else 0
+    at += 3
+    lc = state[core.LAST_CAPTURER]
+    for k in range(n):
+        s = (player + k) % n
+        out[at + k] = 1 if state[core.DEALER] == s else 0
+        out[at + n + k] = 1 if lc == s else 0
+        out[at + 2 * n + k] = 1 if state[core.TO_MOVE] == s else 0
+        out[at + 3 * n + k] = 1 if k % sides == 0 else 0
+
+
+@njit(cache=True)
+def write_observation(state, player, out):
+    """Fill out[:size] (int8; size = layout(players).size) with what `player` may know."""
+    if state[core.NPLAYERS] == 2:
+        _write_two(state, player, out)
+    else:
+        _write_many(state, player, out)
+
+
 def observe(state: np.ndarray, player: int) -> np.ndarray:
     """A fresh int8 observation vector of `player` in `state`."""
-    out = np.zeros(OBS_SIZE, dtype=np.int8)
+    out = np.zeros(int(_SIZES[int(state[core.NPLAYERS])]), dtype=np.int8)
     write_observation(state, player, out)
     return out
 
 
-def view(obs: np.ndarray, name: str) -> np.ndarray:
-    """A named part of an observation vector, e.g. view(obs, 'table')."""
-    return obs[..., SLICES[name]]
+def view(obs: np.ndarray, name: str, players: int | None = None) -> np.ndarray:
+    """A named part of an observation vector, e.g. view(obs, 'table'). The layout is found from
+    the vector's length unless `players` is given; 'pile' and 'played' of N players come as
+    (..., N, 40)."""
+    if players is None:
+        players = next((n for n in PLAYER_COUNTS if layout(n).size == obs.shape[-1]), None)
+        if players is None:
+            raise ValueError(f"no observation layout has {obs.shape[-1]} values")
+    part = obs[..., layout(players).slices[name]]
+    if players != 2 and name in ("pile", "played"):
+        return part.reshape(*obs.shape[:-1], players, 40)
+    return part
