@@ -4,7 +4,14 @@ This module *is* the rules engine: the Python `Game`, the environments, the batc
 hard opponent's rollouts all call these kernels, so each rule exists once. A state is a 1-D
 int64 numpy array of `STATE_SIZE` slots (layout below); copying it is copying ~1 KB. Card sets
 are 40-bit masks (bit = card id, see cards.py). All randomness comes from the xorshift64*
-generator whose state lives in slot RNG, seeded by `new_match(seed)`: same seed, same match.
+generator whose state lives in slot RNG, seeded by `init_match_rules(state, seed, header)` (or
+the classic `init_match(state, seed, nplayers, napola, target)`): same seed, same match.
+
+Every rules option (rules.py) lives in a header slot of the state, written once per match by
+init_match_rules from `Rules.to_header()`; a zero in an option slot is the classic default. Seats
+are 0..NPLAYERS-1 and play in seat order from the dealer's left; with 4 or 6 players partners sit
+opposite and seat s plays for side s % n_sides(NPLAYERS). Per-seat slots (HANDS, PILES, PLAYED,
+SCOPE) are per seat; the scores (SCORES, LINES, WINNER) are per side.
 
 Kernels trust their input (they are the hot path); `game.py` validates what people and agents
 send before calling them.
@@ -24,24 +31,44 @@ LAST_CAPTURER = 7   # -1 before the first capture of the hand
 DECK_POS = 8        # index in DECK of the next card to deal
 PHASE = 9           # PLAYING, HAND_OVER or MATCH_OVER
 HAND_NO = 10        # 0-based hand number in the match
-WINNER = 11         # -1 until the match is over
+WINNER = 11         # -1 until the match is over (a side: a team with 4 or 6 players)
 PLAYS = 12          # cards played this hand
-CARDS_PER_DEAL = 13
-TABLE_DEAL = 14     # cards dealt face up at the start of a hand
+CARDS_PER_DEAL = 13 # rules.hand_cards
+TABLE_DEAL = 14     # cards dealt face up at the start of a hand (rules.table_cards)
 LAST_FLAGS = 15     # flags returned by the last apply_move
+# The variant options (rules.py). 0 is the classic default in every slot, so a header with only
+# NPLAYERS, NAPOLA, TARGET, CARDS_PER_DEAL and TABLE_DEAL filled in is the classic game.
+RE_BELLO = 16       # 1: the 10D is a point
+NAPOLEONE = 17      # NAPOLEONE_OFF, NAPOLEONE_WIN or NAPOLEONE_TEN
+ACE_TAKES_ALL = 18  # 1: scopa d'assi
+ACE_SCOPA = 19      # 1: an ace sweep counts as a scopa
+ACE_UNBURNED = 20   # 1: rules.burned_ace is False (an ace on the table does not stop the sweep)
+QUINDICI = 21       # QUINDICI_OFF, QUINDICI_ONLY or QUINDICI_BOTH
+FEWEST_CARDS = 22   # 1: among a card's captures only those with the fewest cards
+FREE_CAPTURE = 23   # 1: a card that can capture may be laid
+PRIMIERA_SCALE = 24 # PRIM_STANDARD, PRIM_FIGURES0, PRIM_VENETO, PRIM_SOUTHERN or PRIM_MOST_SEVENS
+CAPOTTO = 25        # 0 off; k: a side with >= k points while all others have 0 wins
+NAPOLEONE_SIDE = 26 # result of the last finished hand: 1 + the side holding all ten denari, 0 none
+HEADER_SIZE = 32    # slots 27..31 are free
 MAXP = 6            # room for up to 6 seats
-HANDS = 16          # HANDS + p: mask of player p's hand
+HANDS = HEADER_SIZE       # HANDS + p: mask of player p's hand
 PILES = HANDS + MAXP      # captured cards of player p
 PLAYED = PILES + MAXP     # cards player p has played this hand
 SCOPE = PLAYED + MAXP     # scope of player p this hand
-SCORES = SCOPE + MAXP     # match total of player p
-NLINES = 8
-LINES = SCORES + MAXP     # LINES + p * NLINES + line: the last finished hand's score lines
+SCORES = SCOPE + MAXP     # SCORES + side: match total of a side (a side is a seat with 2 or 3 players)
+NLINES = 9
+LINES = SCORES + MAXP     # LINES + side * NLINES + line: the last finished hand's score lines
 DECK = LINES + MAXP * NLINES   # 40 card ids in dealing order
 STATE_SIZE = DECK + 40
 
 LINE_CARTE, LINE_DENARI, LINE_SETTEBELLO, LINE_PRIMIERA, LINE_SCOPE, LINE_NAPOLA, LINE_TOTAL = range(7)
-LINE_NAMES = ("carte", "denari", "settebello", "primiera", "scope", "napola", "total")
+LINE_RE_BELLO, LINE_NAPOLEONE = 7, 8
+LINE_NAMES = ("carte", "denari", "settebello", "primiera", "scope", "napola", "total", "re_bello",
+              "napoleone")
+
+NAPOLEONE_OFF, NAPOLEONE_WIN, NAPOLEONE_TEN = 0, 1, 2
+QUINDICI_OFF, QUINDICI_ONLY, QUINDICI_BOTH = 0, 1, 2
+PRIM_STANDARD, PRIM_FIGURES0, PRIM_VENETO, PRIM_SOUTHERN, PRIM_MOST_SEVENS = range(5)
 
 PLAYING, HAND_OVER, MATCH_OVER = 0, 1, 2
 
@@ -54,12 +81,25 @@ RANK = np.array([c % 10 + 1 for c in range(40)], dtype=np.int64)
 RANK_MASK = np.array([sum(1 << (s * 10 + r - 1) for s in range(4)) if r else 0 for r in range(11)],
                      dtype=np.int64)
 _PRIM_BY_RANK = np.array([0, 16, 12, 13, 14, 15, 18, 21, 10, 10, 10], dtype=np.int64)
-# best primiera value of a 10-bit suit mask (0 for an empty suit)
+# best primiera value of a 10-bit suit mask (0 for an empty suit), standard scale
 PRIM_OF_SUIT = np.array(
     [max([0] + [int(_PRIM_BY_RANK[r + 1]) for r in range(10) if m >> r & 1]) for m in range(1024)],
     dtype=np.int64)
+# the primiera scales in half points (Veneto's ace is 5.5), by rank 1..10; rows PRIM_STANDARD..SOUTHERN
+PRIM2_BY_RANK = np.array([
+    [0, 32, 24, 26, 28, 30, 36, 42, 20, 20, 20],   # standard: 16 12 13 14 15 18 21, figures 10
+    [0, 32, 24, 26, 28, 30, 36, 42, 0, 0, 0],      # figures 0
+    [0, 11, 4, 6, 8, 10, 12, 14, 1, 1, 1],         # Veneto: 2-7 face value, ace 5.5, figures 0.5
+    [0, 32, 24, 26, 28, 30, 36, 42, 16, 18, 20],   # southern: figures at their capture value
+], dtype=np.int64)
+# best half-point value of each 10-bit suit mask under each scale (0 also for an empty suit:
+# whether a suit is present is tested on the mask itself)
+PRIM2_OF_SUIT = np.array(
+    [[max([0] + [int(PRIM2_BY_RANK[k, r + 1]) for r in range(10) if m >> r & 1]) for m in range(1024)]
+     for k in range(4)], dtype=np.int64)
 DENARI_MASK = (1 << 10) - 1
 SETTEBELLO_BIT = 1 << 6
+RE_BELLO_BIT = 1 << 9
 
 
 # ---- small helpers ------------------------------------------------------------------------
@@ -131,12 +171,19 @@ def _deal_round(state):
 
 @njit(cache=True)
 def start_hand(state):
-    """Collect, shuffle and deal a new hand for the current dealer (redeal on 3+ re on the table)."""
+    """Collect, shuffle and deal a new hand for the current dealer.
+
+    With a 4-card table (the classic deal, the pairs and scopone) 3 or 4 re among the table cards
+    void the deal: the deck is shuffled again. With another table size (scopone scientifico's
+    empty table, or a custom deal) there is no redeal: RULES.md gives the rule for 4 cards only.
+    """
     first_table = state[NPLAYERS] * state[CARDS_PER_DEAL]
     while True:
         _shuffle_deck(state)
+        if state[TABLE_DEAL] != 4:
+            break
         re = 0
-        for i in range(state[TABLE_DEAL]):
+        for i in range(4):
             if RANK[state[DECK + first_table + i]] == 10:
                 re += 1
         if re < 3:
@@ -146,7 +193,8 @@ def start_hand(state):
 
 @njit(cache=True)
 def deal_from_deck(state):
-    """Start a hand dealt from DECK as it stands: 3 each from left of the dealer, then the table.
+    """Start a hand dealt from DECK as it stands: CARDS_PER_DEAL each from left of the dealer,
+    then TABLE_DEAL cards to the table.
 
     Records are replayed (and deals set up by hand) by writing DECK and calling this.
     """
@@ -172,21 +220,57 @@ def deal_from_deck(state):
 
 
 @njit(cache=True)
-def init_match(state, seed, nplayers, napola, target):
-    """Fill `state` (length STATE_SIZE) with a new match dealt from `seed`."""
+def rules_header(players, napola, target, hand_cards, table_cards, re_bello, napoleone, ace_takes_all,
+                 ace_scopa, ace_unburned, quindici, fewest_cards, free_capture, primiera_scale, capotto):
+    """The HEADER_SIZE option slots of a state for these rules (Rules.to_header() fills them)."""
+    h = np.zeros(HEADER_SIZE, dtype=np.int64)
+    h[NPLAYERS] = players
+    h[NAPOLA] = napola
+    h[TARGET] = target
+    h[CARDS_PER_DEAL] = hand_cards
+    h[TABLE_DEAL] = table_cards
+    h[RE_BELLO] = re_bello
+    h[NAPOLEONE] = napoleone
+    h[ACE_TAKES_ALL] = ace_takes_all
+    h[ACE_SCOPA] = ace_scopa
+    h[ACE_UNBURNED] = ace_unburned
+    h[QUINDICI] = quindici
+    h[FEWEST_CARDS] = fewest_cards
+    h[FREE_CAPTURE] = free_capture
+    h[PRIMIERA_SCALE] = primiera_scale
+    h[CAPOTTO] = capotto
+    return h
+
+
+@njit(cache=True)
+def init_match_rules(state, seed, header):
+    """Fill `state` (length STATE_SIZE) with a new match under the rules in `header` (the
+    HEADER_SIZE vector of rules_header / Rules.to_header()), dealt from `seed`.
+
+    The deals depend only on the seed, the number of players and the deal sizes: the classic
+    rules give exactly the matches init_match gives.
+    """
     for i in range(STATE_SIZE):
         state[i] = 0
     seed_rng(state, RNG, seed)
-    state[NPLAYERS] = nplayers
-    state[NAPOLA] = napola
-    state[TARGET] = target
-    state[CARDS_PER_DEAL] = 3
-    state[TABLE_DEAL] = 4
+    state[NPLAYERS] = header[NPLAYERS]
+    state[NAPOLA] = header[NAPOLA]
+    state[TARGET] = header[TARGET]
+    state[CARDS_PER_DEAL] = header[CARDS_PER_DEAL]
+    state[TABLE_DEAL] = header[TABLE_DEAL]
+    for i in range(RE_BELLO, CAPOTTO + 1):
+        state[i] = header[i]
     state[WINNER] = -1
     for i in range(40):
         state[DECK + i] = i
-    state[DEALER] = rng_below(state, RNG, nplayers)
+    state[DEALER] = rng_below(state, RNG, state[NPLAYERS])
     start_hand(state)
+
+
+@njit(cache=True)
+def init_match(state, seed, nplayers, napola, target):
+    """Fill `state` with a new classic match (3 cards a deal, 4 on the table) dealt from `seed`."""
+    init_match_rules(state, seed, rules_header(nplayers, napola, target, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
 
 @njit(cache=True)
@@ -195,6 +279,12 @@ def next_hand(state):
     state[DEALER] = (state[DEALER] + 1) % state[NPLAYERS]
     state[HAND_NO] += 1
     start_hand(state)
+
+
+@njit(cache=True, inline="always")
+def n_sides(nplayers):
+    """Sides of a game: each player for self with 2 or 3, pairs with 4 or 6 (seat s plays for s % sides)."""
+    return nplayers if nplayers <= 3 else nplayers // 2
 
 
 # ---- legal moves --------------------------------------------------------------------------
@@ -251,13 +341,85 @@ def new_move_buffer():
 
 
 @njit(cache=True)
+def rank_sum(mask):
+    """Sum of the capture values of the cards in a mask."""
+    s = 0
+    for r in range(1, 11):
+        s += r * popcount(mask & RANK_MASK[r])
+    return s
+
+
+@njit(cache=True)
+def _add_move(out_card, out_mask, n, card, mask):
+    if n >= MAX_MOVES:
+        raise ValueError("more legal moves than MAX_MOVES")
+    out_card[n] = card
+    out_mask[n] = mask
+    return n + 1
+
+
+@njit(cache=True)
+def _variant_card_moves(state, card, table, ids, ranks, pos, t, out_card, out_mask, n):
+    """Append the legal moves of `card` under the variant options (see legal_moves)."""
+    v = RANK[card]
+    quindici = state[QUINDICI]
+    k0 = n
+    # regular captures: the classic ones (equal value first, else sums) and the 15-captures
+    if quindici != QUINDICI_ONLY:
+        for i in range(t):
+            if ranks[i] == v:
+                n = _add_move(out_card, out_mask, n, card, np.int64(1) << ids[i])
+        if n == k0:
+            n = _sum_captures(ids, ranks, pos, t, v, card, out_card, out_mask, n)
+    ace_rule = state[ACE_TAKES_ALL] != 0 and v == 1 and table != 0
+    burned = ace_rule and (table & RANK_MASK[1]) != 0 and state[ACE_UNBURNED] == 0
+    if burned and quindici == QUINDICI_ONLY:
+        # the burned ace takes only an ace of the table (one move per table ace)
+        for i in range(t):
+            if ranks[i] == 1:
+                n = _add_move(out_card, out_mask, n, card, np.int64(1) << ids[i])
+    if quindici != QUINDICI_OFF:
+        n = _sum_captures(ids, ranks, pos, t, 15 - v, card, out_card, out_mask, n)
+    if state[FEWEST_CARDS] != 0 and n - k0 > 1:
+        fewest = 99
+        for i in range(k0, n):
+            c = popcount(out_mask[i])
+            if c < fewest:
+                fewest = c
+        w = k0
+        for i in range(k0, n):
+            if popcount(out_mask[i]) == fewest:
+                out_card[w] = out_card[i]
+                out_mask[w] = out_mask[i]
+                w += 1
+        n = w
+    if ace_rule and not burned:
+        # the ace takes the table; the same set taken by a regular capture is one move, not two
+        dup = False
+        for i in range(k0, n):
+            if out_mask[i] == table:
+                dup = True
+        if not dup:
+            n = _add_move(out_card, out_mask, n, card, table)
+    if n == k0 or state[FREE_CAPTURE] != 0:
+        n = _add_move(out_card, out_mask, n, card, np.int64(0))
+    return n
+
+
+@njit(cache=True)
 def legal_moves(state, buf):
     """Write the mover's legal moves into buf[0, :n] (played card) and buf[1, :n] (captured
     mask) and return n. `buf` comes from new_move_buffer().
 
-    For each card in hand, in card-id order: a table card of equal rank must be taken (one
-    move per such card, the player chooses); otherwise every set of table cards summing to its
-    rank is a move; a card with no capture is laid on the table (captured mask 0).
+    For each card in hand, in card-id order, classic rules: a table card of equal rank must be
+    taken (one move per such card, the player chooses); otherwise every set of table cards summing
+    to its rank is a move; a card with no capture is laid on the table (captured mask 0).
+    Variants, in this order for each card: the classic captures (not with quindici "only"); with
+    scopa d'assi and a burned ace (an ace on the table) under quindici "only", one move per table
+    ace; with quindici, every set of table cards summing to 15 minus the card's rank; with
+    fewest_cards only the captures above with the fewest cards stay; with scopa d'assi and no burned
+    ace, an ace on a non-empty table takes the whole table (unless a capture above already takes
+    exactly that set); the card laid (mask 0) if it has no capture, or always with free_capture.
     """
     out_card = buf[0]
     out_mask = buf[1]
@@ -267,11 +429,15 @@ def legal_moves(state, buf):
     table = state[TABLE]
     t = _table_by_rank(table, ids, ranks)
     hand = state[HANDS + state[TO_MOVE]]
+    variant = (state[QUINDICI] | state[ACE_TAKES_ALL] | state[FEWEST_CARDS] | state[FREE_CAPTURE]) != 0
     n = 0
     while hand != 0:
         low = hand & -hand
         hand ^= low
         card = popcount(low - 1)
+        if variant:
+            n = _variant_card_moves(state, card, table, ids, ranks, pos, t, out_card, out_mask, n)
+            continue
         v = RANK[card]
         k0 = n
         for i in range(t):
@@ -288,16 +454,33 @@ def legal_moves(state, buf):
     return n
 
 
+@njit(cache=True)
+def is_ace_sweep(state, card, captured, table):
+    """Whether playing `card` taking `captured` from `table` is a scopa d'assi sweep that no
+    regular capture makes (such a sweep is a scopa only with ACE_SCOPA)."""
+    if state[ACE_TAKES_ALL] == 0 or RANK[card] != 1 or captured != table:
+        return False
+    s = rank_sum(captured)
+    if s == 1:
+        return False  # one ace taken by an ace: an equal-value capture
+    if state[QUINDICI] != QUINDICI_OFF and s == 14:
+        return False  # a 15-capture
+    return True
+
+
 # ---- playing ------------------------------------------------------------------------------
 @njit(cache=True)
 def apply_move(state, card, captured):
     """Play `card` capturing `captured` (a mask; 0 lays it) for the mover. Returns F_* flags.
 
     Deals the next round when all hands are empty, and scores the hand after its last play.
+    A capture that empties the table is a scopa, except on the very last play of the hand and
+    for a scopa d'assi sweep without ACE_SCOPA.
     """
     n = state[NPLAYERS]
     p = state[TO_MOVE]
     bit = np.int64(1) << card
+    table_before = state[TABLE]
     state[HANDS + p] &= ~bit
     state[PLAYED + p] |= bit
     flags = 0
@@ -315,8 +498,9 @@ def apply_move(state, card, captured):
             hands_empty = False
     last_play = hands_empty and state[DECK_POS] >= 40
     if captured != 0 and state[TABLE] == 0 and not last_play:
-        state[SCOPE + p] += 1
-        flags |= F_SCOPA
+        if state[ACE_SCOPA] != 0 or not is_ace_sweep(state, card, captured, table_before):
+            state[SCOPE + p] += 1
+            flags |= F_SCOPA
     state[TO_MOVE] = (p + 1) % n
     if hands_empty:
         if state[DECK_POS] < 40:
@@ -333,7 +517,7 @@ def apply_move(state, card, captured):
 # ---- scoring ------------------------------------------------------------------------------
 @njit(cache=True)
 def primiera(pile):
-    """Primiera of a pile: best card of each suit, summed; 0 if a suit is missing."""
+    """Primiera of a pile (standard scale): best card of each suit, summed; 0 if a suit is missing."""
     total = 0
     for s in range(4):
         best = PRIM_OF_SUIT[(pile >> (10 * s)) & DENARI_MASK]
@@ -341,6 +525,30 @@ def primiera(pile):
             return 0
         total += best
     return total
+
+
+@njit(cache=True)
+def primiera_half_points(pile, scale):
+    """Primiera of a pile under scale PRIM_STANDARD..PRIM_SOUTHERN in half points (Veneto's ace
+    is 5.5); -1 if a suit is missing (a suit of figures only is present, worth 0 with figures0)."""
+    total = 0
+    for s in range(4):
+        m = (pile >> (10 * s)) & DENARI_MASK
+        if m == 0:
+            return -1
+        total += PRIM2_OF_SUIT[scale, m]
+    return total
+
+
+@njit(cache=True)
+def most_sevens_key(pile):
+    """The most-sevens comparison as one number: the count of 7s, then 6s, aces, 5s, 4s, 3s, 2s and
+    last the figures (8, 9, 10 together), compared in that order (higher wins)."""
+    key = 0
+    for r in (7, 6, 1, 5, 4, 3, 2):
+        key = key * 8 + popcount(pile & RANK_MASK[r])
+    figures = popcount(pile & (RANK_MASK[8] | RANK_MASK[9] | RANK_MASK[10]))
+    return key * 16 + figures
 
 
 @njit(cache=True)
@@ -355,12 +563,11 @@ def napola_points(pile):
 
 
 @njit(cache=True)
-def _award_unique_max(state, values, line):
-    """One point on `line` to the single player with the highest value (> 0); a tie gives none."""
-    n = state[NPLAYERS]
+def _award_unique_max(state, values, sides, line):
+    """One point on `line` to the single side with the highest value (> 0); a tie gives none."""
     best = 0
     who = -1
-    for p in range(n):
+    for p in range(sides):
         if values[p] > best:
             best = values[p]
             who = p
@@ -372,49 +579,83 @@ def _award_unique_max(state, values, line):
 
 @njit(cache=True)
 def end_hand(state):
-    """Give the table to the last capturer, write the score lines, add to the match totals.
+    """Give the table to the last capturer, write the score lines per side (partners pool their
+    piles and scope), add to the match totals.
 
-    Returns True when the match is over: someone reached the target with a strict lead (a tie at
-    the top plays another hand).
+    Returns True when the match is over: napoleone "win" (a side holds all ten denari), capotto
+    (a side with >= CAPOTTO points while every other side has 0), or a side reached the target with
+    a strict lead (a tie at the top plays another hand).
     """
     n = state[NPLAYERS]
+    sides = n_sides(n)
     if state[LAST_CAPTURER] >= 0:
         state[PILES + state[LAST_CAPTURER]] |= state[TABLE]
         state[TABLE] = 0
     for i in range(MAXP * NLINES):
         state[LINES + i] = 0
+    state[NAPOLEONE_SIDE] = 0
+    piles = np.zeros(MAXP, dtype=np.int64)
+    scope = np.zeros(MAXP, dtype=np.int64)
+    for p in range(n):
+        piles[p % sides] |= state[PILES + p]
+        scope[p % sides] += state[SCOPE + p]
     values = np.zeros(MAXP, dtype=np.int64)
-    for p in range(n):
-        values[p] = popcount(state[PILES + p])
-    _award_unique_max(state, values, LINE_CARTE)
-    for p in range(n):
-        values[p] = popcount(state[PILES + p] & DENARI_MASK)
-    _award_unique_max(state, values, LINE_DENARI)
-    for p in range(n):
-        values[p] = primiera(state[PILES + p])
-    _award_unique_max(state, values, LINE_PRIMIERA)
-    for p in range(n):
-        base = LINES + p * NLINES
-        pile = state[PILES + p]
+    for s in range(sides):
+        values[s] = popcount(piles[s])
+    _award_unique_max(state, values, sides, LINE_CARTE)
+    for s in range(sides):
+        values[s] = popcount(piles[s] & DENARI_MASK)
+    _award_unique_max(state, values, sides, LINE_DENARI)
+    scale = state[PRIMIERA_SCALE]
+    for s in range(sides):
+        if scale == PRIM_MOST_SEVENS:
+            values[s] = most_sevens_key(piles[s])
+        else:
+            values[s] = primiera_half_points(piles[s], scale) + 1  # 0: no primiera
+    _award_unique_max(state, values, sides, LINE_PRIMIERA)
+    for s in range(sides):
+        base = LINES + s * NLINES
+        pile = piles[s]
         if pile & SETTEBELLO_BIT:
             state[base + LINE_SETTEBELLO] = 1
-        state[base + LINE_SCOPE] = state[SCOPE + p]
+        if state[RE_BELLO] and pile & RE_BELLO_BIT:
+            state[base + LINE_RE_BELLO] = 1
+        state[base + LINE_SCOPE] = scope[s]
         if state[NAPOLA]:
             state[base + LINE_NAPOLA] = napola_points(pile)
+        if state[NAPOLEONE] and (pile & DENARI_MASK) == DENARI_MASK:
+            state[NAPOLEONE_SIDE] = s + 1
+            if state[NAPOLEONE] == NAPOLEONE_TEN:
+                state[base + LINE_NAPOLEONE] = 10
         total = 0
-        for line in range(LINE_TOTAL):
-            total += state[base + line]
+        for line in range(NLINES):
+            if line != LINE_TOTAL:
+                total += state[base + line]
         state[base + LINE_TOTAL] = total
-        state[SCORES + p] += total
-    best = -1
+        state[SCORES + s] += total
     who = -1
-    for p in range(n):
-        if state[SCORES + p] > best:
-            best = state[SCORES + p]
-            who = p
-        elif state[SCORES + p] == best:
+    if state[NAPOLEONE] == NAPOLEONE_WIN and state[NAPOLEONE_SIDE] > 0:
+        who = state[NAPOLEONE_SIDE] - 1
+    if who < 0 and state[CAPOTTO] > 0:
+        for s in range(sides):
+            if state[SCORES + s] >= state[CAPOTTO]:
+                others = 0
+                for o in range(sides):
+                    if o != s:
+                        others += state[SCORES + o]
+                if others == 0:
+                    who = s
+    if who < 0:
+        best = -1
+        for s in range(sides):
+            if state[SCORES + s] > best:
+                best = state[SCORES + s]
+                who = s
+            elif state[SCORES + s] == best:
+                who = -1
+        if best < state[TARGET]:
             who = -1
-    if best >= state[TARGET] and who >= 0:
+    if who >= 0:
         state[WINNER] = who
         state[PHASE] = MATCH_OVER
         return True
@@ -432,14 +673,15 @@ def random_move(state, rng_state, slot, buf):
 
 
 @njit(cache=True)
-def random_hands(seed, n_hands, nplayers, napola, target):
-    """Play n_hands hands by uniformly random legal moves (new matches as matches end).
+def random_hands_rules(seed, n_hands, header):
+    """Play n_hands hands under the rules in `header` by uniformly random legal moves (new matches
+    as matches end).
 
-    Returns the sum over hands of player 0's hand points minus player 1's, a checksum that
-    makes the work observable.
+    Returns the sum over hands of side 0's hand points minus side 1's, a checksum that makes the
+    work observable.
     """
     state = np.zeros(STATE_SIZE, dtype=np.int64)
-    init_match(state, seed, nplayers, napola, target)
+    init_match_rules(state, seed, header)
     rng = np.zeros(1, dtype=np.int64)
     seed_rng(rng, 0, seed ^ 0x5DEECE66D)
     buf = np.zeros((3, MAX_MOVES), dtype=np.int64)
@@ -451,10 +693,17 @@ def random_hands(seed, n_hands, nplayers, napola, target):
             done += 1
             check += state[LINES + LINE_TOTAL] - state[LINES + NLINES + LINE_TOTAL]
             if flags & F_MATCH_OVER:
-                init_match(state, seed + done, nplayers, napola, target)
+                init_match_rules(state, seed + done, header)
             else:
                 next_hand(state)
     return check
+
+
+@njit(cache=True)
+def random_hands(seed, n_hands, nplayers, napola, target):
+    """random_hands_rules for the classic rules with `nplayers`, napola and target."""
+    return random_hands_rules(seed, n_hands,
+                              rules_header(nplayers, napola, target, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
 
 @njit(cache=True)

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import core
 from .cards import as_card, card_str, cards_of, cards_str, mask_of, rank_of
-from .actions import action_table, encode_moves
+from .actions import action_table
 from .errors import ScopaError
 from .observation import observe
 from .rules import Rules
@@ -59,8 +59,7 @@ class Game:
             raise ScopaError(f"rules must be a Rules object, got {type(rules).__name__}")
         self.seed = int(seed)
         self.state = np.zeros(core.STATE_SIZE, dtype=np.int64)
-        core.init_match(self.state, self.seed, self.rules.players, int(self.rules.napola),
-                        self.rules.target)
+        core.init_match_rules(self.state, self.seed, self.rules.to_header())
         self._buf = core.new_move_buffer()
 
     # ---- copying -------------------------------------------------------------------------
@@ -87,8 +86,10 @@ class Game:
 
         Cards are lists of ids or notation; `deck` lists the undealt cards in dealing order.
         Cards need not total 40 (a position may leave some out), but none may appear twice.
+        `hands`, `piles` and `scope` are per seat, `scores` per side (rules.teams).
         """
         n = self.n_players
+        sides = self.n_sides
         hands = [mask_of(h) for h in hands]
         piles = [mask_of(p) for p in (piles or [[]] * n)]
         deck = [as_card(c) for c in deck]
@@ -100,13 +101,18 @@ class Game:
             seen |= m
         if len(hands) != n or len(piles) != n:
             raise ScopaError(f"setup needs {n} hands and {n} piles")
+        if scope is not None and len(scope) != n:
+            raise ScopaError(f"setup needs {n} scope counts, one per seat")
+        if scores is not None and len(scores) != sides:
+            raise ScopaError(f"setup needs {sides} scores, one per side")
         st = self.state
         for p in range(n):
             st[core.HANDS + p] = hands[p]
             st[core.PILES + p] = piles[p]
             st[core.PLAYED + p] = 0
             st[core.SCOPE + p] = (scope or [0] * n)[p]
-            st[core.SCORES + p] = (scores or [0] * n)[p]
+        for s in range(sides):
+            st[core.SCORES + s] = (scores or [0] * sides)[s]
         st[core.TABLE] = table_m
         st[core.DEALER] = dealer
         st[core.TO_MOVE] = (dealer + 1) % n if to_move is None else to_move
@@ -118,8 +124,9 @@ class Game:
         return self
 
     def deal_hand(self, dealer: int, deck) -> None:
-        """Start a new hand with `dealer` and the 40 cards in `deck` in dealing order (3 each from
-        the dealer's left, 4 to the table, then the later deals). Used to replay records."""
+        """Start a new hand with `dealer` and the 40 cards in `deck` in dealing order (hand_cards
+        each from the dealer's left, table_cards to the table, then the later deals). Used to
+        replay records."""
         cards = [as_card(c) for c in deck]
         if sorted(cards) != list(range(40)):
             raise ScopaError(f"a deal must hold each of the 40 cards once, got {len(cards)} cards "
@@ -159,6 +166,15 @@ class Game:
         return int(self.state[core.NPLAYERS])
 
     @property
+    def n_sides(self) -> int:
+        """Sides that score: the players with 2 or 3, the pairs with 4 or 6."""
+        return core.n_sides(self.n_players)
+
+    def side_of(self, player: int) -> int:
+        """The side seat `player` plays for (partners opposite: seats s and s + n_sides)."""
+        return int(player) % self.n_sides
+
+    @property
     def to_move(self) -> int:
         return int(self.state[core.TO_MOVE])
 
@@ -180,8 +196,15 @@ class Game:
 
     @property
     def winner(self) -> int | None:
+        """The winning side (a seat with 2 or 3 players), None while the match goes on."""
         w = int(self.state[core.WINNER])
         return None if w < 0 else w
+
+    @property
+    def napoleone_side(self) -> int | None:
+        """The side that held all ten denari in the last finished hand (napoleone on), or None."""
+        s = int(self.state[core.NAPOLEONE_SIDE])
+        return None if s == 0 else s - 1
 
     @property
     def hand_no(self) -> int:
@@ -214,16 +237,30 @@ class Game:
 
     @property
     def scores(self) -> list[int]:
-        return [int(self.state[core.SCORES + p]) for p in range(self.n_players)]
+        """Match totals, one per side."""
+        return [int(self.state[core.SCORES + s]) for s in range(self.n_sides)]
+
+    def score_lines(self) -> tuple[str, ...]:
+        """The names of the score lines these rules use, in the order a score sheet shows them:
+        the classic lines (napola always, 0 when off) plus re_bello and napoleone when on."""
+        names = ["carte", "denari", "settebello"]
+        if self.rules.re_bello:
+            names.append("re_bello")
+        names += ["primiera", "scope", "napola"]
+        if self.rules.napoleone != "off":
+            names.append("napoleone")
+        return tuple(names + ["total"])
 
     def hand_score(self) -> list[dict]:
-        """The score lines of the last finished hand, one dict per player (keys core.LINE_NAMES)."""
+        """The score lines of the last finished hand, one dict per side (keys score_lines(); for
+        the classic rules exactly the keys of records written before the variants existed)."""
         if not self.hand_over:
             raise ScopaError("the hand is not over yet: no score to show")
         out = []
-        for p in range(self.n_players):
-            base = core.LINES + p * core.NLINES
-            out.append({name: int(self.state[base + i]) for i, name in enumerate(core.LINE_NAMES)})
+        for s in range(self.n_sides):
+            base = core.LINES + s * core.NLINES
+            out.append({name: int(self.state[base + core.LINE_NAMES.index(name)])
+                        for name in self.score_lines()})
         return out
 
     # ---- moves ---------------------------------------------------------------------------
@@ -238,9 +275,10 @@ class Game:
         if self.hand_over:
             return np.zeros(0, dtype=np.int64)
         n = core.legal_moves(self.state, self._buf)
-        t = action_table(self.rules)
-        out = np.empty(n, dtype=np.int64)
-        encode_moves(t.base, t.sum_offset, t.sum_masks, self._buf[0], self._buf[1], n, out)
+        out = action_table(self.rules).encode_moves(self._buf[0], self._buf[1], n,
+                                                    int(self.state[core.TABLE]))
+        if n and out.min() < 0:
+            raise ScopaError("a legal move has no action id in the action table of these rules")
         return out
 
     def observation(self, player: int) -> dict:
@@ -255,7 +293,7 @@ class Game:
 
     def play_action(self, action) -> PlayResult:
         """Play an action id; ScopaError if it is not legal now."""
-        card, captured = action_table(self.rules).decode(action)
+        card, captured = action_table(self.rules).decode(action, table=int(self.state[core.TABLE]))
         return self.play(card, captured)
 
     def resolve(self, card, captured=None) -> Move:
@@ -299,10 +337,19 @@ class Game:
         core.next_hand(self.state)
 
 
-def primiera(cards) -> int:
-    """Primiera of a set of cards (ids, notation or mask); 0 when a suit is missing."""
+def primiera(cards, scale: str = "standard") -> float:
+    """Primiera of a set of cards (ids, notation or mask) under a scale of rules.PRIMIERA_SCALES
+    other than most_sevens; 0 when a suit is missing. Veneto's ace is 5.5, its figures 0.5."""
     mask = cards if isinstance(cards, (int, np.integer)) else mask_of(cards)
-    return int(core.primiera(np.int64(mask)))
+    if scale == "standard":
+        return int(core.primiera(np.int64(mask)))
+    scales = ("standard", "figures0", "veneto", "southern")
+    if scale not in scales:
+        raise ScopaError(f"primiera scale must be one of {', '.join(scales)}, got {scale!r}")
+    half = int(core.primiera_half_points(np.int64(mask), scales.index(scale)))
+    if half < 0:
+        return 0
+    return half // 2 if half % 2 == 0 else half / 2
 
 
 def napola(cards) -> int:

@@ -116,6 +116,16 @@ class Rules:
     def replace(self, **changes) -> "Rules":
         return Rules.from_dict({**self.to_dict(), **changes})
 
+    def to_header(self):
+        """The option slots of a state array (int64 vector of core.HEADER_SIZE) for core.init_match_rules."""
+        from . import core
+        return core.rules_header(
+            self.players, int(self.napola), self.target, self.hand_cards, self.table_cards,
+            int(self.re_bello), NAPOLEONE.index(self.napoleone), int(self.ace_takes_all),
+            int(self.ace_scopa), int(not self.burned_ace), QUINDICI.index(self.quindici),
+            int(self.fewest_cards), int(self.free_capture), PRIMIERA_SCALES.index(self.primiera),
+            self.capotto)
+
     def describe(self) -> str:
         """The options that differ from the classic game, as 'key=value' text ('classic' if none)."""
         base = Rules()

@@ -119,7 +119,7 @@ def test_simulate_cli_writes_records_that_replay(tmp_path):
     recs = list(records.read(str(out)))
     assert len(recs) == 5 and [r["seed"] for r in recs] == [9, 10, 11, 12, 13]
     for r in recs:
-        assert r["rules"] == {"napola": True, "target": 16}
+        assert r["rules"] == Rules(napola=True, target=16).to_dict()  # the full rules dict
         assert all("legal" in m for h in r["hands"] for m in h["moves"])
         assert all(d["table"] == [] for h in r["hands"] for d in h["deals"][1:])
         check_record(r)
