@@ -9,6 +9,7 @@ from .cards import card_str, cards_str, parse_card
 from .errors import ScopaError
 from .game import Game, Move, PlayResult
 from .observation import OBS_LAYOUT_VERSION, OBS_SIZE, observe
+from .presets import PRESETS, list_rules_text, rules_from_preset
 from .rules import Rules
 # the environment adapters; importing them registers scopa_v0 (pettingzoo) and Scopa-v0 (gymnasium)
 from .aec import env, raw_env
@@ -16,7 +17,8 @@ from .gym_env import ScopaGymEnv
 
 __all__ = [
     "ACTION_LAYOUT_VERSION", "ActionTable", "BatchedScopa", "Game", "MAX_LEGAL", "Move",
-    "OBS_LAYOUT_VERSION", "OBS_SIZE", "ScopaGymEnv", "env", "raw_env",
+    "OBS_LAYOUT_VERSION", "OBS_SIZE", "PRESETS", "ScopaGymEnv", "env", "list_rules_text", "raw_env",
+    "rules_from_preset",
     "PlayResult", "Rules", "ScopaError", "action_table", "card_str", "cards_str", "decode",
     "encode", "n_actions", "observe", "parse_card",
 ]

@@ -3,12 +3,16 @@
 `Recorder` wraps a Game and writes down each deal, move and hand score as the match is played;
 `replay` rebuilds every hand from the record's deals (not its seed), plays its moves through the
 engine (so an illegal move is caught) and checks the scores, the totals and the winner.
+A record carries the full rules dict; "players" names one agent per seat, while "score" (one
+dict per side), "totals" and "winner" are per side (a side is a seat with 2 or 3 players, a pair
+with 4 or 6: seat s plays for side s % sides).
 """
 from __future__ import annotations
 
 import json
 from typing import Iterable, Iterator
 
+from . import core
 from .actions import action_table
 from .cards import card_str, cards_str, parse_card
 from .errors import ScopaError
@@ -20,6 +24,9 @@ class Recorder:
     """Plays moves on `game` and keeps its record. Call next_hand() between hands."""
 
     def __init__(self, game: Game, players: list[str], with_legal: bool = False):
+        if len(players) != game.n_players:
+            raise ScopaError(f"a record of {game.n_players} players needs {game.n_players} player names, "
+                             f"got {len(players)}")
         self.game = game
         self.with_legal = with_legal
         self.record = {"rules": game.rules.to_dict(), "seed": game.seed, "players": list(players),
@@ -53,7 +60,7 @@ class Recorder:
         return result
 
     def play_action(self, action) -> PlayResult:
-        card, captured = action_table(self.game.rules).decode(action)
+        card, captured = action_table(self.game.rules).decode(action, table=self.game.state[core.TABLE])
         return self.play(card, captured)
 
     def next_hand(self) -> None:
@@ -100,7 +107,10 @@ def _deck_of(hand: dict, n: int) -> list[int]:
 
 
 def replay(record: dict) -> Game:
-    """Replay a record through the engine; ScopaError at the first disagreement. Returns the game."""
+    """Replay a record through the engine; ScopaError at the first disagreement. Returns the game.
+
+    The record's "rules" dict may lack options added after it was written: they take their
+    classic defaults (Rules.from_dict), so old records replay as the classic game they were."""
     try:
         rules = Rules.from_dict(record["rules"])
         game = Game(rules, seed=record.get("seed", 0))

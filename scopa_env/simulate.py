@@ -1,9 +1,12 @@
-"""Write game records of matches played by uniformly random legal moves.
+"""Write game records of matches played by uniformly random legal moves, under any rules preset.
 
-python -m scopa_env.simulate --matches N --seed S --out FILE [--napola] [--target T] [--with-legal]
+python -m scopa_env.simulate --matches N --seed S --out FILE [--rules PRESET] [--napola] [--target T]
+                             [--with-legal] [--no-check]
+python -m scopa_env.simulate --list-rules
 
 Match i is dealt from seed S + i, and its random player draws from its own generator seeded
-from (S, i), so any single match can be regenerated alone.
+from (S, i), so any single match can be regenerated alone. Every record written is replayed
+through the engine (records.replay) before the next one, unless --no-check.
 """
 from __future__ import annotations
 
@@ -14,13 +17,14 @@ import numpy as np
 
 from .errors import ScopaError
 from .game import Game
-from .records import Recorder, dumps
+from .presets import list_rules_text, rules_from_preset
+from .records import Recorder, dumps, replay
 from .rules import Rules
 
 
 def random_match(rules: Rules, seed: int, rng: np.random.Generator, with_legal: bool = False) -> dict:
     game = Game(rules, seed)
-    rec = Recorder(game, ["random", "random"], with_legal=with_legal)
+    rec = Recorder(game, ["random"] * rules.players, with_legal=with_legal)
     while True:
         moves = game.legal_moves()
         m = moves[rng.integers(len(moves))]
@@ -33,25 +37,42 @@ def random_match(rules: Rules, seed: int, rng: np.random.Generator, with_legal: 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m scopa_env.simulate", description=__doc__.split("\n")[0])
-    ap.add_argument("--matches", type=int, required=True, help="number of matches")
-    ap.add_argument("--seed", type=int, required=True, help="seed of the first match")
-    ap.add_argument("--out", required=True, help="JSON Lines file to write")
-    ap.add_argument("--napola", action="store_true", help="score the napola")
-    ap.add_argument("--target", type=int, default=11, help="points that end a match (default 11)")
+    ap.add_argument("--matches", type=int, help="number of matches")
+    ap.add_argument("--seed", type=int, help="seed of the first match")
+    ap.add_argument("--out", help="JSON Lines file to write")
+    ap.add_argument("--rules", default="classic", help="rules preset (see --list-rules; default classic)")
+    ap.add_argument("--list-rules", action="store_true", help="list the rules presets and exit")
+    ap.add_argument("--napola", action="store_true", help="score the napola (on top of the preset)")
+    ap.add_argument("--target", type=int, default=None, help="points that end a match (default: the preset's)")
     ap.add_argument("--with-legal", action="store_true", help="write every move's legal moves too")
+    ap.add_argument("--no-check", action="store_true", help="do not replay each record after writing it")
     args = ap.parse_args(argv)
+    if args.list_rules:
+        print(list_rules_text())
+        return 0
     try:
+        missing = [f"--{k}" for k in ("matches", "seed", "out") if getattr(args, k) is None]
+        if missing:
+            raise ScopaError(f"missing {', '.join(missing)} (or give --list-rules)")
         if args.matches < 0:
             raise ScopaError("--matches must be >= 0")
-        rules = Rules(napola=args.napola, target=args.target)
+        rules = rules_from_preset(args.rules)
+        if args.napola:
+            rules = rules.replace(napola=True)
+        if args.target is not None:
+            rules = rules.replace(target=args.target)
         with open(args.out, "w", encoding="utf-8") as f:
             for i in range(args.matches):
                 rng = np.random.default_rng([args.seed, i])
-                f.write(dumps(random_match(rules, args.seed + i, rng, args.with_legal)) + "\n")
+                record = random_match(rules, args.seed + i, rng, args.with_legal)
+                if not args.no_check:
+                    replay(record)
+                f.write(dumps(record) + "\n")
     except (ScopaError, OSError) as e:
         print(f"simulate: {e}", file=sys.stderr)
         return 2
-    print(f"wrote {args.matches} matches to {args.out}")
+    print(f"wrote {args.matches} matches under rules {args.rules} ({rules.describe()}) to {args.out}"
+          + ("" if args.no_check else "; each replayed through the engine"))
     return 0
 
 
