@@ -4,6 +4,12 @@ The network (training/model.py) scores each legal move from the observation vect
 features (card played, cards captured), which it reads from the action table: so the agent
 decides from the observation dict alone, like every other agent. Play is greedy and
 deterministic; ties go to the lowest action id.
+
+`count_last` (default 0: the network plays every card): once the deck is empty the unseen cards
+are exactly the opponent's hand, so nothing is hidden any more; with at most `count_last` cards
+left in the two hands the agent plays the rest of the deal exactly (alpha-beta to the hand's
+score, the solver the normal level uses for its last 4 cards, agents/_rollout.py). 6 solves the
+whole last deal. It is a perfect-information endgame, not a search over hidden cards.
 """
 from __future__ import annotations
 
@@ -13,6 +19,7 @@ import numpy as np
 import torch
 
 from scopa_env.errors import ScopaError
+from scopa_env.observation import SLICES
 from scopa_env.rules import Rules
 
 from .base import Agent
@@ -24,7 +31,7 @@ class LearnedAgent(Agent):
     name = "learned"
 
     def __init__(self, rules: Rules | None = None, seed: int = 0, path: str | None = None,
-                 model=None, name: str | None = None):
+                 model=None, name: str | None = None, count_last: int = 0):
         from training import checkpoint
         from training.model import build_model
 
@@ -46,6 +53,9 @@ class LearnedAgent(Agent):
             self.name = name or str(path).rsplit("/", 1)[-1].removesuffix(".pt")
         elif name:
             self.name = name
+        if isinstance(count_last, bool) or not isinstance(count_last, int) or not 0 <= count_last <= 6:
+            raise ScopaError(f"learned option count_last must be a whole number 0..6, got {count_last!r}")
+        self.count_last = count_last
         model.eval()
         self.model = model
         super().__init__(rules, seed)
@@ -76,5 +86,17 @@ class LearnedAgent(Agent):
         return legal, s.numpy()
 
     def act(self, observation: dict) -> int:
+        if self.count_last:
+            from ._rollout import last_deal_values
+            from .normal import obs_scalar
+
+            obs = np.asarray(observation["observation"], dtype=np.int8)
+            if obs_scalar(obs, "deck_left") == 0 and \
+                    int(obs[SLICES["hand"]].sum()) + obs_scalar(obs, "opp_hand_size") <= self.count_last:
+                legal = self.legal_actions(observation)
+                values = np.zeros(len(legal))
+                last_deal_values(obs, self.rules.target, self.actions.card[legal],
+                                 self.actions.captured[legal], len(legal), False, values)
+                return int(legal[int(np.argmax(values))])
         legal, s = self.scores(observation)
         return int(legal[int(np.argmax(s))])
