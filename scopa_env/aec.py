@@ -6,24 +6,35 @@ outside the space assert; call order enforced). `raw_env` alone is faster and ra
 on an illegal action.
 
 Options:
-- napola (False), target (11): the rules (scopa_env.rules.Rules).
+- rules: a `Rules` object or a preset name (scopa_env/presets.py; default the classic game);
+  napola, target: when given, replace those two options of the rules.
 - episode: "match" (default) or "hand". A hand episode ends with its hand; the next `reset()`
   without a seed deals the next hand of the same match (a new match once it is over), so match
   scores in the observations stay real. `reset(seed=...)` always starts a new match.
-- reward: "win" (+1 / -1 when the match ends) or "points" (each hand's point difference, paid
-  to both seats when the hand ends). Default "win" for match episodes, "points" for hand
-  episodes; "win" with hand episodes is refused.
+- reward: "win" (a win is worth 1 at the end of the match) or "points" (each hand's points,
+  paid when the hand ends). Default "win" for match episodes, "points" for hand episodes;
+  "win" with hand episodes is refused.
 - render_mode: "human" prints, "ansi" returns the text. The text shows the table, whose turn,
-  the scores and the hand of one viewer only: `render_player` (0 or 1) if given, else the agent
+  the scores and the hand of one viewer only: `render_player` (a seat) if given, else the agent
   to move.
+
+Agents and rewards: one agent per seat, "player_0" .. "player_{N-1}" for the rules' N players
+(seat order is turn order). Rewards are per side and zero-sum over the sides: a side gets its
+value (hand points, or 1 for the match winner) minus the mean of the other sides' values (two
+sides: the difference, +1/-1 for a match), and every seat gets its side's reward, so partners
+in pairs are paid alike (players 4 and 6: side of seat s is s % (N / 2)).
+
+Infos: when a hand ends, every agent's info holds "hand_score" (the score lines per side) and
+"scores" (match totals per side); when the match ends also "winning_side" and "winner" (the
+winning agent's name, or with pairs the tuple of the winning pair's names).
 
 Seeding: `reset(seed=s)` deals a match from the env's generator seeded with s, so the same seed
 and actions replay the same games; later resets without a seed draw from that generator. Before
 any seed is given the generator takes OS entropy, as every PettingZoo/Gymnasium env does.
 
-Agents are "player_0" and "player_1" (seat 0 and 1). Observations are
-{"observation": int8[291] (scopa_env/observation.py), "action_mask": int8[n_actions]}; the mask
-is the engine's legal moves for the agent to move and all zeros for the other agent.
+Observations are {"observation": int8 vector (scopa_env/observation.py; 291 values with two
+players), "action_mask": int8[n_actions] (the rules' action table, scopa_env/actions.py)}; the
+mask is the engine's legal moves for the agent to move and all zeros for the other agents.
 """
 from __future__ import annotations
 
@@ -37,38 +48,57 @@ from pettingzoo.utils import wrappers
 
 from . import core
 from .actions import action_table
-from .batched import check_episode_reward
+from .batched import check_episode_reward, resolve_rules, side_rewards
 from .cards import cards_str
 from .errors import ScopaError
 from .game import Game
-from .observation import OBS_HIGH, OBS_SIZE, observe
-from .rules import Rules
+from .observation import layout_for, observe
 
 AGENTS = ("player_0", "player_1")
+"""The agents of a two-player env (`agent_names(n)` for n players)."""
+
+
+def agent_names(players: int) -> tuple[str, ...]:
+    return tuple(f"player_{i}" for i in range(players))
+
+
+def hand_totals(state: np.ndarray, sides: int) -> list[int]:
+    """Each side's points in the last finished hand."""
+    return [int(state[core.LINES + s * core.NLINES + core.LINE_TOTAL]) for s in range(sides)]
 
 
 def render_text(game: Game, viewer: int) -> str:
     """What `viewer` may see, as text: table, turn, scores, deck, and only the viewer's hand."""
     r = game.rules
-    opp = 1 - viewer
+    names = agent_names(r.players)
+    sides = r.teams
+    if sides == r.players:
+        side_names = list(names)
+    else:
+        side_names = [" & ".join(names[s] for s in range(r.players) if s % sides == t)
+                      for t in range(sides)]
+    scores = [int(game.state[core.SCORES + t]) for t in range(sides)]
     lines = [
-        f"Scopa to {r.target}, napola {'on' if r.napola else 'off'} | hand {game.hand_no + 1}, "
-        f"dealer {AGENTS[game.dealer]}",
-        f"Scores: {AGENTS[0]} {game.scores[0]}, {AGENTS[1]} {game.scores[1]}",
+        f"Scopa to {r.target}, {r.describe()} | hand {game.hand_no + 1}, dealer "
+        f"{names[game.dealer]}",
+        "Scores: " + ", ".join(f"{side_names[t]} {scores[t]}" for t in range(sides)),
         f"Table: {' '.join(cards_str(game.table)) or '(empty)'}",
         f"Deck: {game.deck_left} cards left",
-        f"{AGENTS[viewer]} hand: {' '.join(cards_str(game.hand(viewer))) or '(empty)'}",
-        f"{AGENTS[opp]}: {len(game.hand(opp))} cards in hand",
-        "Captured: " + ", ".join(
-            f"{AGENTS[p]} {len(game.pile(p))} cards, {game.scope(p)} scope" for p in (0, 1)),
+        f"{names[viewer]} hand: {' '.join(cards_str(game.hand(viewer))) or '(empty)'}",
     ]
+    for k in range(1, r.players):
+        p = (viewer + k) % r.players
+        lines.append(f"{names[p]}: {len(game.hand(p))} cards in hand")
+    lines.append("Captured: " + ", ".join(
+        f"{names[p]} {len(game.pile(p))} cards, {game.scope(p)} scope" for p in range(r.players)))
     if game.match_over:
-        lines.append(f"Match over: {AGENTS[game.winner]} wins {game.scores[game.winner]}-"
-                     f"{game.scores[1 - game.winner]}")
+        w = game.winner
+        others = "-".join(str(scores[t]) for t in range(sides) if t != w)
+        lines.append(f"Match over: {side_names[w]} wins {scores[w]}-{others}")
     elif game.hand_over:
         lines.append("Hand over")
     else:
-        lines.append(f"To move: {AGENTS[game.to_move]}")
+        lines.append(f"To move: {names[game.to_move]}")
     return "\n".join(lines) + "\n"
 
 
@@ -89,33 +119,41 @@ def render_mode_text(render_mode: str | None, game: Game | None, viewer: int) ->
 
 
 class raw_env(AECEnv):
-    """Two-player scopa as a PettingZoo AEC environment (see the module docstring)."""
+    """Scopa for the rules' players as a PettingZoo AEC environment (see the module docstring)."""
 
     metadata = {"render_modes": ["human", "ansi"], "name": "scopa_v0",
                 "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, napola: bool = False, target: int = 11, episode: str = "match",
-                 reward: str | None = None, render_mode: str | None = None,
-                 render_player: int | None = None):
+    def __init__(self, rules=None, napola: bool | None = None, target: int | None = None,
+                 episode: str = "match", reward: str | None = None,
+                 render_mode: str | None = None, render_player: int | None = None):
         super().__init__()
-        self.rules = Rules(napola=napola, target=target)
+        self.rules = resolve_rules(rules, napola, target)
         self.episode = episode
         self.reward = check_episode_reward(episode, reward)
+        n = self.rules.players
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ScopaError(f"render_mode must be one of {self.metadata['render_modes']} or "
                              f"None, got {render_mode!r}")
-        if render_player not in (None, 0, 1):
-            raise ScopaError(f"render_player must be 0, 1 or None, got {render_player!r}")
+        if render_player is not None and (isinstance(render_player, bool)
+                                          or render_player not in range(n)):
+            raise ScopaError(f"render_player must be a seat 0..{n - 1} or None, "
+                             f"got {render_player!r}")
         self.render_mode = render_mode
         self.render_player = render_player
         self.table = action_table(self.rules)
-        self.possible_agents = list(AGENTS)
-        self.agents = list(AGENTS)
-        self.action_spaces = {a: spaces.Discrete(self.table.size) for a in AGENTS}
+        names = agent_names(n)
+        self._names = names
+        self._side = [self.rules.team_of(p) for p in range(n)]
+        self.possible_agents = list(names)
+        self.agents = list(names)
+        obs_layout = layout_for(self.rules)
+        self.action_spaces = {a: spaces.Discrete(self.table.size) for a in names}
         self.observation_spaces = {a: spaces.Dict({
-            "observation": spaces.Box(0, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.int8),
+            "observation": spaces.Box(0, obs_layout.high, shape=(obs_layout.size,),
+                                      dtype=np.int8),
             "action_mask": spaces.Box(0, 1, shape=(self.table.size,), dtype=np.int8),
-        }) for a in AGENTS}
+        }) for a in names}
         self.game: Game | None = None
         self._np_random = None
         self._mask = np.zeros(self.table.size, dtype=np.int8)
@@ -137,14 +175,15 @@ class raw_env(AECEnv):
             g.next_hand()
         else:
             self.game = Game(self.rules, seed=int(self._np_random.integers(2**62)))
-        self.agents = list(AGENTS)
-        self.rewards = dict.fromkeys(AGENTS, 0.0)
-        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
-        self.terminations = dict.fromkeys(AGENTS, False)
-        self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos = {a: {} for a in AGENTS}
+        names = self._names
+        self.agents = list(names)
+        self.rewards = dict.fromkeys(names, 0.0)
+        self._cumulative_rewards = dict.fromkeys(names, 0.0)
+        self.terminations = dict.fromkeys(names, False)
+        self.truncations = dict.fromkeys(names, False)
+        self.infos = {a: {} for a in names}
         self._update_legal()
-        self.agent_selection = AGENTS[self.game.to_move]
+        self.agent_selection = names[self.game.to_move]
         if self.render_mode == "human":
             self.render()
 
@@ -160,29 +199,37 @@ class raw_env(AECEnv):
             return self._was_dead_step(action)
         a = self._check_action(agent, action)
         g = self.game
+        names = self._names
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        self.infos = {x: {} for x in AGENTS}
-        flags = core.apply_move(g.state, self.table.card[a], self.table.captured[a])
+        self.infos = {x: {} for x in names}
+        card, captured = self.table.decode(a, int(g.state[core.TABLE]))
+        flags = core.apply_move(g.state, card, captured)
         if flags & core.F_HAND_OVER:
             score = g.hand_score()
-            for p, x in enumerate(AGENTS):
+            for x in names:
                 self.infos[x] = {"hand_score": score, "scores": g.scores}
+            values = None
             if self.reward == "points":
-                diff = float(score[0]["total"] - score[1]["total"])
-                self.rewards[AGENTS[0]], self.rewards[AGENTS[1]] = diff, -diff
+                values = hand_totals(g.state, self.rules.teams)
             if flags & core.F_MATCH_OVER:
                 w = g.winner
-                for x in AGENTS:
-                    self.infos[x]["winner"] = AGENTS[w]
+                won = tuple(x for p, x in enumerate(names) if self._side[p] == w)
+                for x in names:
+                    self.infos[x]["winner"] = won[0] if len(won) == 1 else won
+                    self.infos[x]["winning_side"] = w
                 if self.reward == "win":
-                    self.rewards[AGENTS[w]], self.rewards[AGENTS[1 - w]] = 1.0, -1.0
+                    values = [1.0 if t == w else 0.0 for t in range(self.rules.teams)]
+            if values is not None:
+                per_side = side_rewards(values)
+                for p, x in enumerate(names):
+                    self.rewards[x] = per_side[self._side[p]]
             if self.episode == "hand" or flags & core.F_MATCH_OVER:
-                self.terminations = dict.fromkeys(AGENTS, True)
+                self.terminations = dict.fromkeys(names, True)
             else:
                 g.next_hand()
         self._update_legal()
-        self.agent_selection = AGENTS[g.to_move]
+        self.agent_selection = names[g.to_move]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
@@ -198,7 +245,7 @@ class raw_env(AECEnv):
 
     # ---- observing ------------------------------------------------------------------------
     def observe(self, agent: str) -> dict:
-        p = AGENTS.index(agent)
+        p = self._names.index(agent)
         live = not (self.terminations[agent] or self.truncations[agent])
         if live and agent == self.agent_selection:
             mask = self._mask.copy()
@@ -219,15 +266,16 @@ class raw_env(AECEnv):
 def illegal_message(env: raw_env, agent: str, action) -> str:
     """Why `action` is not legal for `agent` now, listing the legal moves."""
     t = env.table
+    table = int(env.game.state[core.TABLE])
     try:
         a = int(action)
         inside = 0 <= a < t.size
-        what = f"action {a} ({t.describe(a) if inside else f'outside 0..{t.size - 1}'})"
+        what = f"action {a} ({t.describe(a, table) if inside else f'outside 0..{t.size - 1}'})"
     except (TypeError, ValueError):
         what = f"action {action!r}"
     if agent != env.agent_selection:
         return f"{agent} played {what} but it is {env.agent_selection}'s turn"
-    legal = "; ".join(f"{i} {t.describe(i)}" for i in env._legal)
+    legal = "; ".join(f"{i} {t.describe(i, table)}" for i in env._legal)
     return f"illegal move by {agent}: {what} is not legal now (legal: {legal})"
 
 

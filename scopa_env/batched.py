@@ -2,30 +2,44 @@
 
 The state of game b is row b of one (B, STATE_SIZE) int64 array; a step is one numba kernel
 that plays every game's move with the engine's own kernels (core.apply_move, core.next_hand,
-core.init_match), then writes each game's next legal moves and the observation of its player
-to move. No rule lives here.
+core.init_match_rules), then writes each game's next legal moves and the observation of its
+player to move. No rule lives here. Any rules set works (`rules`: a Rules object or a preset
+name): N seats, the rules' action table and observation layout (scopa_env/observation.py).
 
-Legal moves are kept *sparse*: per game up to MAX_LEGAL action ids, the played card and the
+Legal moves are kept *sparse*: per game up to `max_legal` action ids, the played card and the
 captured mask of each, padded with -1 / -1 / 0. The dense (B, n_actions) mask is built only when
-`action_masks()` is called (16,200 int8 per game: it costs more than the step itself).
+`action_masks()` is called (16,200 int8 per game with the classic table: it costs more than the
+step itself).
 
-MAX_LEGAL: in two-player scopa a hand holds at most 3 cards. An over-approximation of every
-table the rules can reach (start from any 4 cards with at most 2 re; lay a card only when its
-rank is neither on the table nor a sum of table cards; capture one equal card or a set summing
-to the rank) has 17,960 rank multisets, and the most legal moves any of them allows with any
-3-card hand is 75 (three re against 1, 2, 3, 3, 3, 3, 4, 5, 7, 8). tests/test_batched.py
-recomputes this bound. MAX_LEGAL = 80 leaves a margin; a state with more raises instead of
-truncating.
+max_legal: the width of the legal arrays. It starts at MAX_LEGAL = 80 (MAX_LEGAL_QUINDICI = 256
+with scopa a quindici) and doubles (up to core.MAX_MOVES) in the step that meets a position with
+more moves, so a wide position is never truncated; read the arrays from the env after each step.
+- Classic captures, 3 cards a deal, 4 on the table: 80 is never exceeded. An over-approximation
+  of every table the rules can reach (start from any 4 cards with at most 2 re; lay a card only
+  when its rank is neither on the table nor a sum of table cards; capture one equal card or a
+  set summing to the rank) has 17,960 rank multisets, and the most legal moves any of them
+  allows with any 3-card hand is 75 (three re against 1, 2, 3, 3, 3, 3, 4, 5, 7, 8); the number
+  of players does not enter it. tests/test_batched.py recomputes this bound.
+- Other rules have no proven bound. Most legal moves met in uniformly random play, 400,000
+  hands per preset (4 seeds x 100,000): classic 24, napola 23, re-bello 22, scopa-d-assi 19,
+  asso-piglia-tutto 19, quindici 176, quindici-both 16, quindici-assi 26, escopa-15 196,
+  three-players 21, pairs 31, six-players 30, scopone 56, scopone-scientifico 38,
+  scopone-trentino 65, scopone-milanese 27. Only the 15-captures without the classic ones
+  (quindici, escopa-15: the table grows while no card makes 15) go past 80.
 
-Episodes and rewards (per seat, zero-sum, float32 (B, 2)):
+Episodes and rewards (float32 (B, N), one column per seat):
 - episode="match": an episode is a whole match; hands follow each other inside it.
   episode="hand": an episode is one hand; the next episode is the next hand of the same match
   (a new match once one ends), so observations keep real match scores.
-- reward="win": +1 / -1 when the match ends. reward="points": each hand's point difference,
-  paid when that hand ends. The default is "win" for match episodes and "points" for hand
-  episodes; "win" with hand episodes is refused (most episodes would carry no signal).
+- reward="win": the match winner's side is worth 1, the others 0. reward="points": each hand's
+  points, paid when that hand ends. A side's reward is its value minus the mean of the other
+  sides' values (zero-sum over the sides; with two sides +1/-1 and the point difference), and
+  every seat of a side gets it (partners in pairs alike; seat s plays for side s % sides).
+  The default is "win" for match episodes and "points" for hand episodes; "win" with hand
+  episodes is refused (most episodes would carry no signal).
 Finished games reset themselves: `dones[b]` marks the step that ended game b's episode, and the
-returned observation of game b is already the first of its next episode.
+returned observation of game b is already the first of its next episode. `info` holds, per
+side, "hand_points" (B, sides) and "final_scores" (B, sides), and "winner" (the side, -1).
 
 Seeding: game b draws the seeds of its matches from its own generator, seeded from (seed, b),
 so the same seed and B give the same games, bit for bit. `state_dict()` / `load_state_dict()`
@@ -33,7 +47,8 @@ save and restore all of it (checkpoints that resume bit for bit).
 
 Arrays: `obs`, `to_move` and everything `step` returns are new arrays at every step (keep them
 as they are). `legal_count`, `legal_ids`, `legal_card` and `legal_captured` describe the
-current position and are rewritten in place by every step: copy them to keep them.
+current position and are rewritten in place by every step (new, wider arrays when max_legal
+grows): copy them to keep them.
 """
 from __future__ import annotations
 
@@ -41,16 +56,44 @@ import numpy as np
 from numba import njit
 
 from . import core
-from .actions import _encode, action_table
+from .actions import action_table, encode_move
 from .errors import ScopaError
-from .observation import OBS_SIZE, write_observation
+from .observation import layout_for, write_observation
+from .presets import rules_from_preset
 from .rules import Rules
 
 MAX_LEGAL = 80
+MAX_LEGAL_QUINDICI = 256
 
 _OK = -1
 # the arrays of the current position, saved by state_dict()
 _POSITION = ("obs", "to_move", "legal_count", "legal_ids", "legal_card", "legal_captured")
+
+
+def resolve_rules(rules=None, napola: bool | None = None, target: int | None = None) -> Rules:
+    """The rules an env plays (shared by every env): a Rules object, a preset name
+    (scopa_env/presets.py) or None for the classic game; `napola` / `target`, when given,
+    replace those two options."""
+    if rules is None:
+        r = Rules()
+    elif isinstance(rules, str):
+        r = rules_from_preset(rules)
+    elif isinstance(rules, Rules):
+        r = rules
+    else:
+        raise ScopaError(f"rules must be a Rules object or a preset name, got "
+                         f"{type(rules).__name__}")
+    changes = {k: v for k, v in (("napola", napola), ("target", target)) if v is not None}
+    return r.replace(**changes) if changes else r
+
+
+def side_rewards(values) -> list[float]:
+    """Zero-sum rewards of the sides from one value per side: a side gets its value minus the
+    mean of the other sides' values (two sides: the difference; a win worth 1 among three
+    sides: +1 for the winner, -1/2 for each other side)."""
+    total = float(sum(values))
+    k = len(values)
+    return [float(v) - (total - float(v)) / (k - 1) for v in values]
 
 
 def check_episode_reward(episode: str, reward: str | None) -> str:
@@ -68,26 +111,29 @@ def check_episode_reward(episode: str, reward: str | None) -> str:
 
 
 @njit(cache=True)
-def _refresh(states, b, base, sum_offset, sum_masks, buf, obs, to_move, legal_count, legal_ids,
-             legal_card, legal_captured):
-    """Legal moves and the mover's observation of game b; returns the move count.
+def _refresh(states, b, kernel, buf, obs, to_move, legal_count, legal_ids, legal_card,
+             legal_captured):
+    """Legal moves and the mover's observation of game b; returns the move count (more than
+    the width of the legal arrays: nothing written but the count, the caller widens them).
 
     The legal arrays are rewritten in place: only slots past the new count that held a move
     before are padded again."""
     st = states[b]
-    prev = min(legal_count[b], MAX_LEGAL)
+    width = legal_ids.shape[1]
+    prev = min(legal_count[b], width)
     n = core.legal_moves(st, buf)
     legal_count[b] = n
-    if n > MAX_LEGAL:
+    if n > width:
         return n
     p = st[core.TO_MOVE]
     to_move[b] = p
+    table = st[core.TABLE]
     for i in range(n):
         c = buf[0, i]
         m = buf[1, i]
         legal_card[b, i] = c
         legal_captured[b, i] = m
-        legal_ids[b, i] = _encode(base, sum_offset, sum_masks, c, m)
+        legal_ids[b, i] = encode_move(kernel, c, m, table)
     for i in range(n, prev):
         legal_card[b, i] = -1
         legal_captured[b, i] = 0
@@ -97,24 +143,25 @@ def _refresh(states, b, base, sum_offset, sum_masks, buf, obs, to_move, legal_co
 
 
 @njit(cache=True)
-def _new_match(states, rng, b, napola, target):
+def _new_match(states, rng, b, header):
     seed = np.int64(core.rng_next(rng, b) >> np.uint64(1))
-    core.init_match(states[b], seed, 2, napola, target)
+    core.init_match_rules(states[b], seed, header)
 
 
 @njit(cache=True)
-def _reset_all(states, rng, seed, napola, target, base, sum_offset, sum_masks, buf, obs, to_move,
-               legal_count, legal_ids, legal_card, legal_captured):
-    """Seed every game's generator from (seed, b), deal a first match; returns a game index
-    whose legal moves overflow MAX_LEGAL, else _OK."""
+def _reset_all(states, rng, seed, header, kernel, buf, obs, to_move, legal_count, legal_ids,
+               legal_card, legal_captured):
+    """Seed every game's generator from (seed, b), deal a first match; returns how many games
+    have more legal moves than the legal arrays hold."""
     root = core.splitmix64(seed)
+    over = 0
     for b in range(states.shape[0]):
         rng[b] = np.int64(core.splitmix64(root + np.uint64(b)))
-        _new_match(states, rng, b, napola, target)
-        if _refresh(states, b, base, sum_offset, sum_masks, buf, obs, to_move, legal_count,
-                    legal_ids, legal_card, legal_captured) > MAX_LEGAL:
-            return b
-    return _OK
+        _new_match(states, rng, b, header)
+        if _refresh(states, b, kernel, buf, obs, to_move, legal_count, legal_ids, legal_card,
+                    legal_captured) > legal_ids.shape[1]:
+            over += 1
+    return over
 
 
 @njit(cache=True)
@@ -138,57 +185,73 @@ def _choose(actions, by_index, legal_count, legal_ids, chosen):
 
 
 @njit(cache=True)
-def _step(states, rng, chosen, hand_episodes, win_reward, napola, target, base, sum_offset,
-          sum_masks, buf, obs, to_move, legal_count, legal_ids, legal_card, legal_captured,
-          rewards, dones, hand_over, match_over, hand_points, final_scores, winner):
+def _step(states, rng, chosen, hand_episodes, win_reward, header, kernel, buf, obs, to_move,
+          legal_count, legal_ids, legal_card, legal_captured, rewards, dones, hand_over,
+          match_over, hand_points, final_scores, winner):
     """Play move chosen[b] of its legal list in every game b, auto-reset finished episodes,
-    rewrite the legal lists and write the observations. Returns a game whose legal moves
-    overflow MAX_LEGAL, else _OK."""
-    bad = _OK
+    rewrite the legal lists and write the observations. Returns how many games have more legal
+    moves than the legal arrays hold.
+
+    Rewards per seat: a side's value (hand points, or 1 for the match winner) minus the mean of
+    the other sides' values, paid to every seat of the side."""
+    over = 0
+    n_seats = rewards.shape[1]
+    sides = hand_points.shape[1]
+    value = np.zeros(sides, dtype=np.float64)
     for b in range(states.shape[0]):
         st = states[b]
         k = chosen[b]
         # read before _refresh below rewrites game b's legal lists
         flags = core.apply_move(st, legal_card[b, k], legal_captured[b, k])
-        r0 = 0.0
         done = False
         h_over = (flags & core.F_HAND_OVER) != 0
         m_over = (flags & core.F_MATCH_OVER) != 0
-        hp0 = 0
-        hp1 = 0
+        paid = False
+        for t in range(sides):
+            hp = 0
+            if h_over:
+                hp = st[core.LINES + t * core.NLINES + core.LINE_TOTAL]
+            hand_points[b, t] = hp
+            value[t] = hp
         if h_over:
-            hp0 = st[core.LINES + core.LINE_TOTAL]
-            hp1 = st[core.LINES + core.NLINES + core.LINE_TOTAL]
-            if not win_reward:
-                r0 = float(hp0 - hp1)
+            paid = not win_reward
             if hand_episodes:
                 done = True
         if m_over:
             done = True
+            w = st[core.WINNER]
             if win_reward:
-                r0 = 1.0 if st[core.WINNER] == 0 else -1.0
-            final_scores[b, 0] = st[core.SCORES]
-            final_scores[b, 1] = st[core.SCORES + 1]
-            winner[b] = st[core.WINNER]
+                paid = True
+                for t in range(sides):
+                    value[t] = 1.0 if t == w else 0.0
+            for t in range(sides):
+                final_scores[b, t] = st[core.SCORES + t]
+            winner[b] = w
         else:
-            final_scores[b, 0] = 0
-            final_scores[b, 1] = 0
+            for t in range(sides):
+                final_scores[b, t] = 0
             winner[b] = -1
-        rewards[b, 0] = r0
-        rewards[b, 1] = -r0
+        if paid:
+            total = 0.0
+            for t in range(sides):
+                total += value[t]
+            for p in range(n_seats):
+                t = p % sides
+                rewards[b, p] = value[t] - (total - value[t]) / (sides - 1)
+        else:
+            for p in range(n_seats):
+                rewards[b, p] = 0.0
         dones[b] = done
         hand_over[b] = h_over
         match_over[b] = m_over
-        hand_points[b, 0] = hp0
-        hand_points[b, 1] = hp1
         if m_over:
-            _new_match(states, rng, b, napola, target)
+            _new_match(states, rng, b, header)
         elif h_over:
             core.next_hand(st)
-        if _refresh(states, b, base, sum_offset, sum_masks, buf, obs, to_move, legal_count,
-                    legal_ids, legal_card, legal_captured) > MAX_LEGAL and bad == _OK:
-            bad = b
-    return bad
+        if _refresh(states, b, kernel, buf, obs, to_move, legal_count, legal_ids, legal_card,
+                    legal_captured) > legal_ids.shape[1]:
+            over += 1
+    return over
 
 
 @njit(cache=True)
@@ -199,7 +262,7 @@ def _dense_masks(legal_count, legal_ids, out):
 
 
 class BatchedScopa:
-    """`num_envs` two-player games stepped together. See the module docstring for the arrays."""
+    """`num_envs` games under `rules` stepped together. See the module docstring for the arrays."""
 
     def __init__(self, num_envs: int, rules: Rules | None = None, seed: int = 0,
                  episode: str = "match", reward: str | None = None):
@@ -207,16 +270,21 @@ class BatchedScopa:
                 or num_envs < 1):
             raise ScopaError(f"num_envs must be a whole number >= 1, got {num_envs!r}")
         reward = check_episode_reward(episode, reward)
-        self.rules = rules if rules is not None else Rules()
-        if not isinstance(self.rules, Rules):
-            raise ScopaError(f"rules must be a Rules object, got {type(rules).__name__}")
+        if rules is not None and not isinstance(rules, (Rules, str)):
+            raise ScopaError(f"rules must be a Rules object or a preset name, got "
+                             f"{type(rules).__name__}")
+        self.rules = resolve_rules(rules)
         self.num_envs = B = int(num_envs)
         self.seed = int(seed)
         self.episode, self.reward = episode, reward
         self.table = action_table(self.rules)
         self.n_actions = self.table.size
-        self.obs_size = OBS_SIZE
-        self.max_legal = MAX_LEGAL
+        self.n_players = self.rules.players
+        self.n_sides = self.rules.teams
+        obs_layout = layout_for(self.rules)
+        self.obs_size = obs_layout.size
+        self.max_legal = initial_max_legal(self.rules)
+        self._header = self.rules.to_header()
         self._states = np.zeros((B, core.STATE_SIZE), dtype=np.int64)
         self._rng = np.zeros(B, dtype=np.int64)
         self._buf = core.new_move_buffer()
@@ -226,22 +294,21 @@ class BatchedScopa:
     # ---- public arrays --------------------------------------------------------------------
     def _alloc(self):
         """The arrays that describe the current moves, padded (rewritten in place by steps)."""
-        B = self.num_envs
+        B, W = self.num_envs, self.max_legal
         self.legal_count = np.zeros(B, dtype=np.int64)
-        self.legal_ids = np.full((B, MAX_LEGAL), -1, dtype=np.int64)
-        self.legal_card = np.full((B, MAX_LEGAL), -1, dtype=np.int64)
-        self.legal_captured = np.zeros((B, MAX_LEGAL), dtype=np.int64)
+        self.legal_ids = np.full((B, W), -1, dtype=np.int64)
+        self.legal_card = np.full((B, W), -1, dtype=np.int64)
+        self.legal_captured = np.zeros((B, W), dtype=np.int64)
         self._new_outputs()
 
     def _new_outputs(self):
         """Fresh obs / to_move arrays, so an observation handed out is never overwritten."""
-        self.obs = np.empty((self.num_envs, OBS_SIZE), dtype=np.int8)
+        self.obs = np.empty((self.num_envs, self.obs_size), dtype=np.int8)
         self.to_move = np.empty(self.num_envs, dtype=np.int64)
 
     def _kernel_args(self):
-        t = self.table
-        return (t.base, t.sum_offset, t.sum_masks, self._buf, self.obs, self.to_move,
-                self.legal_count, self.legal_ids, self.legal_card, self.legal_captured)
+        return (self.table.kernel, self._buf, self.obs, self.to_move, self.legal_count,
+                self.legal_ids, self.legal_card, self.legal_captured)
 
     @property
     def states(self) -> np.ndarray:
@@ -253,10 +320,12 @@ class BatchedScopa:
         """Deal a new match in every game (from `seed`, else the constructor's); returns obs."""
         if seed is not None:
             self.seed = int(seed)
+        self.max_legal = initial_max_legal(self.rules)
         self._alloc()
-        bad = _reset_all(self._states, self._rng, np.uint64(self.seed & (2**64 - 1)),
-                         int(self.rules.napola), self.rules.target, *self._kernel_args())
-        self._check_overflow(bad)
+        over = _reset_all(self._states, self._rng, np.uint64(self.seed & (2**64 - 1)),
+                          self._header, *self._kernel_args())
+        self._widen(over)
+        self._started = True
         return self.obs
 
     def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
@@ -281,15 +350,20 @@ class BatchedScopa:
         return d
 
     def load_state_dict(self, d: dict) -> None:
-        """Restore what state_dict() saved (same num_envs); later steps repeat bit for bit."""
+        """Restore what state_dict() saved (same num_envs and rules); later steps repeat bit
+        for bit."""
         if np.shape(d["states"]) != self._states.shape:
             raise ScopaError(f"saved games have shape {np.shape(d['states'])}, this env has "
                              f"{self._states.shape} (num_envs differs?)")
+        if np.shape(d["obs"])[1:] != (self.obs_size,):
+            raise ScopaError(f"saved observations have {np.shape(d['obs'])[1:]} values, this "
+                             f"env's rules give {self.obs_size} (rules differ?)")
         self.seed = int(d["seed"])
         self._states[:] = d["states"]
         self._rng[:] = d["rng"]
         for name in _POSITION:
             setattr(self, name, np.array(d[name], dtype=getattr(self, name).dtype, copy=True))
+        self.max_legal = self.legal_ids.shape[1]
         self._started = True
 
     # ---- internals --------------------------------------------------------------------------
@@ -307,27 +381,45 @@ class BatchedScopa:
             n = int(self.legal_count[bad])
             raise ScopaError(f"game {bad}: {what} {int(a[bad])} is not legal (the game has {n} "
                              f"legal moves; ids {self.legal_ids[bad, :n].tolist()})")
-        B = self.num_envs
-        rewards = np.empty((B, 2), dtype=np.float32)
+        B, N, T = self.num_envs, self.n_players, self.n_sides
+        rewards = np.empty((B, N), dtype=np.float32)
         dones = np.empty(B, dtype=np.bool_)
         hand_over = np.empty(B, dtype=np.bool_)
         match_over = np.empty(B, dtype=np.bool_)
-        hand_points = np.empty((B, 2), dtype=np.int64)
-        final_scores = np.empty((B, 2), dtype=np.int64)
+        hand_points = np.empty((B, T), dtype=np.int64)
+        final_scores = np.empty((B, T), dtype=np.int64)
         winner = np.empty(B, dtype=np.int64)
         mover = self.to_move
         self._new_outputs()
-        bad = _step(self._states, self._rng, self._chosen, self.episode == "hand",
-                    self.reward == "win", int(self.rules.napola), self.rules.target,
-                    *self._kernel_args(), rewards, dones, hand_over, match_over, hand_points,
-                    final_scores, winner)
-        self._check_overflow(bad)
+        over = _step(self._states, self._rng, self._chosen, self.episode == "hand",
+                     self.reward == "win", self._header, *self._kernel_args(), rewards, dones,
+                     hand_over, match_over, hand_points, final_scores, winner)
+        self._widen(over)
         info = {"mover": mover, "hand_over": hand_over, "match_over": match_over,
                 "hand_points": hand_points, "final_scores": final_scores, "winner": winner}
         return self.obs, rewards, dones, info
 
-    def _check_overflow(self, bad: int):
-        self._started = True
-        if bad != _OK:
-            raise ScopaError(f"game {bad}: {int(self.legal_count[bad])}+ legal moves, more than "
-                             f"MAX_LEGAL={MAX_LEGAL}; raise MAX_LEGAL in scopa_env/batched.py")
+    def _widen(self, over: int) -> None:
+        """Some games have more legal moves than the legal arrays hold: widen the arrays
+        (doubling, up to core.MAX_MOVES) and describe those games' positions again."""
+        if not over:
+            return
+        need = int(self.legal_count.max())
+        width = self.max_legal
+        while width < need:
+            width *= 2
+        width = min(width, core.MAX_MOVES)
+        old = self.max_legal
+        for name, pad in (("legal_ids", -1), ("legal_card", -1), ("legal_captured", 0)):
+            a = getattr(self, name)
+            wide = np.full((self.num_envs, width), pad, dtype=np.int64)
+            wide[:, :old] = a
+            setattr(self, name, wide)
+        self.max_legal = width
+        for b in np.flatnonzero(self.legal_count > old):
+            _refresh(self._states, int(b), *self._kernel_args())
+
+
+def initial_max_legal(rules: Rules) -> int:
+    """The starting width of the legal-move arrays for `rules` (see the module docstring)."""
+    return MAX_LEGAL if rules.quindici == "off" else MAX_LEGAL_QUINDICI

@@ -1,22 +1,32 @@
-"""Gymnasium environment `Scopa-v0`: one learner against a built-in opponent.
+"""Gymnasium environment `Scopa-v0`: one learner, every other seat played by built-in agents.
 
-The learner sees its own observation vector (int8[291], scopa_env/observation.py); the legal
-moves come as `info["action_mask"]` and from `action_masks()` (the sb3-contrib convention),
-int8[n_actions]. The opponent plays its moves inside `step()` until it is the learner's turn
-again or the episode is over, so the reward of a step includes what happened on the
-opponent's moves.
+The learner sees its own observation vector (scopa_env/observation.py: int8[291] with two
+players); the legal moves come as `info["action_mask"]` and from `action_masks()` (the
+sb3-contrib convention), int8[n_actions] over the rules' action table. The other seats play
+their moves inside `step()` until it is the learner's turn again or the episode is over, so the
+reward of a step includes what happened on their moves.
 
-Options: `opponent` (an Agent instance, or a name for `agents.make_agent`; default "normal"
-when that level exists, else "random"), `napola`, `target`, `episode`, `reward` (as in
-scopa_env/aec.py), `learner_seat` (0, 1, or None: drawn from the env's generator at every new
-match), `illegal_reward` (-1.0), `render_mode` ("human" / "ansi", shown from the learner's seat).
+Options:
+- `rules` (a Rules object or a preset name; default classic), `napola`, `target`, `episode`,
+  `reward` (as in scopa_env/aec.py; the learner gets its side's reward there: zero-sum over the
+  sides, shared by partners).
+- `opponent`: who plays the seats of the other sides: an Agent instance (it then plays every
+  such seat, handed each seat's own observation), or a name for `agents.make_agent` (one agent
+  per seat, each seeded on its own). Default "normal" when that level exists, else "random".
+- `partner` (pairs only, 4 or 6 players): who plays the learner's partner seat; an Agent or a
+  name as above; default: the same as `opponent` (a name builds a separate agent; an instance
+  is shared).
+- `learner_seat`: a seat 0..N-1, or None: drawn from the env's generator at every new match.
+- `illegal_reward` (-1.0), `render_mode` ("human" / "ansi", shown from the learner's seat).
 
 Seeding follows Gymnasium: `reset(seed=s)` seeds `self.np_random`, which deals the matches, picks
-the learner's seat (when not fixed) and seeds the opponent; unseeded, it starts from OS entropy.
+the learner's seat (when not fixed) and seeds the other seats' agents; unseeded, it starts from
+OS entropy.
 
 An illegal learner action ends the episode with `illegal_reward` and the reason in
 `info["illegal_move"]` (the PettingZoo convention; Gymnasium has none); stepping again before
-`reset()` raises ScopaError. An illegal opponent action is a bug in the opponent: ScopaError.
+`reset()` raises ScopaError. An illegal action of a built-in agent is a bug in that agent:
+ScopaError.
 """
 from __future__ import annotations
 
@@ -26,52 +36,71 @@ from gymnasium import spaces
 
 from . import core
 from .actions import action_table
-from .aec import render_mode_text
-from .batched import check_episode_reward
+from .aec import hand_totals, render_mode_text
+from .batched import check_episode_reward, resolve_rules, side_rewards
 from .errors import ScopaError
 from .game import Game
-from .observation import OBS_HIGH, OBS_SIZE, observe
-from .rules import Rules
+from .observation import layout_for, observe
 
 
 class ScopaGymEnv(gymnasium.Env):
     metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
 
-    def __init__(self, opponent=None, napola: bool = False, target: int = 11,
-                 episode: str = "match", reward: str | None = None,
+    def __init__(self, opponent=None, rules=None, napola: bool | None = None,
+                 target: int | None = None, episode: str = "match", reward: str | None = None,
                  learner_seat: int | None = None, illegal_reward: float = -1.0,
-                 render_mode: str | None = None):
-        self.rules = Rules(napola=napola, target=target)
+                 render_mode: str | None = None, partner=None):
+        self.rules = resolve_rules(rules, napola, target)
+        n = self.rules.players
         self.episode = episode
         self.reward_kind = check_episode_reward(episode, reward)
-        if learner_seat not in (None, 0, 1):
-            raise ScopaError(f"learner_seat must be 0, 1 or None, got {learner_seat!r}")
+        if learner_seat is not None and (isinstance(learner_seat, bool)
+                                         or learner_seat not in range(n)):
+            raise ScopaError(f"learner_seat must be a seat 0..{n - 1} or None, "
+                             f"got {learner_seat!r}")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ScopaError(f"render_mode must be one of {self.metadata['render_modes']} or "
                              f"None, got {render_mode!r}")
+        if partner is not None and self.rules.teams == n:
+            raise ScopaError(f"partner is for pairs (4 or 6 players); these rules have {n} "
+                             "players each for self")
         self.render_mode = render_mode
         self.learner_seat_option = learner_seat
         self.illegal_reward = float(illegal_reward)
         self.table = action_table(self.rules)
-        self.observation_space = spaces.Box(0, OBS_HIGH, shape=(OBS_SIZE,), dtype=np.int8)
+        obs_layout = layout_for(self.rules)
+        self.observation_space = spaces.Box(0, obs_layout.high, shape=(obs_layout.size,),
+                                            dtype=np.int8)
         self.action_space = spaces.Discrete(self.table.size)
-        self.opponent = self._make_opponent(opponent)
+        self._opponent_spec = opponent
+        self._partner_spec = opponent if partner is None else partner
+        # one agent per seat, for both possible sides of every seat (the learner's seat may change)
+        self._opponents = self._make_agents(opponent, "opponent")
+        self._partners = (self._make_agents(self._partner_spec, "partner") if self.rules.teams < n
+                          else [None] * n)
+        self.opponent = self._opponents[0]
         self.game: Game | None = None
         self.seat = 0
-        self._legal = np.zeros(0, dtype=np.int64)
         self._over = True
 
-    def _make_opponent(self, opponent):
-        if opponent is not None and not isinstance(opponent, str):
-            if not callable(getattr(opponent, "act", None)):
-                raise ScopaError(
-                    f"opponent must be an agent with act() or a name, got {opponent!r}")
-            return opponent
+    def _make_agents(self, spec, role: str) -> list:
+        """An agent for each seat from `spec` (an instance is shared; a name builds one per seat)."""
+        n = self.rules.players
+        if spec is not None and not isinstance(spec, str):
+            if not callable(getattr(spec, "act", None)):
+                raise ScopaError(f"{role} must be an agent with act() or a name, got {spec!r}")
+            return [spec] * n
         # imported here, not at the top: agents/ sits above scopa_env in the layering
         from agents import REGISTRY, make_agent
-        name = opponent if opponent is not None else (
-            "normal" if "normal" in REGISTRY else "random")
-        return make_agent(name, rules=self.rules, seed=0)
+        name = spec if spec is not None else ("normal" if "normal" in REGISTRY else "random")
+        first = make_agent(name, rules=self.rules, seed=0)
+        return [first] + [make_agent(name, rules=self.rules, seed=0) for _ in range(n - 1)]
+
+    def _agent_of(self, seat: int):
+        """The built-in agent playing `seat` in this match."""
+        if self.rules.team_of(seat) == self.rules.team_of(self.seat):
+            return self._partners[seat]
+        return self._opponents[seat]
 
     # ---- Gymnasium API ----------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -82,10 +111,20 @@ class ScopaGymEnv(gymnasium.Env):
         else:
             self.game = Game(self.rules, seed=int(self.np_random.integers(2**62)))
             seat = self.learner_seat_option
-            self.seat = int(self.np_random.integers(2)) if seat is None else seat
-            self.opponent.reset(seed=int(self.np_random.integers(2**62)))
+            n = self.rules.players
+            self.seat = int(self.np_random.integers(n)) if seat is None else seat
+            reset_done = set()
+            for p in range(n):
+                if p == self.seat:
+                    continue
+                agent = self._agent_of(p)
+                s = int(self.np_random.integers(2**62))
+                if id(agent) not in reset_done:
+                    agent.reset(seed=s)
+                    reset_done.add(id(agent))
+            self.opponent = self._agent_of((self.seat + 1) % n)
         self._over = False
-        self._play_opponent()
+        self._play_others()
         info = {"action_mask": self.action_masks(), "learner_seat": self.seat}
         return observe(self.game.state, self.seat), info
 
@@ -100,8 +139,10 @@ class ScopaGymEnv(gymnasium.Env):
         legal = g.legal_action_ids()
         if a not in legal:
             self._over = True
-            what = self.table.describe(a) if 0 <= a < self.table.size else "outside the table"
-            moves = "; ".join(f"{i} {self.table.describe(i)}" for i in legal)
+            table = int(g.state[core.TABLE])
+            what = (self.table.describe(a, table) if 0 <= a < self.table.size
+                    else "outside the table")
+            moves = "; ".join(f"{i} {self.table.describe(i, table)}" for i in legal)
             info = {"action_mask": np.zeros(self.table.size, dtype=np.int8),
                     "learner_seat": self.seat,
                     "illegal_move": f"illegal move: action {a} ({what}) is not legal now "
@@ -110,7 +151,7 @@ class ScopaGymEnv(gymnasium.Env):
         info = {"learner_seat": self.seat}
         reward = self._apply(a, info)
         if not self._over:
-            reward += self._play_opponent(info)
+            reward += self._play_others(info)
         info["action_mask"] = self.action_masks()
         if self.render_mode == "human":
             self.render()
@@ -130,35 +171,38 @@ class ScopaGymEnv(gymnasium.Env):
     def _apply(self, action: int, info: dict) -> float:
         """Play `action` for the player to move; returns the learner's reward for it."""
         g = self.game
-        flags = core.apply_move(g.state, self.table.card[action], self.table.captured[action])
+        card, captured = self.table.decode(action, int(g.state[core.TABLE]))
+        flags = core.apply_move(g.state, card, captured)
         if not flags & core.F_HAND_OVER:
             return 0.0
-        score = g.hand_score()
-        info["hand_score"], info["scores"] = score, g.scores
+        sides = self.rules.teams
+        mine = self.rules.team_of(self.seat)
+        info["hand_score"], info["scores"] = g.hand_score(), g.scores
         reward = 0.0
         if self.reward_kind == "points":
-            reward = float(score[self.seat]["total"] - score[1 - self.seat]["total"])
+            reward = side_rewards(hand_totals(g.state, sides))[mine]
         if flags & core.F_MATCH_OVER:
             info["winner"] = g.winner
             if self.reward_kind == "win":
-                reward = 1.0 if g.winner == self.seat else -1.0
+                reward = side_rewards([float(t == g.winner) for t in range(sides)])[mine]
         if self.episode == "hand" or flags & core.F_MATCH_OVER:
             self._over = True
         else:
             g.next_hand()
         return reward
 
-    def _play_opponent(self, info: dict | None = None) -> float:
-        """Opponent moves until the learner is to move or the episode is over."""
+    def _play_others(self, info: dict | None = None) -> float:
+        """Built-in agents move until the learner is to move or the episode is over."""
         g = self.game
         reward = 0.0
         while not self._over and g.to_move != self.seat:
-            opp = 1 - self.seat
-            a = int(self.opponent.act(g.observation(opp)))
+            p = g.to_move
+            agent = self._agent_of(p)
+            a = int(agent.act(g.observation(p)))
             legal = g.legal_action_ids()
             if a not in legal:
-                raise ScopaError(f"opponent {getattr(self.opponent, 'name', self.opponent)!r} "
-                                 f"chose illegal action {a}")
+                raise ScopaError(f"agent {getattr(agent, 'name', agent)!r} (seat {p}) chose "
+                                 f"illegal action {a}")
             reward += self._apply(a, info if info is not None else {})
         return reward
 

@@ -243,24 +243,28 @@ def test_max_legal_bounds_every_reachable_state():
     assert bound <= MAX_LEGAL
 
 
-def test_overflow_raises_instead_of_truncating():
-    """An (unreachable) table of 18 cards against three re: the kernel reports the overflow and
-    the env raises."""
+def test_wide_position_widens_the_legal_arrays():
+    """An (unreachable) table of 18 cards against three re: the kernel reports the overflow
+    and the env widens its legal arrays instead of truncating; play goes on."""
     from scopa_env import batched
-    from scopa_env.actions import action_table
 
-    g = Game().setup(hands=[["10D", "10C", "10S"], []],
+    g = Game().setup(hands=[["10D", "10C", "10S"], ["1B"]],
                      table=[f"{r}{s}" for r in range(1, 10) for s in "DC"], deck=[], dealer=1)
-    env = BatchedScopa(1)
+    env = BatchedScopa(2)
     env.reset()
-    states = g.state[None, :].copy()
-    t = action_table(Rules())
-    n = batched._refresh(states, 0, t.base, t.sum_offset, t.sum_masks, env._buf, env.obs,
-                         env.to_move, env.legal_count, env.legal_ids, env.legal_card,
-                         env.legal_captured)
+    assert env.max_legal == MAX_LEGAL
+    env._states[0] = g.state
+    n = batched._refresh(env._states, 0, *env._kernel_args())
     assert n > MAX_LEGAL and env.legal_count[0] == n
-    with pytest.raises(ScopaError, match="MAX_LEGAL"):
-        env._check_overflow(0)
+    env._widen(1)
+    assert env.max_legal >= n and env.max_legal in (160, 320, 640, 1024)  # doubled from 80
+    assert env.legal_ids.shape == (2, env.max_legal)
+    assert np.array_equal(env.legal_ids[0, :n], g.legal_action_ids())
+    assert np.all(env.legal_ids[0, n:] == -1) and np.all(env.legal_ids[1, env.legal_count[1]:] == -1)
+    assert np.array_equal(env.obs[0], g.observation(0)["observation"])
+    g.play_action(env.legal_ids[0, n - 1])
+    env.step_index(np.array([n - 1, 0]))
+    assert np.array_equal(env.legal_ids[0, :env.legal_count[0]], g.legal_action_ids())
 
 
 def test_state_dict_resumes_bit_for_bit():
