@@ -9,7 +9,9 @@ deterministic; ties go to the lowest action id.
 are exactly the opponent's hand, so nothing is hidden any more; with at most `count_last` cards
 left in the two hands the agent plays the rest of the deal exactly (alpha-beta to the hand's
 score, the solver the normal level uses for its last 4 cards, agents/_rollout.py). 6 solves the
-whole last deal. It is a perfect-information endgame, not a search over hidden cards.
+whole last deal. It is a perfect-information endgame, not a search over hidden cards. As for the
+hard level, when a hand can decide the match (a score within 7 of the target) the solver plays
+for the match (win, then points) rather than for the hand's points.
 """
 from __future__ import annotations
 
@@ -95,8 +97,9 @@ class LearnedAgent(Agent):
                     int(obs[SLICES["hand"]].sum()) + obs_scalar(obs, "opp_hand_size") <= self.count_last:
                 legal = self.legal_actions(observation)
                 values = np.zeros(len(legal))
+                endgame = max(obs_scalar(obs, "my_score"), obs_scalar(obs, "opp_score")) + 7 >= self.rules.target
                 last_deal_values(obs, self.rules.target, self.actions.card[legal],
-                                 self.actions.captured[legal], len(legal), False, values)
+                                 self.actions.captured[legal], len(legal), endgame, values)
                 return int(legal[int(np.argmax(values))])
         legal, s = self.scores(observation)
         return int(legal[int(np.argmax(s))])
