@@ -1,0 +1,443 @@
+"""The rules variants of issue 7: worked examples from the seeds (003, 004) as tables, the deals of
+each player count, scoring per side, and invariants of every preset under random play."""
+import hashlib
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from scopa_env import Game, Rules, ScopaError, core, records
+from scopa_env.cards import ALL_CARDS_MASK, card_str, parse_card
+from scopa_env.game import primiera
+from scopa_env.presets import PRESETS, list_rules_text, rules_from_preset
+from scopa_env.simulate import random_match
+
+from reference_rules import check_record, legal as reference_legal
+
+
+def moves(g):
+    return sorted(str(m) for m in g.legal_moves())
+
+
+def position(rules, hand, table, to_move=0):
+    """Seat `to_move` holds `hand`, every other seat one card; the deck is not empty (no last play)."""
+    spare = iter(["9B", "9C", "9S", "9D", "6D"])
+    n = rules.players
+    hands = [list(hand) if p == to_move else [next(spare)] for p in range(n)]
+    return Game(rules).setup(hands=hands, table=table, deck=["8S"], dealer=(to_move - 1) % n)
+
+
+ASSI = dict(ace_takes_all=True)
+
+# (rules options, hand, table, expected legal moves) -- each from a sentence of the seeds
+CAPTURE_CASES = [
+    # scopa d'assi (003, 004): the ace takes the whole table ...
+    (ASSI, ["1D"], ["5C", "3S", "10B"], ["1D x 5C 3S 10B"]),
+    # ... unless an ace is on it: then it takes that ace ("queimar um Ás")
+    (ASSI, ["1D"], ["1C", "5S", "3B"], ["1D x 1C"]),
+    (ASSI, ["1D"], ["1C", "1S", "3B"], ["1D x 1C", "1D x 1S"]),
+    # burned_ace off: "as regras variam sobre se o jogador ainda pode pegar todas as cartas"
+    (dict(ASSI, burned_ace=False), ["1D"], ["1C", "5S", "3B"], ["1D x 1C", "1D x 1C 5S 3B"]),
+    (dict(ASSI, burned_ace=False), ["1D"], ["1C"], ["1D x 1C"]),
+    # on an empty table the ace stays ("Se a mesa estiver vazia, o ás fica nela")
+    (ASSI, ["1D", "5C"], [], ["1D", "5C"]),
+    # other cards capture as usual
+    (ASSI, ["5D"], ["5C", "1S", "4B"], ["5D x 5C"]),
+    # scopa a quindici, strict (003): A 3 5 7 on the table, a 2 takes A 5 7 (2+1+5+7 = 15)
+    (dict(quindici="only"), ["2D"], ["1C", "3S", "5B", "7C"], ["2D x 1C 7C 5B"]),
+    # ... and a 5 does not take a 5 (004: "um 5 não leva um 5 (daria 10)")
+    (dict(quindici="only"), ["5D"], ["5C"], ["5D"]),
+    (dict(quindici="only"), ["5D"], ["5C", "10S", "4B", "6C"], ["5D x 10S", "5D x 4B 6C"]),
+    # both kinds of capture: the player chooses
+    (dict(quindici="both"), ["5D"], ["5C", "10S"], ["5D x 10S", "5D x 5C"]),
+    # cirulla (003): two sevens on the table, an ace takes both by the ace rule or by 15 -- one move
+    (dict(ASSI, quindici="both"), ["1D"], ["7C", "7S"], ["1D x 7C 7S"]),
+    # ... with an ace on the table the sweep is burned, but 10, 3 and the ace make 15 with it
+    (dict(ASSI, quindici="both"), ["1D"], ["10C", "3S", "1B"], ["1D x 10C 3S 1B", "1D x 1B"]),
+    (dict(ASSI, quindici="only"), ["1D"], ["10C", "3S", "1B"], ["1D x 10C 3S 1B", "1D x 1B"]),
+    # fewest cards (003): table 1, 3, 4, 8 and a fante takes only the fante
+    (dict(fewest_cards=True), ["8D"], ["1C", "3S", "4B", "8C"], ["8D x 8C"]),
+    # ... and among sums only those with the fewest cards
+    (dict(fewest_cards=True), ["8D"], ["1C", "3S", "4B", "5C", "3B"], ["8D x 5C 3B", "8D x 5C 3S"]),
+    (dict(), ["8D"], ["1C", "3S", "4B", "5C", "3B"],
+     ["8D x 1C 3B 4B", "8D x 1C 3S 4B", "8D x 5C 3B", "8D x 5C 3S"]),
+    # with both kinds, fewest cards across all of a card's captures (004 "o menor número de cartas")
+    (dict(quindici="both", fewest_cards=True), ["5D"], ["5C", "6S", "4B"], ["5D x 5C"]),
+    # free capture (004, scopone tables): a card that can capture may also be laid
+    (dict(free_capture=True), ["5D", "2C"], ["5C"], ["2C", "5D", "5D x 5C"]),
+    # the classic worked example is untouched by the options that do not apply to it
+    (dict(re_bello=True, napoleone="ten", primiera="veneto"), ["2D", "5S", "7B"], ["1D", "5B", "6S"],
+     ["2D", "5S x 5B", "7B x 1D 6S"]),
+]
+
+
+def _move_text(card, captured):
+    """'5D x 4B 6C' written the way Move.__str__ does (captured cards in card-id order)."""
+    return card if not captured else f"{card} x " + " ".join(sorted(captured, key=parse_card))
+
+
+def _normal(expected):
+    return sorted(_move_text(m.split(" x ")[0], m.split(" x ")[1].split() if " x " in m else [])
+                  for m in expected)
+
+
+@pytest.mark.parametrize("options,hand,table,expected", CAPTURE_CASES)
+def test_worked_capture_examples(options, hand, table, expected):
+    g = position(Rules(**options), hand, table)
+    assert moves(g) == _normal(expected)
+    ref = sorted(_move_text(c, s) for c, s in reference_legal(hand, table, Rules(**options).to_dict()))
+    assert ref == _normal(expected)
+
+
+# (rules options, hand, table, move, is it a scopa)
+SCOPA_CASES = [
+    (ASSI, ["1D", "4C"], ["5C", "3S"], ("1D", ["5C", "3S"]), False),       # the sweep is no scopa
+    (dict(ASSI, ace_scopa=True), ["1D", "4C"], ["5C", "3S"], ("1D", ["5C", "3S"]), True),
+    (ASSI, ["1D", "4C"], ["1C"], ("1D", ["1C"]), True),                   # an ace taking an ace
+    (dict(ASSI, quindici="both"), ["1D", "4C"], ["7C", "7S"], ("1D", ["7C", "7S"]), True),  # a 15
+    (dict(quindici="only"), ["2D", "4C"], ["1C", "5B", "7C"], ("2D", ["1C", "5B", "7C"]), True),
+]
+
+
+@pytest.mark.parametrize("options,hand,table,move,scopa", SCOPA_CASES)
+def test_which_sweeps_are_scope(options, hand, table, move, scopa):
+    g = position(Rules(**options), hand, table)
+    r = g.play(*move)
+    assert r.scopa == scopa and g.scope(0) == int(scopa) and g.table == []
+    assert sorted(card_str(c) for c in g.pile(0)) == sorted([move[0]] + move[1])
+
+
+def test_ace_sweep_on_the_last_play_is_no_scopa_and_an_ace_on_an_empty_table_stays():
+    g = Game(Rules(ace_takes_all=True, ace_scopa=True)).setup(hands=[["1D"], []], table=["5C"], deck=[],
+                                                              dealer=1, to_move=0)
+    r = g.play("1D", ["5C"])
+    assert r.hand_over and not r.scopa
+    g = position(Rules(ace_takes_all=True), ["1D", "4C"], [])
+    assert not g.play("1D").scopa and g.table == [0]
+
+
+# ---- primiera scales and most sevens ---------------------------------------------------------
+def test_primiera_scales_worked_examples():
+    seven = ["7D", "7C", "6B", "1S"]          # 004: 21 + 21 + 18 + 16
+    assert primiera(seven) == 76
+    assert primiera(seven, "veneto") == 7 + 7 + 6 + 5.5
+    assert primiera(["7D", "8C", "9S", "10B"], "figures0") == 21
+    assert primiera(["7D", "8C", "9S", "10B"], "standard") == 51
+    assert primiera(["7D", "8C", "9S", "10B"], "southern") == 21 + 8 + 9 + 10
+    assert primiera(["7D", "8C", "9S", "10B"], "veneto") == 8.5
+    assert primiera(["7D", "7C", "7S"], "veneto") == 0   # a suit missing: no primiera
+    with pytest.raises(ScopaError, match="scale"):
+        primiera(seven, "most_sevens")
+
+
+def _score(rules, piles, scope=None, scores=None):
+    n = rules.players
+    g = Game(rules).setup(hands=[[]] * n, table=[], piles=piles, scope=scope, scores=scores)
+    core.end_hand(g.state)
+    return g
+
+
+# (scale, pile A, pile B, primiera point to A, to B)
+PRIMIERA_CASES = [
+    ("standard", ["7D", "10C", "10S", "10B"], ["2D", "2C", "2S", "2B"], 1, 0),   # 51 - 48
+    ("figures0", ["7D", "10C", "10S", "10B"], ["2D", "2C", "2S", "2B"], 0, 1),   # 21 - 48
+    ("veneto", ["7D", "10C", "10S", "10B"], ["2D", "2C", "2S", "2B"], 1, 0),     # 8.5 - 8
+    ("standard", ["7D", "8C", "8S", "8B"], ["7C", "9D", "10S", "10B"], 0, 0),    # 51 - 51
+    ("southern", ["7D", "8C", "8S", "8B"], ["7C", "9D", "10S", "10B"], 0, 1),    # 45 - 50
+    ("veneto", ["1D", "2C", "4S", "3B"], ["5D", "3C", "2S", "4B"], 1, 0),        # 14.5 - 14
+    ("standard", ["7D", "7C", "7S", "10B"], ["6D", "6C", "6S", "6B"], 1, 0),     # 73 - 72
+    ("veneto", ["7D", "7C", "7S", "10B"], ["6D", "6C", "6S", "6B"], 0, 1),       # 21.5 - 24
+    ("figures0", ["8D", "8C", "8S", "8B"], ["7D", "7C", "7S"], 1, 0),            # 0 beats none
+    # most sevens (003): two sevens win without bastoni; then 6s, then aces, ...
+    ("most_sevens", ["7D", "7C", "1S"], ["7S", "6D", "6C", "6S", "6B"], 1, 0),
+    ("standard", ["7D", "7C", "1S"], ["7S", "6D", "6C", "6S", "6B"], 0, 1),
+    ("most_sevens", ["7D", "6C", "1S", "1B"], ["7C", "6D", "5S", "5B"], 1, 0),
+    ("most_sevens", ["7D", "6C", "5S"], ["7C", "6D", "5B"], 0, 0),
+    ("most_sevens", ["7D", "6C", "8S"], ["7C", "6D"], 1, 0),                     # then the figures
+]
+
+
+@pytest.mark.parametrize("scale,a,b,pa,pb", PRIMIERA_CASES)
+def test_primiera_point_by_scale(scale, a, b, pa, pb):
+    lines = _score(Rules(primiera=scale), [a, b]).hand_score()
+    assert (lines[0]["primiera"], lines[1]["primiera"]) == (pa, pb)
+
+
+# ---- extra points and early ends --------------------------------------------------------------
+DENARI = [f"{r}D" for r in range(1, 11)]
+
+
+def test_re_bello_is_a_point_of_its_own_only_when_on():
+    a, b = ["10D", "1D", "1C"], ["7D"]
+    on = _score(Rules(re_bello=True), [a, b]).hand_score()
+    assert on[0]["re_bello"] == 1 and on[1]["re_bello"] == 0 and on[1]["settebello"] == 1
+    assert on[0]["total"] == 3 and on[1]["total"] == 1   # re bello + carte + denari; settebello
+    off = _score(Rules(), [a, b]).hand_score()
+    assert "re_bello" not in off[0] and off[0]["total"] == 2
+
+
+@pytest.mark.parametrize("napoleone,napola,over,line", [("ten", False, False, 10), ("ten", True, False, 10),
+                                                        ("win", True, True, 0), ("off", True, False, None)])
+def test_napoleone(napoleone, napola, over, line):
+    g = _score(Rules(napoleone=napoleone, napola=napola, target=31), [DENARI, ["1C", "2C"]])
+    s = g.hand_score()[0]
+    assert s.get("napoleone") == line
+    assert s["napola"] == (10 if napola else 0)
+    assert g.match_over == over and (g.winner == 0) == over
+    assert g.napoleone_side == (None if napoleone == "off" else 0)
+
+
+def test_napoleone_win_beats_a_higher_score():
+    g = _score(Rules(napoleone="win"), [DENARI, ["1C", "2C", "3C"]], scores=[0, 30])
+    assert g.match_over and g.winner == 0 and g.scores[1] > g.scores[0]
+
+
+@pytest.mark.parametrize("before,b_pile,over", [([5, 0], [], True), ([5, 0], ["1C", "2C", "3C", "4C", "5C"], False),
+                                                ([3, 0], [], False)])
+def test_capotto(before, b_pile, over):
+    # A takes carte, denari and settebello: 5-0 becomes 8-0, a capotto at 7; a point for B spoils it
+    g = _score(Rules(capotto=7), [["7D", "2D"], b_pile], scores=before)
+    assert g.match_over == over and (g.winner == 0) == over and g.scores[0] < 11
+
+
+# ---- players and sides -----------------------------------------------------------------------
+def _cards(n, start):
+    return [card_str(c) for c in range(start, start + n)]
+
+
+@pytest.mark.parametrize("sizes,points", [((14, 13, 13), (1, 0, 0)), ((14, 14, 12), (0, 0, 0)),
+                                          ((13, 13, 14), (0, 0, 1))])
+def test_three_players_carte_at_fourteen(sizes, points):
+    deck = [card_str(c) for c in range(40)]
+    piles, at = [], 0
+    for k in sizes:
+        piles.append(deck[at:at + k])
+        at += k
+    lines = _score(Rules(players=3), piles).hand_score()
+    assert tuple(line["carte"] for line in lines) == points
+
+
+def test_pairs_pool_piles_and_scope():
+    # seats 0 and 2 are partners: 12 + 10 = 22 cards against 9 + 9
+    piles = [_cards(12, 0), _cards(9, 12), _cards(10, 21), _cards(9, 31)]
+    g = _score(Rules(players=4), piles, scope=[1, 0, 2, 1])
+    a, b = g.hand_score()
+    assert len(g.hand_score()) == 2 and g.scores == [a["total"], b["total"]]
+    assert a["carte"] == 1 and a["scope"] == 3 and b["scope"] == 1
+    assert a["denari"] == 1 and a["settebello"] == 1   # all denari are in seat 0's pile
+
+
+def test_six_players_three_pairs():
+    r = Rules(players=6)
+    assert r.teams == 3 and [r.team_of(s) for s in range(6)] == [0, 1, 2, 0, 1, 2]
+    piles = [_cards(7, 0), _cards(7, 7), _cards(6, 14), _cards(7, 20), _cards(6, 27), _cards(7, 33)]
+    lines = _score(r, piles, scope=[0, 1, 0, 0, 1, 0]).hand_score()
+    assert len(lines) == 3
+    assert [line["carte"] for line in lines] == [1, 0, 0]   # 14 - 13 - 13
+    assert [line["scope"] for line in lines] == [0, 2, 0]
+
+
+@pytest.mark.parametrize("preset,hand,table,deals", [
+    ("classic", 3, 4, 6), ("three-players", 3, 4, 4), ("pairs", 3, 4, 3), ("six-players", 3, 4, 2),
+    ("scopone", 9, 4, 1), ("scopone-scientifico", 10, 0, 1)])
+def test_deals_per_hand_and_turn_order(preset, hand, table, deals):
+    rules = rules_from_preset(preset)
+    assert rules.deals_per_hand == deals
+    g = Game(rules, seed=3)
+    rng = np.random.default_rng(3)
+    dealers = []
+    for _ in range(2):
+        n = rules.players
+        assert all(len(g.hand(p)) == hand for p in range(n)) and len(g.table) == table
+        assert g.deck_left == 40 - table - n * hand
+        dealers.append(g.dealer)
+        seen_deals, expected_mover = 1, (g.dealer + 1) % n
+        if table == 0:
+            assert all(m.captured == 0 for m in g.legal_moves())   # the first player must lay
+        while True:
+            assert g.to_move == expected_mover
+            ms = g.legal_moves()
+            m = ms[rng.integers(len(ms))]
+            r = g.play(m.card, m.captured)
+            seen_deals += r.dealt
+            expected_mover = (expected_mover + 1) % n
+            if r.hand_over:
+                break
+        assert seen_deals == deals
+        if g.match_over:
+            break
+        g.next_hand()
+    if len(dealers) == 2:
+        assert dealers[1] == (dealers[0] + 1) % rules.players
+
+
+def test_redeal_on_three_re_only_with_a_four_card_table():
+    # seeds whose first shuffle puts 3+ re among the 4 table cards of a pairs deal are redealt
+    found = 0
+    for seed in range(3000):
+        s = np.zeros(core.STATE_SIZE, dtype=np.int64)
+        core.seed_rng(s, core.RNG, seed)
+        s[core.DECK:core.DECK + 40] = np.arange(40)
+        core.rng_below(s, core.RNG, 4)
+        core._shuffle_deck(s)
+        if sum(c % 10 == 9 for c in s[core.DECK + 12:core.DECK + 16]) >= 3:
+            found += 1
+            assert sum(c % 10 == 9 for c in Game(Rules(players=4), seed).table) < 3
+    assert found > 0
+
+
+def test_match_to_target_with_three_sides_needs_a_strict_leader():
+    # one card, no denari: the carte point alone
+    g = _score(Rules(players=6, target=11), [[], [], ["1C"], [], [], []], scores=[11, 10, 10])
+    assert g.scores == [11, 10, 11] and not g.match_over and g.phase == core.HAND_OVER
+    g = _score(Rules(players=6, target=11), [[], ["1C"], [], [], [], []], scores=[11, 9, 10])
+    assert g.scores == [11, 10, 10] and g.match_over and g.winner == 0
+
+
+# ---- rules objects and presets ----------------------------------------------------------------
+@pytest.mark.parametrize("bad,match", [
+    (dict(players=5), "players"), (dict(players=4, hand_cards=4), "hand_cards"),
+    (dict(table_cards=3), "table_cards"), (dict(napoleone="yes"), "napoleone"),
+    (dict(quindici=True), "quindici"), (dict(primiera="veneta"), "primiera"),
+    (dict(capotto=-1), "capotto"), (dict(ace_scopa=True), "ace_scopa"),
+    (dict(burned_ace=False), "burned_ace"), (dict(fewest_cards=1), "fewest_cards"),
+    (dict(teams=2), "unknown rules option 'teams'"),
+])
+def test_bad_rules_are_one_error_naming_the_option(bad, match):
+    with pytest.raises(ScopaError, match=match):
+        Rules.from_dict(bad)
+
+
+def test_presets():
+    for name in ("classic", "scopone", "scopone-scientifico", "scopa-d-assi", "quindici", "napola",
+                 "re-bello", "three-players", "pairs", "six-players"):
+        assert name in PRESETS and name in list_rules_text()
+    assert rules_from_preset("classic") == Rules()
+    assert rules_from_preset("scopone") == Rules(players=4, hand_cards=9, table_cards=4)
+    assert rules_from_preset("Scopone-Scientifico").table_cards == 0
+    for p in PRESETS.values():
+        assert Rules.from_dict(p.rules.to_dict()) == p.rules and p.description and p.source
+    with pytest.raises(ScopaError, match="known: classic"):
+        rules_from_preset("briscola")
+
+
+# ---- the classic game is the game it was --------------------------------------------------------
+def test_classic_matches_unchanged_from_the_engine_before_the_variants():
+    # values printed by the engine of commit abae5a2 (before the variants) for the same calls
+    assert [int(core.random_hands(s, 2000, 2, s % 2, 11)) for s in range(5)] == [-81, -170, -76, -148, 144]
+    g = Game(seed=42)
+    assert (g.dealer, g.hand(0), g.hand(1), g.table) == (0, [11, 16, 32], [5, 17, 23], [1, 2, 3, 6])
+    for seed, napola, digest in ((7, False, "6082811e67522ea6"), (8, True, "7b42fa6cc5669335")):
+        r = random_match(Rules(napola=napola), seed, np.random.default_rng(seed))
+        r.pop("rules")
+        assert hashlib.sha256(json.dumps(r, sort_keys=True).encode()).hexdigest()[:16] == digest
+
+
+def test_old_records_without_the_new_keys_replay_as_classic():
+    rec = json.loads(records.dumps(random_match(Rules(napola=True), 5, np.random.default_rng(5))))
+    rec["rules"] = {"napola": True, "target": 11}
+    assert records.replay(rec).rules == Rules(napola=True)
+    rec["rules"] = {"napola": True, "target": 11, "players": 5}
+    with pytest.raises(ScopaError, match="players"):
+        records.replay(rec)
+
+
+# ---- invariants of every preset under random play ----------------------------------------------
+def _conserved(g):
+    s = g.state
+    n = g.n_players
+    parts = [int(s[core.HANDS + p]) for p in range(n)] + [int(s[core.PILES + p]) for p in range(n)]
+    parts.append(int(s[core.TABLE]))
+    deck = 0
+    for c in s[core.DECK + int(s[core.DECK_POS]):core.DECK + 40]:
+        deck |= 1 << int(c)
+    union = 0
+    for m in parts + [deck]:
+        if union & m:
+            return False
+        union |= m
+    return union == ALL_CARDS_MASK
+
+
+def _invariant_match(rules, seed):
+    g = Game(rules, seed)
+    rng = np.random.default_rng(seed % 2 ** 32)
+    rec = records.Recorder(g, ["random"] * rules.players, with_legal=True)
+    totals = [0] * rules.teams
+    while True:
+        assert _conserved(g)
+        ms = g.legal_moves()
+        assert ms, "the mover always has a legal move"
+        assert len(set(ms)) == len(ms), "no move listed twice"
+        last = g.deck_left == 0 and sum(len(g.hand(p)) for p in range(rules.players)) == 1
+        m = ms[rng.integers(len(ms))]
+        r = rec.play(m.card, m.captured)
+        if last:
+            assert r.hand_over and not r.scopa
+        if r.hand_over:
+            lines = g.hand_score()
+            assert len(lines) == rules.teams
+            for s, line in enumerate(lines):
+                assert set(line) == set(g.score_lines())
+                assert line["total"] == sum(v for k, v in line.items() if k != "total")
+                totals[s] += line["total"]
+            for k in ("carte", "denari", "primiera"):
+                assert sum(line[k] for line in lines) <= 1
+            assert sum(line["settebello"] for line in lines) == 1
+            assert totals == g.scores
+            if r.match_over:
+                return g, rec.record
+            rec.next_hand()
+
+
+SMALL_TARGET = 5   # shorter matches: every preset's rules but the target
+
+
+@pytest.mark.parametrize("preset", list(PRESETS))
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 2 ** 40))
+def test_preset_invariants_record_replay_and_reference(preset, seed):
+    rules = rules_from_preset(preset).replace(target=SMALL_TARGET)
+    g, rec = _invariant_match(rules, seed)
+    assert g.scores[g.winner] == max(g.scores)
+    rec = json.loads(records.dumps(rec))
+    assert rec["rules"] == rules.to_dict()
+    check_record(rec)
+    assert records.replay(rec).scores == g.scores
+    again = random_match(rules, seed, np.random.default_rng(9))
+    assert again == random_match(rules, seed, np.random.default_rng(9))   # same seed, same match
+
+
+_deals = st.sampled_from([(2, 3, 4), (3, 3, 4), (4, 3, 4), (6, 3, 4), (4, 9, 4), (4, 10, 0), (2, 6, 4),
+                          (2, 10, 0), (2, 5, 0)])
+
+
+@st.composite
+def any_rules(draw):
+    players, hand_cards, table_cards = draw(_deals)
+    ace = draw(st.booleans())
+    return Rules(players=players, hand_cards=hand_cards, table_cards=table_cards, target=draw(st.integers(3, 8)),
+                 napola=draw(st.booleans()), re_bello=draw(st.booleans()),
+                 napoleone=draw(st.sampled_from(["off", "win", "ten"])), ace_takes_all=ace,
+                 ace_scopa=ace and draw(st.booleans()), burned_ace=not ace or draw(st.booleans()),
+                 quindici=draw(st.sampled_from(["off", "only", "both"])), fewest_cards=draw(st.booleans()),
+                 free_capture=draw(st.booleans()),
+                 primiera=draw(st.sampled_from(["standard", "figures0", "veneto", "southern", "most_sevens"])),
+                 capotto=draw(st.sampled_from([0, 0, 2, 4])))
+
+
+@settings(max_examples=60, deadline=None)
+@given(any_rules(), st.integers(0, 2 ** 40))
+def test_any_combination_of_options_agrees_with_the_reference(rules, seed):
+    g, rec = _invariant_match(rules, seed)
+    rec = json.loads(records.dumps(rec))
+    check_record(rec)
+    records.replay(rec)
+
+
+def test_compiled_random_play_of_every_preset_is_deterministic():
+    for p in PRESETS.values():
+        h = p.rules.to_header()
+        assert core.random_hands_rules(5, 30, h) == core.random_hands_rules(5, 30, h)
+    assert core.random_hands(5, 30, 2, 0, 11) == core.random_hands_rules(5, 30, Rules().to_header())
