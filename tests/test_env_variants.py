@@ -1,0 +1,367 @@
+"""The environments under every rules preset: the action table per rules, the N-player
+observation, the AEC env (PettingZoo's api_test and seed_test), the Gymnasium env and the
+batched env, with side rewards shared by partners."""
+import warnings
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
+
+from scopa_env import BatchedScopa, Game, Rules, ScopaError, ScopaGymEnv, core
+from scopa_env.actions import CLASSIC_SIZE, TAKES_TABLE, action_table, encode_move
+from scopa_env.aec import agent_names, env as make_env, raw_env
+from scopa_env.batched import side_rewards
+from scopa_env.cards import as_card, cards_of, mask_of
+from scopa_env.observation import OBS_SIZE, SLICES, layout, layout_for, observe, view
+from scopa_env.presets import PRESETS, rules_from_preset
+
+ALL = sorted(PRESETS)
+
+
+def _random_positions(rules, seed, hands, rng):
+    """Games of `rules` played by uniformly random legal moves, yielding every position."""
+    g = Game(rules, seed=seed)
+    done = 0
+    while done < hands:
+        yield g
+        moves = g.legal_moves()
+        m = moves[rng.integers(len(moves))]
+        res = g.play(m.card, m.captured)
+        if res.hand_over:
+            done += 1
+            if res.match_over:
+                g = Game(rules, seed=seed + done)
+            else:
+                g.next_hand()
+
+
+# ---- action table --------------------------------------------------------------------------
+def test_classic_ids_are_the_same_in_every_table():
+    classic = action_table(Rules())
+    assert classic.size == CLASSIC_SIZE == 16_200
+    assert classic.encode("7D", ["4C", "3S"]) == 466  # an id a checkpoint relies on
+    sizes = {}
+    for name in ALL:
+        t = action_table(rules_from_preset(name))
+        assert np.array_equal(t.card[:CLASSIC_SIZE], classic.card)
+        assert np.array_equal(t.captured[:CLASSIC_SIZE], classic.captured)
+        sizes[(t.quindici, t.ace_takes_all)] = t.size
+    assert sizes == {(False, False): 16_200, (False, True): 16_204, (True, False): 100_648,
+                     (True, True): 100_652}
+    # napola, players, deal sizes, fewest_cards, free_capture leave the table classic
+    assert action_table(Rules(players=4, hand_cards=9, free_capture=True,
+                              fewest_cards=True)).size == 16_200
+
+
+def test_fifteen_captures_and_the_ace_sweep_encode_and_decode():
+    t = action_table(Rules(quindici="both", ace_takes_all=True))
+    # seed 003: table 1, 3, 5, 7; a 2 takes 1 + 5 + 7 (2 + 1 + 5 + 7 = 15)
+    a = t.encode("2B", ["1D", "5C", "7S"])
+    assert a >= CLASSIC_SIZE and t.decode(a) == (as_card("2B"), mask_of(["1D", "5C", "7S"]))
+    with pytest.raises(ScopaError, match="not a move"):
+        t.encode("2B", ["2C", "5C", "7S"])  # sums to 14 + 2 = 16
+    with pytest.raises(ScopaError, match="not a move"):
+        t.encode("5D", ["5D", "5C"])  # the played card itself
+    table = mask_of(["3C", "8D", "9S"])
+    sweep = t.encode("1S", table, table=table)
+    assert t.takes_table(sweep) and t.captured[sweep] == TAKES_TABLE
+    assert t.decode(sweep, table) == (20, table)
+    with pytest.raises(ScopaError, match="needs the table"):
+        t.decode(sweep)
+    assert t.describe(sweep) == "1S x the table"
+    # the burned ace takes the one ace of the table with its classic id
+    burned = t.encode("1S", ["1C"], table=["1C"])
+    assert burned < CLASSIC_SIZE and not t.takes_table(burned)
+    # no ace sweep without ace_takes_all; no 15-captures without quindici
+    with pytest.raises(ScopaError):
+        action_table(Rules(quindici="only")).encode("1S", table, table=table)
+    with pytest.raises(ScopaError):
+        action_table(Rules(ace_takes_all=True)).encode("2B", ["1D", "5C", "7S"])
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_engine_move_has_one_id_that_decodes_back(name):
+    """Random play of the preset: each legal move of each position encodes (in Python and in
+    compiled code) to an id, different moves to different ids, and the id decodes back."""
+    rules = rules_from_preset(name)
+    t = action_table(rules)
+    rng = np.random.default_rng(1)
+    positions = fifteen = sweeps = 0
+    for g in _random_positions(rules, seed=3, hands=6, rng=rng):
+        table = int(g.state[core.TABLE])
+        moves = g.legal_moves()
+        ids = g.legal_action_ids()
+        assert len(set(ids.tolist())) == len(moves)
+        for m, a in zip(moves, ids):
+            assert encode_move(t.kernel, m.card, m.captured, table) == a
+            assert t.encode(m.card, m.captured, table=table) == a
+            assert t.decode(a, table) == (m.card, m.captured)
+            fifteen += t.q_start <= a < t.q_start + len(t.q_masks)
+            sweeps += t.takes_table(a)
+        positions += 1
+    assert positions > 50
+    assert (fifteen > 0) == (rules.quindici != "off")  # the new ids are met in play
+    assert (sweeps > 0) == rules.ace_takes_all
+
+
+# ---- observations ----------------------------------------------------------------------------
+def test_two_player_layout_is_version_1():
+    assert OBS_SIZE == 291 and layout(2).size == 291 and layout(2).slices == SLICES
+    assert SLICES["to_move"] == slice(290, 291) and SLICES["opp_hand_size"] == slice(280, 281)
+    assert {n: layout(n).size for n in (3, 4, 6)} == {3: 384, 4: 469, 6: 642}
+    assert layout_for(rules_from_preset("scopone")).high[layout(4).slices["hand_size"]].tolist() \
+        == [9] * 4
+
+
+@pytest.mark.parametrize("name", ["three-players", "pairs", "six-players", "scopone"])
+def test_many_player_observation_reads_the_state_from_the_viewers_seat(name):
+    rules = rules_from_preset(name)
+    n, sides = rules.players, rules.teams
+    rng = np.random.default_rng(4)
+    checked = 0
+    for i, g in enumerate(_random_positions(rules, seed=8, hands=2, rng=rng)):
+        if i % 5:
+            continue
+        st = g.state
+        for me in range(n):
+            o = observe(st, me)
+            assert o.shape == (layout(n).size,) and np.all(o >= 0)
+            assert np.all(o <= layout_for(rules).high)
+            seat = [(me + k) % n for k in range(n)]
+            assert cards_of(mask_of(np.flatnonzero(view(o, "hand")))) == g.hand(me)
+            for k, s in enumerate(seat):
+                assert np.flatnonzero(view(o, "pile")[k]).tolist() == g.pile(s)
+                assert np.flatnonzero(view(o, "played")[k]).tolist() == g.played(s)
+            assert view(o, "hand_size").tolist() == [len(g.hand(s)) for s in seat]
+            assert view(o, "scope").tolist() == [g.scope(s) for s in seat]
+            assert view(o, "score").tolist() == [g.scores[rules.team_of(s)] for s in seat[:sides]]
+            assert view(o, "dealer").tolist() == [int(g.dealer == s) for s in seat]
+            assert view(o, "to_move").tolist() == [int(g.to_move == s) for s in seat]
+            assert view(o, "last_capturer").tolist() == [int(g.last_capturer == s) for s in seat]
+            assert view(o, "my_side").tolist() == [int(rules.team_of(s) == rules.team_of(me))
+                                                   for s in seat]
+            seen = set(g.hand(me)) | set(g.table)
+            for s in range(n):
+                seen |= set(g.pile(s))
+            assert np.flatnonzero(view(o, "unseen")).tolist() == sorted(set(range(40)) - seen)
+            checked += 1
+    assert checked > 20
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_hidden_cards_do_not_change_the_observation(name):
+    """Two states that differ only in the other hands (a partner's too) and the deck order give
+    the viewer the same observation and mask; a seat whose hand changed sees the difference."""
+    rules = rules_from_preset(name)
+    n = rules.players
+    rng = np.random.default_rng(5)
+    checked = 0
+    for i, g in enumerate(_random_positions(rules, seed=11, hands=3, rng=rng)):
+        if i % 3:
+            continue
+        me = g.to_move
+        st = g.state
+        others = [(me + k) % n for k in range(1, n)]
+        pos = int(st[core.DECK_POS])
+        hidden = [c for s in others for c in g.hand(s)] + [int(c) for c in st[core.DECK + pos:core.DECK + 40]]
+        if len(set(hidden)) < 2:
+            continue
+        perm = [int(c) for c in rng.permutation(hidden)]
+        other = Game.from_state(rules, st)
+        at = 0
+        for s in others:
+            k = len(g.hand(s))
+            other.state[core.HANDS + s] = mask_of(perm[at:at + k])
+            at += k
+        other.state[core.DECK + pos:core.DECK + 40] = perm[at:]
+        a, b = g.observation(me), other.observation(me)
+        assert np.array_equal(a["observation"], b["observation"])
+        assert np.array_equal(a["action_mask"], b["action_mask"])
+        for s in others:
+            if other.hand(s) != g.hand(s):
+                assert not np.array_equal(g.observation(s)["observation"],
+                                          other.observation(s)["observation"])
+        checked += 1
+    assert checked >= 5
+
+
+# ---- AEC ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ALL)
+def test_pettingzoo_api_and_seed_test(name):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo warns for every Dict observation space
+        api_test(make_env(rules=name), num_cycles=200)
+        seed_test(lambda: make_env(rules=name, episode="hand"), num_cycles=100)
+
+
+@pytest.mark.parametrize("name,reward", [("pairs", "win"), ("scopone", "points"),
+                                         ("three-players", "points"), ("six-players", "win")])
+def test_aec_side_rewards_follow_the_game(name, reward):
+    """Random matches through the raw env mirrored by a Game: observations, masks, and rewards
+    (each side's value minus the mean of the others', the same for partners)."""
+    rules = rules_from_preset(name).replace(target=4)
+    e = raw_env(rules=rules, reward=reward)
+    names = agent_names(rules.players)
+    assert e.possible_agents == list(names)
+    rng = np.random.default_rng(0)
+    paid = 0
+    for ep in range(3):
+        e.reset(seed=ep)
+        g = e.game.copy()
+        while True:
+            agent = e.agent_selection
+            p = names.index(agent)
+            assert p == g.to_move
+            obs = e.observe(agent)
+            assert np.array_equal(obs["observation"], g.observation(p)["observation"])
+            assert np.array_equal(obs["action_mask"], g.observation(p)["action_mask"])
+            legal = np.flatnonzero(obs["action_mask"])
+            a = int(legal[rng.integers(len(legal))])
+            e.step(a)
+            res = g.play_action(a)
+            want = [0.0] * rules.teams
+            if res.hand_over and reward == "points":
+                want = side_rewards([s["total"] for s in g.hand_score()])
+            if res.match_over and reward == "win":
+                want = side_rewards([float(t == g.winner) for t in range(rules.teams)])
+                assert e.infos[agent]["winning_side"] == g.winner
+            got = [e.rewards[x] for x in names]
+            assert got == [want[rules.team_of(s)] for s in range(rules.players)]
+            assert abs(sum(got)) < 1e-9
+            paid += any(got)
+            if res.match_over:
+                break
+            if res.hand_over:
+                g.next_hand()
+            assert np.array_equal(e.game.state, g.state)
+    assert paid
+
+
+def test_aec_options_and_ace_sweep_ids():
+    e = raw_env(rules="pairs", target=5, napola=True, render_mode="ansi")
+    assert e.rules == rules_from_preset("pairs").replace(target=5, napola=True)
+    e.reset(seed=1)
+    assert e.num_agents == 4 and e.action_space("player_3").n == 16_200
+    text = e.render()
+    assert "Scores: player_0 & player_2 0, player_1 & player_3 0" in text
+    viewer = e.game.to_move
+    assert all(f"player_{s}: {len(e.game.hand(s))} cards in hand" in text
+               for s in range(4) if s != viewer)
+    with pytest.raises(ScopaError, match="render_player"):
+        raw_env(rules="pairs", render_player=4)
+    with pytest.raises(ScopaError, match="unknown rules preset"):
+        raw_env(rules="briscola")
+    # an ace sweep played through the env: its id decodes with the table and the move applies
+    e = raw_env(rules="scopa-d-assi")
+    e.reset(seed=0)
+    e.game.setup(hands=[["1S", "2C"], ["3D"]], table=["5C", "8D"], deck=[], dealer=1)
+    e._update_legal()
+    e.agent_selection = "player_0"
+    legal = np.flatnonzero(e.observe("player_0")["action_mask"])
+    sweep = [a for a in legal if e.table.takes_table(a)]
+    assert len(sweep) == 1
+    e.step(sweep[0])
+    assert e.game.table == [] and sorted(e.game.pile(0)) == sorted(mask_ids(["1S", "5C", "8D"]))
+
+
+def mask_ids(cards):
+    return cards_of(mask_of(cards))
+
+
+# ---- Gymnasium --------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["pairs", "scopa-d-assi"])
+def test_gym_check_env(name):
+    env = gymnasium.make("Scopa-v0", rules=name, opponent="random")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(env.unwrapped, skip_render_check=True)
+
+
+@pytest.mark.parametrize("name,reward", [("pairs", "points"), ("three-players", "win")])
+def test_gym_learner_gets_its_sides_reward(name, reward):
+    rules = rules_from_preset(name).replace(target=5)
+    env = ScopaGymEnv(opponent="random", rules=rules, reward=reward)
+    rng = np.random.default_rng(3)
+    seats = set()
+    for ep in range(8):
+        obs, info = env.reset(seed=ep)
+        seat = info["learner_seat"]
+        seats.add(seat)
+        mine = rules.team_of(seat)
+        total, done = 0.0, False
+        while not done:
+            assert env.game.to_move == seat and obs.shape == (layout(rules.players).size,)
+            legal = np.flatnonzero(info["action_mask"])
+            obs, r, done, _, info = env.step(int(legal[rng.integers(len(legal))]))
+            total += r
+        s = env.game.scores
+        if reward == "win":
+            assert total == pytest.approx(side_rewards([float(t == info["winner"])
+                                                        for t in range(rules.teams)])[mine])
+        else:
+            # every hand of the match paid: the match totals give the same sum
+            assert total == pytest.approx(side_rewards(s)[mine])
+    assert len(seats) > 1
+    if rules.teams < rules.players:
+        partner = (seat + rules.teams) % rules.players
+        assert env._agent_of(partner) is env._partners[partner]
+        assert env._agent_of((seat + 1) % rules.players) is env._opponents[(seat + 1) % rules.players]
+    with pytest.raises(ScopaError, match="learner_seat"):
+        ScopaGymEnv(opponent="random", rules=rules, learner_seat=rules.players)
+
+
+def test_gym_partner_option():
+    with pytest.raises(ScopaError, match="partner is for pairs"):
+        ScopaGymEnv(opponent="random", partner="random")
+    with pytest.raises(ScopaError, match="partner must be"):
+        ScopaGymEnv(opponent="random", rules="pairs", partner=3)
+
+
+# ---- batched ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ALL)
+def test_batched_agrees_with_game(name):
+    """Each preset through BatchedScopa mirrored by Games: legal ids, observations, per-seat
+    rewards (partners alike, zero-sum), per-side hand points and scores."""
+    rules = rules_from_preset(name).replace(target=3)
+    B, n, sides = 6, rules.players, rules.teams
+    env = BatchedScopa(B, rules=rules, seed=2, reward="points")
+    env.reset()
+    assert env.obs.shape == (B, layout(n).size)
+    games = [Game.from_state(rules, env.states[b]) for b in range(B)]
+    rng = np.random.default_rng(6)
+    finished = 0
+    for _ in range(400):
+        for b, g in enumerate(games):
+            k = env.legal_count[b]
+            assert np.array_equal(env.legal_ids[b, :k], g.legal_action_ids())
+            assert np.array_equal(env.obs[b], g.observation(g.to_move)["observation"])
+        idx = (rng.random(B) * env.legal_count).astype(np.int64)
+        actions = env.legal_ids[np.arange(B), idx]
+        _, rewards, dones, info = env.step(actions)
+        assert rewards.shape == (B, n) and info["hand_points"].shape == (B, sides)
+        assert np.allclose(rewards.sum(axis=1), 0, atol=1e-5)
+        for b, g in enumerate(games):
+            res = g.play_action(actions[b])
+            want = [0.0] * sides
+            if res.hand_over:
+                hp = [s["total"] for s in g.hand_score()]
+                assert info["hand_points"][b].tolist() == hp
+                want = side_rewards(hp)
+            assert rewards[b].tolist() == pytest.approx([want[s % sides] for s in range(n)])
+            if res.match_over:
+                assert info["winner"][b] == g.winner and info["final_scores"][b].tolist() == g.scores
+                finished += 1
+                games[b] = Game.from_state(rules, env.states[b])
+            elif res.hand_over:
+                g.next_hand()
+    assert finished > 0
+
+
+def test_batched_rules_by_name():
+    assert BatchedScopa(2, rules="pairs").rules == rules_from_preset("pairs")
+    with pytest.raises(ScopaError, match="unknown rules preset"):
+        BatchedScopa(2, rules="briscola")
+    with pytest.raises(ScopaError, match="Rules object or a preset"):
+        BatchedScopa(2, rules=4)
