@@ -1,11 +1,13 @@
 """Engine speed: random-play full hands per second on one core, and the cost of a state clone.
 
-    python benchmarks/bench_engine.py [--hands 300000] [--repeats 5]
+    python benchmarks/bench_engine.py [--hands 300000] [--repeats 5] [--presets]
 
 Measured side by side in one run: the compiled path (core.random_hands: deal, legal-move
 generation, play, scoring, all in numba), the same hands driven move by move through the
-validated Python `Game` API, and state clones inside compiled code and from Python. Medians of
-the repeats; the machine is noisy, so read the ratios.
+validated Python `Game` API, and state clones inside compiled code and from Python. With
+--presets, also every rules preset of presets.py through core.random_hands_rules (a tenth of the
+hands each), with its speed relative to the classic game. Medians of the repeats; the machine is
+noisy, so read the ratios.
 """
 import argparse
 import os
@@ -18,6 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import numpy as np  # noqa: E402
 
 from scopa_env import Game, core  # noqa: E402
+from scopa_env.presets import PRESETS  # noqa: E402
 
 
 def timed(fn, repeats):
@@ -48,6 +51,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--hands", type=int, default=300_000)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--presets", action="store_true", help="also time every rules preset")
     args = ap.parse_args()
     core.random_hands(0, 10, 2, 0, 11)  # compile
     state = Game(seed=1).state
@@ -68,6 +72,13 @@ def main():
     print(f"state clone      : {t_clone_c / n_clone * 1e9:9.1f} ns in compiled code, "
           f"{t_clone_py * 1e9:.0f} ns from Python (state = {core.STATE_SIZE} int64)")
     print(f"target >= 150,000 hands/s per core: {'met' if fast >= 150_000 else 'NOT met'}")
+    if args.presets:
+        n = max(1000, args.hands // 10)
+        for name, p in PRESETS.items():
+            header = p.rules.to_header()
+            core.random_hands_rules(0, 10, header)  # compile
+            rate = n / timed(lambda: core.random_hands_rules(1, n, header), args.repeats)
+            print(f"  {name:<20} {rate:12,.0f} hands/s  ({rate / fast:4.2f} x classic)")
 
 
 if __name__ == "__main__":
