@@ -26,6 +26,16 @@ for the speed target); `rollouts` per world and candidate with `epsilon` random 
 rollouts; `exact_last_deal` plays the rollouts' last deal perfectly (off: about twice the time,
 no measured gain); `time_budget` (seconds) stops early, which makes play depend on machine speed
 and so is off by default. Same observation and seed, same move.
+
+Any other rules (variants, 3 players, pairs; `_rollout.search_any`): the world is rebuilt from
+the observation with the rules header (`Rules.to_header()`, the slots core.init_match_rules
+reads), so the rollouts play the actual rules through the engine's kernels; a world deals the
+unseen cards to every other seat (each seat's hand size is in the observation) and the rest to the
+deck; every seat is played by the generalised normal judgement (`_rollout.score_any`), and the
+outcome is my side's hand points minus the best other side's (partners pooled by the engine).
+When nothing is hidden any more (deck empty and at most one other seat holding cards, at most
+`_rollout.EXACT_PLIES` cards left) the rest of the hand is solved exactly, other sides assumed
+against me. `infer` is for the classic rules only (a ScopaError otherwise).
 """
 from __future__ import annotations
 
@@ -33,6 +43,7 @@ import time
 
 import numpy as np
 
+from scopa_env import core
 from scopa_env.core import seed_rng
 from scopa_env.errors import ScopaError
 from scopa_env.observation import SLICES
@@ -74,6 +85,12 @@ class HardAgent(Agent):
         if self.weights.shape != WEIGHTS.shape:
             raise ScopaError(f"hard weights need {WEIGHTS.size} values, got {self.weights.size}")
         self.last_worlds = 0
+        self._classic = _rollout.classic_rules(self.rules)
+        if not self._classic:
+            if self.infer:
+                raise ScopaError("hard option infer is implemented for the classic 2-player rules only")
+            self._header = np.asarray(self.rules.to_header(), dtype=np.int64)
+            self._caps = _rollout.classic_captures(self.rules)
 
     def worlds_for(self, obs: np.ndarray, k: int) -> int:
         """Worlds for a decision among k moves: the fixed count, or budget / simulated plies."""
@@ -83,8 +100,44 @@ class HardAgent(Agent):
             + int(obs[SLICES["deck_left"].start])
         return max(self.min_worlds, min(self.max_worlds, self.budget // max(1, k * plies * self.rollouts)))
 
+    def _budget_worlds(self, plies: int, k: int) -> int:
+        if self.worlds is not None:
+            return self.worlds
+        return max(self.min_worlds, min(self.max_worlds, self.budget // max(1, k * plies * self.rollouts)))
+
+    def _move_values_any(self, observation: dict) -> tuple[np.ndarray, np.ndarray]:
+        """move_values under any rules (see the module text)."""
+        view = _rollout.View(observation["observation"], self.rules, self._header)
+        legal = self.legal_actions(observation)
+        k = len(legal)
+        cards = self.actions.card[legal].astype(np.int64)
+        masks = _rollout.resolve_masks(self.actions, legal, int(view.base[core.TABLE]))
+        endgame = max(view.scores) + self.endgame_margin >= self.rules.target
+        rng = np.zeros(1, dtype=np.int64)
+        seed_rng(rng, 0, int(self.rng.integers(1, 2**62)))
+        holder = view.holder()
+        if holder is not None and view.cards_left() <= _rollout.EXACT_PLIES:
+            values = np.zeros(k)
+            _rollout.exact_values_any(view.base, holder, view.unseen, cards, masks, k, endgame, values)
+            self.last_worlds = 1
+            return legal, values
+        totals = np.zeros(k)
+        worlds = self._budget_worlds(view.cards_left() + view.deck_left, k)
+        deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget
+        done = 0
+        while done < worlds and (deadline is None or done == 0 or time.perf_counter() < deadline):
+            step = worlds - done if deadline is None else min(4, worlds - done)
+            _rollout.search_any(view.base, view.sizes, view.unseen, cards, masks, k, step, self.rollouts,
+                                endgame, self.weights, self.epsilon, self.exact_last_deal, self._caps,
+                                rng, totals)
+            done += step
+        self.last_worlds = done
+        return legal, totals / (done * self.rollouts)
+
     def move_values(self, observation: dict) -> tuple[np.ndarray, np.ndarray]:
         """Legal action ids and their mean simulated outcome."""
+        if not self._classic:
+            return self._move_values_any(observation)
         obs = observation["observation"]
         legal = self.legal_actions(observation)
         _rollout.check_observation(obs)
@@ -161,6 +214,8 @@ class HardAgent(Agent):
         else:
             legal, values = self.move_values(observation)
             action = int(legal[int(np.argmax(values))])
+        if not self._classic:
+            return action
         card, captured = self.actions.decode(action)
         self._previous = (observation["observation"].copy(), card, captured)
         return action

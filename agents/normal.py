@@ -18,6 +18,15 @@ chances become certainties; and when at most `count_last` cards (default 4) are 
 hands it counts them out: it plays the rest of the deal exactly (alpha-beta to the hand's score,
 agents/_rollout.py `last_deal_values`), as a player does with the last few cards. With the whole
 last deal searched (6) it beat easy by more but hard by less; 4 keeps the ladder of README.
+
+Any other rules (variants, 3 players, pairs) go through the same judgement generalised in
+`_rollout.score_any`: card values per rules (re bello, napola and napoleone chances, most-sevens),
+my side's pile pooled with my partner's, the scopa that an ace sweep is not (unless ace_scopa),
+and the reply feared is the next seat's (an opponent: partners sit opposite), its captures from
+the engine's own legal move generator when the captures are not the classic ones (quindici, ace
+takes all, fewest cards, free capture). The count-out of the last cards happens only when nothing
+is hidden any more (deck empty and at most one other seat holding cards); with three sides the
+other two are assumed to play against me.
 """
 from __future__ import annotations
 
@@ -26,6 +35,9 @@ import numpy as np
 from scopa_env.errors import ScopaError
 from scopa_env.observation import SLICES
 
+from scopa_env import core
+
+from . import _rollout
 from ._rollout import WEIGHTS, last_deal_values, new_scratch, score_moves
 from .base import Agent
 
@@ -55,9 +67,34 @@ class NormalAgent(Agent):
         if self.weights.shape != WEIGHTS.shape:
             raise ScopaError(f"normal weights need {WEIGHTS.size} values, got {self.weights.size}")
         self._scratch = new_scratch()
+        self._classic = _rollout.classic_rules(self.rules)
+        if not self._classic:
+            self._header = np.asarray(self.rules.to_header(), dtype=np.int64)
+            self._caps = _rollout.classic_captures(self.rules)
+            self._tmp = np.zeros(core.STATE_SIZE, dtype=np.int64)
+            self._tbuf = core.new_move_buffer()
+            self._piles = np.zeros(6, dtype=np.int64)
+
+    def _any_values(self, observation: dict, count: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Legal ids and values under any rules (count: the count-out when nothing is hidden)."""
+        view = _rollout.View(observation["observation"], self.rules, self._header)
+        legal = self.legal_actions(observation)
+        cards = self.actions.card[legal].astype(np.int64)
+        masks = _rollout.resolve_masks(self.actions, legal, int(view.base[core.TABLE]))
+        out = np.zeros(len(legal))
+        holder = view.holder() if count else None
+        if holder is not None and view.cards_left() <= min(self.count_last, _rollout.EXACT_PLIES):
+            _rollout.exact_values_any(view.base, holder, view.unseen, cards, masks, len(legal), False, out)
+        else:
+            _rollout.score_any(view.base, 0, view.sizes, view.unseen, cards, masks, len(legal),
+                               self.weights, self._caps, out, self._scratch, self._tmp, self._tbuf,
+                               self._piles)
+        return legal, out
 
     def scores(self, observation: dict) -> tuple[np.ndarray, np.ndarray]:
         """Legal action ids and their heuristic values."""
+        if not self._classic:
+            return self._any_values(observation, False)
         obs = observation["observation"]
         legal = self.legal_actions(observation)
         cards = self.actions.card[legal]
@@ -70,6 +107,9 @@ class NormalAgent(Agent):
         return legal, out
 
     def act(self, observation: dict) -> int:
+        if not self._classic:
+            legal, values = self._any_values(observation, True)
+            return int(legal[int(np.argmax(values))])
         obs = observation["observation"]
         if obs_scalar(obs, "deck_left") == 0 and \
                 int(obs[SLICES["hand"]].sum()) + obs_scalar(obs, "opp_hand_size") <= self.count_last:
