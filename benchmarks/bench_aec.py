@@ -1,6 +1,8 @@
 """Random play through the scopa AEC env (raw and wrapped) and PettingZoo's own classic envs.
 
-    python benchmarks/bench_aec.py [--seconds 1.0] [--repeats 5]
+    python benchmarks/bench_aec.py [--seconds 1.0] [--repeats 5] [--rules PRESET ...]
+
+`--rules` adds a raw_env row per named preset (scopa_env/presets.py) beside the classic envs.
 
 All envs run in this one process, interleaved round-robin (so load from other processes hits
 them alike), each repeat for about `--seconds`. A step is one live agent action: the loop is
@@ -44,12 +46,14 @@ def random_play(env, seconds: float, rng: np.random.Generator, seed: int) -> flo
             return steps / elapsed
 
 
-def make_envs() -> dict:
+def make_envs(presets=()) -> dict:
     import pettingzoo
 
     import scopa_env
 
     envs = {"scopa raw_env": scopa_env.raw_env(), "scopa env (wrapped)": scopa_env.env()}
+    for name in presets:
+        envs[f"raw_env {name}"] = scopa_env.raw_env(rules=name)
     # the references need extras: connect_four pygame, leduc rlcard (pip install pygame rlcard)
     for name in ("connect_four_v3", "leduc_holdem_v4"):
         try:
@@ -63,8 +67,10 @@ def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=1.0, help="time per env per repeat")
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--rules", nargs="*", default=[], metavar="PRESET",
+                    help="also time the raw env under these presets")
     args = ap.parse_args(argv)
-    envs = make_envs()
+    envs = make_envs(args.rules)
     rng = np.random.default_rng(0)
     for env in envs.values():  # warm up: numba kernels loaded, caches filled
         random_play(env, 0.2, rng, seed=10_000)
@@ -75,11 +81,11 @@ def main(argv=None) -> None:
     med = {name: statistics.median(v) for name, v in results.items()}
     refs = [n for n in ("connect_four_v3", "leduc_holdem_v4") if n in med]
     print(f"median live steps/s over {args.repeats} repeats of {args.seconds:.1f} s, one process")
-    header = f"{'env':22s} {'steps/s':>10s} {'min':>10s} {'max':>10s}" + "".join(
+    header = f"{'env':30s} {'steps/s':>10s} {'min':>10s} {'max':>10s}" + "".join(
         f" {'x ' + n:>20s}" for n in refs)
     print(header)
     for name, m in med.items():
-        row = f"{name:22s} {m:10,.0f} {min(results[name]):10,.0f} {max(results[name]):10,.0f}"
+        row = f"{name:30s} {m:10,.0f} {min(results[name]):10,.0f} {max(results[name]):10,.0f}"
         row += "".join(f" {m / med[n]:20.2f}" for n in refs)
         print(row)
     raw, wrapped = med["scopa raw_env"], med["scopa env (wrapped)"]

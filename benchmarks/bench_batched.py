@@ -1,18 +1,20 @@
 """Agent steps per second of BatchedScopa on one core, with and without the dense mask.
 
     python benchmarks/bench_batched.py [--sizes 256 1024 4096] [--seconds 1.0] [--repeats 5]
+        [--rules PRESET ...]
 
 One agent step = one move in one game. Each timed step includes everything a training loop
 gets: the move played in compiled code, auto-reset of finished games, the new observation
-(int8[291]) of the player to move and the sparse legal moves (ids, cards, captured masks) of
+(int8[291] with two players) of the player to move and the sparse legal moves (ids, cards, captured masks) of
 every game. The random legal move is chosen in numpy, outside the kernel and inside the
 timing: `idx = (rng.random(B) * env.legal_count).astype(int64)`, then `env.step_index(idx)`
 ("index" rows), or the same ids looked up as `env.legal_ids[arange(B), idx]` and passed to
 `env.step(ids)` ("ids" rows; the env then finds each id in the legal list). The "+dense mask"
-rows also call `env.action_masks()` (int8 (B, 16200)) after every step, and its cost per
+rows also call `env.action_masks()` (int8 (B, n_actions)) after every step, and its cost per
 call is printed on its own, alone and with one pass over the mask (see mask_cost). The
 kernels are single-threaded (no numba parallelism), so this is one core. Prints the median
-over the repeats.
+over the repeats. `--rules` names presets (scopa_env/presets.py; default classic) to time, each
+at every size (the observation and action table are the preset's).
 """
 from __future__ import annotations
 
@@ -70,14 +72,22 @@ def main(argv=None) -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[256, 1024, 4096])
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--rules", nargs="+", default=["classic"], metavar="PRESET")
     args = ap.parse_args(argv)
     rng = np.random.default_rng(0)
     modes = ("index", "ids", "index+dense mask")
     print(f"BatchedScopa, random legal moves chosen in numpy; median of {args.repeats} x "
           f"{args.seconds:.1f} s")
+    for preset in args.rules:
+        print(f"rules {preset}")
+        bench_rules(preset, args, rng, modes)
+    print("target: >= 1,000,000 agent steps/s at B >= 1024 with observations and sparse masks")
+
+
+def bench_rules(preset: str, args, rng: np.random.Generator, modes) -> None:
     print(f"{'B':>6s} {'mode':18s} {'agent steps/s':>14s} {'min':>12s} {'max':>12s}")
     for B in args.sizes:
-        env = BatchedScopa(B, seed=0)
+        env = BatchedScopa(B, rules=preset, seed=0)
         env.reset()
         run(env, "index", 0.2, rng)  # warm-up (loads the compiled kernels)
         run(env, "ids", 0.1, rng)
@@ -94,7 +104,6 @@ def main(argv=None) -> None:
             what = "action_masks() + one read" if read else "action_masks() alone"
             print(f"{B:6d} {what:25s}: {c * 1e3:6.2f} ms per call = {c / step_s:4.1f}x one "
                   f"batched step ({step_s * 1e3:.2f} ms)")
-    print("target: >= 1,000,000 agent steps/s at B >= 1024 with observations and sparse masks")
 
 
 if __name__ == "__main__":
