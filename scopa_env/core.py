@@ -50,6 +50,7 @@ PRIMIERA_SCALE = 24 # PRIM_STANDARD, PRIM_FIGURES0, PRIM_VENETO, PRIM_SOUTHERN o
 CAPOTTO = 25        # 0 off; k: a side with >= k points while all others have 0 wins
 NAPOLEONE_SIDE = 26 # result of the last finished hand: 1 + the side holding all ten denari, 0 none
 HEADER_SIZE = 32    # slots 27..31 are free
+OPTION_SLOTS = (NPLAYERS, NAPOLA, TARGET, CARDS_PER_DEAL, TABLE_DEAL) + tuple(range(RE_BELLO, CAPOTTO + 1))
 MAXP = 6            # room for up to 6 seats
 HANDS = HEADER_SIZE       # HANDS + p: mask of player p's hand
 PILES = HANDS + MAXP      # captured cards of player p
@@ -253,12 +254,7 @@ def init_match_rules(state, seed, header):
     for i in range(STATE_SIZE):
         state[i] = 0
     seed_rng(state, RNG, seed)
-    state[NPLAYERS] = header[NPLAYERS]
-    state[NAPOLA] = header[NAPOLA]
-    state[TARGET] = header[TARGET]
-    state[CARDS_PER_DEAL] = header[CARDS_PER_DEAL]
-    state[TABLE_DEAL] = header[TABLE_DEAL]
-    for i in range(RE_BELLO, CAPOTTO + 1):
+    for i in OPTION_SLOTS:
         state[i] = header[i]
     state[WINNER] = -1
     for i in range(40):

@@ -77,6 +77,11 @@ class Game:
         g.state = np.array(state, dtype=np.int64, copy=True)
         if g.state.shape != (core.STATE_SIZE,):
             raise ScopaError(f"a state array has {core.STATE_SIZE} slots, got shape {g.state.shape}")
+        header = rules.to_header()
+        for slot in core.OPTION_SLOTS:
+            if g.state[slot] != header[slot]:
+                raise ScopaError(f"the state's rules (header slot {slot} = {int(g.state[slot])}) are not "
+                                 f"these rules ({rules.describe()}: {int(header[slot])})")
         g._buf = core.new_move_buffer()
         return g
 
