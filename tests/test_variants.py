@@ -441,3 +441,29 @@ def test_compiled_random_play_of_every_preset_is_deterministic():
         h = p.rules.to_header()
         assert core.random_hands_rules(5, 30, h) == core.random_hands_rules(5, 30, h)
     assert core.random_hands(5, 30, 2, 0, 11) == core.random_hands_rules(5, 30, Rules().to_header())
+
+
+# ---- validated play under the options --------------------------------------------------------
+@pytest.mark.parametrize("options,hand,table,move", [
+    (ASSI, ["1D"], ["1C", "5S", "3B"], ("1D", ["1C", "5S", "3B"])),      # a burned ace cannot sweep
+    (ASSI, ["1D", "4C"], ["5S"], ("1D", [])),                             # an ace that can sweep must
+    (dict(quindici="only"), ["5D"], ["5C", "10S"], ("5D", ["5C"])),       # no equal capture
+    (dict(quindici="both", fewest_cards=True), ["5D"], ["5C", "6S", "4B"], ("5D", ["6S", "4B"])),
+    (dict(), ["5D"], ["5C"], ("5D", [])),                                  # no free capture
+])
+def test_illegal_variant_moves_are_refused_and_leave_the_state(options, hand, table, move):
+    g = position(Rules(**options), hand, table)
+    before = g.state.copy()
+    with pytest.raises(ScopaError, match="illegal capture"):
+        g.play(*move)
+    assert np.array_equal(g.state, before)
+
+
+def test_ace_sweep_through_an_action_id():
+    rules = Rules(ace_takes_all=True)
+    g = position(rules, ["1D", "4C"], ["5S", "3B"])
+    ids = g.legal_action_ids()
+    assert len(ids) == 2 and (ids >= 0).all()
+    sweep = [a for a, m in zip(ids, g.legal_moves()) if m.card == 0][0]
+    r = g.play_action(sweep)
+    assert r.move.captured_cards == [24, 32] and not r.scopa and g.table == []   # 5S 3B
