@@ -4,6 +4,8 @@
     python train.py --config configs/long.toml        # the run behind checkpoints/scopa-default.pt
     python train.py --algo ppo --total-steps 200000   # any config field as a flag ...
     python train.py --set learning_rate=3e-4          # ... or as key=value (repeatable)
+    python train.py --rules scopone                   # another rules set (--list-rules) ...
+    python train.py --rules napola --set rules.target=31   # ... with one option changed
     python train.py --resume checkpoints/<run>        # continue a run exactly (file, folder or name)
     python train.py --export checkpoints/<run>/best.pt checkpoints/scopa-default.pt
 
@@ -26,7 +28,7 @@ DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.toml"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from training.config import FIELDS, TrainConfig
+    from training.config import FIELDS, LEGACY_RULES_KEYS, TrainConfig
 
     p = argparse.ArgumentParser(prog="train.py", description="Self-play training of a scopa agent.",
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -42,26 +44,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--stop-at", type=int, metavar="STEPS",
                    help="stop (checkpointed, resumable) once the run has this many steps")
     p.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
+    p.add_argument("--list-rules", action="store_true", help="list the rules presets and exit")
     fields = p.add_argument_group("config fields")
     for name in FIELDS:
+        if name == "rules":
+            fields.add_argument("--rules", dest="field_rules", metavar="PRESET", default=None,
+                                help="train for a rules preset (--list-rules), replacing the config "
+                                     "file's rules; --set rules.OPTION=V changes one option (default classic)")
+            continue
         default = getattr(TrainConfig, name)
         fields.add_argument("--" + name.replace("_", "-"), dest="field_" + name, metavar="V",
                             default=None, help=f"(default {default!r})")
+    for name in LEGACY_RULES_KEYS:
+        fields.add_argument("--" + name, dest="field_" + name, metavar="V", default=None,
+                            help=f"the rules option {name} (same as --set rules.{name}=V)")
     return p
 
 
 def explicit_overrides(args) -> dict:
-    from training.config import FIELDS, _coerce, parse_override
+    from training.config import FIELDS, LEGACY_RULES_KEYS, _coerce, parse_override, rules_option
 
     out = {}
-    for text in args.overrides:
+    texts = list(args.overrides)
+    texts += [f"{name}={getattr(args, 'field_' + name)}" for name in (*FIELDS, *LEGACY_RULES_KEYS)
+              if getattr(args, "field_" + name) is not None]
+    for text in texts:
         k, v = parse_override(text)
-        out[k] = _coerce(k, v)
-    for name in FIELDS:
-        raw = getattr(args, "field_" + name)
-        if raw is not None:
-            k, v = parse_override(f"{name}={raw}")
-            out[k] = _coerce(k, v)
+        # a rules option is checked with the rules it changes (make_config)
+        out[k] = v if rules_option(k) is not None else _coerce(k, v)
     return out
 
 
@@ -76,6 +86,10 @@ def export(src: str, out: str) -> None:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        if args.list_rules:
+            from scopa_env.presets import list_rules_text
+            print(list_rules_text())
+            return 0
         if args.export:
             export(*args.export)
             return 0

@@ -5,13 +5,20 @@ features (card played, cards captured), which it reads from the action table: so
 decides from the observation dict alone, like every other agent. Play is greedy and
 deterministic; ties go to the lowest action id.
 
+Any rules set: the checkpoint carries its rules and observation layout (players), and the agent
+plays only those rules (another rules set is a ScopaError naming both). Moves are read from the
+rules' action table; an ace-takes-the-table id is given the table of the moment as its captured
+mask.
+
 `count_last` (default 0: the network plays every card): once the deck is empty the unseen cards
 are exactly the opponent's hand, so nothing is hidden any more; with at most `count_last` cards
 left in the two hands the agent plays the rest of the deal exactly (alpha-beta to the hand's
 score, the solver the normal level uses for its last 4 cards, agents/_rollout.py). 6 solves the
 whole last deal. It is a perfect-information endgame, not a search over hidden cards. As for the
 hard level, when a hand can decide the match (a score within 7 of the target) the solver plays
-for the match (win, then points) rather than for the hand's points.
+for the match (win, then points) rather than for the hand's points. The solver knows the classic
+2-player game (napola and target may vary): for other rules (more players, variant captures or
+scoring) count_last > 0 is a ScopaError, not silently ignored.
 """
 from __future__ import annotations
 
@@ -20,8 +27,10 @@ import os
 import numpy as np
 import torch
 
+from scopa_env.actions import TAKES_TABLE
 from scopa_env.errors import ScopaError
-from scopa_env.observation import SLICES
+from scopa_env.observation import SLICES, layout_for
+from scopa_env.presets import preset_name
 from scopa_env.rules import Rules
 
 from .base import Agent
@@ -41,10 +50,10 @@ class LearnedAgent(Agent):
             raise ScopaError("LearnedAgent needs exactly one of a checkpoint path or a model")
         if path is not None:
             ckpt = checkpoint.load(path)
-            trained = Rules.from_dict(ckpt["rules"])
+            trained = checkpoint.rules_of(ckpt, str(path))
             if rules is not None and rules != trained:
-                raise ScopaError(f"checkpoint {str(path)!r} was trained for rules {trained.to_dict()}, "
-                                 f"not {rules.to_dict()}")
+                raise ScopaError(f"checkpoint {str(path)!r} was trained for rules {_label(trained)}, "
+                                 f"not {_label(rules)}")
             rules = trained
             try:
                 model = build_model(ckpt["model_config"])
@@ -55,14 +64,22 @@ class LearnedAgent(Agent):
             self.name = name or str(path).rsplit("/", 1)[-1].removesuffix(".pt")
         elif name:
             self.name = name
+        rules = rules or Rules()
+        if getattr(model, "players", 2) != rules.players:
+            raise ScopaError(f"the network reads {getattr(model, 'players', 2)}-player observations, "
+                             f"the rules have {rules.players} players")
         if isinstance(count_last, bool) or not isinstance(count_last, int) or not 0 <= count_last <= 6:
             raise ScopaError(f"learned option count_last must be a whole number 0..6, got {count_last!r}")
+        if count_last and rules.replace(napola=False, target=11) != Rules():
+            raise ScopaError(f"learned option count_last solves the classic 2-player last deal; "
+                             f"these rules ({_label(rules)}) are another game: use count_last=0")
         self.count_last = count_last
         model.eval()
         self.model = model
         super().__init__(rules, seed)
         self._card = torch.from_numpy(self.actions.card)
         self._captured = torch.from_numpy(self.actions.captured)
+        self._table = layout_for(self.rules).slices["table"]
         self._pid = os.getpid()
 
     def _fork_safe(self) -> None:
@@ -75,16 +92,22 @@ class LearnedAgent(Agent):
     @torch.no_grad()
     def scores(self, observation: dict) -> tuple[np.ndarray, np.ndarray]:
         """Legal action ids and the network's score of each."""
-        from training.model import obs_tensor
-
         self._fork_safe()
         legal = self.legal_actions(observation)
         if len(legal) == 0:
             raise ScopaError("the observation's action mask has no legal move")
         ids = torch.from_numpy(legal)
-        obs = obs_tensor(np.asarray(observation["observation"], dtype=np.int8)[None])
+        raw = np.asarray(observation["observation"], dtype=np.int8)
+        try:
+            obs = self.model.obs_tensor(raw[None])
+        except ValueError as e:
+            raise ScopaError(f"{self.name}: {e}") from None
+        captured = self._captured[ids]
+        if self.actions.ace_takes_all and bool((captured == TAKES_TABLE).any()):
+            table = int(sum(1 << int(c) for c in np.flatnonzero(raw[self._table])))
+            captured = torch.where(captured == TAKES_TABLE, table, captured)
         h = self.model.encode(obs)
-        s = self.model.score_moves(obs, h, self._card[ids][None], self._captured[ids][None])[0]
+        s = self.model.score_moves(obs, h, self._card[ids][None], captured[None])[0]
         return legal, s.numpy()
 
     def act(self, observation: dict) -> int:
@@ -103,3 +126,9 @@ class LearnedAgent(Agent):
                 return int(legal[int(np.argmax(values))])
         legal, s = self.scores(observation)
         return int(legal[int(np.argmax(s))])
+
+
+def _label(rules: Rules) -> str:
+    """'scopone' or the options that differ from the classic game."""
+    name = preset_name(rules)
+    return f"{name} ({rules.describe()})" if name and name != "classic" else rules.describe()

@@ -8,13 +8,16 @@ A checkpoint is a dict of tensors, numbers, strings, lists and dicts, so
 | format                  | "scopa-rl checkpoint"                                          |
 | format_version          | 1                                                              |
 | algo                    | "dmc" or "ppo"                                                 |
-| model_config            | {"kind": "MoveScorer", "hidden": H}                            |
+| model_config            | {"kind": "MoveScorer", "hidden": H, "features": F,             |
+|                         |  "players": N, "hand_cards": K} (the last two: 2, 3 if absent) |
 | model                   | the network's state_dict                                       |
 | optimizer               | the optimizer's state_dict (absent in a shipped agent)         |
 | rng                     | python / numpy / torch generator states                        |
 | counters                | steps, iterations, episodes, elapsed seconds, best eval score  |
 | config                  | the TrainConfig as a dict                                      |
-| rules                   | the Rules as a dict                                            |
+| rules                   | the Rules as a dict (every option; older files: napola, target)|
+| obs_layout              | {"players": N, "size": S}: the observation layout trained on   |
+|                         | (absent in files from before the variants: 2 players, 291)     |
 | obs_layout_version      | scopa_env.observation.OBS_LAYOUT_VERSION at training time      |
 | action_layout_version   | scopa_env.actions.ACTION_LAYOUT_VERSION at training time       |
 | algo_state              | what the algorithm needs to continue (env state, pool, ...)    |
@@ -36,7 +39,8 @@ import torch
 
 from scopa_env.actions import ACTION_LAYOUT_VERSION
 from scopa_env.errors import ScopaError
-from scopa_env.observation import OBS_LAYOUT_VERSION
+from scopa_env.observation import OBS_LAYOUT_VERSION, layout
+from scopa_env.rules import Rules
 
 FORMAT = "scopa-rl checkpoint"
 FORMAT_VERSION = 1
@@ -104,6 +108,24 @@ def check(ckpt, where: str = "checkpoint") -> None:
     if ckpt["action_layout_version"] != ACTION_LAYOUT_VERSION:
         raise ScopaError(f"checkpoint {where!r} was trained on action layout version "
                          f"{ckpt['action_layout_version']}, this code has version {ACTION_LAYOUT_VERSION}")
+    rules = rules_of(ckpt, where)
+    lay = ckpt.get("obs_layout", {"players": 2, "size": layout(2).size})
+    if not isinstance(lay, dict) or lay.get("players") != rules.players or \
+            lay.get("size") != layout(rules.players).size:
+        raise ScopaError(f"checkpoint {where!r} has observation layout {lay!r}, but its rules have "
+                         f"{rules.players} players ({layout(rules.players).size} values)")
+    players = ckpt["model_config"].get("players", 2) if isinstance(ckpt["model_config"], dict) else None
+    if players != rules.players:
+        raise ScopaError(f"checkpoint {where!r} holds a network for {players} players, but its "
+                         f"rules have {rules.players}")
+
+
+def rules_of(ckpt: dict, where: str = "checkpoint") -> Rules:
+    """The rules a checkpoint was trained for (ScopaError if they are not valid rules)."""
+    try:
+        return Rules.from_dict(ckpt["rules"])
+    except ScopaError as e:
+        raise ScopaError(f"checkpoint {where!r} has bad rules ({e})") from None
 
 
 def rng_state(np_rng: np.random.Generator) -> dict:
@@ -124,6 +146,7 @@ def set_rng_state(state: dict, np_rng: np.random.Generator) -> None:
 
 
 def base_dict(algo: str, model_cfg: dict, model_state: dict, config: dict, rules: dict) -> dict:
+    players = Rules.from_dict(rules).players
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -132,6 +155,7 @@ def base_dict(algo: str, model_cfg: dict, model_state: dict, config: dict, rules
         "model": model_state,
         "config": config,
         "rules": rules,
+        "obs_layout": {"players": players, "size": layout(players).size},
         "obs_layout_version": OBS_LAYOUT_VERSION,
         "action_layout_version": ACTION_LAYOUT_VERSION,
     }
@@ -139,5 +163,5 @@ def base_dict(algo: str, model_cfg: dict, model_state: dict, config: dict, rules
 
 def agent_only(ckpt: dict) -> dict:
     """What an agent needs (for a shipped file): weights, config, rules, versions, counters."""
-    keep = REQUIRED + ("counters",)
+    keep = REQUIRED + ("obs_layout", "counters")
     return {k: ckpt[k] for k in keep if k in ckpt}

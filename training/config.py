@@ -1,9 +1,26 @@
 """The training configuration: one frozen dataclass, filled from a TOML file and the command line.
 
-`configs/*.toml` files hold flat `key = value` pairs named like the fields below (a `[rules]`
-table may hold `napola` and `target` instead of the top-level keys). Anything not named is left
-at its default; an unknown key or a value of the wrong type raises ScopaError naming it. The whole
-config is written to TensorBoard and into every checkpoint.
+`configs/*.toml` files hold flat `key = value` pairs named like the fields below. Anything not
+named is left at its default; an unknown key or a value of the wrong type raises ScopaError naming
+it. The whole config is written to TensorBoard and into every checkpoint.
+
+The rules (`rules`, a scopa_env.rules.Rules) are given in one of three ways:
+
+    rules = "scopone"            # a preset of scopa_env/presets.py (`train.py --list-rules`)
+
+    [rules]                      # options of scopa_env.rules.Rules; the rest keep the classic
+    napola = true                #   defaults
+    target = 21
+
+    [rules]                      # a preset plus overrides: the preset's options, then these
+    preset = "scopone"
+    target = 21
+
+On the command line `--rules PRESET` (or `--set rules=PRESET`) replaces the file's rules as a
+whole, and `--set rules.OPTION=VALUE` changes one option of the result; `--napola V` /
+`--target T` (and top-level `napola` / `target` keys, as configs and checkpoints written before
+the variants have them) are the same as `rules.napola` / `rules.target`. An unknown option or
+preset is one ScopaError naming it.
 """
 from __future__ import annotations
 
@@ -12,6 +29,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 from scopa_env.errors import ScopaError
+from scopa_env.presets import rules_from_preset
 from scopa_env.rules import Rules
 
 ALGOS = ("dmc", "ppo")
@@ -34,13 +52,13 @@ class TrainConfig:
     max_minutes: float = 0.0
     """Stop after this many minutes of training even if the step budget is not spent
     (0 = no limit). When it triggers, the run is no longer reproducible from its seed."""
-    napola: bool = False
-    """Rules: score the napola."""
-    target: int = 11
-    """Rules: points that end a match."""
+    rules: Rules = Rules()
+    """The rules trained for: a preset name, a [rules] table of Rules options, or a preset plus
+    overrides (module docstring). A network is trained for one rules set; its checkpoints carry it."""
     episode: str = "hand"
-    """Training episode: 'hand' (return = the hand's points, mine minus the opponent's) or
-    'match' (return = +1 for winning the match, -1 for losing)."""
+    """Training episode: 'hand' (return = the hand's points, my side's minus the other side's;
+    with three sides, minus the mean of the other two) or 'match' (return = +1 for winning the
+    match, -1 for losing; three sides: +1 / -1/2). Partners in pairs share their side's return."""
 
     num_envs: int = 128
     """Games stepped side by side in the batched environment."""
@@ -70,7 +88,7 @@ class TrainConfig:
     when it acted there (lower variance, some bias)."""
     bot_games: float = 0.0
     """Share of the games in which one seat is played by the `normal` rule bot (compiled, in the
-    batched env); the bot's moves are not trained on. 0 = pure self-play."""
+    batched env); the bot's moves are not trained on. 0 = pure self-play. 2-player rules only."""
 
     gamma: float = 1.0
     """PPO: discount per learner decision."""
@@ -87,7 +105,8 @@ class TrainConfig:
     snapshot_every: int = 20
     """PPO: iterations between snapshots added to the pool."""
     latest_opponent_prob: float = 0.5
-    """PPO: share of games whose opponent is the current policy (the rest draw from the pool)."""
+    """PPO: share of games whose opponents are the current policy (the rest draw from the pool;
+    with several opponent seats, one snapshot plays them all)."""
 
     eval_every: int = 500_000
     """Environment steps between evaluations during training (0 = none)."""
@@ -113,20 +132,23 @@ class TrainConfig:
     def __post_init__(self):
         _check(self)
 
-    @property
-    def rules(self) -> Rules:
-        return Rules(napola=self.napola, target=self.target)
-
     def to_dict(self) -> dict:
         d = asdict(self)
         for k, v in d.items():
             if isinstance(v, tuple):
                 d[k] = list(v)
+        d["rules"] = self.rules.to_dict()
         return d
 
     def to_toml(self) -> str:
         lines = []
-        for k, v in self.to_dict().items():
+        d = self.to_dict()
+        rules = d.pop("rules")
+        for k, v in d.items():
+            lines.append(f"{k} = {_toml_value(v)}")
+        lines.append("")
+        lines.append("[rules]")
+        for k, v in rules.items():
             lines.append(f"{k} = {_toml_value(v)}")
         return "\n".join(lines) + "\n"
 
@@ -134,8 +156,47 @@ class TrainConfig:
 FIELDS = {f.name: f for f in fields(TrainConfig)}
 
 
+# the [rules] table takes exactly the options of scopa_env.rules.Rules (plus `preset`)
+RULES_KEYS = tuple(f.name for f in fields(Rules))
+# top-level keys that set one rules option (configs and checkpoints from before the variants)
+LEGACY_RULES_KEYS = ("napola", "target")
+
+
 def _field_type(name: str) -> type:
     return type(getattr(TrainConfig, name)) if hasattr(TrainConfig, name) else str
+
+
+def rules_option(key: str) -> str | None:
+    """The Rules option a config key sets ('rules.target' or legacy 'target'), else None;
+    ScopaError for 'rules.<unknown>'."""
+    if key in LEGACY_RULES_KEYS:
+        return key
+    if key.startswith("rules."):
+        name = key[len("rules."):]
+        if name not in RULES_KEYS:
+            raise ScopaError(f"unknown config key {key!r} (rules options: {', '.join(RULES_KEYS)})")
+        return name
+    return None
+
+
+def rules_from_config(value) -> Rules:
+    """A Rules from what a config may hold: a Rules, a preset name, or a table of options with
+    an optional `preset` key whose options the others override."""
+    if isinstance(value, Rules):
+        return value
+    if isinstance(value, str):
+        return rules_from_preset(value)
+    if isinstance(value, dict):
+        table = dict(value)
+        preset = table.pop("preset", None)
+        for k in table:
+            if k not in RULES_KEYS:
+                raise ScopaError(f"unknown config key 'rules.{k}' (rules options: preset, "
+                                 f"{', '.join(RULES_KEYS)})")
+        base = rules_from_preset(preset) if preset is not None else Rules()
+        return base.replace(**table) if table else base
+    raise ScopaError(f"config key 'rules' needs a preset name or a table of rules options, "
+                     f"got {value!r}")
 
 
 def _toml_value(v) -> str:
@@ -153,6 +214,8 @@ def _coerce(name: str, value):
     if name not in FIELDS:
         raise ScopaError(f"unknown config key {name!r} (known: {', '.join(FIELDS)})")
     want = _field_type(name)
+    if want is Rules:
+        return rules_from_config(value)
     if want is bool:
         if isinstance(value, bool):
             return value
@@ -197,7 +260,7 @@ def _check(c: TrainConfig) -> None:
     if c.episode not in EPISODES:
         raise ScopaError(f"config key 'episode' must be one of {', '.join(EPISODES)}, got {c.episode!r}")
     for name in ("total_steps", "num_envs", "rollout_steps", "hidden", "minibatch_size",
-                 "update_epochs", "pool_size", "snapshot_every", "torch_threads", "target"):
+                 "update_epochs", "pool_size", "snapshot_every", "torch_threads"):
         if getattr(c, name) < 1:
             raise ScopaError(f"config key {name!r} must be at least 1, got {getattr(c, name)}")
     for name in ("eval_every", "eval_matches", "final_matches", "checkpoint_every", "max_minutes"):
@@ -216,26 +279,16 @@ def _check(c: TrainConfig) -> None:
         raise ScopaError(f"config key 'learning_rate' must be positive, got {c.learning_rate}")
     if any(ch in c.run_name for ch in "/\\") or c.run_name in (".", ".."):
         raise ScopaError(f"config key 'run_name' must be a plain name, got {c.run_name!r}")
-    c.rules  # the rules options themselves are checked by Rules (ScopaError naming the option)
+    if c.bot_games > 0 and c.rules.players != 2:
+        raise ScopaError(f"config key 'bot_games' needs 2-player rules (the in-env normal bot "
+                         f"plays one opponent), these rules have {c.rules.players} players")
 
 
-# the [rules] table takes exactly the options of scopa_env.rules.Rules
-RULES_KEYS = tuple(f.name for f in fields(Rules))
-
-
-def _flatten_toml(data: dict, source: str) -> dict:
-    out = {}
+def _check_tables(data: dict, source: str) -> dict:
     for k, v in data.items():
-        if k == "rules" and isinstance(v, dict):
-            for rk, rv in v.items():
-                if rk not in RULES_KEYS:
-                    raise ScopaError(f"{source}: unknown config key 'rules.{rk}'")
-                out[rk] = rv
-        elif isinstance(v, dict):
+        if isinstance(v, dict) and k != "rules":
             raise ScopaError(f"{source}: unknown config table [{k}]")
-        else:
-            out[k] = v
-    return out
+    return data
 
 
 def load_toml(path: str | Path) -> dict:
@@ -247,10 +300,15 @@ def load_toml(path: str | Path) -> dict:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ScopaError(f"config file {str(path)!r} is not valid TOML: {e}") from None
-    flat = _flatten_toml(data, str(path))
+    flat = _check_tables(data, str(path))
     for k in flat:
-        if k not in FIELDS:
+        if k not in FIELDS and rules_option(k) is None:
             raise ScopaError(f"{path}: unknown config key {k!r}")
+    if "rules" in flat:
+        try:
+            rules_from_config(flat["rules"])
+        except ScopaError as e:
+            raise ScopaError(f"{path}: {e}") from None
     return flat
 
 
@@ -259,7 +317,7 @@ def parse_override(text: str) -> tuple[str, object]:
     if "=" not in text:
         raise ScopaError(f"override {text!r} must look like key=value")
     key, raw = (s.strip() for s in text.split("=", 1))
-    if key not in FIELDS:
+    if key not in FIELDS and rules_option(key) is None:
         raise ScopaError(f"unknown config key {key!r}")
     try:
         value = tomllib.loads(f"v = {raw}")["v"]
@@ -269,12 +327,28 @@ def parse_override(text: str) -> tuple[str, object]:
 
 
 def make_config(base: dict | None = None, **overrides) -> TrainConfig:
-    """A TrainConfig from a dict of values (e.g. a TOML file's) plus overrides, all checked."""
+    """A TrainConfig from a dict of values (e.g. a TOML file's) plus overrides, all checked.
+
+    Within each of the two, `rules` is read first and the single-option keys ('rules.target',
+    legacy 'napola' / 'target') change it; an override's `rules` replaces the base's rules with
+    their option changes."""
     values = {}
     for source in (base or {}, overrides):
+        changes = {}
         for k, v in source.items():
-            values[k] = _coerce(k, v)
+            option = rules_option(k)
+            if option is None:
+                values[k] = _coerce(k, v)
+            else:
+                changes[option] = v
+        if changes:
+            values["rules"] = values.get("rules", Rules()).replace(**changes)
     return TrainConfig(**values)
+
+
+def rules_overrides(overrides: dict) -> dict:
+    """The overrides (e.g. from the command line) that touch the rules."""
+    return {k: v for k, v in overrides.items() if k == "rules" or rules_option(k) is not None}
 
 
 def from_dict(d: dict) -> TrainConfig:
@@ -282,5 +356,5 @@ def from_dict(d: dict) -> TrainConfig:
     return make_config(d)
 
 
-__all__ = ["TrainConfig", "FIELDS", "load_toml", "parse_override", "make_config", "from_dict",
-           "replace"]
+__all__ = ["TrainConfig", "FIELDS", "RULES_KEYS", "load_toml", "parse_override", "make_config",
+           "from_dict", "rules_from_config", "rules_option", "replace"]

@@ -1,9 +1,10 @@
 """Deep Monte-Carlo (DouZero-style): learn the value of each (state, move) from finished episodes.
 
-Both seats of every game play with the current network, epsilon-greedy (a random legal move with
-probability epsilon, else the best-scoring one). Every move is stored; when its episode ends, its
-target is the return the mover collected from that move on (undiscounted: the hand's points, mine
-minus the opponent's, or +/-1 for the match). The network is regressed onto these targets with a
+Every seat of every game plays with the current network (partners in pairs too), epsilon-greedy
+(a random legal move with probability epsilon, else the best-scoring one). Every move is stored;
+when its episode ends, its target is the return the mover's seat collected from that move on
+(undiscounted; the env's side rewards, which partners share: the hand's points, my side's minus
+the other side's (three sides: minus the mean of the other two), or +/-1 for the match). The network is regressed onto these targets with a
 squared error. Moves whose episode has not ended by the end of an iteration are carried over to
 the next one, so no move is lost. With `td_lambda` < 1 the target is instead the lambda-return
 over the mover's own decisions, bootstrapped from the greedy value the network gave each of the
@@ -17,7 +18,7 @@ import torch
 from .config import TrainConfig
 from .bots import NormalBot
 from .env import make_env, env_state, set_env_state, legal_slice
-from .model import MoveScorer, masked_scores, obs_tensor
+from .model import MoveScorer, masked_scores
 
 
 def epsilon_at(cfg: TrainConfig, steps: int) -> float:
@@ -27,7 +28,7 @@ def epsilon_at(cfg: TrainConfig, steps: int) -> float:
 
 
 def episode_returns(rewards: np.ndarray, dones: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """rewards (T, B, 2), dones (T, B) -> returns-to-go per seat (T, B, 2), complete (T, B)."""
+    """rewards (T, B, N), dones (T, B) -> returns-to-go per seat (T, B, N), complete (T, B)."""
     T = rewards.shape[0]
     ret = np.zeros_like(rewards)
     complete = np.zeros(dones.shape, dtype=bool)
@@ -51,12 +52,13 @@ def lambda_targets(rewards: np.ndarray, dones: np.ndarray, seat: np.ndarray, vma
     Monte-Carlo return. Only steps whose episode ends within the arrays are meaningful.
     """
     T, B = dones.shape
+    N = rewards.shape[2]
     rows = np.arange(B)
     out = np.zeros((T, B), dtype=np.float32)
-    acc = np.zeros((B, 2), dtype=np.float32)
-    next_g = np.zeros((B, 2), dtype=np.float32)
-    next_v = np.zeros((B, 2), dtype=np.float32)
-    has_next = np.zeros((B, 2), dtype=bool)
+    acc = np.zeros((B, N), dtype=np.float32)
+    next_g = np.zeros((B, N), dtype=np.float32)
+    next_v = np.zeros((B, N), dtype=np.float32)
+    has_next = np.zeros((B, N), dtype=bool)
     for t in range(T - 1, -1, -1):
         d = dones[t]
         acc = rewards[t] + np.where(d[:, None], 0.0, acc)
@@ -84,6 +86,7 @@ class DMC:
         self.env = make_env(cfg)
         self.steps = 0
         B = cfg.num_envs
+        N = self.env.n_players
         # games b < n_bot have the normal bot in seat b % 2
         n_bot = int(round(cfg.bot_games * B))
         self.bot_seat = np.where(np.arange(B) < n_bot, np.arange(B) % 2, -1)
@@ -94,7 +97,7 @@ class DMC:
             "card": np.zeros((0, B), dtype=np.int64),
             "captured": np.zeros((0, B), dtype=np.int64),
             "seat": np.zeros((0, B), dtype=np.int64),
-            "reward": np.zeros((0, B, 2), dtype=np.float32),
+            "reward": np.zeros((0, B, N), dtype=np.float32),
             "done": np.zeros((0, B), dtype=bool),
             "valid": np.zeros((0, B), dtype=bool),
             "vmax": np.zeros((0, B), dtype=np.float32),
@@ -106,7 +109,7 @@ class DMC:
         env = self.env
         count = env.legal_count.astype(np.int64)
         cards, captured = legal_slice(env)
-        scores, _ = masked_scores(self.model, obs_tensor(env.obs), torch.from_numpy(cards),
+        scores, _ = masked_scores(self.model, self.model.obs_tensor(env.obs), torch.from_numpy(cards),
                                   torch.from_numpy(captured), torch.from_numpy(count))
         best, greedy = scores.max(dim=1)
         greedy = greedy.numpy()
@@ -127,7 +130,7 @@ class DMC:
             "card": np.zeros((T, B), dtype=np.int64),
             "captured": np.zeros((T, B), dtype=np.int64),
             "seat": np.zeros((T, B), dtype=np.int64),
-            "reward": np.zeros((T, B, 2), dtype=np.float32),
+            "reward": np.zeros((T, B, env.n_players), dtype=np.float32),
             "done": np.zeros((T, B), dtype=bool),
             "valid": np.ones((T, B), dtype=bool),
             "vmax": np.zeros((T, B), dtype=np.float32),
@@ -174,7 +177,7 @@ class DMC:
         n = len(data["target"])
         if n == 0:
             return {}
-        obs = obs_tensor(data["obs"])
+        obs = self.model.obs_tensor(data["obs"])
         card = torch.from_numpy(data["card"])
         captured = torch.from_numpy(data["captured"])
         target = torch.from_numpy(data["target"])

@@ -18,8 +18,6 @@ import numpy as np
 import torch
 
 from scopa_env.errors import ScopaError
-from scopa_env.rules import Rules
-
 from . import checkpoint
 from .config import TrainConfig, from_dict, make_config
 from .model import MoveScorer, build_model, model_config
@@ -62,7 +60,7 @@ class Run:
         random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
         self.rng = np.random.default_rng(cfg.seed)
-        self.model = MoveScorer(cfg.hidden)
+        self.model = MoveScorer.for_rules(cfg.hidden, cfg.rules)
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate)
         self.algo = make_algo(cfg, self.model, self.optimizer, self.rng)
         self.counters = {"steps": 0, "iterations": 0, "elapsed_s": 0.0, "best_score": None,
@@ -207,6 +205,7 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
                          f"{', '.join(sorted(RESUME_OVERRIDABLE))})")
     saved = from_dict(ckpt["config"])
     cfg = make_config(saved.to_dict(), **(overrides or {}))
-    if Rules.from_dict(ckpt["rules"]) != cfg.rules:
-        raise ScopaError("checkpoint rules do not match its config")
+    if checkpoint.rules_of(ckpt) != cfg.rules:
+        raise ScopaError(f"checkpoint rules ({checkpoint.rules_of(ckpt).describe()}) do not match "
+                         f"its config's ({cfg.rules.describe()})")
     return Run(cfg, resume=ckpt, log=log)

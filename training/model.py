@@ -11,8 +11,14 @@ observation once, then gives
 every legal move a score (DMC: the move's expected return; PPO: its logit). PPO also reads a state
 value from the observation part.
 
-Inputs are the int8 observation of scopa_env/observation.py (scaled to 0..1 by OBS_HIGH) and the
-legal moves as (card id, captured mask) pairs padded to a common width with a count.
+Inputs are the int8 observation of scopa_env/observation.py in the layout of the rules' player
+count (`layout(players)`: 291 values for 2 players, the version-1 layout, 469 for 4), scaled to
+0..1 by that layout's highs, and the legal moves as (card id, captured mask) pairs padded to a
+common width with a count. Every rules set's moves fit this description: a 15-capture or an ace
+taking the table is a card and the mask it captures (the ace-takes-the-table id's mask is the
+table of the moment, resolved by whoever builds the inputs). The move features are the same for
+every rules set (they describe classic captures; under variants they are still facts about the
+table left, and the network learns the rest from the rules it is trained on).
 """
 from __future__ import annotations
 
@@ -21,19 +27,19 @@ import torch
 from numba import njit
 from torch import nn
 
-from scopa_env.observation import OBS_HIGH, OBS_SIZE, SLICES
+from scopa_env.observation import OBS_HIGH, layout
 
 MOVE_FEATURES = 143
 FEATURES_VERSION = 3
 MAX_TABLE_ENUM = 12   # subsets of at most this many table cards are enumerated
 _BITS = torch.tensor([1 << c for c in range(40)], dtype=torch.int64)
 _RANKS = torch.tensor([c % 10 + 1 for c in range(40)], dtype=torch.float32)
-_TABLE = SLICES["table"]
 
 
-def obs_tensor(obs: np.ndarray) -> torch.Tensor:
-    """int8 observations (..., OBS_SIZE) -> float32 tensor scaled to 0..1."""
-    return torch.from_numpy(np.ascontiguousarray(obs)).float() / _OBS_SCALE
+def obs_tensor(obs: np.ndarray, scale: torch.Tensor | None = None) -> torch.Tensor:
+    """int8 observations (..., size) -> float32 tensor scaled to 0..1 (by `scale`, the layout's
+    highs; default the 2-player layout's)."""
+    return torch.from_numpy(np.ascontiguousarray(obs)).float() / (_OBS_SCALE if scale is None else scale)
 
 
 _OBS_SCALE = torch.from_numpy(OBS_HIGH.astype(np.float32))
@@ -101,19 +107,40 @@ def move_features(table: torch.Tensor, cards: torch.Tensor, captured: torch.Tens
 
 
 class MoveScorer(nn.Module):
-    """score(obs, move) = head(relu(A·enc(obs) + B·features(move))), value(obs) = v(enc(obs))."""
+    """score(obs, move) = head(relu(A·enc(obs) + B·features(move))), value(obs) = v(enc(obs)).
 
-    def __init__(self, hidden: int = 256):
+    `players` and `hand_cards` pick the observation layout (its size and highs): 2 and 3 are
+    the classic game's version-1 layout."""
+
+    def __init__(self, hidden: int = 256, players: int = 2, hand_cards: int = 3):
         super().__init__()
         self.hidden = hidden
+        self.players = int(players)
+        self.hand_cards = int(hand_cards)
+        lay = layout(self.players, self.hand_cards)
+        self.obs_size = lay.size
+        self._scale = torch.from_numpy(lay.high.astype(np.float32))
+        self._table = lay.slices["table"]
         self.encoder = nn.Sequential(
-            nn.Linear(OBS_SIZE, hidden), nn.ReLU(),
+            nn.Linear(self.obs_size, hidden), nn.ReLU(),
             nn.Linear(hidden, hidden), nn.ReLU(),
         )
         self.state_part = nn.Linear(hidden, hidden)
         self.move_part = nn.Linear(MOVE_FEATURES, hidden, bias=False)
         self.head = nn.Sequential(nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
         self.value_head = nn.Linear(hidden, 1)
+
+    @classmethod
+    def for_rules(cls, hidden: int, rules) -> "MoveScorer":
+        """The network for a rules set (scopa_env.rules.Rules)."""
+        return cls(hidden, players=rules.players, hand_cards=rules.hand_cards)
+
+    def obs_tensor(self, obs: np.ndarray) -> torch.Tensor:
+        """int8 observations of this network's layout -> float32 tensor scaled to 0..1."""
+        if obs.shape[-1] != self.obs_size:
+            raise ValueError(f"observation of {obs.shape[-1]} values, this network reads "
+                             f"{self.obs_size} ({self.players} players)")
+        return obs_tensor(obs, self._scale)
 
     def encode(self, obs: torch.Tensor) -> torch.Tensor:
         return self.encoder(obs)
@@ -122,7 +149,7 @@ class MoveScorer(nn.Module):
                     captured: torch.Tensor) -> torch.Tensor:
         """obs (B, OBS) scaled observations, h (B, H) their encodings, cards/captured (B, L)
         -> scores (B, L)."""
-        feats = move_features(obs[:, _TABLE], cards, captured)
+        feats = move_features(obs[:, self._table], cards, captured)
         z = self.state_part(h).unsqueeze(1) + self.move_part(feats)
         return self.head(z).squeeze(-1)
 
@@ -145,7 +172,10 @@ def masked_scores(model: MoveScorer, obs: torch.Tensor, cards: torch.Tensor, cap
 
 
 def model_config(model: MoveScorer) -> dict:
-    return {"kind": "MoveScorer", "hidden": model.hidden, "features": FEATURES_VERSION}
+    """What rebuilds the network: kind, width, features version and the observation layout
+    (`players`, `hand_cards`; absent in checkpoints from before the variants: 2 and 3)."""
+    return {"kind": "MoveScorer", "hidden": model.hidden, "features": FEATURES_VERSION,
+            "players": model.players, "hand_cards": model.hand_cards}
 
 
 def build_model(cfg: dict) -> MoveScorer:
@@ -153,4 +183,5 @@ def build_model(cfg: dict) -> MoveScorer:
         raise ValueError(f"unknown model kind {cfg.get('kind')!r}")
     if cfg.get("features") != FEATURES_VERSION:
         raise ValueError(f"move features version {cfg.get('features')!r}, this code has {FEATURES_VERSION}")
-    return MoveScorer(hidden=int(cfg["hidden"]))
+    return MoveScorer(hidden=int(cfg["hidden"]), players=int(cfg.get("players", 2)),
+                      hand_cards=int(cfg.get("hand_cards", 3)))

@@ -1,17 +1,21 @@
 """PPO with action masking, self-play against a pool of past snapshots of the policy.
 
-In game b the learner holds seat b % 2; its opponent is the current policy (with probability
-`latest_opponent_prob`) or a snapshot drawn from the pool, redrawn whenever that game's episode
-ends; with `bot_games` > 0 that share of the games is played against the `normal` rule bot
+In game b the learner plays side b % sides (with 2 players: seat b % 2; in pairs both partners'
+seats, so partners are the same network); every other seat is played by the game's opponent: the
+current policy (with probability `latest_opponent_prob`) or a snapshot drawn from the pool (one
+snapshot for all of a game's opponent seats), redrawn whenever that game's episode ends; with
+`bot_games` > 0 (2 players only) that share of the games is played against the `normal` rule bot
 instead (training/bots.py). A snapshot of the policy joins the pool every `snapshot_every` iterations (the oldest
 leaves past `pool_size`). Both sides sample from their softmax over the legal moves only; the
 network scores legal moves by their features (training/model.py), so masking is simply leaving
 the padding out of the softmax.
 
-Only the learner's decisions are trained on. A learner decision's reward is what its seat earns
-until its next decision; GAE runs over each game's sequence of learner decisions, and the last one
-of an iteration is bootstrapped with the value of the learner's own observation of the current
-position (computed from the engine state, since the env shows only the mover's view).
+Only the learner's decisions are trained on. A learner decision's reward is what its side earns
+until the side's next decision (partners share the side's reward, so in pairs the side's
+decisions, alternating between the partners, form one sequence); GAE runs over each game's
+sequence of learner decisions, and the last one of an iteration is bootstrapped with the value of
+the learner's own observation of the current position (the side's first seat; computed from the
+engine state, since the env shows only the mover's view).
 """
 from __future__ import annotations
 
@@ -20,12 +24,12 @@ import copy
 import numpy as np
 import torch
 
-from scopa_env.observation import OBS_SIZE, write_observation
+from scopa_env.observation import write_observation
 
 from .bots import NormalBot
 from .config import TrainConfig
 from .env import env_state, legal_slice, make_env, set_env_state
-from .model import MoveScorer, obs_tensor
+from .model import MoveScorer
 
 _PAD = -1e9
 
@@ -61,7 +65,10 @@ class PPO:
         self.steps = 0
         self.iterations = 0
         B = cfg.num_envs
-        self.learner_seat = np.arange(B) % 2
+        self.sides = self.env.n_sides
+        # the learner's side in game b; seat s plays for side s % sides, so side k's first seat
+        # is seat k (where the bootstrap value is read)
+        self.learner_seat = np.arange(B) % self.sides
         self.pool: list[dict] = []          # state_dicts of past policies
         self.pool_models: list[MoveScorer] = []
         # opponent of each game: -1 the normal bot (games b < n_bot, always), 0 the current
@@ -104,9 +111,9 @@ class PPO:
         env = self.env
         count = torch.from_numpy(env.legal_count.astype(np.int64))
         cards, captured = (torch.from_numpy(a) for a in legal_slice(env))
-        obs = obs_tensor(env.obs)
+        obs = self.model.obs_tensor(env.obs)
         logits, values = masked_logits(self.model, obs, cards, captured, count)
-        learner_moves = env.to_move == self.learner_seat
+        learner_moves = env.to_move % self.sides == self.learner_seat
         for k, m in enumerate(self.pool_models, start=1):
             rows = np.flatnonzero(~learner_moves & (self.opponent == k))
             if len(rows):
@@ -123,17 +130,17 @@ class PPO:
     def _learner_values_now(self) -> np.ndarray:
         """Value of the current position from each learner's own observation."""
         states = self.env.states
-        obs = np.zeros((len(states), OBS_SIZE), dtype=np.int8)
+        obs = np.zeros((len(states), self.env.obs_size), dtype=np.int8)
         for b in range(len(states)):
             write_observation(states[b], int(self.learner_seat[b]), obs[b])
-        return self.model.value(self.model.encode(obs_tensor(obs))).numpy()
+        return self.model.value(self.model.encode(self.model.obs_tensor(obs))).numpy()
 
     def rollout(self) -> dict:
         env, cfg = self.env, self.cfg
         T, B = cfg.rollout_steps, cfg.num_envs
         L = env.legal_card.shape[1]
         buf = {
-            "obs": np.zeros((T, B, OBS_SIZE), dtype=np.int8),
+            "obs": np.zeros((T, B, env.obs_size), dtype=np.int8),
             "cards": np.zeros((T, B, L), dtype=np.int64),
             "captured": np.zeros((T, B, L), dtype=np.int64),
             "count": np.zeros((T, B), dtype=np.int64),
@@ -148,6 +155,12 @@ class PPO:
         episodes, learner_return = 0, 0.0
         for t in range(T):
             idx, logp, value, learner = self._act()
+            if env.legal_card.shape[1] > buf["cards"].shape[2]:
+                # the env widened its legal arrays (a position with more moves): widen ours
+                for key, pad in (("cards", 0), ("captured", 0)):
+                    wide = np.full((T, B, env.legal_card.shape[1]), pad, dtype=np.int64)
+                    wide[:, :, :buf[key].shape[2]] = buf[key]
+                    buf[key] = wide
             buf["obs"][t] = env.obs
             buf["cards"][t] = np.maximum(env.legal_card, 0)
             buf["captured"][t] = env.legal_captured
@@ -194,7 +207,7 @@ class PPO:
         adv, ret = self.advantages(buf)
         t_idx, b_idx = np.nonzero(buf["learner"])
         width = max(1, int(buf["count"].max()))
-        obs = obs_tensor(buf["obs"][t_idx, b_idx])
+        obs = self.model.obs_tensor(buf["obs"][t_idx, b_idx])
         cards = torch.from_numpy(buf["cards"][t_idx, b_idx, :width])
         captured = torch.from_numpy(buf["captured"][t_idx, b_idx, :width])
         count = torch.from_numpy(buf["count"][t_idx, b_idx])
