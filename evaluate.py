@@ -1,14 +1,23 @@
 """evaluate.py: honest tournaments between agents, on duplicate deals with seats swapped.
 
     python evaluate.py --agent SPEC --opponent SPEC [--opponent SPEC ...] --matches N [--seed S]
-                       [--napola] [--target T] [--workers K] [--record FILE] [--json FILE]
+                       [--rules PRESET] [--partner SPEC] [--napola] [--target T] [--workers K]
+                       [--record FILE] [--json FILE]
     python evaluate.py --round-robin SPEC SPEC [SPEC ...] --matches N [same options]
+    python evaluate.py --list-rules
 
-SPEC is random | easy | normal | hard | path/to/checkpoint.pt. N matches = N/2 deals, each played
-twice with the seats swapped (agents/arena.py). Per opponent one row: matches, match win rate
+SPEC is random | easy | normal | hard | path/to/checkpoint.pt. --rules picks a preset (default
+classic; --list-rules shows them); --napola and --target override the preset's. N matches = N/S
+deals for S sides, each deal played once with the agent's side on each side of the table
+(agents/arena.py): with 2 players the seats swapped; with 3 players the agent on each of the
+three seats, two opponent copies on the others; in pairs (4 or 6 players) the agent's side is
+two copies of the agent, partners opposite (or the agent with --partner SPEC), against pairs of
+opponent copies. So N must be a multiple of S (even with 2 sides, a multiple of 3 with 3). Per opponent one row: matches, match win rate
 with a 95% Wilson interval, points per hand difference with a 95% interval (duplicate pairs as
-the independent unit, agents/stats.py), scope per hand. --round-robin plays every pair and adds
-Elo ratings with 95% intervals. --workers K splits the deals over K processes and gives the same
+the independent unit, agents/stats.py; with 3 sides the agent's points minus the mean of the
+other two sides'), scope per hand, and with more than 2 players points per hand per side (the
+agent's first). --round-robin plays every pair and adds
+Elo ratings with 95% intervals (two sides only). --workers K splits the deals over K processes and gives the same
 numbers as one. A bad SPEC or unreadable checkpoint prints one line and exits with code 2.
 """
 from __future__ import annotations
@@ -21,9 +30,10 @@ from itertools import combinations
 import numpy as np
 
 from agents import make_agent
-from agents.arena import evaluate
+from agents.arena import check_matches, evaluate
 from agents.stats import elo
 from scopa_env.errors import ScopaError
+from scopa_env.presets import list_rules_text, preset_name, rules_from_preset
 from scopa_env.records import write as write_records
 from scopa_env.rules import Rules
 
@@ -39,12 +49,20 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--matches", type=int, default=200,
                    help="matches per opponent (even: each deal is played twice), default 200")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents, default 0")
-    p.add_argument("--napola", action="store_true", help="score the napola")
-    p.add_argument("--target", type=int, default=11, help="points that end a match, default 11")
+    p.add_argument("--rules", default="classic", metavar="PRESET",
+                   help="rules preset (see --list-rules), default classic")
+    p.add_argument("--list-rules", action="store_true", help="list the rules presets and exit")
+    p.add_argument("--partner", metavar="SPEC",
+                   help="in pairs: the agent's partner (default: a copy of the agent)")
+    p.add_argument("--napola", action="store_true", help="score the napola (overrides the preset)")
+    p.add_argument("--target", type=int, default=None,
+                   help="points that end a match (overrides the preset; classic 11)")
     p.add_argument("--workers", type=int, default=1, help="processes to use, default 1")
     p.add_argument("--record", metavar="FILE", help="write every match as a game record (JSON Lines)")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     args = p.parse_args(argv)
+    if args.list_rules:
+        return args
     if args.round_robin:
         if args.agent or args.opponent:
             p.error("--round-robin replaces --agent/--opponent")
@@ -54,8 +72,6 @@ def parse_args(argv=None) -> argparse.Namespace:
         p.error("give --agent and at least one --opponent, or --round-robin")
     if args.workers < 1:
         p.error("--workers must be >= 1")
-    if args.matches < 2 or args.matches % 2:
-        p.error(f"--matches must be an even number >= 2 (each deal is played twice), got {args.matches}")
     return args
 
 
@@ -84,6 +100,16 @@ class Progress:
             self.bar.close()
 
 
+def build_rules(args) -> Rules:
+    """The preset with the --napola/--target overrides (ScopaError for a bad name or value)."""
+    rules = rules_from_preset(args.rules)
+    if args.napola:
+        rules = rules.replace(napola=True)
+    if args.target is not None:
+        rules = rules.replace(target=args.target)
+    return rules
+
+
 def check_specs(specs, rules: Rules) -> None:
     """Build each agent once so that a bad SPEC fails before any match is played."""
     for s in dict.fromkeys(specs):
@@ -92,7 +118,7 @@ def check_specs(specs, rules: Rules) -> None:
 
 def play(agent: str, opponent: str, args, rules: Rules, progress, records: list | None) -> dict:
     res = evaluate(agent, opponent, args.matches, args.seed, rules, workers=args.workers,
-                   record=records is not None, progress=progress)
+                   record=records is not None, progress=progress, partner=args.partner)
     if records is not None:
         records.extend(res.pop("records"))
     return {"agent": agent, "opponent": opponent, **res}
@@ -103,39 +129,68 @@ def fmt_row(r: dict, first: str = "opponent") -> str:
     plo, phi = r["points_ci"]
     return (f"{r[first]:<16} {r['matches']:>7} {r['hands']:>6}  {100 * r['win_rate']:5.1f}% "
             f"[{100 * lo:5.1f}, {100 * hi:5.1f}]  {r['points_per_hand']:+6.3f} [{plo:+.3f}, {phi:+.3f}]"
-            f"  {r['scope_per_hand']:.3f} / {r['opp_scope_per_hand']:.3f}")
+            f"  {r['scope_per_hand']:.3f} / {r['opp_scope_per_hand']:.3f}"
+            + (f"  {' / '.join(f'{x:.2f}' for x in r['points_per_side'])}" if r.get("per_side") else ""))
 
 
 HEADER = (f"{'opponent':<16} {'matches':>7} {'hands':>6}  {'win rate [95% CI]':<24}  "
           f"{'points/hand [95% CI]':<24}  scope/hand (agent / opp)")
 
 
+def header(rules: Rules) -> str:
+    if rules.players == 2:
+        return HEADER
+    return HEADER + "  points/hand per side (agent's first)"
+
+
 def rules_text(rules: Rules) -> str:
-    return f"target {rules.target}, napola {'on' if rules.napola else 'off'}"
+    text = f"target {rules.target}, napola {'on' if rules.napola else 'off'}"
+    if rules.replace(napola=False, target=11) == Rules():
+        return text
+    name = preset_name(rules)
+    return f"rules {name or 'custom'} ({rules.describe()}), " + text
+
+
+def scheme(rules: Rules, matches: int, partner) -> str:
+    """How the matches are played, as one line."""
+    sides = rules.teams
+    if rules.players == 2:
+        return f"{matches} matches per opponent ({matches // 2} deals x 2 seats)"
+    if rules.players == 3:
+        return (f"{matches} matches per opponent ({matches // 3} deal{'s' if matches > 3 else ''} x 3 seats for the agent, "
+                f"two opponent copies on the other seats)")
+    mate = "a copy of the agent" if partner is None else partner
+    return (f"{matches} matches per opponent ({matches // sides} deal{'s' if matches > sides else ''} x {sides} sides for the agent's "
+            f"pair; partner {mate}; opponents in pairs of copies)")
 
 
 def head_to_head(args, rules: Rules, records) -> dict:
-    check_specs([args.agent, *args.opponent], rules)
-    print(f"agent {args.agent}: {args.matches} matches per opponent ({args.matches // 2} deals x 2 seats), "
+    check_specs([args.agent, *args.opponent] + ([args.partner] if args.partner else []), rules)
+    print(f"agent {args.agent}: {scheme(rules, args.matches, args.partner)}, "
           f"seed {args.seed}, {rules_text(rules)}")
-    print(HEADER, flush=True)
+    print(header(rules), flush=True)
     progress = Progress(args.matches * len(args.opponent))
     results = []
     try:
         for opp in args.opponent:
             r = play(args.agent, opp, args, rules, progress, records)
             results.append(r)
-            progress.write(fmt_row(r))
+            progress.write(fmt_row({**r, "per_side": rules.players > 2}))
     finally:
         progress.close()
-    return {"agent": args.agent, "rules": rules.to_dict(), "seed": args.seed, "results": results}
+    return {"agent": args.agent, "partner": args.partner, "rules": rules.to_dict(),
+            "preset": preset_name(rules), "seed": args.seed,
+            "scheme": scheme(rules, args.matches, args.partner), "results": results}
 
 
 def round_robin(args, rules: Rules, records) -> dict:
     specs = list(dict.fromkeys(args.round_robin))
     if len(specs) < 2:
         raise ScopaError("--round-robin needs at least two different agents")
-    check_specs(specs, rules)
+    if rules.teams != 2:
+        raise ScopaError(f"--round-robin needs two sides (2 players or 4 in pairs); these rules have "
+                         f"{rules.teams}: use --agent and --opponent")
+    check_specs(specs + ([args.partner] if args.partner else []), rules)
     k = len(specs)
     pairs = list(combinations(range(k), 2))
     print(f"round robin of {k} agents: {args.matches} matches per pair, seed {args.seed}, "
@@ -185,8 +240,14 @@ def json_safe(x):
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.list_rules:
+        print(list_rules_text())
+        return 0
     try:
-        rules = Rules(napola=args.napola, target=args.target)
+        rules = build_rules(args)
+        check_matches(args.matches, rules)
+        if args.partner is not None and rules.players <= 3:
+            raise ScopaError(f"--partner needs pairs (4 or 6 players); these rules have {rules.players}")
         records = [] if args.record else None
         out = round_robin(args, rules, records) if args.round_robin else head_to_head(args, rules, records)
         if args.record:

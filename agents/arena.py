@@ -1,17 +1,23 @@
 """Matches between agents through `Game`, on duplicate deals, and their summary.
 
-Every deal is played twice: match seed s with agent A in seat 0 and B in seat 1, then the same
-seed with the seats swapped. The game's generator only shuffles, so hand k of both matches is
-dealt identically (as long as both matches last that long), and the luck of the cards cancels.
-Each agent is reset before a match with a seed derived from the pair seed and its role (agent
-or opponent), so the same agent uses the same seed in both matches of a pair and a pair gives the
-same result in any process: `workers=2` reproduces `workers=1` exactly.
+Every deal is played once per side (rotation of the sides): with 2 players, match seed s with
+agent A in seat 0 and B in seat 1, then the same seed with the seats swapped. With any rules,
+rotation r puts the agent at seat r (so it plays for side r), its partner opposite in pairs (a
+copy of the agent, or the `partner` given), and opponent copies on every other seat, each in the
+same place relative to the agent in every rotation: 2 matches a deal with 2 sides (2 players,
+pairs), 3 with 3 sides (3 players, six in three pairs). The game's generator only shuffles and
+draws the first dealer, so hand k of every match of a deal is dealt identically (as long as the
+matches last that long) and each side gets the agent once: the luck of the cards cancels.
+Each agent is reset before a match with a seed derived from the deal seed and its role (agent,
+opponent, partner, further opponents), so the same object uses the same seed in every match of a
+deal and a deal gives the same result in any process: `workers=2` reproduces `workers=1` exactly.
 
 `evaluate(agent, opponent, matches, seed, rules)` is the one evaluation path (evaluate.py and
 training use it); it returns the keys evaluate.py --json writes.
 """
 from __future__ import annotations
 
+import copy
 import multiprocessing as mp
 from dataclasses import dataclass, field
 
@@ -25,28 +31,35 @@ from scopa_env.rules import Rules
 from . import stats
 from .base import Agent
 
-AGENT, OPPONENT = 0, 1
+AGENT, OPPONENT, PARTNER = 0, 1, 2      # roles; extra opponents have roles 3, 4, ...
 
 
 @dataclass
 class MatchResult:
-    """One match, seen by seat. `agent_seat` is where the evaluated agent (role AGENT) sat."""
+    """One match, seen by side. `agent_seat` is where the evaluated agent (role AGENT) sat and
+    `agent_side` the side it played for (the same number with 2 or 3 players, and in pairs too,
+    where the agent sits at seat = its side and its partner opposite)."""
 
     seed: int
     agent_seat: int
-    winner: int
-    totals: list[int]
-    hand_points: list[list[int]]          # per hand: [seat 0 points, seat 1 points]
-    hand_scope: list[list[int]]           # per hand: [seat 0 scope, seat 1 scope]
+    winner: int                           # the winning side
+    totals: list[int]                     # match totals per side
+    hand_points: list[list[int]]          # per hand: points of side 0, side 1, ...
+    hand_scope: list[list[int]]           # per hand: scope of side 0, side 1, ...
     record: dict | None = field(default=None, repr=False)
+    agent_side: int = -1
+
+    def __post_init__(self):
+        if self.agent_side < 0:
+            self.agent_side = self.agent_seat
 
     @property
     def agent_won(self) -> bool:
-        return self.winner == self.agent_seat
+        return self.winner == self.agent_side
 
 
 def pair_seed(seed: int, index: int) -> int:
-    """The match seed of duplicate pair `index` in a run seeded `seed`."""
+    """The match seed of duplicate deal `index` in a run seeded `seed`."""
     return int(np.random.SeedSequence([int(seed) & (2**63 - 1), index]).generate_state(1, np.uint64)[0]
                & (2**62 - 1))
 
@@ -59,8 +72,10 @@ def agent_seed(match_seed: int, role: int) -> int:
 def play_match(seats: list[Agent], rules: Rules, seed: int, seat_seeds: list[int],
                agent_seat: int = 0, record: bool = False) -> MatchResult:
     """Play one match: seats[p] plays seat p; each agent is reset with seat_seeds[p] first."""
-    if seats[0] is seats[1]:
-        raise ScopaError("the two seats need two agent objects (an agent keeps per-match state)")
+    if len(seats) != rules.players:
+        raise ScopaError(f"these rules need {rules.players} seats, got {len(seats)} agents")
+    if len({id(a) for a in seats}) != len(seats):
+        raise ScopaError("every seat needs its own agent object (an agent keeps per-match state)")
     for a, s in zip(seats, seat_seeds):
         a.reset(s)
     g = Game(rules, seed)
@@ -81,19 +96,55 @@ def play_match(seats: list[Agent], rules: Rules, seed: int, seat_seeds: list[int
         else:
             g.next_hand()
     rec = recorder.record if recorder else None
-    return MatchResult(int(seed), agent_seat, int(g.winner), g.scores, points, scope, rec)
+    return MatchResult(int(seed), agent_seat, int(g.winner), g.scores, points, scope, rec,
+                       agent_side=rules.team_of(agent_seat))
+
+
+def rotation_seats(rules: Rules, r: int) -> list[tuple[str, int]]:
+    """Who sits where in rotation r of a deal: per seat ("agent" | "partner" | "opponent", k),
+    k the index among the opponents (0 the main one), counted in turn order from the agent.
+
+    The agent sits at seat r (so it plays for side r) and its partner, in pairs, opposite; the
+    other seats go to the opponents in turn order after the agent, so each object keeps its
+    place relative to the agent in every rotation."""
+    n, sides = rules.players, rules.teams
+    out: list[tuple[str, int]] = [("", 0)] * n
+    k = 0
+    for j in range(n):
+        s = (r + j) % n
+        if j == 0:
+            out[s] = ("agent", 0)
+        elif s % sides == r % sides:
+            out[s] = ("partner", 0)
+        else:
+            out[s] = ("opponent", k)
+            k += 1
+    return out
+
+
+def play_deal(agent: Agent, opponents: list[Agent], rules: Rules, seed: int, record: bool = False,
+              partner: Agent | None = None) -> tuple[MatchResult, ...]:
+    """The duplicate deal of match seed `seed`: one match per side, the agent's side rotated over
+    the sides (rotation r: agent at seat r). `opponents`: one object per opponent seat."""
+    objects = {"agent": [agent], "partner": [partner], "opponent": opponents}
+    seeds = {"agent": [agent_seed(seed, AGENT)], "partner": [agent_seed(seed, PARTNER)],
+             "opponent": [agent_seed(seed, OPPONENT if k == 0 else PARTNER + k) for k in range(len(opponents))]}
+    out = []
+    for r in range(rules.teams):
+        where = rotation_seats(rules, r)
+        seats = [objects[role][k] for role, k in where]
+        out.append(play_match(seats, rules, seed, [seeds[role][k] for role, k in where], agent_seat=r,
+                              record=record))
+    return tuple(out)
 
 
 def play_pair(agent: Agent, opponent: Agent, rules: Rules, seed: int,
               record: bool = False) -> tuple[MatchResult, MatchResult]:
-    """The duplicate pair of match seed `seed`: agent in seat 0, then agent in seat 1."""
-    seeds = [agent_seed(seed, AGENT), agent_seed(seed, OPPONENT)]
-    first = play_match([agent, opponent], rules, seed, seeds, agent_seat=0, record=record)
-    second = play_match([opponent, agent], rules, seed, seeds[::-1], agent_seat=1, record=record)
-    return first, second
+    """The duplicate pair of a 2-player match seed `seed`: agent in seat 0, then agent in seat 1."""
+    return play_deal(agent, [opponent], rules, seed, record)
 
 
-# ---- running many pairs, in one process or several -------------------------------------
+# ---- running many deals, in one process or several -------------------------------------
 _WORKER: dict = {}
 
 
@@ -104,22 +155,50 @@ def _build(spec_or_agent, rules: Rules, seed: int) -> Agent:
     return make_agent(str(spec_or_agent), rules=rules, seed=seed)
 
 
-def _init_worker(agent, opponent, rules, seed, record):
-    _WORKER.update(agent=_build(agent, rules, seed), opponent=_build(opponent, rules, seed + 1),
-                   rules=rules, seed=seed, record=record)
+def _another(spec_or_agent, built: Agent, rules: Rules, seed: int) -> Agent:
+    """One more agent like `built` for another seat: from its spec, or a copy of the object."""
+    if isinstance(spec_or_agent, Agent):
+        return copy.deepcopy(built)
+    return _build(spec_or_agent, rules, seed)
 
 
-def _run_pair(index: int) -> tuple[MatchResult, MatchResult]:
+def _lineup(agent, opponent, partner, rules: Rules, seed: int) -> dict:
+    """Every object a deal needs: the agent, its partner in pairs (a copy of the agent unless
+    `partner` is given), one opponent per opponent seat (copies of `opponent`)."""
+    a = _build(agent, rules, seed)
+    o = _build(opponent, rules, seed + 1)
+    if a is o:
+        raise ScopaError("agent and opponent must be two objects (make two agents of one spec)")
+    n_opp = rules.players - (1 if rules.players <= 3 else 2)
+    opponents = [o] + [_another(opponent, o, rules, seed + 2 + k) for k in range(n_opp - 1)]
+    mate = None
+    if rules.players > 3:
+        mate = _another(agent, a, rules, seed + 2 + n_opp) if partner is None else \
+            _build(partner, rules, seed + 2 + n_opp)
+        if mate is a or any(mate is x for x in opponents):
+            raise ScopaError("the partner must be an object of its own")
+    elif partner is not None:
+        raise ScopaError(f"a partner needs pairs (4 or 6 players); these rules have {rules.players}")
+    return {"agent": a, "opponents": opponents, "partner": mate}
+
+
+def _init_worker(agent, opponent, rules, seed, record, partner=None):
+    _WORKER.update(_lineup(agent, opponent, partner, rules, seed), rules=rules, seed=seed, record=record)
+
+
+def _run_pair(index: int) -> tuple[MatchResult, ...]:
     w = _WORKER
-    return play_pair(w["agent"], w["opponent"], w["rules"], pair_seed(w["seed"], index), w["record"])
+    return play_deal(w["agent"], w["opponents"], w["rules"], pair_seed(w["seed"], index), w["record"],
+                     w["partner"])
 
 
 def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = None,
-              workers: int = 1, record: bool = False, progress=None) -> list[MatchResult]:
-    """Play `pairs` duplicate pairs; results in pair order (match 2i, 2i+1 share deals).
+              workers: int = 1, record: bool = False, progress=None, partner=None) -> list[MatchResult]:
+    """Play `pairs` duplicate deals (each once per side: two matches with 2 sides, three with 3);
+    results in deal order (matches S*i .. S*i + S - 1 share deals).
 
-    agent/opponent: Agent objects or specs for make_agent. `progress(n_matches_done)` is called
-    as pairs finish.
+    agent/opponent/partner: Agent objects or specs for make_agent; the other seats get copies.
+    `progress(n_matches_done)` is called as deals finish.
     """
     rules = rules or Rules()
     if not isinstance(agent, Agent):
@@ -129,44 +208,58 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
     if agent is opponent:
         raise ScopaError("agent and opponent must be two objects (make two agents of one spec)")
     out: list[MatchResult] = []
+    per_deal = rules.teams
     if workers <= 1 or pairs <= 1:
-        _init_worker(agent, opponent, rules, seed, record)
+        _init_worker(agent, opponent, rules, seed, record, partner)
         for i in range(pairs):
             out.extend(_run_pair(i))
             if progress:
-                progress(2)
+                progress(per_deal)
         return out
     # spawn, not fork: a forked child of a process that has run torch (a checkpoint agent) can
     # deadlock in the inherited OpenMP thread pool. Agents reach the workers pickled, so the
     # workers play with exactly the parent's agents and give the same numbers as one worker.
     ctx = mp.get_context("spawn")
     with ctx.Pool(workers, initializer=_init_worker,
-                  initargs=(agent, opponent, rules, seed, record)) as pool:
+                  initargs=(agent, opponent, rules, seed, record, partner)) as pool:
         for pair in pool.imap(_run_pair, range(pairs), chunksize=max(1, min(8, pairs // (4 * workers)))):
             out.extend(pair)
             if progress:
-                progress(2)
+                progress(per_deal)
     return out
 
 
-def summarize(results: list[MatchResult]) -> dict:
-    """The evaluated agent's numbers over duplicate pairs (consecutive results 2i, 2i+1)."""
+def summarize(results: list[MatchResult], sides: int | None = None) -> dict:
+    """The evaluated agent's numbers over duplicate deals (consecutive groups of `sides` results,
+    one per rotation; `sides` is read from the results when not given).
+
+    points_per_hand: the agent side's points minus the mean of the other sides' points, per hand
+    (with two sides the plain difference); points_per_side: points per hand of the agent's side
+    and of each other side in turn order after it; scope likewise (opponents: mean per side)."""
     n = len(results)
+    if sides is None:
+        sides = len(results[0].hand_points[0]) if n else 2
+    others = sides - 1
     wins = sum(r.agent_won for r in results)
     diffs, hands, my_scope, opp_scope = [], [], 0, 0
-    for i in range(0, n, 2):
+    side_points = np.zeros(sides, dtype=np.int64)
+    for i in range(0, n, sides):
         d = h = 0
-        for r in results[i:i + 2]:
-            a, o = r.agent_seat, 1 - r.agent_seat
-            d += sum(p[a] - p[o] for p in r.hand_points)
+        for r in results[i:i + sides]:
+            a = r.agent_side
+            rest = [(a + k) % sides for k in range(1, sides)]
+            for p in r.hand_points:
+                d += others * p[a] - sum(p[o] for o in rest)
+                for k in range(sides):
+                    side_points[k] += p[(a + k) % sides]
             h += len(r.hand_points)
             my_scope += sum(s[a] for s in r.hand_scope)
-            opp_scope += sum(s[o] for s in r.hand_scope)
-        diffs.append(d)
+            opp_scope += sum(s[o] for s in r.hand_scope for o in rest)
+        diffs.append(d / others if others > 1 else d)
         hands.append(h)
     total_hands = int(sum(hands))
-    first = np.array([float(r.agent_won) for r in results[0::2]])
-    second = np.array([float(r.agent_won) for r in results[1::2]])
+    first = np.array([float(r.agent_won) for r in results[0::sides]])
+    second = np.array([float(r.agent_won) for r in results[1::sides]])
     pph, pci = stats.ratio_ci(diffs, hands)
     lo, hi = stats.wilson(wins, n)
     return {
@@ -178,24 +271,42 @@ def summarize(results: list[MatchResult]) -> dict:
         "points_per_hand": pph,
         "points_ci": [pci[0], pci[1]],
         "scope_per_hand": my_scope / total_hands if total_hands else float("nan"),
-        "opp_scope_per_hand": opp_scope / total_hands if total_hands else float("nan"),
+        "opp_scope_per_hand": opp_scope / others / total_hands if total_hands else float("nan"),
         # <= 0 means the Wilson interval over matches is conservative (see agents/stats.py)
         "pair_win_correlation": stats.correlation(first, second),
+        "points_per_side": [float(x) / total_hands if total_hands else float("nan") for x in side_points],
     }
 
 
-def evaluate(agent, opponent, matches: int, seed: int = 0, rules: Rules | None = None,
-             workers: int = 1, record: bool = False, progress=None) -> dict:
-    """Play `matches` matches (an even number: each deal twice, seats swapped) and summarize.
+def check_matches(matches, rules: Rules) -> int:
+    """`matches` as an int: a positive multiple of the number of sides (each deal once per side)."""
+    sides = rules.teams
+    ok = not isinstance(matches, bool) and isinstance(matches, (int, np.integer)) and matches >= sides \
+        and matches % sides == 0
+    if not ok:
+        if sides == 2:
+            raise ScopaError(f"matches must be an even number >= 2 (each deal is played twice), got {matches!r}")
+        raise ScopaError(f"matches must be a multiple of {sides} (each deal is played once with the agent "
+                         f"on each of the {sides} sides), got {matches!r}")
+    return int(matches)
 
-    agent/opponent: Agent objects or specs ('easy', 'hard', 'path.pt'). Returns the evaluate.py
-    --json keys (matches, win_rate, win_ci, points_per_hand, points_ci, ...); with record=True
-    also "records", the game records of every match.
+
+def evaluate(agent, opponent, matches: int, seed: int = 0, rules: Rules | None = None,
+             workers: int = 1, record: bool = False, progress=None, partner=None) -> dict:
+    """Play `matches` matches (a multiple of the number of sides: each deal once per side, the
+    agent's side rotated) and summarize.
+
+    agent/opponent/partner: Agent objects or specs ('easy', 'hard', 'path.pt'); every seat that
+    is not the agent's is an opponent copy, and in pairs the agent's partner is a copy of the agent
+    unless `partner` is given. Returns the evaluate.py --json keys (matches, win_rate, win_ci,
+    points_per_hand, points_ci, points_per_side, ...); with record=True also "records", the game
+    records of every match.
     """
-    if isinstance(matches, bool) or not isinstance(matches, (int, np.integer)) or matches < 2 or matches % 2:
-        raise ScopaError(f"matches must be an even number >= 2 (each deal is played twice), got {matches!r}")
-    results = run_pairs(agent, opponent, int(matches) // 2, seed, rules, workers, record, progress)
-    out = summarize(results)
+    rules = rules or Rules()
+    matches = check_matches(matches, rules)
+    results = run_pairs(agent, opponent, matches // rules.teams, seed, rules, workers, record, progress,
+                        partner)
+    out = summarize(results, rules.teams)
     if record:
         out["records"] = [r.record for r in results]
     return out

@@ -126,7 +126,7 @@ def test_cli_smoke(tmp_path):
     assert len(lines) == 8
     for line in lines:
         record = json.loads(line)
-        assert record["rules"] == {"napola": True, "target": 11}
+        assert Rules.from_dict(record["rules"]) == Rules(napola=True)
         replay(record)
 
 
