@@ -43,11 +43,12 @@ import numpy as np
 import pettingzoo
 from gymnasium import spaces
 from gymnasium.utils import seeding
+from numba import njit
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import core
-from .actions import action_table
+from .actions import TAKES_TABLE, action_table, encode_move
 from .batched import check_episode_reward, resolve_rules, side_rewards
 from .cards import cards_str
 from .errors import ScopaError
@@ -65,6 +66,19 @@ def agent_names(players: int) -> tuple[str, ...]:
 def hand_totals(state: np.ndarray, sides: int) -> list[int]:
     """Each side's points in the last finished hand."""
     return [int(state[core.LINES + s * core.NLINES + core.LINE_TOTAL]) for s in range(sides)]
+
+
+@njit(cache=True)
+def legal_ids(state, buf, kernel, out):
+    """Action ids of the mover's legal moves into out[:n]; returns n, or -1 if a move has no id."""
+    n = core.legal_moves(state, buf)
+    table = state[core.TABLE]
+    for i in range(n):
+        a = encode_move(kernel, buf[0, i], buf[1, i], table)
+        if a < 0:
+            return -1
+        out[i] = a
+    return n
 
 
 def render_text(game: Game, viewer: int) -> str:
@@ -158,6 +172,8 @@ class raw_env(AECEnv):
         self._np_random = None
         self._mask = np.zeros(self.table.size, dtype=np.int8)
         self._legal = np.zeros(0, dtype=np.int64)
+        self._buf = core.new_move_buffer()
+        self._ids = np.zeros(core.MAX_MOVES, dtype=np.int64)
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]
@@ -188,8 +204,16 @@ class raw_env(AECEnv):
             self.render()
 
     def _update_legal(self) -> None:
+        """The legal ids of the player to move into the mask (Game.legal_action_ids without its
+        Python overhead: this runs at every step)."""
         self._mask[self._legal] = 0
-        self._legal = self.game.legal_action_ids()
+        n = 0
+        if self.game.state[core.PHASE] == core.PLAYING:
+            n = legal_ids(self.game.state, self._buf, self.table.kernel, self._ids)
+            if n < 0:
+                raise ScopaError("a legal move has no action id in the action table of these "
+                                 "rules")
+        self._legal = self._ids[:n].copy()
         self._mask[self._legal] = 1
 
     # ---- playing --------------------------------------------------------------------------
@@ -203,8 +227,10 @@ class raw_env(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         self.infos = {x: {} for x in names}
-        card, captured = self.table.decode(a, int(g.state[core.TABLE]))
-        flags = core.apply_move(g.state, card, captured)
+        captured = self.table.captured[a]
+        if captured == TAKES_TABLE:
+            captured = g.state[core.TABLE]
+        flags = core.apply_move(g.state, self.table.card[a], captured)
         if flags & core.F_HAND_OVER:
             score = g.hand_score()
             for x in names:
