@@ -590,12 +590,13 @@ def end_hand(state):
     for i in range(MAXP * NLINES):
         state[LINES + i] = 0
     state[NAPOLEONE_SIDE] = 0
-    piles = np.zeros(MAXP, dtype=np.int64)
-    scope = np.zeros(MAXP, dtype=np.int64)
+    work = np.zeros(3 * MAXP, dtype=np.int64)  # one allocation per hand: side piles, scope, values
+    piles = work[0:MAXP]
+    scope = work[MAXP:2 * MAXP]
+    values = work[2 * MAXP:3 * MAXP]
     for p in range(n):
         piles[p % sides] |= state[PILES + p]
         scope[p % sides] += state[SCOPE + p]
-    values = np.zeros(MAXP, dtype=np.int64)
     for s in range(sides):
         values[s] = popcount(piles[s])
     _award_unique_max(state, values, sides, LINE_CARTE)
