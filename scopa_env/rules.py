@@ -63,7 +63,7 @@ class Rules:
         if _whole(self.players, "players", 2, 6) not in PLAYER_COUNTS:
             raise ScopaError(f"rules option players must be one of 2, 3, 4, 6, got {self.players!r}")
         _whole(self.hand_cards, "hand_cards", 1, 20)
-        _whole(self.table_cards, "table_cards", 0, 36)
+        _whole(self.table_cards, "table_cards", 0, 10)   # a bigger start table is no game the seeds know
         per_deal = self.players * self.hand_cards
         if (40 - self.table_cards) % per_deal:
             raise ScopaError(
