@@ -51,7 +51,7 @@ def test_random_matches_agree_with_game(episode, reward):
     """Random matches through the raw env, mirrored by a Game driven with the same actions."""
     e = raw_env(napola=True, episode=episode, reward=reward)
     rng = np.random.default_rng(0)
-    episodes = 500 if episode == "match" else 600
+    episodes = 300 if episode == "match" else 400
     for ep in range(episodes):
         e.reset(seed=ep if episode == "match" or ep % 20 == 0 else None)
         g = e.game.copy()

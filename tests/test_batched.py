@@ -19,7 +19,7 @@ def _random_index(env, rng):
 
 
 @pytest.mark.parametrize("rules,episode,reward,matches", [
-    (Rules(), "match", "win", 1500),
+    (Rules(), "match", "win", 800),
     (Rules(napola=True, target=16), "match", "points", 300),
     (Rules(napola=True), "hand", "points", 200),
 ])
