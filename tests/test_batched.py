@@ -283,3 +283,32 @@ def test_state_dict_resumes_bit_for_bit():
     assert np.array_equal(env.states, other.states)
     with pytest.raises(ScopaError, match="num_envs"):
         BatchedScopa(4).load_state_dict(saved)
+
+
+def test_widening_in_play_keeps_agreeing_with_game(monkeypatch):
+    """Start the legal arrays 4 wide: positions with more moves widen them in the middle of a
+    step, and every game still matches its mirror Game (ids, observations)."""
+    from scopa_env import batched
+
+    monkeypatch.setattr(batched, "MAX_LEGAL_QUINDICI", 4)
+    env = BatchedScopa(8, rules=Rules(quindici="only"), seed=4, reward="points")
+    env.reset()
+    games = [_mirror(env, b) for b in range(8)]
+    rng = np.random.default_rng(0)
+    widths = {env.max_legal}
+    for _ in range(300):
+        idx = _random_index(env, rng)
+        actions = env.legal_ids[np.arange(8), idx]
+        env.step(actions)
+        widths.add(env.max_legal)
+        for b, g in enumerate(games):
+            res = g.play_action(actions[b])
+            if res.match_over:
+                g = games[b] = _mirror(env, b)
+            elif res.hand_over:
+                g.next_hand()
+            n = env.legal_count[b]
+            assert np.array_equal(env.legal_ids[b, :n], g.legal_action_ids())
+            assert np.all(env.legal_ids[b, n:] == -1)
+            assert np.array_equal(env.obs[b], g.observation(g.to_move)["observation"])
+    assert len(widths) >= 3 and env.legal_ids.shape[1] == env.max_legal
