@@ -1,11 +1,16 @@
 """Play scopa in the terminal against the computer: a rule level or a trained agent.
 
-    python play.py [--opponent easy|normal|hard|PATH.pt] [--napola] [--target T] [--seed S]
+    python play.py [--rules PRESET] [--opponent easy|normal|hard|PATH.pt] [--partner SPEC]
+                   [--napola] [--target T] [--seed S]
+    python play.py --list-rules
 
-You are seat 0, the computer seat 1; the match seed decides who deals the first hand, then the
-deal alternates. The computer is an `agents` Agent: it is handed `Game.observation(1)` and
-answers an action id, so it never sees your cards or the deck. All I/O goes through
-`PlaySession(input_fn, output)`, which is how the tests drive whole matches.
+You are seat 0, the computer the other seats; the match seed decides who deals the first hand,
+then the deal passes to the next seat. Each computer seat is an `agents` Agent: it is handed
+`Game.observation(seat)` and answers an action id, so it never sees your cards (nor its
+partner's) or the deck. With 3 players both others are opponents; in pairs (4 or 6 players,
+partners opposite) your partner (seat players / 2) is the `--partner` agent (default: the same
+level as the opponents) and the screen shows every seat's captures and each side's pooled pile.
+All I/O goes through `PlaySession(input_fn, output)`, which is how the tests drive whole matches.
 """
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ from scopa_env.cards import (SETTEBELLO, SUIT_SYMBOLS, SUITS, card_name_compact,
                              parse_card, rank_of, suit_of)
 from scopa_env.errors import ScopaError
 from scopa_env.game import Game, Move, primiera
+from scopa_env.presets import list_rules_text, preset_name, rules_from_preset
 from scopa_env.rules import Rules
 
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "scopa-default.pt"
@@ -44,6 +50,36 @@ HELP = f"""\
 # (key in Game.hand_score(), label) in the order the seed game shows them
 SCORE_LINES = (("carte", "cards"), ("denari", "denari"), ("settebello", "settebello"),
                ("primiera", "primiera"), ("scope", "scope"), ("napola", "napola"))
+LINE_LABELS = dict(SCORE_LINES, re_bello="re bello", napoleone="napoleone")
+
+
+def seat_names(players: int) -> tuple[str, ...]:
+    """What the screen calls each seat: 'You', the 'Computer' of the 2-player game; with more
+    players the opponents in turn order and, in pairs, the 'Partner' sitting opposite."""
+    if players == 2:
+        return NAMES
+    if players == 3:
+        return ("You", "Computer 1", "Computer 2")
+    sides = players // 2
+    names = ["You"]
+    for seat in range(1, players):
+        side = seat % sides
+        if side == 0:
+            names.append("Partner")
+        elif sides == 2:
+            names.append(f"Opponent {seat // sides + 1}")
+        else:
+            names.append(f"Opponent {'BC'[side - 1]}{seat // sides + 1}")
+    return tuple(names)
+
+
+def side_names(players: int) -> tuple[str, ...]:
+    """What the screen calls each side (a seat when each plays for self)."""
+    if players <= 3:
+        return seat_names(players)
+    if players == 4:
+        return ("Us", "Them")
+    return ("Us", "Side B", "Side C")
 
 
 class Quit(Exception):
@@ -108,6 +144,14 @@ def pile_summary(pile: list[int], scope: int) -> str:
     return " · ".join(parts)
 
 
+def primiera_detail(piles, scale: str) -> str:
+    """'78 - 61' (the primiera of each pile under the rules' scale; 'none' without all four
+    suits), or the sevens of each pile when the point goes to the most sevens."""
+    if scale == "most_sevens":
+        return " - ".join(f"{sum(1 for c in p if rank_of(c) == 7)} sevens" for p in piles)
+    return " - ".join(str(primiera(p, scale) or "none") for p in piles)
+
+
 class PlaySession:
     """One person against one computer opponent, over as many matches as they like.
 
@@ -116,17 +160,57 @@ class PlaySession:
 
     def __init__(self, opponent: str, rules: Rules, seed: int,
                  input_fn: Callable[[str], str] = input, output: TextIO | None = None,
-                 italian: bool = False):
+                 italian: bool = False, partner: str | None = None):
         self.input_fn = input_fn
         self.out = output if output is not None else sys.stdout
         self.rules = rules
         self.opponent = opponent
-        self.agent = make_agent(opponent, rules, seed)   # ScopaError: a bad --opponent
+        if partner is not None and rules.players not in (4, 6):
+            raise ScopaError(f"a partner plays only in pairs (4 or 6 players); these rules have "
+                             f"{rules.players} players")
+        self.partner = partner          # None: the same level as the opponents
+        self.agents = self.make_agents(opponent, partner, rules, seed)  # ScopaError: a bad spec
         self.actions = action_table(rules)
         self.next_seed = seed
         self.italian = italian
         self.game: Game | None = None
         self.log: list[str] = []    # what happened since the person last saw the table
+
+    # ---- seats ---------------------------------------------------------------------------
+    @staticmethod
+    def make_agents(opponent: str, partner: str | None, rules: Rules, seed: int) -> dict:
+        """The computer seats' agents, one object per seat: {seat: Agent}."""
+        agents = {}
+        for seat in range(1, rules.players):
+            spec = partner if partner is not None and rules.team_of(seat) == 0 else opponent
+            agents[seat] = make_agent(spec, rules, seed)
+        return agents
+
+    @property
+    def agent(self):
+        """The computer of seat 1 (the opponent of the 2-player game)."""
+        return self.agents[COMPUTER]
+
+    @agent.setter
+    def agent(self, agent) -> None:
+        self.agents[COMPUTER] = agent
+
+    @property
+    def pairs(self) -> bool:
+        return self.rules.players in (4, 6)
+
+    def seat_name(self, seat: int) -> str:
+        return seat_names(self.rules.players)[seat]
+
+    def side_pile(self, side: int) -> tuple[list[int], int]:
+        """A side's pooled pile and scope (a seat's own with 2 or 3 players)."""
+        g = self.game
+        seats = [p for p in range(self.rules.players) if self.rules.team_of(p) == side]
+        pile = sorted(c for p in seats for c in g.pile(p))
+        return pile, sum(g.scope(p) for p in seats)
+
+    def partner_label(self) -> str:
+        return opponent_label(self.partner if self.partner is not None else self.opponent)
 
     # ---- text ----------------------------------------------------------------------------
     def say(self, text: str = "") -> None:
@@ -184,17 +268,32 @@ class PlaySession:
         seed = self.next_seed
         self.next_seed = (seed + 1) % 2**63
         self.game = Game(self.rules, seed)
-        self.agent.reset(seed)
+        for seat, agent in self.agents.items():
+            agent.reset((seed + (seat - 1) * 1_000_003) % 2**63)
         self.log = []
-        self.say(f"\n=== New match to {self.rules.target} against "
-                 f"{opponent_label(self.opponent)}, napola {'on' if self.rules.napola else 'off'}"
-                 f" (seed {seed}). ? for help ===")
+        if self.rules.players == 2 and self.rules.replace(napola=False, target=11) == Rules():
+            what = ""
+        else:
+            what = f" of {preset_name(self.rules) or self.rules.describe()}"
+        if self.pairs:
+            against = (f"with your partner ({self.partner_label()}) against "
+                       f"{opponent_label(self.opponent)}")
+        elif self.rules.players == 3:
+            against = f"against two {opponent_label(self.opponent)} players"
+        else:
+            against = f"against {opponent_label(self.opponent)}"
+        self.say(f"\n=== New match{what} to {self.rules.target} {against}, napola "
+                 f"{'on' if self.rules.napola else 'off'} (seed {seed}). ? for help ===")
         self.log.append(self.hand_banner())
 
     def hand_banner(self) -> str:
         g = self.game
-        deals = "You deal" if g.dealer == HUMAN else "Computer deals"
-        first = "you play" if g.dealer == COMPUTER else "computer plays"
+        if self.rules.players == 2:
+            deals = "You deal" if g.dealer == HUMAN else "Computer deals"
+            first = "you play" if g.dealer == COMPUTER else "computer plays"
+            return f"--- Hand {g.hand_no + 1}: {deals}, {first} first ---"
+        deals = "You deal" if g.dealer == HUMAN else f"{self.seat_name(g.dealer)} deals"
+        first = "you play" if g.to_move == HUMAN else f"{self.seat_name(g.to_move)} plays"
         return f"--- Hand {g.hand_no + 1}: {deals}, {first} first ---"
 
     def step(self) -> None:
@@ -207,7 +306,7 @@ class PlaySession:
                 raise Quit
             g.next_hand()
             self.log.append(self.hand_banner())
-        elif g.to_move == COMPUTER:
+        elif g.to_move != HUMAN:
             self.computer_turn()
         else:
             self.human_turn()
@@ -218,32 +317,44 @@ class PlaySession:
         table_before = g.table
         who = g.to_move
         result = g.play(move.card, move.captured)
-        line = f"{NAMES[who]} played {self.move_text(move)}"
+        line = f"{self.seat_name(who)} played {self.move_text(move)}"
         self.log.append(line + ("   *** SCOPA! ***" if result.scopa else ""))
         if result.dealt:
-            self.log.append(f"New deal: 3 cards each, {g.deck_left} left in the deck.")
+            self.log.append(f"New deal: {self.rules.hand_cards} cards each, {g.deck_left} left "
+                            f"in the deck.")
         if result.hand_over:
             left = [c for c in table_before if not move.captured >> c & 1]
             if not move.captured:
                 left.append(move.card)
             if left and g.last_capturer is not None:
+                if self.rules.players == 2:
+                    whom = 'you' if g.last_capturer == HUMAN else 'the computer'
+                else:
+                    whom = 'you' if g.last_capturer == HUMAN else self.seat_name(g.last_capturer)
                 self.log.append(f"Cards left on the table ({self.names(by_rank(left))}) go to "
-                                f"{'you' if g.last_capturer == HUMAN else 'the computer'}.")
+                                f"{whom}.")
             self.flush_log()
             self.show_hand_score()
 
     def computer_turn(self) -> None:
-        action = self.agent.act(self.game.observation(COMPUTER))
+        seat = self.game.to_move
+        action = self.agents[seat].act(self.game.observation(seat))
         try:
-            card, captured = self.actions.decode(action)
+            card, captured = self.actions.decode(action, table=self.game.table)
             move = self.game.resolve(card, captured)
         except ScopaError as err:   # an agent bug: reported, never replaced by another move
-            raise ScopaError(f"the computer ({opponent_label(self.opponent)}) chose an illegal "
+            spec = self.partner if self.partner is not None and self.rules.team_of(seat) == 0 \
+                else self.opponent
+            who = "the computer" if self.rules.players == 2 else self.seat_name(seat)
+            raise ScopaError(f"{who} ({opponent_label(spec)}) chose an illegal "
                              f"move: {err}") from None
         self.play(move)
 
     # ---- the person's turn ---------------------------------------------------------------
     def show_state(self) -> None:
+        if self.rules.players != 2:
+            self.show_state_many()
+            return
         g = self.game
         you, cpu = g.scores
         deals = "you deal" if g.dealer == HUMAN else "computer deals"
@@ -256,6 +367,35 @@ class PlaySession:
         hand = by_rank(g.hand(HUMAN))
         self.say("Your hand: " + "   ".join(f"{i}) {self.name(c)}" for i, c in enumerate(hand, 1)))
 
+    def show_state_many(self) -> None:
+        """The turn screen with 3, 4 or 6 players: scores per side, every seat's captures,
+        the sides' pooled piles (pairs), whose turn, the person's hand."""
+        g, rules = self.game, self.rules
+        sides = side_names(rules.players)
+        scores = " · ".join(f"{sides[t]} {g.scores[t]}" for t in range(rules.teams))
+        deals = "you deal" if g.dealer == HUMAN else f"{self.seat_name(g.dealer)} deals"
+        self.say(f"--- {scores} (to {rules.target}) · hand {g.hand_no + 1}, {deals} · deck "
+                 f"{g.deck_left}{' · napola' if rules.napola else ''} ---")
+        self.say(self.wrapped("Table:     ", by_rank(g.table)))
+        width = max(len(n) for n in seat_names(rules.players)) + 2
+        for seat in range(1, rules.players):
+            label = f"{self.seat_name(seat) + ':':<{width}}"
+            self.say(f"{label}{len(g.hand(seat))} in hand · took "
+                     f"{pile_summary(g.pile(seat), g.scope(seat))}")
+        self.say(f"{'You took:':<{width}}{pile_summary(g.pile(HUMAN), g.scope(HUMAN))}")
+        if self.pairs:
+            for t in range(rules.teams):
+                pile, scope = self.side_pile(t)
+                label = "Us (you + partner)" if t == 0 else sides[t]
+                self.say(f"  {label} together: {pile_summary(pile, scope)}")
+        order = [self.seat_name((HUMAN + k) % rules.players) for k in range(rules.players)]
+        self.say("Your turn (then " + ", ".join(order[1:]) + ").")
+        hand = by_rank(g.hand(HUMAN))
+        items = [f"{i}) {self.name(c)}".replace(" ", "\u00a0") for i, c in enumerate(hand, 1)]
+        text = textwrap.fill("   ".join(items), width=WIDTH, initial_indent="Your hand: ",
+                             subsequent_indent=" " * len("Your hand: "))
+        self.say(text.replace("\u00a0", " "))
+
     def human_turn(self) -> None:
         self.flush_log()
         self.show_state()
@@ -266,7 +406,8 @@ class PlaySession:
             if not command:
                 self.show_state()
             elif command in ("?", "h", "help"):
-                self.say(HELP)
+                n = self.rules.hand_cards
+                self.say(HELP if n == 3 else HELP.replace("1 2 3      ", f"1 2 ... {n:<3}", 1))
             elif command == "q":
                 raise Quit
             elif command == "d":
@@ -341,37 +482,41 @@ class PlaySession:
             self.say("Level unchanged.")
             return False
         try:
-            agent = make_agent(spec, self.rules, self.next_seed)
+            agents = self.make_agents(spec, self.partner, self.rules, self.next_seed)
         except ScopaError as err:
             self.say(f"  {err}")
             return False
-        self.agent, self.opponent = agent, spec
+        self.agents, self.opponent = agents, spec
         self.new_match()
         return True
 
     def change_rules(self, rules: Rules) -> bool:
         """Switch rules (napola on/off): the opponent is rebuilt for them and a match starts."""
         try:
-            agent = make_agent(self.opponent, rules, self.next_seed)
+            agents = self.make_agents(self.opponent, self.partner, rules, self.next_seed)
         except ScopaError as err:
             self.say(f"  {err}")
             return False
-        self.agent, self.rules, self.actions = agent, rules, action_table(rules)
+        self.agents, self.rules, self.actions = agents, rules, action_table(rules)
         self.new_match()
         return True
 
     # ---- scoring -------------------------------------------------------------------------
     def show_hand_score(self) -> None:
+        if self.rules.players != 2:
+            self.show_hand_score_many()
+            return
         g = self.game
         lines = g.hand_score()
         piles = [g.pile(HUMAN), g.pile(COMPUTER)]
         detail = {
             "carte": "{} - {}".format(*(len(p) for p in piles)),
             "denari": "{} - {}".format(*(sum(1 for c in p if suit_of(c) == 0) for p in piles)),
-            "primiera": "{} - {}".format(*(primiera(p) or "none" for p in piles)),
+            "primiera": primiera_detail(piles, self.rules.primiera),
         }
         self.say(f"\n{f'Hand {g.hand_no + 1} score':<16}{'You':>5}{'Computer':>10}")
-        for key, label in SCORE_LINES:
+        for key in g.score_lines()[:-1]:       # the classic rules: SCORE_LINES' order
+            label = LINE_LABELS[key]
             if key == "napola" and not self.rules.napola:
                 continue
             extra = f"   ({detail[key]})" if key in detail else ""
@@ -380,13 +525,47 @@ class PlaySession:
         you, cpu = g.scores
         self.say(f"Match: you {you}, computer {cpu} (to {self.rules.target})")
 
+    def show_hand_score_many(self) -> None:
+        """End-of-hand score lines, one column per side (pooled piles in pairs)."""
+        g, rules = self.game, self.rules
+        lines = g.hand_score()
+        sides = side_names(rules.players)
+        piles = [self.side_pile(t)[0] for t in range(rules.teams)]
+        detail = {
+            "carte": " - ".join(str(len(p)) for p in piles),
+            "denari": " - ".join(str(sum(1 for c in p if suit_of(c) == 0)) for p in piles),
+        }
+        detail["primiera"] = primiera_detail(piles, rules.primiera)
+        w = max(8, *(len(n) + 2 for n in sides))
+        self.say(f"\n{f'Hand {g.hand_no + 1} score':<16}" + "".join(f"{n:>{w}}" for n in sides))
+        for key in g.score_lines():
+            if key == "total" or (key == "napola" and not rules.napola):
+                continue
+            extra = f"   ({detail[key]})" if key in detail else ""
+            self.say(f"  {LINE_LABELS[key]:<14}" + "".join(f"{ln[key]:>{w}}" for ln in lines) + extra)
+        self.say(f"  {'hand total':<14}" + "".join(f"{ln['total']:>{w}}" for ln in lines))
+        if g.napoleone_side is not None:
+            self.say(f"Napoleone: {sides[g.napoleone_side]} took all ten denari.")
+        totals = ", ".join(f"{sides[t]} {g.scores[t]}" for t in range(rules.teams))
+        self.say(f"Match: {totals} (to {rules.target})")
+
     def end_of_match(self) -> None:
         g = self.game
-        you, cpu = g.scores
-        if g.winner == HUMAN:
-            self.say(f"\n*** You win the match {you}-{cpu}! ***")
+        if self.rules.players != 2:
+            sides = side_names(self.rules.players)
+            others = ", ".join(f"{sides[t]} {g.scores[t]}" for t in range(self.rules.teams)
+                               if t != g.winner)
+            if g.winner == 0:
+                who = "You win" if self.rules.players == 3 else "You and your partner win"
+            else:
+                who = f"{sides[g.winner]} win{'s' if self.rules.players == 3 else ''}"
+            self.say(f"\n*** {who} the match with {g.scores[g.winner]} ({others}){'!' if g.winner == 0 else '.'} ***")
         else:
-            self.say(f"\n*** The computer wins the match {cpu}-{you}. ***")
+            you, cpu = g.scores
+            if g.winner == HUMAN:
+                self.say(f"\n*** You win the match {you}-{cpu}! ***")
+            else:
+                self.say(f"\n*** The computer wins the match {cpu}-{you}. ***")
         while True:
             answer = self.ask("New match? (y/n) ").strip().lower()
             if answer in ("y", "yes", "s", "si", "sì"):
@@ -399,11 +578,19 @@ class PlaySession:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="Play scopa against the computer in the terminal.")
+    p.add_argument("--rules", default="classic", metavar="PRESET",
+                   help="the rules preset to play (classic; scopone, pairs, ...: see --list-rules)")
+    p.add_argument("--list-rules", action="store_true", help="list the rules presets and exit")
     p.add_argument("--opponent", default=None,
                    help="a level (easy, normal, hard; also random) or a checkpoint .pt "
-                        "(default: checkpoints/scopa-default.pt when present, else normal)")
+                        "(default: checkpoints/scopa-default.pt when present and trained for "
+                        "these rules, else normal)")
+    p.add_argument("--partner", default=None, metavar="SPEC",
+                   help="in pairs (4 or 6 players): your partner, a level or a checkpoint .pt "
+                        "(default: the same as the opponents)")
     p.add_argument("--napola", action="store_true", help="score the napola")
-    p.add_argument("--target", type=int, default=11, help="points that end the match (11)")
+    p.add_argument("--target", type=int, default=None,
+                   help="points that end the match (default: the preset's, 11 for classic)")
     p.add_argument("--seed", type=int, default=None,
                    help="deal the first match from this seed, the next ones from seed+1, ... "
                         "(default: a fresh seed, shown at the start of each match)")
@@ -425,21 +612,34 @@ def can_show_symbols() -> bool:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
+        if args.list_rules:
+            print(list_rules_text())
+            return 0
         if args.seed is not None and not 0 <= args.seed < 2**63:
             raise ScopaError(f"--seed must be a whole number 0..2**63-1, got {args.seed}")
-        rules = Rules(napola=args.napola, target=args.target)
+        rules = rules_from_preset(args.rules)
+        changes = {k: v for k, v in (("napola", True if args.napola else None),
+                                     ("target", args.target)) if v is not None}
+        rules = rules.replace(**changes) if changes else rules
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
         italian = args.italian or not can_show_symbols()
         opponent = args.opponent or default_opponent()
         try:
-            session = PlaySession(opponent, rules, seed, italian=italian)
+            session = PlaySession(opponent, rules, seed, italian=italian, partner=args.partner)
         except ScopaError as err:
             if args.opponent is not None or opponent == FALLBACK_LEVEL:
                 raise
+            try:
+                make_agent(opponent, rules, seed)
+            except ScopaError:
+                pass
+            else:
+                raise err from None       # the shipped agent can play: the error is elsewhere
             # the shipped agent was not asked for by name: say why it is not playing, go on
             print(f"The shipped agent cannot play this game ({err}); you play the "
                   f"{FALLBACK_LEVEL} level instead.")
-            session = PlaySession(FALLBACK_LEVEL, rules, seed, italian=italian)
+            session = PlaySession(FALLBACK_LEVEL, rules, seed, italian=italian,
+                                  partner=args.partner)
         return session.run()
     except ScopaError as err:
         print(f"play.py: {err}", file=sys.stderr)
