@@ -33,7 +33,7 @@ from agents import make_agent
 from agents.arena import check_matches, evaluate
 from agents.stats import elo
 from scopa_env.errors import ScopaError
-from scopa_env.presets import list_rules_text, preset_name, rules_from_preset
+from scopa_env.presets import list_rules_text, rules_from_preset
 from scopa_env.records import write as write_records
 from scopa_env.rules import Rules
 
@@ -143,12 +143,12 @@ def header(rules: Rules) -> str:
     return HEADER + "  points/hand per side (agent's first)"
 
 
-def rules_text(rules: Rules) -> str:
+def rules_text(rules: Rules, preset: str = "classic") -> str:
+    """The rules line of the output: the preset picked (its options) and target/napola as played."""
     text = f"target {rules.target}, napola {'on' if rules.napola else 'off'}"
     if rules.replace(napola=False, target=11) == Rules():
         return text
-    name = preset_name(rules)
-    return f"rules {name or 'custom'} ({rules.describe()}), " + text
+    return f"rules {preset} ({rules_from_preset(preset).describe()}), " + text
 
 
 def scheme(rules: Rules, matches: int, partner) -> str:
@@ -167,7 +167,7 @@ def scheme(rules: Rules, matches: int, partner) -> str:
 def head_to_head(args, rules: Rules, records) -> dict:
     check_specs([args.agent, *args.opponent] + ([args.partner] if args.partner else []), rules)
     print(f"agent {args.agent}: {scheme(rules, args.matches, args.partner)}, "
-          f"seed {args.seed}, {rules_text(rules)}")
+          f"seed {args.seed}, {rules_text(rules, args.rules)}")
     print(header(rules), flush=True)
     progress = Progress(args.matches * len(args.opponent))
     results = []
@@ -179,7 +179,7 @@ def head_to_head(args, rules: Rules, records) -> dict:
     finally:
         progress.close()
     return {"agent": args.agent, "partner": args.partner, "rules": rules.to_dict(),
-            "preset": preset_name(rules), "seed": args.seed,
+            "preset": args.rules, "seed": args.seed,
             "scheme": scheme(rules, args.matches, args.partner), "results": results}
 
 
@@ -194,7 +194,7 @@ def round_robin(args, rules: Rules, records) -> dict:
     k = len(specs)
     pairs = list(combinations(range(k), 2))
     print(f"round robin of {k} agents: {args.matches} matches per pair, seed {args.seed}, "
-          f"{rules_text(rules)}", flush=True)
+          f"{rules_text(rules, args.rules)}", flush=True)
     progress = Progress(args.matches * len(pairs))
     wins = np.zeros((k, k))
     games = np.zeros((k, k))
@@ -222,7 +222,7 @@ def round_robin(args, rules: Rules, records) -> dict:
     order = np.argsort(-ratings)
     for i in order:
         print(f"{specs[i]:<{width}} {ratings[i]:+7.0f}  [{lo[i]:+.0f}, {hi[i]:+.0f}]")
-    return {"rules": rules.to_dict(), "seed": args.seed, "results": results,
+    return {"rules": rules.to_dict(), "preset": args.rules, "seed": args.seed, "results": results,
             "elo": [{"agent": specs[i], "rating": float(ratings[i]), "ci": [float(lo[i]), float(hi[i])]}
                     for i in range(k)]}
 

@@ -1,0 +1,337 @@
+"""The levels under every rules preset: legal play through the arena, decisions from the
+observation alone, the rules they judge by, and evaluate.py --rules."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents import _rollout, make_agent
+from agents.arena import evaluate, play_deal, rotation_seats, summarize
+from agents.hard import HardAgent
+from scopa_env import core
+from scopa_env.actions import TAKES_TABLE
+from scopa_env.cards import mask_of
+from scopa_env.errors import ScopaError
+from scopa_env.game import Game
+from scopa_env.presets import PRESETS, rules_from_preset
+from scopa_env.rules import Rules
+
+ROOT = Path(__file__).resolve().parents[1]
+NAMES = list(PRESETS)
+TINY = {"hard": {"worlds": 2}}
+
+
+def level(name, rules, seed=0, **options):
+    return make_agent(name, rules=rules, seed=seed, **{**TINY.get(name, {}), **options})
+
+
+def short(name):
+    """A preset with a low target, so that a match is a hand or two."""
+    return rules_from_preset(name).replace(target=3)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_level_plays_every_preset_through_the_arena(name):
+    # Game.play_action raises on an illegal action: finishing the matches is the check
+    rules = short(name)
+    sides = rules.teams
+    r = evaluate(level("hard", rules), level("normal", rules, 1), sides, seed=2, rules=rules,
+                 partner=level("easy", rules, 2) if rules.players > 3 else None)
+    assert r["matches"] == sides and r["hands"] >= sides and len(r["points_per_side"]) == sides
+    r = evaluate("random", "easy", sides, seed=3, rules=rules)
+    assert r["matches"] == sides
+
+
+def _checked_hand(rules, seed):
+    """One hand with a different level on each seat; every action is checked against the mask."""
+    g = Game(rules, seed)
+    seats = [level(("easy", "normal", "hard")[s % 3], rules, seed + s) for s in range(rules.players)]
+    moves = 0
+    while not g.hand_over:
+        p = g.to_move
+        o = g.observation(p)
+        a = seats[p].act(o)
+        assert o["action_mask"][a] == 1
+        g.play_action(a)
+        moves += 1
+    return moves
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_levels_only_choose_legal_actions(name):
+    rules = rules_from_preset(name)
+    assert _checked_hand(rules, 7) == 40 - rules.table_cards
+
+
+def _mid_hand(rules, seed, plies):
+    g = Game(rules, seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(plies):
+        ids = g.legal_action_ids()
+        g.play_action(ids[rng.integers(len(ids))])
+        if g.hand_over:
+            return None
+    return g
+
+
+def _hidden_reshuffled(g, rng):
+    """The same position with every hidden card (other hands, deck) dealt differently."""
+    st = g.state.copy()
+    n = g.n_players
+    me = g.to_move
+    others = [(me + k) % n for k in range(1, n)]
+    hidden = [c for p in others for c in range(40) if st[core.HANDS + p] >> c & 1]
+    hidden += [int(c) for c in st[core.DECK + st[core.DECK_POS]:core.DECK + 40]]
+    rng.shuffle(hidden)
+    at = 0
+    for p in others:
+        k = core.popcount(st[core.HANDS + p])
+        st[core.HANDS + p] = mask_of(hidden[at:at + k])
+        at += k
+    st[core.DECK + st[core.DECK_POS]:core.DECK + 40] = hidden[at:]
+    return Game.from_state(g.rules, st)
+
+
+@pytest.mark.parametrize("name", ["scopone", "three-players", "quindici", "scopa-d-assi", "six-players"])
+def test_decisions_depend_on_the_observation_and_seed_only(name):
+    rules = rules_from_preset(name)
+    rng = np.random.default_rng(0)
+    hard, normal = HardAgent(rules=rules, worlds=3), level("normal", rules)
+    checked = 0
+    for seed in range(1, 40):
+        g = _mid_hand(rules, seed, int(rng.integers(0, 12)))
+        if g is None or len(g.legal_action_ids()) < 2:
+            continue
+        me = g.to_move
+        g2 = _hidden_reshuffled(g, rng)
+        o1, o2 = g.observation(me), g2.observation(me)
+        assert np.array_equal(o1["observation"], o2["observation"])
+        for a in (hard, normal):
+            a.reset(5)
+            legal1, v1 = (a.move_values if a is hard else a.scores)(o1)
+            a.reset(5)
+            legal2, v2 = (a.move_values if a is hard else a.scores)(o2)
+            assert np.array_equal(legal1, legal2) and np.array_equal(v1, v2)
+        hard.reset(9)
+        x = hard.act(o1)
+        hard.reset(9)
+        assert hard.act(o1) == x             # the same seed, the same move
+        checked += 1
+        if checked == 4:
+            break
+    assert checked == 4
+
+
+@pytest.mark.parametrize("name", ["scopone-scientifico", "three-players", "six-players", "napola"])
+def test_the_world_is_rebuilt_from_the_observation(name):
+    rules = rules_from_preset(name)
+    header = np.asarray(rules.to_header(), dtype=np.int64)
+    n, sides = rules.players, rules.teams
+    for seed in range(1, 6):
+        g = _mid_hand(rules, seed, 5)
+        if g is None:
+            continue
+        me = g.to_move
+        st = g.state
+        v = _rollout.View(g.observation(me)["observation"], rules, header)
+        b = v.base
+        assert (b[:core.HEADER_SIZE][core.RE_BELLO:core.CAPOTTO + 1] == header[core.RE_BELLO:core.CAPOTTO + 1]).all()
+        assert b[core.NPLAYERS] == n and b[core.CARDS_PER_DEAL] == rules.hand_cards
+        assert b[core.HANDS] == st[core.HANDS + me] and b[core.TABLE] == st[core.TABLE]
+        hidden = 0
+        for k in range(n):
+            s = (me + k) % n
+            assert b[core.PILES + k] == st[core.PILES + s] and b[core.PLAYED + k] == st[core.PLAYED + s]
+            assert v.sizes[k] == core.popcount(st[core.HANDS + s])
+            if k:
+                hidden |= int(st[core.HANDS + s])
+                assert b[core.HANDS + k] == 0
+        for k in range(sides):
+            assert b[core.SCORES + k] == st[core.SCORES + (me + k) % n % sides]
+        deck = st[core.DECK + st[core.DECK_POS]:core.DECK + 40]
+        assert v.unseen == hidden | sum(1 << int(c) for c in deck)
+        assert b[core.DECK_POS] == st[core.DECK_POS] and b[core.DEALER] == (st[core.DEALER] - me) % n
+
+
+def test_a_broken_observation_is_a_scopa_error():
+    rules = rules_from_preset("scopone")
+    g = _mid_hand(rules, 3, 2)
+    o = g.observation(g.to_move)
+    bad = {"observation": o["observation"].copy(), "action_mask": o["action_mask"]}
+    bad["observation"][80] ^= 1            # one unseen card more or less
+    for name in ("normal", "hard"):
+        with pytest.raises(ScopaError, match="inconsistent observation"):
+            level(name, rules).act(bad)
+    with pytest.raises(ScopaError, match="classic"):
+        HardAgent(rules=rules, infer=True)
+
+
+# ---- what the levels judge by ---------------------------------------------------------------
+def _position(rules, hand, table, others, piles=None):
+    """Seat 0 to move in the last deal (empty deck); every other card in the piles."""
+    n = rules.players
+    hands = [hand] + list(others)
+    used = mask_of([c for h in hands for c in h] + list(table))
+    rest = [c for c in range(40) if not used >> c & 1]
+    piles = [list(p) for p in (piles or [[] for _ in range(n)])]
+    for i, c in enumerate(x for x in rest if not mask_of([p for q in piles for p in q]) >> x & 1):
+        piles[i % n].append(c)
+    return Game(rules).setup(hands=hands, table=table, piles=piles, deck=[], dealer=n - 1, to_move=0)
+
+
+def _choice(agent, g):
+    o = g.observation(0)
+    a = agent.act(o)
+    return agent.actions.decode(a, table=int(g.state[core.TABLE]))
+
+
+def test_the_ace_takes_the_table_when_it_is_worth_it():
+    rules = rules_from_preset("scopa-d-assi")
+    # the opponent's ace would take the table next: take it now (no count-out: 6 cards left)
+    g = _position(rules, ["1C", "4S", "9S"], ["7D", "7C", "5D"], [["1B", "2B", "8C"]])
+    o = g.observation(0)
+    legal = np.flatnonzero(o["action_mask"])
+    table = make_agent("easy", rules=rules).actions
+    assert (table.captured[legal] == TAKES_TABLE).any()
+    for name in ("normal", "hard"):
+        card, captured = _choice(level(name, rules, worlds=8) if name == "hard" else level(name, rules), g)
+        assert (card, captured) == (mask_of(["1C"]).bit_length() - 1, mask_of(["7D", "7C", "5D"]))
+
+
+def test_fifteen_captures_come_from_the_engine():
+    rules = rules_from_preset("quindici")
+    # 9S + 6C = 15 and 9S + 4B + 2S = 15 are the moves of 9S; the judgement takes one of them
+    g = _position(rules, ["9S", "10B", "1S"], ["6C", "4B", "2S", "7D"], [["8B", "3C", "5S"]])
+    n = level("normal", rules)
+    legal, v = n.scores(g.observation(0))
+    card, captured = n.actions.decode(legal[int(np.argmax(v))])
+    assert captured and sum(c % 10 + 1 for c in range(40) if captured >> c & 1) + card % 10 + 1 == 15
+    # the feared reply too: a re on 5D is a 15-capture and a scopa, which classic rules do not allow
+    w, vals, scratch = _rollout.WEIGHTS, np.full(40, 0.1), _rollout.new_scratch()
+    tmp, tbuf = np.zeros(core.STATE_SIZE, dtype=np.int64), core.new_move_buffer()
+    table, unseen = mask_of(["5D"]), mask_of(["10B"])
+    state = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    state[:core.HEADER_SIZE] = rules.to_header()
+    threat = _rollout.reply_threat_moves(state, table, unseen, 1, False, w, vals, scratch, tmp, tbuf)
+    assert threat == pytest.approx(0.1 + 0.1 + w[_rollout.I_SCOPA])
+    state[:core.HEADER_SIZE] = Rules().to_header()
+    assert _rollout.reply_threat_moves(state, table, unseen, 1, False, w, vals, scratch, tmp, tbuf) == 0.0
+
+
+def test_re_bello_makes_the_re_di_denari_a_point():
+    plain, bello = Rules(), rules_from_preset("re-bello")
+    g1 = _position(plain, ["10S", "5C"], ["10D", "2B"], [["9B", "8C"]])
+    g2 = _position(bello, ["10S", "5C"], ["10D", "2B"], [["9B", "8C"]])
+    values = []
+    for g, rules in ((g1, plain), (g2, bello)):
+        n = level("normal", rules)
+        legal, v = n.scores(g.observation(0))
+        ids = n.actions.encode("10S", ["10D"])
+        values.append(v[list(legal).index(ids)])
+    assert values[1] - values[0] == pytest.approx(1.0, abs=0.3)
+
+
+def test_pairs_outcome_is_my_side_against_the_other():
+    rules = rules_from_preset("pairs")
+    st = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    st[:core.HEADER_SIZE] = rules.to_header()
+    st[core.LINES + core.LINE_TOTAL] = 4
+    st[core.LINES + core.NLINES + core.LINE_TOTAL] = 1
+    assert _rollout.outcome_any(st, False) == 3.0
+    st3 = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    st3[:core.HEADER_SIZE] = rules_from_preset("three-players").to_header()
+    for s, pts in enumerate((2, 5, 1)):
+        st3[core.LINES + s * core.NLINES + core.LINE_TOTAL] = pts
+    assert _rollout.outcome_any(st3, False) == -3.0      # against the best other side
+
+
+def test_the_count_out_with_partners_is_exact():
+    """Pairs, last round, I play third: only the next seat (an opponent) holds a card, so
+    nothing is hidden and normal's count-out is the brute-force value of each move."""
+    rules = rules_from_preset("pairs")
+    g = _position(rules, ["7C"], ["7D", "3S", "4B"], [["3C"], [], []])
+    n = level("normal", rules)
+    o = g.observation(0)
+    legal, v = n._any_values(o, True)
+    table = n.actions
+    for a, val in zip(legal, v):
+        child = g.copy()
+        child.play_action(a)
+        buf = core.new_move_buffer()
+        k = core.legal_moves(child.state, buf)
+        outs = []
+        for i in range(k):
+            s = child.state.copy()
+            core.apply_move(s, buf[0, i], buf[1, i])
+            outs.append(_rollout.outcome_any(s, False))
+        assert val == min(outs)                          # the opponent answers at its best
+    assert table.decode(legal[int(np.argmax(v))])[1] == mask_of(["7D"])
+
+
+# ---- the arena ------------------------------------------------------------------------------
+def test_rotation_puts_the_agent_on_every_side_and_keeps_places():
+    for name in ("classic", "three-players", "pairs", "six-players"):
+        rules = rules_from_preset(name)
+        n = rules.players
+        for r in range(rules.teams):
+            where = rotation_seats(rules, r)
+            assert where[r] == ("agent", 0)
+            if n > 3:
+                assert where[(r + rules.teams) % n] == ("partner", 0)
+            for j in range(1, n):
+                # the same object sits at the same distance from the agent in every rotation
+                assert where[(r + j) % n] == rotation_seats(rules, 0)[j]
+
+
+def test_a_deal_is_played_once_per_side_with_the_same_cards():
+    rules = short("six-players")
+    agent = level("normal", rules)
+    opps = [level("easy", rules, k) for k in range(4)]
+    results = play_deal(agent, opps, rules, 12, record=True, partner=level("normal", rules, 9))
+    assert [r.agent_side for r in results] == [0, 1, 2]
+    deals = [r.record["hands"][0]["deals"][0] for r in results]
+    assert deals[0] == deals[1] == deals[2]
+    s = summarize(list(results))
+    assert s["matches"] == 3 and s["wins"] == sum(r.winner == r.agent_side for r in results)
+    with pytest.raises(ScopaError):
+        evaluate("easy", "random", 4, rules=rules)       # not a multiple of 3
+    with pytest.raises(ScopaError):
+        evaluate("easy", "random", 2, rules=Rules(), partner="easy")
+
+
+# ---- evaluate.py ----------------------------------------------------------------------------
+def run_cli(*args):
+    return subprocess.run([sys.executable, str(ROOT / "evaluate.py"), *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
+
+
+def test_cli_rules_smoke(tmp_path):
+    out = tmp_path / "out.json"
+    p = run_cli("--rules", "scopone", "--agent", "normal", "--opponent", "easy", "--partner", "random",
+                "--matches", "2", "--target", "3", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "scopone" in p.stdout and "per side" in p.stdout
+    data = json.loads(out.read_text())
+    assert data["partner"] == "random" and data["preset"] == "scopone" and data["rules"]["players"] == 4 and data["rules"]["target"] == 3
+    (r,) = data["results"]
+    assert r["matches"] == 2 and len(r["points_per_side"]) == 2
+    p = run_cli("--rules", "three-players", "--agent", "easy", "--opponent", "random", "--matches", "3",
+                "--target", "2")
+    assert p.returncode == 0, p.stderr
+
+
+def test_cli_list_rules_and_bad_rules():
+    p = run_cli("--list-rules")
+    assert p.returncode == 0 and all(name in p.stdout for name in PRESETS)
+    for args in (["--rules", "nonsense"], ["--rules", "pairs", "--matches", "3"],
+                 ["--partner", "easy"], ["--rules", "three-players", "--round-robin", "easy", "random",
+                                         "--matches", "3"]):
+        if "--round-robin" not in args:
+            args = [*args, "--agent", "easy", "--opponent", "random"]
+        p = run_cli(*args)
+        assert p.returncode == 2, args
+        assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert "nonsense" in run_cli("--rules", "nonsense", "--agent", "easy", "--opponent", "random").stderr
