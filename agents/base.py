@@ -1,8 +1,10 @@
 """The one agent interface: observation in, action id out.
 
 An agent is handed exactly what the environment gives its player, the dict
-`{"observation": int8[OBS_SIZE], "action_mask": int8[n_actions]}` (see
-scopa_env/observation.py), and returns an action id whose mask entry is non-zero. It never sees
+`{"observation": int8[layout(rules.players).size], "action_mask": int8[action_table(rules).size]}`
+(see scopa_env/observation.py and actions.py: the 291-value layout and the 16,200 ids for the
+classic game), and returns an action id whose mask entry is non-zero. An agent is built for one
+rules set (`Agent(rules, seed)`) and plays only that one. It never sees
 the game state, so "the computer never sees your cards or the deck" holds by construction.
 Agents draw randomness only from their own generator, set by `reset(seed)`: the same
 observation after the same reset gives the same action.

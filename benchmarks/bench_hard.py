@@ -1,9 +1,10 @@
 """Decision time of the hard level (target: median <= 5 ms, 99th percentile <= 20 ms, one core).
 
-    python benchmarks/bench_hard.py [--matches 20] [--seed 0] [--budget N] [--worlds N]
+    python benchmarks/bench_hard.py [--matches 20] [--seed 0] [--budget N] [--worlds N] [--rules PRESET]
 
 Plays hard against normal (seats alternating) and times every hard decision, and every normal
-decision beside it. Prints wall-clock and CPU time (this process's CPU time, which stays close to
+decision beside it. With --rules (a preset, default classic) the seats alternate hard, normal,
+... around the table (in pairs: a hard pair against a normal pair), shifted by one seat each match. Prints wall-clock and CPU time (this process's CPU time, which stays close to
 the one-core figure when other jobs share the machine, while wall time does not), over all
 decisions and over those with a real choice (more than one legal move; hard answers a single legal
 move at once). The first match is played before timing so that compilation is not counted.
@@ -22,15 +23,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import make_agent  # noqa: E402
 from scopa_env.game import Game  # noqa: E402
+from scopa_env.presets import rules_from_preset  # noqa: E402
 from scopa_env.rules import Rules  # noqa: E402
 
 
-def play(hard, normal, matches: int, seed: int):
-    """Per decision: (who, wall s, cpu s, legal moves)."""
+def play(hard, normal, matches: int, seed: int, rules: Rules | None = None, extra=()):
+    """Per decision: (who, wall s, cpu s, legal moves). `extra`: more agent objects, alternately
+    hard and normal, for the seats beyond two."""
+    rules = rules or Rules()
     out = []
     for m in range(matches):
-        g = Game(Rules(), seed + m)
-        seats = [hard, normal] if m % 2 == 0 else [normal, hard]
+        g = Game(rules, seed + m)
+        objects = [hard, normal, *extra]
+        seats = [objects[(s + m) % len(objects)] for s in range(len(objects))]
         for i, a in enumerate(seats):
             a.reset(seed * 1000 + 2 * m + i)
         while True:
@@ -59,14 +64,21 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--budget", type=int, help="hard's simulated-ply budget (default: the agent's)")
     ap.add_argument("--worlds", type=int, help="a fixed number of worlds instead of the budget")
+    ap.add_argument("--rules", default="classic", help="rules preset, default classic")
     args = ap.parse_args(argv)
     opts = {k: v for k, v in (("budget", args.budget), ("worlds", args.worlds)) if v is not None}
-    hard, normal = make_agent("hard", **opts), make_agent("normal")
-    play(hard, normal, 1, 10_000 + args.seed)     # compile and warm up
-    rows = play(hard, normal, args.matches, args.seed)
+    rules = rules_from_preset(args.rules)
+    hard, normal = make_agent("hard", rules, **opts), make_agent("normal", rules)
+    extra = [make_agent("hard", rules, **opts) if s % 2 == 0 else make_agent("normal", rules)
+             for s in range(2, rules.players)]
+    if rules.players == 3:   # seats hard, normal, hard would not alternate around the table
+        extra = [make_agent("normal", rules)]
+        print("3 players: one hard against two normal")
+    play(hard, normal, 1, 10_000 + args.seed, rules, extra)     # compile and warm up
+    rows = play(hard, normal, args.matches, args.seed, rules, extra)
     load = os.getloadavg()[0]
     print(f"hard {opts or '(defaults: budget %d plies)' % hard.budget} vs normal, {args.matches} matches, "
-          f"load average {load:.1f} on {os.cpu_count()} cores")
+          f"rules {args.rules}, load average {load:.1f} on {os.cpu_count()} cores")
     for who in ("hard", "normal"):
         sel = [r for r in rows if r[0] == who]
         wall = np.array([r[1] for r in sel]) * 1e3
