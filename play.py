@@ -29,7 +29,7 @@ from scopa_env.cards import (SETTEBELLO, SUIT_SYMBOLS, SUITS, card_name_compact,
                              parse_card, rank_of, suit_of)
 from scopa_env.errors import ScopaError
 from scopa_env.game import Game, Move, primiera
-from scopa_env.presets import list_rules_text, preset_name, rules_from_preset
+from scopa_env.presets import PRESETS, list_rules_text, preset_name, rules_from_preset
 from scopa_env.rules import Rules
 
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "scopa-default.pt"
@@ -142,6 +142,16 @@ def pile_summary(pile: list[int], scope: int) -> str:
     parts.append(f"{sevens} seven{'' if sevens == 1 else 's'}")
     parts.append(f"{scope} scop{'a' if scope == 1 else 'e'}")
     return " · ".join(parts)
+
+
+def rules_label(rules: Rules) -> str:
+    """The preset the rules are (napola and target aside: the banner shows those), else the
+    options that differ from the classic game."""
+    name = preset_name(rules)
+    if name is None:
+        name = next((p.name for p in PRESETS.values() if p.rules.replace(
+            napola=rules.napola, target=rules.target) == rules), None)
+    return name or rules.describe()
 
 
 def primiera_detail(piles, scale: str) -> str:
@@ -274,7 +284,7 @@ class PlaySession:
         if self.rules.players == 2 and self.rules.replace(napola=False, target=11) == Rules():
             what = ""
         else:
-            what = f" of {preset_name(self.rules) or self.rules.describe()}"
+            what = f" of {rules_label(self.rules)}"
         if self.pairs:
             against = (f"with your partner ({self.partner_label()}) against "
                        f"{opponent_label(self.opponent)}")

@@ -1,0 +1,228 @@
+"""Training and play under other rules: presets in the config and on the command line, N seats
+with side returns, 4-player checkpoints, rules mismatches, play.py with a partner."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from agents import make_agent
+from scopa_env import Game, Rules, ScopaError
+from scopa_env.observation import layout
+from scopa_env.presets import rules_from_preset
+from training import checkpoint
+from training.config import load_toml, make_config
+from training.loop import Run, start
+
+ROOT = Path(__file__).resolve().parents[1]
+SCOPONE = rules_from_preset("scopone")
+TINY = dict(total_steps=1024, num_envs=16, rollout_steps=32, hidden=32, minibatch_size=256,
+            eval_every=0, final_matches=0, checkpoint_every=1024, torch_threads=1)
+
+
+def tiny_cfg(tmp_path, **kw):
+    return make_config(dict(TINY, runs_dir=str(tmp_path / "runs"),
+                            checkpoints_dir=str(tmp_path / "ck"), **kw))
+
+
+def cli(script, *args, cwd=ROOT, feed=""):
+    return subprocess.run([sys.executable, str(ROOT / script), *args], cwd=cwd, input=feed,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+
+
+def run_main(capsys, *args):
+    """train.py's main() in this process (no interpreter start): (exit code, stdout, stderr)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("train_cli", ROOT / "train.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    capsys.readouterr()
+    code = mod.main(list(args))
+    out = capsys.readouterr()
+    return subprocess.CompletedProcess(args, code, out.out, out.err)
+
+
+def one_line_error(r, *words):
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    err = r.stderr.strip()
+    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
+    for w in words:
+        assert w in err, err
+
+
+# ---- config ---------------------------------------------------------------------------------
+def test_rules_key_preset_table_and_overrides(tmp_path):
+    assert make_config(rules="scopone").rules == SCOPONE
+    assert make_config(rules={"preset": "scopone", "target": 21}).rules == SCOPONE.replace(target=21)
+    assert make_config(rules={"napola": True}).rules == Rules(napola=True)
+    # a command-line preset replaces the file's rules; single options apply on top of it
+    base = {"rules": {"napola": True, "target": 16}}
+    assert make_config(base, rules="scopone").rules == SCOPONE
+    assert make_config(base, **{"rules.target": 31}).rules == Rules(napola=True, target=31)
+    assert make_config(base, rules="pairs", target=11).rules == rules_from_preset("pairs").replace(target=11)
+    # configs and checkpoints from before the variants: top-level napola / target
+    assert make_config({"napola": True, "target": 21}).rules == Rules(napola=True, target=21)
+    for path, text in (("preset.toml", 'algo = "ppo"\nrules = "scopone"\n'),
+                       ("table.toml", '[rules]\npreset = "quindici"\ntarget = 11\n')):
+        (tmp_path / path).write_text(text)
+    assert make_config(load_toml(tmp_path / "preset.toml")).rules == SCOPONE
+    assert make_config(load_toml(tmp_path / "table.toml")).rules == \
+        rules_from_preset("quindici").replace(target=11)
+    cfg = make_config(rules="scopone-scientifico", seed=4)
+    assert make_config(tomllib.loads(cfg.to_toml())) == cfg       # --print-config reads back
+
+
+def test_rules_errors_name_the_problem(tmp_path, capsys):
+    with pytest.raises(ScopaError, match="unknown rules preset 'scopa-x'.*scopone"):
+        make_config(rules="scopa-x")
+    with pytest.raises(ScopaError, match="'rules.frob'"):
+        make_config(rules={"preset": "scopone", "frob": 1})
+    with pytest.raises(ScopaError, match="'rules.frob'"):
+        make_config(**{"rules.frob": 1})
+    with pytest.raises(ScopaError, match="players"):
+        make_config(rules={"players": 5})
+    with pytest.raises(ScopaError, match="bot_games.*2-player"):
+        make_config(rules="scopone", bot_games=0.25)
+    (tmp_path / "bad.toml").write_text('[rules]\npreset = "nope"\n')
+    with pytest.raises(ScopaError, match="bad.toml.*'nope'"):
+        load_toml(tmp_path / "bad.toml")
+    one_line_error(cli("train.py", "--rules", "nope", cwd=tmp_path), "unknown rules preset 'nope'")
+    one_line_error(run_main(capsys, "--set", "rules.nope=1"), "'rules.nope'")
+    r = run_main(capsys, "--list-rules")
+    assert r.returncode == 0 and "scopone-scientifico" in r.stdout and "quindici" in r.stdout
+
+
+# ---- returns with N seats -------------------------------------------------------------------
+def test_side_returns_with_four_seats():
+    from training.dmc import episode_returns, lambda_targets
+    # one game, seats 0..3 in turn; the hand ends at t=3 paying side 0 (seats 0, 2) +2
+    rewards = np.zeros((4, 1, 4), dtype=np.float32)
+    rewards[3, 0] = [2, -2, 2, -2]
+    dones = np.array([[False], [False], [False], [True]])
+    seat = np.array([[0], [1], [2], [3]])
+    ret, complete = episode_returns(rewards, dones)
+    assert ret[np.arange(4), 0, seat[:, 0]].tolist() == [2, -2, 2, -2] and complete.all()
+    lam = lambda_targets(rewards, dones, seat, np.zeros((4, 1), np.float32), 0.5)
+    assert lam[:, 0].tolist() == [2, -2, 2, -2]
+
+
+def test_ppo_learner_holds_both_partner_seats(tmp_path):
+    from training.ppo import PPO
+    cfg = tiny_cfg(tmp_path, algo="ppo", rules="scopone")
+    model = __import__("training.model", fromlist=["MoveScorer"]).MoveScorer.for_rules(32, SCOPONE)
+    algo = PPO(cfg, model, torch.optim.Adam(model.parameters()), np.random.default_rng(0))
+    assert algo.learner_seat.tolist() == [b % 2 for b in range(16)]
+    _, _, _, learner = algo._act()
+    assert learner.tolist() == (algo.env.to_move % 2 == np.arange(16) % 2).tolist()
+
+
+# ---- whole runs -----------------------------------------------------------------------------
+@pytest.mark.parametrize("preset,algo,how", [("scopone", "dmc", "subprocess"),
+                                             ("quindici", "ppo", "subprocess"),
+                                             ("scopone", "ppo", "main")])
+def test_train_py_smoke_for_presets(tmp_path, capsys, monkeypatch, preset, algo, how):
+    args = ("--rules", preset, "--algo", algo, "--total-steps", "1024",
+            "--num-envs", "16", "--rollout-steps", "32", "--hidden", "32", "--snapshot-every", "1",
+            "--eval-every", "0", "--final-matches", "2", "--final-opponents", "random",
+            "--checkpoint-every", "0", "--torch-threads", "1", "--run-name", "v")
+    if how == "subprocess":
+        r = cli("train.py", *args, cwd=tmp_path)
+    else:
+        monkeypatch.chdir(tmp_path)
+        r = run_main(capsys, *args)
+    assert r.returncode == 0, r.stderr
+    assert "Final evaluation of v" in r.stdout and "random" in r.stdout
+    ckpt = checkpoint.load(tmp_path / "checkpoints" / "v" / "latest.pt")
+    rules = rules_from_preset(preset)
+    assert ckpt["rules"] == rules.to_dict() and ckpt["algo"] == algo
+    assert ckpt["obs_layout"] == {"players": rules.players, "size": layout(rules.players).size}
+    assert ckpt["model_config"]["players"] == rules.players
+
+
+def test_four_player_checkpoint_round_trip_resume_and_mismatch(tmp_path):
+    run = Run(tiny_cfg(tmp_path, rules="scopone", run_name="four"), log=lambda *_: None)
+    run.train(stop_at=512)
+    path = tmp_path / "ck" / "four" / "latest.pt"
+    raw = torch.load(path, weights_only=True)
+    assert raw["rules"] == SCOPONE.to_dict() and raw["obs_layout"]["players"] == 4
+    assert raw["model"]["encoder.0.weight"].shape[1] == layout(4).size
+    # an agent from the file reads the rules from it and plays every seat legally
+    agents = [make_agent(str(path), None, seed=s) for s in range(4)]
+    assert agents[0].rules == SCOPONE
+    g = Game(SCOPONE, seed=2)
+    while not g.hand_over:
+        obs = g.observation(g.to_move)
+        a = agents[g.to_move].act(obs)
+        assert obs["action_mask"][a] == 1
+        g.play_action(a)
+    # resuming continues the 4-player run; the rules cannot change on resume
+    resumed = start(tiny_cfg(tmp_path), resume=str(path.parent), log=lambda *_: None)
+    assert resumed.cfg.rules == SCOPONE
+    resumed.train()
+    assert resumed.counters["steps"] >= 1024
+    with pytest.raises(ScopaError, match="'rules' cannot change"):
+        start(tiny_cfg(tmp_path), resume=str(path), overrides={"rules": Rules()})
+    # other rules for the agent, or a file whose rules disagree with its network: clear errors
+    with pytest.raises(ScopaError, match="was trained for rules scopone"):
+        make_agent(str(path), Rules(), 0)
+    bad = dict(raw, rules=Rules().to_dict())
+    torch.save(bad, tmp_path / "bad.pt")
+    with pytest.raises(ScopaError, match="observation layout"):
+        make_agent(str(tmp_path / "bad.pt"), None, 0)
+    with pytest.raises(ScopaError, match="count_last"):
+        make_agent(str(path), SCOPONE, 0, count_last=4)
+    r = cli("play.py", "--rules", "classic", "--opponent", str(path), "--seed", "1")
+    one_line_error(r, "was trained for rules scopone")
+
+
+def test_version_one_checkpoint_still_loads_and_resumes(tmp_path):
+    """A file as written before the variants (no obs_layout, no players, rules and config with
+    napola/target only) is a 2-player classic checkpoint."""
+    run = Run(tiny_cfg(tmp_path, run_name="old"), log=lambda *_: None)
+    run.train(stop_at=512)
+    path = tmp_path / "ck" / "old" / "latest.pt"
+    raw = torch.load(path, weights_only=True)
+    del raw["obs_layout"]
+    raw["model_config"] = {k: raw["model_config"][k] for k in ("kind", "hidden", "features")}
+    raw["rules"] = {"napola": False, "target": 11}
+    config = {k: v for k, v in raw["config"].items() if k != "rules"}
+    raw["config"] = dict(config, napola=False, target=11)
+    torch.save(raw, path)
+    agent = make_agent(str(path), Rules(), 0)
+    assert agent.rules == Rules()
+    resumed = start(tiny_cfg(tmp_path), resume=str(path), log=lambda *_: None)
+    assert resumed.cfg.rules == Rules()
+    resumed.train()
+    assert resumed.counters["steps"] >= 1024
+
+
+# ---- play.py ----------------------------------------------------------------------------------
+def test_play_py_scopone_with_a_partner_scripted():
+    feed = "1\n" * 12 + "n\n"
+    r = cli("play.py", "--rules", "scopone", "--opponent", "random", "--partner", "easy",
+            "--target", "1", "--seed", "5", feed=feed)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "New match of scopone to 1 with your partner (easy) against random" in out
+    assert "Partner:" in out and "Opponent 1:" in out and "Opponent 2:" in out
+    assert "Us 0 · Them 0 (to 1)" in out and "Your turn (then " in out
+    score = out.split("Hand 1 score")[1]
+    assert "Us" in score.splitlines()[0] and "Them" in score.splitlines()[0]
+    assert "hand total" in score and "Match: Us " in score
+    assert "win the match" in out or "wins the match" in out or "Them win the match" in out
+    assert out.rstrip().endswith("Ciao!")
+
+
+def test_play_py_bad_rules_and_partner_are_one_line_errors():
+    one_line_error(cli("play.py", "--rules", "nope"), "unknown rules preset 'nope'")
+    one_line_error(cli("play.py", "--partner", "easy", "--opponent", "random"), "partner",
+                   "pairs")
+    r = cli("play.py", "--list-rules")
+    assert r.returncode == 0 and "scopone" in r.stdout
