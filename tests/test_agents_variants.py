@@ -323,15 +323,24 @@ def test_cli_rules_smoke(tmp_path):
     assert p.returncode == 0, p.stderr
 
 
-def test_cli_list_rules_and_bad_rules():
-    p = run_cli("--list-rules")
-    assert p.returncode == 0 and all(name in p.stdout for name in PRESETS)
-    for args in (["--rules", "nonsense"], ["--rules", "pairs", "--matches", "3"],
-                 ["--partner", "easy"], ["--rules", "three-players", "--round-robin", "easy", "random",
-                                         "--matches", "3"]):
+def test_cli_bad_preset_is_one_line():
+    p = run_cli("--rules", "nonsense", "--agent", "easy", "--opponent", "random")
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and "nonsense" in p.stderr and "scopone" in p.stderr
+
+
+def test_cli_list_rules_and_bad_combinations(capsys):
+    sys.path.insert(0, str(ROOT))
+    import evaluate as cli
+
+    assert cli.main(["--list-rules"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in PRESETS)
+    for args in (["--rules", "pairs", "--matches", "3"], ["--partner", "easy"],
+                 ["--rules", "three-players", "--target", "0"],
+                 ["--rules", "three-players", "--round-robin", "easy", "random", "--matches", "3"]):
         if "--round-robin" not in args:
             args = [*args, "--agent", "easy", "--opponent", "random"]
-        p = run_cli(*args)
-        assert p.returncode == 2, args
-        assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
-    assert "nonsense" in run_cli("--rules", "nonsense", "--agent", "easy", "--opponent", "random").stderr
+        assert cli.main(args) == 2, args
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1 and err.startswith("evaluate.py: error:"), err
