@@ -278,6 +278,12 @@ def summarize(results: list[MatchResult], sides: int | None = None) -> dict:
     }
 
 
+def round_matches(matches: int, rules: Rules) -> int:
+    """The smallest valid match count (a multiple of the number of sides) >= `matches`."""
+    sides = rules.teams
+    return max(sides, -(-int(matches) // sides) * sides)
+
+
 def check_matches(matches, rules: Rules) -> int:
     """`matches` as an int: a positive multiple of the number of sides (each deal once per side)."""
     sides = rules.teams
