@@ -11,10 +11,13 @@ from .model import MoveScorer
 
 
 def evaluate_model(model: MoveScorer, opponents, matches: int, seed: int, rules: Rules) -> dict:
-    """{opponent: arena.evaluate(...) summary} for a frozen copy of `model` (duplicate deals)."""
+    """{opponent: arena.evaluate(...) summary} for a frozen copy of `model` (duplicate deals;
+    `matches` is rounded up to a multiple of the rules' number of sides)."""
     frozen = copy.deepcopy(model).eval()
     agent = LearnedAgent(rules=rules, seed=seed, model=frozen, name="trained")
-    matches = max(2, matches + matches % 2)
+    # each deal is played once with the agent on each side: a whole number of rounds
+    sides = rules.teams
+    matches = max(sides, -(-matches // sides) * sides)
     return {opp: evaluate(agent, opp, matches, seed=seed, rules=rules) for opp in opponents}
 
 
