@@ -3,12 +3,18 @@
 A resumed run must continue bit for bit, so a checkpoint holds the environment's whole state
 (BatchedScopa.state_dict(): the engine state rows, each game's generator, and the arrays of the
 current position), as tensors.
+
+Checkpoints written before the rules variants hold engine states of the older layout (134 slots:
+a 16-slot header, score lines of 8 slots); `set_env_state` moves them into today's layout (a
+32-slot header whose option slots are 0, the classic game; 9-slot lines), so such a 2-player
+classic run resumes where it stopped.
 """
 from __future__ import annotations
 
 import numpy as np
 import torch
 
+from scopa_env import core
 from scopa_env.batched import BatchedScopa
 
 from .config import TrainConfig
@@ -37,4 +43,28 @@ def env_state(env: BatchedScopa) -> dict:
 
 
 def set_env_state(env: BatchedScopa, d: dict) -> None:
-    env.load_state_dict({k: v.numpy() if isinstance(v, torch.Tensor) else v for k, v in d.items()})
+    d = {k: v.numpy() if isinstance(v, torch.Tensor) else v for k, v in d.items()}
+    if d["states"].ndim == 2 and d["states"].shape[1] == V1_STATE_SIZE != core.STATE_SIZE:
+        d["states"] = migrate_v1_states(d["states"])
+    env.load_state_dict(d)
+
+
+# the engine's state layout before the rules variants (2-player classic games only)
+V1_HEADER, V1_MAXP, V1_NLINES, V1_LINE_NAMES = 16, 6, 8, 7
+V1_LINES = V1_HEADER + 5 * V1_MAXP          # after HANDS, PILES, PLAYED, SCOPE, SCORES
+V1_DECK = V1_LINES + V1_MAXP * V1_NLINES
+V1_STATE_SIZE = V1_DECK + 40                # 134
+
+
+def migrate_v1_states(old: np.ndarray) -> np.ndarray:
+    """Engine states of the pre-variant layout -> today's layout, same games."""
+    if core.MAXP != V1_MAXP or core.NLINES < V1_LINE_NAMES or core.LINES - core.HANDS != 5 * V1_MAXP:
+        raise ValueError("the engine's state layout changed again: no migration from version 1")
+    new = np.zeros((old.shape[0], core.STATE_SIZE), dtype=np.int64)
+    new[:, :V1_HEADER] = old[:, :V1_HEADER]                      # same slots, options 0: classic
+    new[:, core.HANDS:core.LINES] = old[:, V1_HEADER:V1_LINES]   # hands, piles, played, scope, scores
+    for side in range(V1_MAXP):
+        new[:, core.LINES + side * core.NLINES:core.LINES + side * core.NLINES + V1_LINE_NAMES] = \
+            old[:, V1_LINES + side * V1_NLINES:V1_LINES + side * V1_NLINES + V1_LINE_NAMES]
+    new[:, core.DECK:core.DECK + 40] = old[:, V1_DECK:V1_DECK + 40]
+    return new
