@@ -420,3 +420,63 @@ def test_checkpoint_opponent_plays_a_match_and_refuses_other_rules(tmp_path):
     assert "against tiny.pt" in text and "was trained for rules" in text
     assert s.rules == Rules(target=1) and text.count("=== New match") == 1
     assert s.game.match_over and "the match" in text.split("hand total")[-1]
+
+
+# ---- other rules: 3 players, pairs with a partner ------------------------------------------
+def test_pairs_screen_shows_partner_opponents_and_side_scores():
+    from scopa_env.presets import rules_from_preset
+    s, out, _ = session(["q"], seed=3, rules=rules_from_preset("six-players"))
+    s.run()
+    text = out.getvalue()
+    assert "New match of six-players to 21 with your partner (random) against random" in text
+    for part in ("Us 0 · Side B 0 · Side C 0 (to 21)", "Partner:", "Opponent B1:", "Opponent C2:",
+                 "You took:", "Us (you + partner) together:", "Side C together:",
+                 "Your turn (then ", "Your hand: 1) "):
+        assert part in text, part
+    assert set(s.agents) == {1, 2, 3, 4, 5} and len({id(a) for a in s.agents.values()}) == 5
+
+
+def test_pairs_match_scores_each_side_and_partner_follows_the_level():
+    from scopa_env.presets import rules_from_preset
+    rules = rules_from_preset("pairs").replace(target=1)
+    s, out, _ = session(seed=8, opponent="easy", rules=rules, input_fn=answer_one_then_no)
+    s.partner = None
+    assert s.run() == 0
+    text = out.getvalue()
+    g = s.game
+    assert g.match_over and text.count("hand total") == g.hand_no + 1
+    header = text.split("Hand 1 score")[1].splitlines()[0]
+    assert "Us" in header and "Them" in header
+    assert "Match: Us " in text and ("You and your partner win" in text or "Them win" in text)
+    s2, _, _ = session(["l", "normal", "q"], seed=1, rules=rules)
+    s2.run()
+    assert {type(a).__name__ for a in s2.agents.values()} == {"NormalAgent"}
+    s3 = play.PlaySession("random", rules, 1, input_fn=Script(["l", "normal", "q"], io.StringIO()),
+                          output=io.StringIO(), partner="easy")
+    s3.run()
+    assert type(s3.agents[2]).__name__ == "EasyAgent" and type(s3.agents[1]).__name__ == "NormalAgent"
+
+
+def test_three_players_and_ace_takes_the_table_by_the_computer():
+    from scopa_env.presets import rules_from_preset
+    for name in ("three-players", "scopa-d-assi"):
+        rules = rules_from_preset(name).replace(target=1)
+        s, out, _ = session(seed=2, opponent="easy", rules=rules, input_fn=answer_one_then_no)
+        assert s.run() == 0 and s.game.match_over
+        text = out.getvalue()
+        assert f"New match of {name} to 1" in text and "hand total" in text
+
+
+def test_partner_needs_pairs():
+    with pytest.raises(ScopaError, match="partner.*pairs"):
+        play.PlaySession("random", Rules(), 1, partner="easy", output=io.StringIO())
+
+
+def test_computer_ace_takes_the_table_is_decoded_with_the_table():
+    from scopa_env.presets import rules_from_preset
+    rules = rules_from_preset("scopa-d-assi")
+    s, out, _ = session(["1", "q"], seed=1, opponent="easy", rules=rules)
+    g = Game(rules, seed=1).setup([["2B"], ["1D"]], ["5C", "7S"], dealer=0, to_move=1)
+    assert run_from(s, g) == 0
+    text = out.getvalue()
+    assert "Computer played 1♦ and took 5♥  7♠\n" in text      # no scopa: ace_scopa is off

@@ -226,3 +226,36 @@ def test_play_py_bad_rules_and_partner_are_one_line_errors():
                    "pairs")
     r = cli("play.py", "--list-rules")
     assert r.returncode == 0 and "scopone" in r.stdout
+
+
+def test_pre_variant_env_states_are_moved_to_the_new_layout():
+    """A checkpoint's env state in the 134-slot layout (before the rules header) becomes the
+    same games in today's layout (checked against the old engine when written: 2,000 steps of
+    64 games equal)."""
+    from scopa_env import core
+    from scopa_env.batched import BatchedScopa
+    from training.env import (V1_DECK, V1_HEADER, V1_LINES, V1_NLINES, V1_STATE_SIZE, env_state,
+                              migrate_v1_states, set_env_state)
+    env = BatchedScopa(8, rules=Rules(napola=True), seed=3, episode="hand")
+    env.reset()
+    for _ in range(50):
+        env.step_index(np.zeros(8, dtype=np.int64))
+    new = env.states.copy()
+    assert not new[:, V1_HEADER:core.HANDS].any()          # the classic option slots are 0
+    old = np.zeros((8, V1_STATE_SIZE), dtype=np.int64)     # the same games, old layout
+    old[:, :V1_HEADER] = new[:, :V1_HEADER]
+    old[:, V1_HEADER:V1_LINES] = new[:, core.HANDS:core.LINES]
+    for side in range(6):
+        old[:, V1_LINES + side * V1_NLINES:V1_LINES + side * V1_NLINES + 7] = \
+            new[:, core.LINES + side * core.NLINES:core.LINES + side * core.NLINES + 7]
+    old[:, V1_DECK:] = new[:, core.DECK:core.DECK + 40]
+    assert np.array_equal(migrate_v1_states(old), new)
+    saved = env_state(env)
+    saved["states"] = torch.from_numpy(old)
+    other = BatchedScopa(8, rules=Rules(napola=True), seed=99, episode="hand")
+    other.reset()
+    set_env_state(other, saved)
+    idx = np.zeros(8, dtype=np.int64)
+    a, b = env.step_index(idx), other.step_index(idx)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    assert np.array_equal(env.states, other.states)
