@@ -261,11 +261,23 @@ def encode_move(kernel, card, mask, table):
     return -1
 
 
+@njit(cache=True, inline="always")
+def is_classic(kernel):
+    """Whether `kernel` is the classic table (no 15-captures, no ace sweep ids)."""
+    return kernel[4].shape[0] == 0 and kernel[5][1] < 0
+
+
 @njit(cache=True)
 def encode_moves_on(kernel, cards, masks, n, table, out):
     """Action ids of the first n moves (cards[i], masks[i]) on `table` into out[:n]."""
-    for i in range(n):
-        out[i] = encode_move(kernel, cards[i], masks[i], table)
+    # the classic table through _encode directly: encode_move per move costs ~2x (measured)
+    if is_classic(kernel):
+        base, sum_offset, sum_masks = kernel[0], kernel[1], kernel[2]
+        for i in range(n):
+            out[i] = _encode(base, sum_offset, sum_masks, cards[i], masks[i])
+    else:
+        for i in range(n):
+            out[i] = encode_move(kernel, cards[i], masks[i], table)
 
 
 @njit(cache=True)

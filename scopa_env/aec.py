@@ -48,7 +48,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import core
-from .actions import TAKES_TABLE, action_table, encode_move
+from .actions import TAKES_TABLE, action_table, encode_moves_on
 from .batched import check_episode_reward, resolve_rules, side_rewards
 from .cards import cards_str
 from .errors import ScopaError
@@ -72,12 +72,10 @@ def hand_totals(state: np.ndarray, sides: int) -> list[int]:
 def legal_ids(state, buf, kernel, out):
     """Action ids of the mover's legal moves into out[:n]; returns n, or -1 if a move has no id."""
     n = core.legal_moves(state, buf)
-    table = state[core.TABLE]
+    encode_moves_on(kernel, buf[0], buf[1], n, state[core.TABLE], out)
     for i in range(n):
-        a = encode_move(kernel, buf[0, i], buf[1, i], table)
-        if a < 0:
+        if out[i] < 0:
             return -1
-        out[i] = a
     return n
 
 

@@ -56,7 +56,7 @@ import numpy as np
 from numba import njit
 
 from . import core
-from .actions import action_table, encode_move
+from .actions import _encode, action_table, encode_move, is_classic
 from .errors import ScopaError
 from .observation import layout_for, write_observation
 from .presets import rules_from_preset
@@ -112,7 +112,7 @@ def check_episode_reward(episode: str, reward: str | None) -> str:
 
 @njit(cache=True)
 def _refresh(states, b, kernel, buf, obs, to_move, legal_count, legal_ids, legal_card,
-             legal_captured):
+             legal_captured, classic, base, sum_offset, sum_masks):
     """Legal moves and the mover's observation of game b; returns the move count (more than
     the width of the legal arrays: nothing written but the count, the caller widens them).
 
@@ -133,13 +133,24 @@ def _refresh(states, b, kernel, buf, obs, to_move, legal_count, legal_ids, legal
         m = buf[1, i]
         legal_card[b, i] = c
         legal_captured[b, i] = m
-        legal_ids[b, i] = encode_move(kernel, c, m, table)
+        if classic:
+            legal_ids[b, i] = _encode(base, sum_offset, sum_masks, c, m)
+        else:
+            legal_ids[b, i] = encode_move(kernel, c, m, table)
     for i in range(n, prev):
         legal_card[b, i] = -1
         legal_captured[b, i] = 0
         legal_ids[b, i] = -1
     write_observation(st, p, obs[b])
     return n
+
+
+@njit(cache=True)
+def _refresh_one(states, b, kernel, buf, obs, to_move, legal_count, legal_ids, legal_card,
+                 legal_captured):
+    """_refresh of one game, from Python."""
+    return _refresh(states, b, kernel, buf, obs, to_move, legal_count, legal_ids, legal_card,
+                    legal_captured, is_classic(kernel), kernel[0], kernel[1], kernel[2])
 
 
 @njit(cache=True)
@@ -155,11 +166,13 @@ def _reset_all(states, rng, seed, header, kernel, buf, obs, to_move, legal_count
     have more legal moves than the legal arrays hold."""
     root = core.splitmix64(seed)
     over = 0
+    classic = is_classic(kernel)
+    base, sum_offset, sum_masks = kernel[0], kernel[1], kernel[2]
     for b in range(states.shape[0]):
         rng[b] = np.int64(core.splitmix64(root + np.uint64(b)))
         _new_match(states, rng, b, header)
         if _refresh(states, b, kernel, buf, obs, to_move, legal_count, legal_ids, legal_card,
-                    legal_captured) > legal_ids.shape[1]:
+                    legal_captured, classic, base, sum_offset, sum_masks) > legal_ids.shape[1]:
             over += 1
     return over
 
@@ -195,6 +208,8 @@ def _step(states, rng, chosen, hand_episodes, win_reward, header, kernel, buf, o
     Rewards per seat: a side's value (hand points, or 1 for the match winner) minus the mean of
     the other sides' values, paid to every seat of the side."""
     over = 0
+    classic = is_classic(kernel)
+    base, sum_offset, sum_masks = kernel[0], kernel[1], kernel[2]
     n_seats = rewards.shape[1]
     sides = hand_points.shape[1]
     value = np.zeros(sides, dtype=np.float64)
@@ -206,41 +221,29 @@ def _step(states, rng, chosen, hand_episodes, win_reward, header, kernel, buf, o
         done = False
         h_over = (flags & core.F_HAND_OVER) != 0
         m_over = (flags & core.F_MATCH_OVER) != 0
-        paid = False
-        for t in range(sides):
-            hp = 0
-            if h_over:
-                hp = st[core.LINES + t * core.NLINES + core.LINE_TOTAL]
-            hand_points[b, t] = hp
-            value[t] = hp
+        # the outputs come zeroed (winner -1): only the end of a hand writes to them
         if h_over:
+            for t in range(sides):
+                hand_points[b, t] = st[core.LINES + t * core.NLINES + core.LINE_TOTAL]
+                value[t] = hand_points[b, t]
             paid = not win_reward
-            if hand_episodes:
+            done = hand_episodes
+            if m_over:
                 done = True
-        if m_over:
-            done = True
-            w = st[core.WINNER]
-            if win_reward:
-                paid = True
+                w = st[core.WINNER]
+                winner[b] = w
                 for t in range(sides):
-                    value[t] = 1.0 if t == w else 0.0
-            for t in range(sides):
-                final_scores[b, t] = st[core.SCORES + t]
-            winner[b] = w
-        else:
-            for t in range(sides):
-                final_scores[b, t] = 0
-            winner[b] = -1
-        if paid:
-            total = 0.0
-            for t in range(sides):
-                total += value[t]
-            for p in range(n_seats):
-                t = p % sides
-                rewards[b, p] = value[t] - (total - value[t]) / (sides - 1)
-        else:
-            for p in range(n_seats):
-                rewards[b, p] = 0.0
+                    final_scores[b, t] = st[core.SCORES + t]
+                    if win_reward:
+                        value[t] = 1.0 if t == w else 0.0
+                paid = True
+            if paid:
+                total = 0.0
+                for t in range(sides):
+                    total += value[t]
+                for p in range(n_seats):
+                    t = p % sides
+                    rewards[b, p] = value[t] - (total - value[t]) / (sides - 1)
         dones[b] = done
         hand_over[b] = h_over
         match_over[b] = m_over
@@ -249,7 +252,7 @@ def _step(states, rng, chosen, hand_episodes, win_reward, header, kernel, buf, o
         elif h_over:
             core.next_hand(st)
         if _refresh(states, b, kernel, buf, obs, to_move, legal_count, legal_ids, legal_card,
-                    legal_captured) > legal_ids.shape[1]:
+                    legal_captured, classic, base, sum_offset, sum_masks) > legal_ids.shape[1]:
             over += 1
     return over
 
@@ -382,13 +385,13 @@ class BatchedScopa:
             raise ScopaError(f"game {bad}: {what} {int(a[bad])} is not legal (the game has {n} "
                              f"legal moves; ids {self.legal_ids[bad, :n].tolist()})")
         B, N, T = self.num_envs, self.n_players, self.n_sides
-        rewards = np.empty((B, N), dtype=np.float32)
+        rewards = np.zeros((B, N), dtype=np.float32)
         dones = np.empty(B, dtype=np.bool_)
         hand_over = np.empty(B, dtype=np.bool_)
         match_over = np.empty(B, dtype=np.bool_)
-        hand_points = np.empty((B, T), dtype=np.int64)
-        final_scores = np.empty((B, T), dtype=np.int64)
-        winner = np.empty(B, dtype=np.int64)
+        hand_points = np.zeros((B, T), dtype=np.int64)
+        final_scores = np.zeros((B, T), dtype=np.int64)
+        winner = np.full(B, -1, dtype=np.int64)
         mover = self.to_move
         self._new_outputs()
         over = _step(self._states, self._rng, self._chosen, self.episode == "hand",
@@ -417,7 +420,7 @@ class BatchedScopa:
             setattr(self, name, wide)
         self.max_legal = width
         for b in np.flatnonzero(self.legal_count > old):
-            _refresh(self._states, int(b), *self._kernel_args())
+            _refresh_one(self._states, int(b), *self._kernel_args())
 
 
 def initial_max_legal(rules: Rules) -> int:

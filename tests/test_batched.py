@@ -254,7 +254,7 @@ def test_wide_position_widens_the_legal_arrays():
     env.reset()
     assert env.max_legal == MAX_LEGAL
     env._states[0] = g.state
-    n = batched._refresh(env._states, 0, *env._kernel_args())
+    n = batched._refresh_one(env._states, 0, *env._kernel_args())
     assert n > MAX_LEGAL and env.legal_count[0] == n
     env._widen(1)
     assert env.max_legal >= n and env.max_legal in (160, 320, 640, 1024)  # doubled from 80
