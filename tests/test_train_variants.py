@@ -259,3 +259,21 @@ def test_pre_variant_env_states_are_moved_to_the_new_layout():
     a, b = env.step_index(idx), other.step_index(idx)
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
     assert np.array_equal(env.states, other.states)
+
+
+def test_ppo_keeps_moves_when_the_env_widens_its_legal_arrays(tmp_path, monkeypatch):
+    """The batched env widens its legal arrays when a position has more moves (quindici tables
+    grow); a rollout in progress widens its buffers instead of failing or dropping moves."""
+    import scopa_env.batched as batched
+    monkeypatch.setattr(batched, "MAX_LEGAL_QUINDICI", 2)
+    run = Run(tiny_cfg(tmp_path, algo="ppo", rules="quindici", run_name="wide"), log=lambda *_: None)
+    env = run.algo.env
+    start_width = env.legal_card.shape[1]
+    buf = run.algo.rollout()
+    assert env.legal_card.shape[1] > start_width
+    assert buf["cards"].shape[2] == env.legal_card.shape[1]
+    t, b = np.nonzero(buf["count"] > start_width)
+    assert len(t)                                   # wide positions were met and kept whole
+    chosen = buf["cards"][t, b, buf["idx"][t, b]]
+    assert (chosen >= 0).all() and (buf["idx"][t, b] < buf["count"][t, b]).all()
+    run.algo.learn(buf)
