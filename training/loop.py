@@ -18,6 +18,8 @@ import numpy as np
 import torch
 
 from scopa_env.errors import ScopaError
+from scopa_env.presets import preset_name
+from scopa_env.rules import Rules
 from . import checkpoint
 from .config import TrainConfig, from_dict, make_config
 from .model import MoveScorer, build_model, model_config
@@ -65,7 +67,8 @@ class Run:
         self.algo = make_algo(cfg, self.model, self.optimizer, self.rng)
         self.counters = {"steps": 0, "iterations": 0, "elapsed_s": 0.0, "best_score": None,
                          "next_eval": cfg.eval_every, "next_checkpoint": cfg.checkpoint_every}
-        self.name = cfg.run_name or f"scopa__{cfg.algo}__{cfg.seed}__{int(time.time())}"
+        game = "scopa" if cfg.rules == Rules() else f"scopa-{preset_name(cfg.rules) or 'variant'}"
+        self.name = cfg.run_name or f"{game}__{cfg.algo}__{cfg.seed}__{int(time.time())}"
         if resume is not None:
             self._restore(resume)
         self.ckpt_dir = Path(cfg.checkpoints_dir) / self.name
