@@ -1,7 +1,7 @@
 """Agent steps per second of BatchedScopa on one core, with and without the dense mask.
 
     python benchmarks/bench_batched.py [--sizes 256 1024 4096] [--seconds 1.0] [--repeats 5]
-        [--rules PRESET ...]
+        [--rules PRESET ...] [--baseline OTHER_CHECKOUT]
 
 One agent step = one move in one game. Each timed step includes everything a training loop
 gets: the move played in compiled code, auto-reset of finished games, the new observation
@@ -14,7 +14,10 @@ rows also call `env.action_masks()` (int8 (B, n_actions)) after every step, and 
 call is printed on its own, alone and with one pass over the mask (see mask_cost). The
 kernels are single-threaded (no numba parallelism), so this is one core. Prints the median
 over the repeats. `--rules` names presets (scopa_env/presets.py; default classic) to time, each
-at every size (the observation and action table are the preset's).
+at every size (the observation and action table are the preset's). `--baseline DIR` loads the
+scopa_env package of another checkout (e.g. `git worktree add /tmp/base <commit>`) beside this
+one and times both classic envs interleaved in this process ("index" mode), printing the ratio:
+a before/after comparison that load from other processes hits alike.
 """
 from __future__ import annotations
 
@@ -73,8 +76,12 @@ def main(argv=None) -> None:
     ap.add_argument("--seconds", type=float, default=1.0)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--rules", nargs="+", default=["classic"], metavar="PRESET")
+    ap.add_argument("--baseline", metavar="DIR", help="another checkout to compare with")
     args = ap.parse_args(argv)
     rng = np.random.default_rng(0)
+    if args.baseline:
+        compare(args, rng)
+        return
     modes = ("index", "ids", "index+dense mask")
     print(f"BatchedScopa, random legal moves chosen in numpy; median of {args.repeats} x "
           f"{args.seconds:.1f} s")
@@ -82,6 +89,39 @@ def main(argv=None) -> None:
         print(f"rules {preset}")
         bench_rules(preset, args, rng, modes)
     print("target: >= 1,000,000 agent steps/s at B >= 1024 with observations and sparse masks")
+
+
+def load_baseline(root: str):
+    """The scopa_env package of another checkout, imported as `baseline_scopa_env`."""
+    import importlib.util
+
+    pkg = Path(root).resolve() / "scopa_env"
+    spec = importlib.util.spec_from_file_location("baseline_scopa_env", pkg / "__init__.py",
+                                                  submodule_search_locations=[str(pkg)])
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def compare(args, rng: np.random.Generator) -> None:
+    base = load_baseline(args.baseline)
+    print(f"classic rules, 'index' mode, {args.repeats} interleaved pairs of {args.seconds:.1f} s; "
+          f"baseline {args.baseline}")
+    print(f"{'B':>6s} {'baseline':>14s} {'this checkout':>14s} {'ratio':>7s}  per-pair ratios")
+    for B in args.sizes:
+        envs = {"base": base.BatchedScopa(B, seed=0), "this": BatchedScopa(B, seed=0)}
+        for env in envs.values():
+            env.reset()
+            run(env, "index", 0.3, rng)
+        res = {k: [] for k in envs}
+        for r in range(args.repeats):
+            for k in (("base", "this") if r % 2 == 0 else ("this", "base")):
+                res[k].append(run(envs[k], "index", args.seconds, rng))
+        b, t = statistics.median(res["base"]), statistics.median(res["this"])
+        pairs = sorted(x / y for x, y in zip(res["this"], res["base"]))
+        print(f"{B:6d} {b:14,.0f} {t:14,.0f} {t / b:7.3f}  "
+              + " ".join(f"{x:.2f}" for x in pairs))
 
 
 def bench_rules(preset: str, args, rng: np.random.Generator, modes) -> None:
