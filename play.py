@@ -634,6 +634,11 @@ def main(argv: list[str] | None = None) -> int:
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
         italian = args.italian or not can_show_symbols()
         opponent = args.opponent or default_opponent()
+        if args.partner is not None:
+            if rules.players not in (4, 6):
+                raise ScopaError(f"--partner plays only in pairs (4 or 6 players); these rules "
+                                 f"have {rules.players} players")
+            make_agent(args.partner, rules, seed)     # a bad --partner: its own error first
         try:
             session = PlaySession(opponent, rules, seed, italian=italian, partner=args.partner)
         except ScopaError as err:
