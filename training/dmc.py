@@ -4,8 +4,8 @@ Every seat of every game plays with the current network (partners in pairs too),
 (a random legal move with probability epsilon, else the best-scoring one). Every move is stored;
 when its episode ends, its target is the return the mover's seat collected from that move on
 (undiscounted; the env's side rewards, which partners share: the hand's points, my side's minus
-the other side's (three sides: minus the mean of the other two), or +/-1 for the match). The network is regressed onto these targets with a
-squared error. Moves whose episode has not ended by the end of an iteration are carried over to
+the other side's (three sides: minus the mean of the other two), or +/-1 for the match). The
+network is regressed onto these targets with a squared error. Moves whose episode has not ended by the end of an iteration are carried over to
 the next one, so no move is lost. With `td_lambda` < 1 the target is instead the lambda-return
 over the mover's own decisions, bootstrapped from the greedy value the network gave each of the
 mover's later positions when it acted there (no extra forward pass).
