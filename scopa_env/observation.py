@@ -68,6 +68,7 @@ import numpy as np
 from numba import njit
 
 from . import core
+from .errors import ScopaError
 
 OBS_LAYOUT_VERSION = 1
 PLAYER_COUNTS = (2, 3, 4, 6)
@@ -112,7 +113,7 @@ def layout(players: int = 2, hand_cards: int = 3) -> Layout:
     """The layout for `players` players; `hand_cards` (cards per deal) only sets the highest
     hand size in `high` (the Box bound); the slices depend on `players` alone."""
     if players not in PLAYER_COUNTS:
-        raise ValueError(f"players must be one of {PLAYER_COUNTS}, got {players!r}")
+        raise ScopaError(f"players must be one of {PLAYER_COUNTS}, got {players!r}")
     slices = {}
     at = 0
     for name, size in _fields(players):
@@ -248,7 +249,7 @@ def view(obs: np.ndarray, name: str, players: int | None = None) -> np.ndarray:
     if players is None:
         players = next((n for n in PLAYER_COUNTS if layout(n).size == obs.shape[-1]), None)
         if players is None:
-            raise ValueError(f"no observation layout has {obs.shape[-1]} values")
+            raise ScopaError(f"no observation layout has {obs.shape[-1]} values")
     part = obs[..., layout(players).slices[name]]
     if players != 2 and name in ("pile", "played"):
         return part.reshape(*obs.shape[:-1], players, 40)
