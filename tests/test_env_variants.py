@@ -113,6 +113,11 @@ def test_two_player_layout_is_version_1():
     assert {n: layout(n).size for n in (3, 4, 6)} == {3: 384, 4: 469, 6: 642}
     assert layout_for(rules_from_preset("scopone")).high[layout(4).slices["hand_size"]].tolist() \
         == [9] * 4
+    with pytest.raises(ScopaError, match="players must be one of"):
+        layout(5)
+    with pytest.raises(ScopaError, match="no observation layout has 7 values"):
+        view(np.zeros(7, dtype=np.int8), "hand")
+    assert view(np.zeros((3, 469), dtype=np.int8), "pile").shape == (3, 4, 40)
 
 
 @pytest.mark.parametrize("name", ["three-players", "pairs", "six-players", "scopone"])
