@@ -94,13 +94,12 @@ class HardAgent(Agent):
 
     def worlds_for(self, obs: np.ndarray, k: int) -> int:
         """Worlds for a decision among k moves: the fixed count, or budget / simulated plies."""
-        if self.worlds is not None:
-            return self.worlds
         plies = int(obs[SLICES["hand"]].sum()) + int(obs[SLICES["opp_hand_size"].start]) \
             + int(obs[SLICES["deck_left"].start])
-        return max(self.min_worlds, min(self.max_worlds, self.budget // max(1, k * plies * self.rollouts)))
+        return self._budget_worlds(plies, k)
 
     def _budget_worlds(self, plies: int, k: int) -> int:
+        """The fixed count, or budget / (k candidates x plies left x rollouts), clipped."""
         if self.worlds is not None:
             return self.worlds
         return max(self.min_worlds, min(self.max_worlds, self.budget // max(1, k * plies * self.rollouts)))

@@ -32,10 +32,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from scopa_env import core
 from scopa_env.errors import ScopaError
 from scopa_env.observation import SLICES
-
-from scopa_env import core
 
 from . import _rollout
 from ._rollout import WEIGHTS, last_deal_values, new_scratch, score_moves
