@@ -18,20 +18,61 @@ REGISTRY: dict[str, type[Agent]] = {"random": RandomAgent, "easy": EasyAgent, "n
                                    "hard": HardAgent}
 
 
+def _option_value(text: str):
+    """A spec option's value: true/false, a whole number, a decimal number, else the text."""
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text.strip()
+
+
+def split_spec(spec: str) -> tuple[str, dict]:
+    """'hard:worlds=50,rollouts=2' -> ('hard', {'worlds': 50, 'rollouts': 2}); a spec without
+    ':key=value' is returned as it is with no options."""
+    spec = str(spec)
+    head, sep, tail = spec.rpartition(":")
+    if not sep or "=" not in tail:
+        return spec, {}
+    options = {}
+    for item in tail.split(","):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise ScopaError(f"bad agent option {item!r} in {spec!r}: write SPEC:key=value[,key=value]")
+        options[key.strip()] = _option_value(value)
+    return head, options
+
+
+def _check_options(cls, name: str, options: dict) -> None:
+    known = set(inspect.signature(cls.__init__).parameters) - {"self", "rules", "seed", "path", "model"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise ScopaError(f"unknown option {unknown[0]!r} for agent {name!r} "
+                         f"(known: {', '.join(sorted(known)) or 'none'})")
+
+
 def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) -> Agent:
-    """'random' | a level name | path/to/checkpoint.pt -> an Agent. Bad specs raise ScopaError."""
+    """'random' | a level name | path/to/checkpoint.pt -> an Agent. Bad specs raise ScopaError.
+
+    A spec may carry options for the agent's constructor after a colon, as users type them on
+    the command line: `hard:worlds=50`, `checkpoints/scopa-default.pt:count_last=0`. Keyword
+    `options` given here override those of the spec.
+    """
+    spec, spec_options = split_spec(spec)
+    options = {**spec_options, **options}
     if spec in REGISTRY:
         cls = REGISTRY[spec]
-        known = set(inspect.signature(cls.__init__).parameters) - {"self", "rules", "seed"}
-        unknown = sorted(set(options) - known)
-        if unknown:
-            raise ScopaError(f"unknown option {unknown[0]!r} for agent {spec!r} "
-                             f"(known: {', '.join(sorted(known)) or 'none'})")
+        _check_options(cls, spec, options)
         return cls(rules=rules, seed=seed, **options)
     if str(spec).endswith(".pt"):
         if not Path(spec).is_file():
             raise ScopaError(f"checkpoint {spec!r} does not exist")
         from .learned import LearnedAgent  # imports torch: only when a checkpoint is asked for
+        _check_options(LearnedAgent, spec, options)
         return LearnedAgent(rules=rules, seed=seed, path=str(spec), **options)
     raise ScopaError(
         f"unknown agent {spec!r}: use {', '.join(sorted(REGISTRY))} or a path to a checkpoint .pt")

@@ -321,3 +321,18 @@ def test_make_agent_rejects_unknown_options_by_name():
     with pytest.raises(ScopaError, match="unknown option 'worlds' for agent 'normal'"):
         make_agent("normal", worlds=4)
     assert make_agent("hard", budget=500).__class__.__name__ == "HardAgent"
+
+
+def test_spec_options_after_a_colon():
+    from agents import split_spec
+
+    assert split_spec("hard:worlds=50,epsilon=0.1,infer=true") == (
+        "hard", {"worlds": 50, "epsilon": 0.1, "infer": True})
+    assert split_spec("checkpoints/x.pt") == ("checkpoints/x.pt", {})
+    a = make_agent("hard:worlds=7")
+    assert a.worlds == 7
+    assert make_agent("hard:worlds=7", worlds=9).worlds == 9     # keywords override the spec
+    with pytest.raises(ScopaError, match="unknown option 'bogus' for agent 'hard'"):
+        make_agent("hard:bogus=1")
+    with pytest.raises(ScopaError, match="bad agent option"):
+        make_agent("hard:worlds=")
