@@ -6,7 +6,8 @@
     python evaluate.py --round-robin SPEC SPEC [SPEC ...] --matches N [same options]
     python evaluate.py --list-rules
 
-SPEC is random | easy | normal | hard | path/to/checkpoint.pt. --rules picks a preset (default
+SPEC is random | easy | normal | hard | path/to/checkpoint.pt, optionally with the agent's
+options after a colon: `hard:worlds=50`, `checkpoints/scopa-default.pt:count_last=0`. --rules picks a preset (default
 classic; --list-rules shows them); --napola and --target override the preset's. N matches = N/S
 deals for S sides, each deal played once with the agent's side on each side of the table
 (agents/arena.py): with 2 players the seats swapped; with 3 players the agent on each of the
