@@ -336,3 +336,34 @@ def test_spec_options_after_a_colon():
         make_agent("hard:bogus=1")
     with pytest.raises(ScopaError, match="bad agent option"):
         make_agent("hard:worlds=")
+
+
+def test_learned_agent_solves_the_last_deal_by_default():
+    """The shipped agent: the network until the deck is empty, then the exact solver (6 cards);
+    count_last=0 is the network alone."""
+    from agents.learned import LearnedAgent
+    from agents.normal import obs_scalar
+    from scopa_env.observation import SLICES
+
+    solver = make_agent("checkpoints/scopa-default.pt")
+    network = make_agent("checkpoints/scopa-default.pt:count_last=0")
+    assert isinstance(solver, LearnedAgent) and solver.count_last == 6 and network.count_last == 0
+    last_deal = 0
+    for seed in range(6):
+        g = Game(Rules(), seed=seed)
+        while g.winner is None and g.hand_no == 0:
+            obs = g.observation(g.to_move)
+            o = obs["observation"]
+            a_solver, a_network = solver.act(obs), network.act(obs)
+            legal, s = network.scores(obs)
+            assert a_network == legal[int(np.argmax(s))]
+            if obs_scalar(o, "deck_left") == 0:
+                last_deal += 1
+                values = np.zeros(len(legal))
+                _rollout.last_deal_values(o, 11, solver.actions.card[legal], solver.actions.captured[legal],
+                                          len(legal), False, values)
+                assert values[list(legal).index(a_solver)] == values.max()
+            g.play_action(a_network if seed % 2 else a_solver)
+            if g.phase == core.HAND_OVER:
+                break
+    assert last_deal >= 6 * 4
