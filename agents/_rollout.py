@@ -81,6 +81,27 @@ def _mask_value(mask, vals):
     return v
 
 
+@njit(cache=True, inline="always")
+def _expected_best(p, best):
+    """Expected best gain when rank r is held with chance p[r] (independently) and gains best[r]:
+    take the best gains first. Clears p."""
+    expected = 0.0
+    none_yet = 1.0
+    for _ in range(10):
+        r_best = -1
+        g_best = 0.0
+        for r in range(1, 11):
+            if p[r] > 0 and best[r] > g_best:
+                g_best = best[r]
+                r_best = r
+        if r_best < 0:
+            break
+        expected += none_yet * p[r_best] * g_best
+        none_yet *= 1.0 - p[r_best]
+        p[r_best] = 0.0
+    return expected
+
+
 @njit(cache=True)
 def reply_threat(table, unseen, h, opp_last, w, vals, scratch):
     """Expected value of the opponent's best capture on `table` with `h` cards drawn from `unseen`."""
@@ -141,22 +162,7 @@ def reply_threat(table, unseen, h, opp_last, w, vals, scratch):
             miss *= max(0.0, (u - k - i) / (u - i))
         p[r] = 1.0 - miss
         best[r] += _mask_value(of_rank, vals) / k
-    # expected maximum over independent ranks: take the best gains first
-    expected = 0.0
-    none_yet = 1.0
-    for _ in range(10):
-        r_best = -1
-        g_best = 0.0
-        for r in range(1, 11):
-            if p[r] > 0 and best[r] > g_best:
-                g_best = best[r]
-                r_best = r
-        if r_best < 0:
-            break
-        expected += none_yet * p[r_best] * g_best
-        none_yet *= 1.0 - p[r_best]
-        p[r_best] = 0.0
-    return expected
+    return _expected_best(p, best)
 
 
 @njit(cache=True)
@@ -613,21 +619,7 @@ def reply_threat_moves(state, table, unseen, h, opp_last, w, vals, scratch, tmp,
             miss *= max(0.0, (u - k - i) / (u - i))
         p[r] = 1.0 - miss
         best[r] = b + _mask_value(of_rank, vals) / k
-    expected = 0.0
-    none_yet = 1.0
-    for _ in range(10):
-        r_best = -1
-        g_best = 0.0
-        for r in range(1, 11):
-            if p[r] > 0 and best[r] > g_best:
-                g_best = best[r]
-                r_best = r
-        if r_best < 0:
-            break
-        expected += none_yet * p[r_best] * g_best
-        none_yet *= 1.0 - p[r_best]
-        p[r_best] = 0.0
-    return expected
+    return _expected_best(p, best)
 
 
 @njit(cache=True)
