@@ -37,16 +37,7 @@ def cli(script, *args, cwd=ROOT, feed=""):
                           env={**os.environ, "PYTHONIOENCODING": "utf-8"})
 
 
-def run_main(capsys, *args):
-    """train.py's main() in this process (no interpreter start): (exit code, stdout, stderr)."""
-    import importlib.util
-    spec = importlib.util.spec_from_file_location("train_cli", ROOT / "train.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    capsys.readouterr()
-    code = mod.main(list(args))
-    out = capsys.readouterr()
-    return subprocess.CompletedProcess(args, code, out.out, out.err)
+from test_train import run_main  # noqa: E402  train.py's main() in this process
 
 
 def one_line_error(r, *words):
