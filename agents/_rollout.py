@@ -283,11 +283,11 @@ def sample_world(base, unseen_ids, n_unseen, opp_n, rng, world):
 @njit(cache=True)
 def finish_hand(state, buf, w, values, scratch, rng, epsilon, endgame, exact_last, states, bufs):
     """Play the hand to its end, both sides by the normal kernel (epsilon: random moves), and
-    return outcome() for seat 0. With exact_last the last deal (empty deck) is played perfectly,
-    as both levels play it, by _minimax."""
+    return outcome_any() for seat 0. With exact_last the last deal (empty deck) is played perfectly,
+    as both levels play it, by minimax_any."""
     while True:
         if exact_last and state[DECK_POS] >= 40:
-            return _minimax(state, endgame, states, bufs)
+            return minimax_any(state, endgame, states, bufs)
         n = legal_moves(state, buf)
         k = 0
         if n > 1:
@@ -312,22 +312,7 @@ def finish_hand(state, buf, w, values, scratch, rng, epsilon, endgame, exact_las
                         k = i
         flags = apply_move(state, buf[0, k], buf[1, k])
         if flags & F_HAND_OVER:
-            return outcome(state, endgame)
-
-
-@njit(cache=True)
-def outcome(state, endgame):
-    """Seat 0's result of a finished hand: point difference, or in the endgame the chance of
-    winning the match (1 or 0 when it ended, else a guess from the score difference) plus a
-    hundredth of the point difference to break ties."""
-    diff = state[LINES + LINE_TOTAL] - state[LINES + NLINES + LINE_TOTAL]
-    if not endgame:
-        return float(diff)
-    if state[PHASE] == core.MATCH_OVER:
-        win = 1.0 if state[WINNER] == 0 else 0.0
-    else:
-        win = 0.5 + min(0.4, max(-0.4, 0.08 * (state[SCORES] - state[SCORES + 1])))
-    return win + 0.01 * diff
+            return outcome_any(state, endgame)
 
 
 # ctx: what the opponent's last move was and where it was made (see hard.py), all from what the
@@ -408,7 +393,7 @@ def search(obs, target, cards, masks, k, worlds, rollouts, endgame, w, epsilon, 
                 sim[:] = world
                 flags = apply_move(sim, cards[j], masks[j])
                 if flags & F_HAND_OVER:
-                    totals[j] += outcome(sim, endgame)
+                    totals[j] += outcome_any(sim, endgame)
                 else:
                     totals[j] += finish_hand(sim, buf, w, values, scratch, rng, epsilon, endgame,
                                              exact_last, states, bufs)
@@ -426,57 +411,8 @@ def check_observation(obs: np.ndarray) -> None:
 
 # ---- the last deal: every card is known, so it is solved exactly --------------------------
 @njit(cache=True)
-def _minimax(root, endgame, states, bufs):
-    """Value for seat 0 of the rest of a hand with no hidden card: alpha-beta over every move.
-
-    Iterative (an explicit stack of states; numba's cache cannot reload recursive functions).
-    """
-    depth_max = states.shape[0] - 1
-    n = np.zeros(depth_max + 1, dtype=np.int64)
-    nxt = np.zeros(depth_max + 1, dtype=np.int64)
-    best = np.zeros(depth_max + 1)
-    alpha = np.zeros(depth_max + 1)
-    beta = np.zeros(depth_max + 1)
-    states[0, :] = root
-    n[0] = legal_moves(states[0], bufs[0])
-    best[0] = -1e18 if states[0, TO_MOVE] == 0 else 1e18
-    alpha[0] = -1e18
-    beta[0] = 1e18
-    d = 0
-    v = 0.0
-    while d >= 0:
-        if nxt[d] < n[d] and alpha[d] < beta[d] and d < depth_max:
-            i = nxt[d]
-            nxt[d] += 1
-            states[d + 1, :] = states[d]
-            flags = apply_move(states[d + 1], bufs[d, 0, i], bufs[d, 1, i])
-            if flags & F_HAND_OVER:
-                v = outcome(states[d + 1], endgame)
-            else:
-                d += 1
-                n[d] = legal_moves(states[d], bufs[d])
-                nxt[d] = 0
-                best[d] = -1e18 if states[d, TO_MOVE] == 0 else 1e18
-                alpha[d] = alpha[d - 1]
-                beta[d] = beta[d - 1]
-                continue
-        else:
-            v = best[d]
-            d -= 1
-            if d < 0:
-                break
-        if states[d, TO_MOVE] == 0:
-            best[d] = max(best[d], v)
-            alpha[d] = max(alpha[d], best[d])
-        else:
-            best[d] = min(best[d], v)
-            beta[d] = min(beta[d], best[d])
-    return v
-
-
-@njit(cache=True)
 def last_deal_values(obs, target, cards, masks, k, endgame, out):
-    """out[j] = exact value (outcome() for seat 0) of candidate j when the deck is empty: the
+    """out[j] = exact value (outcome_any() for seat 0) of candidate j when the deck is empty: the
     unseen cards are then exactly the opponent's hand, and both sides play perfectly."""
     state = np.zeros(core.STATE_SIZE, dtype=np.int64)
     state[HANDS + 1] = build_base(obs, target, state)
@@ -486,9 +422,9 @@ def last_deal_values(obs, target, cards, masks, k, endgame, out):
         child = state.copy()
         flags = apply_move(child, cards[j], masks[j])
         if flags & F_HAND_OVER:
-            out[j] = outcome(child, endgame)
+            out[j] = outcome_any(child, endgame)
         else:
-            out[j] = _minimax(child, endgame, states, bufs)
+            out[j] = minimax_any(child, endgame, states, bufs)
 
 
 # ==== any rules: variants, 3 players, pairs ==================================================
@@ -686,7 +622,9 @@ def score_any(state, p, sizes, unseen, cards, masks, n, w, classic_caps, out, sc
 @njit(cache=True)
 def outcome_any(state, endgame):
     """Side 0's result of a finished hand: its points minus the best other side's, or in the
-    endgame the chance of winning the match plus a hundredth of that difference (as outcome)."""
+    endgame the chance of winning the match (1 or 0 when it ended, else a guess from the score
+    difference) plus a hundredth of the point difference to break ties. With two sides: seat 0's
+    point difference."""
     n_pl = state[core.NPLAYERS]
     sides = n_pl if n_pl <= 3 else n_pl // 2
     other = -1
@@ -706,9 +644,11 @@ def outcome_any(state, endgame):
 
 @njit(cache=True)
 def minimax_any(root, endgame, states, bufs):
-    """_minimax for any rules and seats: side 0 maximises outcome_any, every other side
-    minimises it (the paranoid assumption; exact with two sides). Needs at most
-    states.shape[0] - 1 plies left."""
+    """Value for side 0 of the rest of a hand with no hidden card: alpha-beta over every move,
+    side 0 maximising outcome_any, every other side minimising it (the paranoid assumption; exact
+    with two sides, where it is the classic last-deal solver). Needs at most states.shape[0] - 1
+    plies left. Iterative (an explicit stack of states; numba's cache cannot reload recursive
+    functions)."""
     n_pl = root[core.NPLAYERS]
     sides = n_pl if n_pl <= 3 else n_pl // 2
     depth_max = states.shape[0] - 1

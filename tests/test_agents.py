@@ -206,15 +206,16 @@ def test_hard_takes_a_scopa():
 
 def test_hard_outcome_counts_match_wins_in_the_endgame():
     st = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    st[core.NPLAYERS] = 2
     st[core.LINES + core.LINE_TOTAL] = 1
     st[core.LINES + core.NLINES + core.LINE_TOTAL] = 3
     st[core.SCORES], st[core.SCORES + 1] = 11, 9
     st[core.PHASE], st[core.WINNER] = core.MATCH_OVER, 0
-    assert _rollout.outcome(st, False) == -2.0
-    assert _rollout.outcome(st, True) == pytest.approx(1.0 - 0.02)
+    assert _rollout.outcome_any(st, False) == -2.0
+    assert _rollout.outcome_any(st, True) == pytest.approx(1.0 - 0.02)
     st[core.PHASE], st[core.WINNER] = core.HAND_OVER, -1
     st[core.SCORES + 1] = 11
-    assert _rollout.outcome(st, True) == pytest.approx(0.5 - 0.02)
+    assert _rollout.outcome_any(st, True) == pytest.approx(0.5 - 0.02)
 
 
 def test_hard_time_budget_and_fixed_worlds():
@@ -244,7 +245,7 @@ def _brute_force(state):
     for i in range(n):
         child = state.copy()
         flags = core.apply_move(child, buf[0, i], buf[1, i])
-        values.append(_rollout.outcome(child, False) if flags & core.F_HAND_OVER else _brute_force(child))
+        values.append(_rollout.outcome_any(child, False) if flags & core.F_HAND_OVER else _brute_force(child))
     return max(values) if state[core.TO_MOVE] == 0 else min(values)
 
 
@@ -265,7 +266,7 @@ def test_last_deal_is_solved_exactly():
                 for j, a in enumerate(ids):
                     child = base.copy()
                     flags = core.apply_move(child, table.card[a], table.captured[a])
-                    ref = _rollout.outcome(child, False) if flags & core.F_HAND_OVER else _brute_force(child)
+                    ref = _rollout.outcome_any(child, False) if flags & core.F_HAND_OVER else _brute_force(child)
                     assert out[j] == ref
                 checked += 1
             g.play_action(ids[rng.integers(len(ids))])
