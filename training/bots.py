@@ -1,5 +1,13 @@
 """Rule-bot opponents inside the batched environment (training only).
 
+`BotSeats` gives a share of the training games (config `bot_games`) a rule-bot opponent in one
+seat: game b < n_bot has its bot in seat b % 2, of level `bot_levels[(b // 2) % len(bot_levels)]`
+(so every level sits in both seats). The bots' moves are made here, never trained on.
+
+`easy` (agents/easy.py) captures when it can, choosing uniformly among the captures, else lays a
+uniformly random card; here it draws from the training run's generator, so a run (and its
+resume) stays reproducible.
+
 The `normal` level (agents/normal.py) scores each legal move with a compiled kernel from what the
 mover may know. Here the same kernel runs over many games at once, reading each mover's view
 straight from the engine state (its hand, the table, both piles, the cards it has not seen), so a
@@ -56,3 +64,49 @@ class NormalBot:
             _normal_choices(env.states, rows.astype(np.int64), env.legal_card, env.legal_captured,
                             env.legal_count, self.weights, out, self.scores, self.scratch)
         return out
+
+
+class EasyBot:
+    """easy-level moves (legal-move indices) for chosen games of a BatchedScopa."""
+
+    def __init__(self, rng: np.random.Generator):
+        self.rng = rng
+
+    def choose(self, env, rows: np.ndarray) -> np.ndarray:
+        if not len(rows):
+            return np.zeros(0, dtype=np.int64)
+        n = env.legal_count[rows].astype(np.int64)
+        width = env.legal_captured.shape[1]
+        live = np.arange(width)[None, :] < n[:, None]
+        takes = (env.legal_captured[rows] != 0) & live
+        k = takes.sum(axis=1)
+        pool = np.where(k[:, None] > 0, takes, live)
+        size = np.where(k > 0, k, n)
+        r = (self.rng.random(len(rows)) * size).astype(np.int64)   # the r-th move of the pool
+        return np.argmax(np.cumsum(pool, axis=1) > r[:, None], axis=1).astype(np.int64)
+
+
+class BotSeats:
+    """Which games have a rule bot, in which seat, of which level; `play` makes their moves."""
+
+    def __init__(self, bot_games: float, levels: tuple, num_envs: int, rng: np.random.Generator):
+        n_bot = int(round(bot_games * num_envs))
+        b = np.arange(num_envs)
+        self.seat = np.where(b < n_bot, b % 2, -1)
+        self.level = np.where(b < n_bot, (b // 2) % max(len(levels), 1), -1)
+        self.bots = [EasyBot(rng) if lv == "easy" else NormalBot() for lv in levels] if n_bot else []
+
+    @property
+    def any(self) -> bool:
+        return bool(self.bots)
+
+    def play(self, env, idx: np.ndarray, where: np.ndarray | None = None) -> None:
+        """Put the bots' moves into idx for the games where a bot is to move: by default where
+        the mover sits in `seat`; `where` (a mask over games) overrides that (PPO seats its
+        learner in b % 2 and the bot opposite)."""
+        moving = env.to_move == self.seat if where is None else where
+        for k, bot in enumerate(self.bots):
+            on = moving & (self.level == k)
+            rows = np.flatnonzero(on)
+            if len(rows):
+                idx[rows] = bot.choose(env, rows)

@@ -87,8 +87,15 @@ class TrainConfig:
     decisions, bootstrapping from the greedy value the network gave the mover's next position
     when it acted there (lower variance, some bias)."""
     bot_games: float = 0.0
-    """Share of the games in which one seat is played by the `normal` rule bot (compiled, in the
-    batched env); the bot's moves are not trained on. 0 = pure self-play. 2-player rules only."""
+    """Share of the games in which one seat is played by a rule bot (in the batched env,
+    training/bots.py); the bots' moves are not trained on. 0 = pure self-play. 2-player rules
+    only."""
+    bot_levels: tuple = ("normal",)
+    """The rule bots of the bot games ('easy', 'normal'), sharing those games in turn."""
+    init_from: str = ""
+    """A checkpoint (a run's or an exported agent) whose network weights start a new run; its
+    rules and network shape must match this config's. The optimizer, counters and exploration
+    schedule start afresh (fine-tuning). '' = random initialisation. Ignored by --resume."""
 
     gamma: float = 1.0
     """PPO: discount per learner decision."""
@@ -279,8 +286,13 @@ def _check(c: TrainConfig) -> None:
         raise ScopaError(f"config key 'learning_rate' must be positive, got {c.learning_rate}")
     if any(ch in c.run_name for ch in "/\\") or c.run_name in (".", ".."):
         raise ScopaError(f"config key 'run_name' must be a plain name, got {c.run_name!r}")
+    for level in c.bot_levels:
+        if level not in ("easy", "normal"):
+            raise ScopaError(f"config key 'bot_levels': unknown bot {level!r} (use easy, normal)")
+    if not c.bot_levels:
+        raise ScopaError("config key 'bot_levels' needs at least one bot (easy, normal)")
     if c.bot_games > 0 and c.rules.players != 2:
-        raise ScopaError(f"config key 'bot_games' needs 2-player rules (the in-env normal bot "
+        raise ScopaError(f"config key 'bot_games' needs 2-player rules (an in-env rule bot "
                          f"plays one opponent), these rules have {c.rules.players} players")
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from .config import TrainConfig
-from .bots import NormalBot
+from .bots import BotSeats
 from .env import make_env, env_state, set_env_state, legal_slice
 from .model import MoveScorer, masked_scores
 
@@ -87,10 +87,9 @@ class DMC:
         self.steps = 0
         B = cfg.num_envs
         N = self.env.n_players
-        # games b < n_bot have the normal bot in seat b % 2
-        n_bot = int(round(cfg.bot_games * B))
-        self.bot_seat = np.where(np.arange(B) < n_bot, np.arange(B) % 2, -1)
-        self.bot = NormalBot() if n_bot else None
+        # games b < round(bot_games * B) have a rule bot in seat b % 2 (training/bots.py)
+        self.bots = BotSeats(cfg.bot_games, cfg.bot_levels, B, rng)
+        self.bot_seat = self.bots.seat
         # moves of unfinished episodes, right-aligned in time (valid=False pads the left)
         self.carry = {
             "obs": np.zeros((0, B, self.env.obs.shape[1]), dtype=np.int8),
@@ -117,9 +116,7 @@ class DMC:
         explore = self.rng.random(len(count)) < epsilon
         random_idx = (self.rng.random(len(count)) * count).astype(np.int64)
         idx = np.where(explore, random_idx, greedy)
-        if self.bot is not None:
-            rows = np.flatnonzero(env.to_move == self.bot_seat)
-            idx[rows] = self.bot.choose(env, rows)
+        self.bots.play(env, idx)
         return idx
 
     def rollout(self, epsilon: float) -> tuple[dict, dict]:

@@ -71,6 +71,8 @@ class Run:
         self.name = cfg.run_name or f"{game}__{cfg.algo}__{cfg.seed}__{int(time.time())}"
         if resume is not None:
             self._restore(resume)
+        elif cfg.init_from:
+            self._init_from(cfg.init_from)
         self.ckpt_dir = Path(cfg.checkpoints_dir) / self.name
         self.last_eval: dict | None = None
 
@@ -96,6 +98,24 @@ class Run:
             raise ScopaError(f"checkpoint cannot be resumed ({type(e).__name__}: {first})") from None
         self.name = counters.pop("run_name")
         self.counters.update(counters)
+
+    def _init_from(self, path: str) -> None:
+        """Start from another checkpoint's network (config `init_from`): same rules, same shape."""
+        ckpt = checkpoint.load(path)
+        rules = checkpoint.rules_of(ckpt, path)
+        if rules != self.cfg.rules:
+            raise ScopaError(f"init_from {path!r} was trained for rules ({rules.describe()}), this "
+                             f"run is for ({self.cfg.rules.describe()})")
+        want = model_config(self.model)
+        have = {"players": 2, "hand_cards": 3, **dict(ckpt.get("model_config") or {})}
+        if {k: have.get(k) for k in want} != want:
+            raise ScopaError(f"init_from {path!r} holds a network of another shape ({have}), this "
+                             f"run builds {want}")
+        try:
+            self.model.load_state_dict(ckpt["model"])
+        except (KeyError, RuntimeError, ValueError, TypeError) as e:
+            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            raise ScopaError(f"init_from {path!r} holds no usable network ({first})") from None
 
     def save(self, tag: str | None = None) -> None:
         d = self.to_checkpoint()

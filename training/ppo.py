@@ -4,7 +4,7 @@ In game b the learner plays side b % sides (with 2 players: seat b % 2; in pairs
 seats, so partners are the same network); every other seat is played by the game's opponent: the
 current policy (with probability `latest_opponent_prob`) or a snapshot drawn from the pool (one
 snapshot for all of a game's opponent seats), redrawn whenever that game's episode ends; with
-`bot_games` > 0 (2 players only) that share of the games is played against the `normal` rule bot
+`bot_games` > 0 (2 players only) that share of the games is played against the rule bots of `bot_levels`
 instead (training/bots.py). A snapshot of the policy joins the pool every `snapshot_every` iterations (the oldest
 leaves past `pool_size`). Both sides sample from their softmax over the legal moves only; the
 network scores legal moves by their features (training/model.py), so masking is simply leaving
@@ -26,7 +26,7 @@ import torch
 
 from scopa_env.observation import write_observation
 
-from .bots import NormalBot
+from .bots import BotSeats
 from .config import TrainConfig
 from .env import env_state, legal_slice, make_env, set_env_state
 from .model import MoveScorer
@@ -71,12 +71,11 @@ class PPO:
         self.learner_seat = np.arange(B) % self.sides
         self.pool: list[dict] = []          # state_dicts of past policies
         self.pool_models: list[MoveScorer] = []
-        # opponent of each game: -1 the normal bot (games b < n_bot, always), 0 the current
-        # policy, k > 0 pool[k - 1]
-        n_bot = int(round(cfg.bot_games * B))
-        self.bot = NormalBot() if n_bot else None
+        # opponent of each game: -1 a rule bot (games b < n_bot, always; training/bots.py),
+        # 0 the current policy, k > 0 pool[k - 1]
+        self.bots = BotSeats(cfg.bot_games, cfg.bot_levels, B, rng)
         self.opponent = np.zeros(B, dtype=np.int64)
-        self.opponent[:n_bot] = -1
+        self.opponent[self.bots.seat >= 0] = -1
         self._draw_opponents(np.ones(B, dtype=bool))
 
     # ---- opponents ---------------------------------------------------------------------------
@@ -120,9 +119,7 @@ class PPO:
                 r = torch.from_numpy(rows)
                 logits[r], _ = masked_logits(m, obs[r], cards[r], captured[r], count[r])
         idx = sample(logits, self.rng)
-        if self.bot is not None:
-            rows = np.flatnonzero(~learner_moves & (self.opponent == -1))
-            idx[rows] = self.bot.choose(env, rows)
+        self.bots.play(env, idx, ~learner_moves & (self.opponent == -1))
         logp = torch.log_softmax(logits, dim=1)[torch.arange(len(idx)), torch.from_numpy(idx)]
         return idx, logp.numpy(), values.numpy(), learner_moves
 

@@ -1,0 +1,90 @@
+"""Training against the rule bots (easy and normal in the batched env) and fine-tuning from a
+checkpoint (config `init_from`)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from scopa_env import BatchedScopa, ScopaError
+from training.bots import BotSeats, EasyBot
+from training.config import make_config
+from training.loop import Run
+
+from test_train import TINY, run_main, tiny_cfg, _one_line_error
+
+
+def _envs_with_choices(seed=3, B=64, steps=20):
+    """A batched env moved by random legal moves: a spread of positions."""
+    env = BatchedScopa(B, seed=seed)
+    env.reset()
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        env.step_index((rng.random(B) * env.legal_count).astype(np.int64))
+    return env
+
+
+def test_easy_bot_captures_at_random_when_it_can():
+    env = _envs_with_choices()
+    rows = np.arange(env.legal_count.shape[0])
+    bot = EasyBot(np.random.default_rng(0))
+    seen = {int(b): set() for b in rows}
+    for _ in range(200):
+        idx = bot.choose(env, rows)
+        assert (idx >= 0).all() and (idx < env.legal_count[rows]).all()
+        for b, i in zip(rows, idx):
+            seen[int(b)].add(int(i))
+    checked_capture = checked_lay = 0
+    for b in rows:
+        n = int(env.legal_count[b])
+        takes = {i for i in range(n) if env.legal_captured[b, i] != 0}
+        want = takes if takes else set(range(n))
+        # only captures when a capture exists, every one of them in time; else any card
+        assert seen[int(b)] == want, (b, seen[int(b)], want)
+        checked_capture += bool(takes) and len(takes) > 1
+        checked_lay += not takes and n > 1
+    assert checked_capture and checked_lay
+
+
+def test_bot_seats_share_games_between_levels_and_seats():
+    seats = BotSeats(0.5, ("easy", "normal"), 16, np.random.default_rng(0))
+    assert list(seats.seat[:8]) == [0, 1] * 4 and (seats.seat[8:] == -1).all()
+    assert list(seats.level[:8]) == [0, 0, 1, 1] * 2 and (seats.level[8:] == -1).all()
+    assert not BotSeats(0.0, ("normal",), 16, np.random.default_rng(0)).any
+
+
+def test_bot_levels_config_is_checked(capsys):
+    assert make_config(bot_levels="easy,normal").bot_levels == ("easy", "normal")
+    with pytest.raises(ScopaError, match="'bot_levels'.*'hard'"):
+        make_config(bot_levels=["easy", "hard"])
+    _one_line_error(run_main(capsys, "--bot-levels", "expert"), "bot_levels", "'expert'")
+
+
+@pytest.mark.parametrize("algo", ["dmc", "ppo"])
+def test_training_against_easy_and_normal_bots(tmp_path, algo):
+    run = Run(tiny_cfg(tmp_path, algo=algo, bot_games=0.5, bot_levels=("easy", "normal"),
+                       run_name="bots"), log=lambda *_: None)
+    results = run.train()
+    assert run.counters["steps"] >= TINY["total_steps"]
+    assert (tmp_path / "ck" / "bots" / "latest.pt").is_file()
+    assert results is not None
+
+
+def test_init_from_starts_from_the_checkpoints_network(tmp_path):
+    src = Run(tiny_cfg(tmp_path, run_name="src"), log=lambda *_: None)
+    src.train()
+    path = str(tmp_path / "ck" / "src" / "latest.pt")
+    ft = Run(tiny_cfg(tmp_path, run_name="ft", init_from=path, seed=5), log=lambda *_: None)
+    for k, v in src.model.state_dict().items():
+        assert torch.equal(ft.model.state_dict()[k], v), k
+    assert ft.counters["steps"] == 0
+    fresh = Run(tiny_cfg(tmp_path, run_name="fresh", seed=5), log=lambda *_: None)
+    assert not all(torch.equal(fresh.model.state_dict()[k], v)
+                   for k, v in src.model.state_dict().items())
+    with pytest.raises(ScopaError, match="init_from.*another shape"):
+        Run(tiny_cfg(tmp_path, run_name="wide", init_from=path, hidden=64), log=lambda *_: None)
+    with pytest.raises(ScopaError, match="init_from.*rules"):
+        Run(tiny_cfg(tmp_path, run_name="nap", init_from=path, napola=True), log=lambda *_: None)
+    with pytest.raises(ScopaError, match="does not exist"):
+        Run(tiny_cfg(tmp_path, run_name="none", init_from=str(tmp_path / "nope.pt")),
+            log=lambda *_: None)
