@@ -201,3 +201,68 @@ def test_reply_tactics_of_a_table():
     sweeps = [(np.flatnonzero(r[10:]) + 1).tolist() for r in out]
     assert takes == [[3, 4, 7], [10], [1, 2, 5, 6, 7], []]
     assert sweeps == [[7], [10], [7], []]
+
+
+def test_risk_features_count_the_unseen_threats():
+    from math import comb
+
+    from training.model import risk_features
+
+    # table left: ranks 3 and 4 capture, 7 sweeps; unseen: 3D 3C 7S and the 20 cards of ranks
+    # 5, 6, 8, 9, 10
+    tactics = torch.zeros(1, 1, 20)
+    tactics[0, 0, [2, 3, 6]] = 1
+    tactics[0, 0, 10 + 6] = 1
+    unseen = torch.zeros(1, 40)
+    unseen[0, [2, 12, 26]] = 1                       # 3D, 3C, 7S
+    unseen[0, [c for c in range(40) if c % 10 in (4, 5, 7, 8, 9)]] = 1
+    total = 23
+    out = risk_features(tactics, unseen, torch.tensor([3.0]))[0, 0]
+    assert out[2] == pytest.approx(2 / 4) and out[3] == 0 and out[6] == pytest.approx(1 / 4)
+    assert out[16] == pytest.approx(1 / 4) and out[10:].sum() - out[20:].sum() == pytest.approx(1 / 4)
+    # at least one of the 3 capturing cards (two 3s and the 7) in a 3-card hand of 23 unseen
+    assert out[20] == pytest.approx(1 - comb(total - 3, 3) / comb(total, 3), rel=1e-5)
+    assert out[21] == pytest.approx(1 - comb(total - 1, 3) / comb(total, 3), rel=1e-5)
+    assert risk_features(tactics, unseen, torch.tensor([0.0]))[0, 0, 20:].tolist() == [0, 0]
+
+
+def test_older_feature_networks_load_and_widen_unchanged():
+    from training.model import MoveScorer, build_model, model_config, widen_features
+
+    old = MoveScorer(32, features=3)
+    assert build_model(model_config(old)).features == 3
+    new = MoveScorer(32)
+    new.load_state_dict(widen_features(old.state_dict(), 3, new.features))
+    env = _positions()
+    from training.env import legal_slice
+    cards, captured = (torch.from_numpy(a) for a in legal_slice(env))
+    obs = old.obs_tensor(env.obs)
+    with torch.no_grad():
+        a = old.score_moves(obs, old.encode(obs), cards, captured)
+        b = new.score_moves(obs, new.encode(obs), cards, captured)
+    assert torch.allclose(a, b)
+    with pytest.raises(ValueError, match="features version"):
+        build_model(dict(model_config(old), features=99))
+
+
+def test_init_from_an_older_features_network(tmp_path):
+    from training.model import MoveScorer, model_config
+    src = MoveScorer(TINY["hidden"], features=3)
+    ckpt = Run(tiny_cfg(tmp_path, run_name="old"), log=lambda *_: None).to_checkpoint()
+    ckpt["model_config"] = model_config(src)
+    ckpt["model"] = src.state_dict()
+    checkpoint.save_atomic(ckpt, tmp_path / "old.pt")
+    ft = Run(tiny_cfg(tmp_path, run_name="ft", init_from=str(tmp_path / "old.pt")), log=lambda *_: None)
+    w = ft.model.state_dict()["move_part.weight"]
+    assert torch.equal(w[:, :src.move_part.weight.shape[1]], src.move_part.weight)
+    assert not w[:, src.move_part.weight.shape[1]:].any()
+
+
+def _positions(B=32, seed=4):
+    from scopa_env import BatchedScopa
+    env = BatchedScopa(B, seed=seed)
+    env.reset()
+    rng = np.random.default_rng(seed)
+    for _ in range(12):
+        env.step_index((rng.random(B) * env.legal_count).astype(np.int64))
+    return env

@@ -22,7 +22,7 @@ from scopa_env.presets import preset_name
 from scopa_env.rules import Rules
 from . import checkpoint
 from .config import TrainConfig, from_dict, make_config
-from .model import MoveScorer, build_model, model_config
+from .model import FEATURE_SIZES, MoveScorer, build_model, model_config, widen_features
 
 KEEP_PERIODIC = 3
 # what may change when a run is resumed: budgets and reporting, never what shapes the updates
@@ -108,11 +108,17 @@ class Run:
                              f"run is for ({self.cfg.rules.describe()})")
         want = model_config(self.model)
         have = {"players": 2, "hand_cards": 3, **dict(ckpt.get("model_config") or {})}
-        if {k: have.get(k) for k in want} != want:
+        shape = [k for k in want if k != "features"]
+        old, new = have.get("features"), want["features"]
+        if {k: have.get(k) for k in shape} != {k: want[k] for k in shape} or \
+                old not in FEATURE_SIZES or old > new:
             raise ScopaError(f"init_from {path!r} holds a network of another shape ({have}), this "
                              f"run builds {want}")
         try:
-            self.model.load_state_dict(ckpt["model"])
+            state = ckpt["model"]
+            if old < new:     # an earlier features version: the new inputs start at zero weight
+                state = widen_features(state, old, new)
+            self.model.load_state_dict(state)
         except (KeyError, RuntimeError, ValueError, TypeError) as e:
             first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
             raise ScopaError(f"init_from {path!r} holds no usable network ({first})") from None

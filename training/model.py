@@ -6,7 +6,12 @@ it leaves: the table after the move (mask, 40), its rank sum / 10, whether that 
 whether a card of that rank could capture on the table left (10) and sweep it (10). The last ones
 are functions of the first two and the table, given to the network because "what do I leave" is
 most of the game's tactics (the `normal` level's whole idea) and a small network learns subset
-sums slowly. So the 16,200 action ids never need one output each: the network sees the
+sums slowly. Features version 4 adds what the next player might do to that table, from the
+cards the mover has not seen: per rank, how many unseen cards of it would capture and sweep, and
+the chance that the next player's hand (its size is in the observation) holds a capturing card,
+and a sweeping one (`risk_features`; version 3 networks, without them, still load and play, and
+`widen_features` turns one into a version 4 network that scores every move as before, for
+fine-tuning). So the 16,200 action ids never need one output each: the network sees the
 observation once, then gives
 every legal move a score (DMC: the move's expected return; PPO: its logit). PPO also reads a state
 value from the observation part.
@@ -30,7 +35,11 @@ from torch import nn
 from scopa_env.observation import OBS_HIGH, layout
 
 MOVE_FEATURES = 143
-FEATURES_VERSION = 3
+RISK_FEATURES = 22
+FEATURES_VERSION = 4
+# move features of each version this code builds networks for: 3 (checkpoints before the risk
+# features; still loaded and played) and 4
+FEATURE_SIZES = {3: MOVE_FEATURES, 4: MOVE_FEATURES + RISK_FEATURES}
 MAX_TABLE_ENUM = 12   # subsets of at most this many table cards are enumerated
 _BITS = torch.tensor([1 << c for c in range(40)], dtype=torch.int64)
 _RANKS = torch.tensor([c % 10 + 1 for c in range(40)], dtype=torch.float32)
@@ -106,27 +115,64 @@ def move_features(table: torch.Tensor, cards: torch.Tensor, captured: torch.Tens
     return torch.cat([onehot, taken, after, rank_sum / 10, sweepable, scopa, tactics], dim=-1)
 
 
+def risk_features(tactics: torch.Tensor, unseen: torch.Tensor, next_hand: torch.Tensor) -> torch.Tensor:
+    """What the next player might do to the table left, from the cards the mover has not seen.
+
+    tactics (B, L, 20) from reply_tactics (ranks that capture on / sweep the table left), unseen
+    (B, 40) 0/1, next_hand (B,) the next player's hand size -> (B, L, 22): per rank, the unseen
+    cards of that rank that would capture (10) and sweep (10), / 4; then the chance that a hand
+    of next_hand cards drawn from the unseen cards holds at least one capturing card, and one
+    sweeping card (hypergeometric; the normal level's threat, as a feature)."""
+    count = unseen.reshape(-1, 4, 10).sum(1).unsqueeze(1)          # (B, 1, 10) unseen per rank
+    cap = tactics[..., :10] * count
+    sweep = tactics[..., 10:] * count
+    total = unseen.sum(-1, keepdim=True)                             # (B, 1)
+    hand = next_hand.reshape(-1, 1)
+    width = int(hand.max().item()) if hand.numel() else 0
+
+    def chance(k: torch.Tensor) -> torch.Tensor:                     # P(at least one of k in hand)
+        none = torch.ones_like(k)
+        for i in range(width):
+            step = (total - k - i).clamp(min=0) / (total - i).clamp(min=1)
+            none = torch.where(hand > i, none * step, none)
+        return 1 - none
+
+    return torch.cat([cap / 4, sweep / 4, chance(cap.sum(-1)).unsqueeze(-1),
+                      chance(sweep.sum(-1)).unsqueeze(-1)], dim=-1)
+
+
 class MoveScorer(nn.Module):
     """score(obs, move) = head(relu(A·enc(obs) + B·features(move))), value(obs) = v(enc(obs)).
 
     `players` and `hand_cards` pick the observation layout (its size and highs): 2 and 3 are
-    the classic game's version-1 layout."""
+    the classic game's version-1 layout. `features`: the move features' version (3 without the
+    risk features, 4 with them)."""
 
-    def __init__(self, hidden: int = 256, players: int = 2, hand_cards: int = 3):
+    def __init__(self, hidden: int = 256, players: int = 2, hand_cards: int = 3,
+                 features: int = FEATURES_VERSION):
         super().__init__()
+        if features not in FEATURE_SIZES:
+            raise ValueError(f"move features version {features!r}, this code builds "
+                             f"{', '.join(map(str, FEATURE_SIZES))}")
         self.hidden = hidden
         self.players = int(players)
         self.hand_cards = int(hand_cards)
+        self.features = int(features)
         lay = layout(self.players, self.hand_cards)
         self.obs_size = lay.size
         self._scale = torch.from_numpy(lay.high.astype(np.float32))
         self._table = lay.slices["table"]
+        self._unseen = lay.slices["unseen"]
+        # the next player's hand size (scaled in the input; times its high it is a count)
+        at = lay.slices["opp_hand_size"].start if self.players == 2 else lay.slices["hand_size"].start + 1
+        self._next_hand = at
+        self._next_high = float(lay.high[at])
         self.encoder = nn.Sequential(
             nn.Linear(self.obs_size, hidden), nn.ReLU(),
             nn.Linear(hidden, hidden), nn.ReLU(),
         )
         self.state_part = nn.Linear(hidden, hidden)
-        self.move_part = nn.Linear(MOVE_FEATURES, hidden, bias=False)
+        self.move_part = nn.Linear(FEATURE_SIZES[self.features], hidden, bias=False)
         self.head = nn.Sequential(nn.ReLU(), nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 1))
         self.value_head = nn.Linear(hidden, 1)
 
@@ -150,6 +196,10 @@ class MoveScorer(nn.Module):
         """obs (B, OBS) scaled observations, h (B, H) their encodings, cards/captured (B, L)
         -> scores (B, L)."""
         feats = move_features(obs[:, self._table], cards, captured)
+        if self.features >= 4:
+            next_hand = torch.round(obs[:, self._next_hand] * self._next_high)
+            feats = torch.cat([feats, risk_features(feats[..., MOVE_FEATURES - 20:], obs[:, self._unseen],
+                                                    next_hand)], dim=-1)
         z = self.state_part(h).unsqueeze(1) + self.move_part(feats)
         return self.head(z).squeeze(-1)
 
@@ -174,14 +224,25 @@ def masked_scores(model: MoveScorer, obs: torch.Tensor, cards: torch.Tensor, cap
 def model_config(model: MoveScorer) -> dict:
     """What rebuilds the network: kind, width, features version and the observation layout
     (`players`, `hand_cards`; absent in checkpoints from before the variants: 2 and 3)."""
-    return {"kind": "MoveScorer", "hidden": model.hidden, "features": FEATURES_VERSION,
+    return {"kind": "MoveScorer", "hidden": model.hidden, "features": model.features,
             "players": model.players, "hand_cards": model.hand_cards}
 
 
 def build_model(cfg: dict) -> MoveScorer:
     if cfg.get("kind") != "MoveScorer":
         raise ValueError(f"unknown model kind {cfg.get('kind')!r}")
-    if cfg.get("features") != FEATURES_VERSION:
-        raise ValueError(f"move features version {cfg.get('features')!r}, this code has {FEATURES_VERSION}")
+    if cfg.get("features") not in FEATURE_SIZES:
+        raise ValueError(f"move features version {cfg.get('features')!r}, this code builds "
+                         f"{', '.join(map(str, FEATURE_SIZES))}")
     return MoveScorer(hidden=int(cfg["hidden"]), players=int(cfg.get("players", 2)),
-                      hand_cards=int(cfg.get("hand_cards", 3)))
+                      hand_cards=int(cfg.get("hand_cards", 3)), features=int(cfg["features"]))
+
+
+def widen_features(state: dict, old: int, new: int) -> dict:
+    """A state_dict of a network with move features `old` made one with `new` (a later version):
+    the added features' weights start at zero, so the network scores every move as before."""
+    out = dict(state)
+    w = out["move_part.weight"]
+    extra = FEATURE_SIZES[new] - FEATURE_SIZES[old]
+    out["move_part.weight"] = torch.cat([w, w.new_zeros(w.shape[0], extra)], dim=1)
+    return out

@@ -1,0 +1,73 @@
+"""What margin per hand a match win rate needs: the measured hands, resampled into matches.
+
+    python benchmarks/match_margin.py --agent checkpoints/scopa-default.pt --opponent easy \
+        [--matches 400] [--seed 0] [--shifts 0,0.25,0.5,0.75,1]
+
+Plays the matches (duplicate deals, seats swapped, as evaluate.py does), keeps every hand's
+points (agent, opponent), and prints the measured match win rate and points per hand. Then it
+builds matches to the target from hands drawn independently from the measured ones (both past
+the target and level: another hand, as in a real match) and prints their win rate: first as
+measured (a check of the model: it should be close to the measured rate), then with the agent
+given `shift` more points per hand than the opponent (half added to its points, half taken from
+the opponent's). That tells how far a given margin goes in matches to 11: e.g. how much more per
+hand a 95% match win rate needs than an agent makes. A model (hands independent, the margin
+moved evenly), not a measurement of any agent: the README says which figures came from it.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents.arena import check_matches, run_pairs  # noqa: E402
+from scopa_env.rules import Rules  # noqa: E402
+
+
+def resampled_win_rate(hands: np.ndarray, shift: float, target: int, n: int,
+                       rng: np.random.Generator) -> float:
+    h = hands.astype(float).copy()
+    h[:, 0] += shift / 2
+    h[:, 1] -= shift / 2
+    won = 0
+    for _ in range(n):
+        a = b = 0.0
+        while not ((a >= target or b >= target) and a != b):
+            x, y = h[rng.integers(len(h))]
+            a += x
+            b += y
+        won += a > b
+    return won / n
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--agent", default="checkpoints/scopa-default.pt")
+    p.add_argument("--opponent", default="easy")
+    p.add_argument("--matches", type=int, default=400)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--shifts", default="0,0.25,0.5,0.75,1.0")
+    p.add_argument("--samples", type=int, default=40_000, help="resampled matches per shift")
+    args = p.parse_args(argv)
+    rules = Rules()
+    matches = check_matches(args.matches, rules)
+    results = run_pairs(args.agent, args.opponent, matches // 2, args.seed, rules, args.workers)
+    hands = np.array([(h[r.agent_side], h[1 - r.agent_side]) for r in results for h in r.hand_points])
+    wins = sum(r.agent_won for r in results)
+    diff = hands[:, 0] - hands[:, 1]
+    print(f"{args.agent} vs {args.opponent}: {len(results)} matches (seed {args.seed}), measured win "
+          f"rate {wins / len(results):.1%}; {len(hands)} hands, points per hand "
+          f"{hands[:, 0].mean():.3f} - {hands[:, 1].mean():.3f} = {diff.mean():+.3f} (sd {diff.std():.2f})")
+    rng = np.random.default_rng(args.seed)
+    for shift in (float(s) for s in args.shifts.split(",")):
+        rate = resampled_win_rate(hands, shift, rules.target, args.samples, rng)
+        print(f"  margin {diff.mean() + shift:+.2f} per hand: resampled match win rate {rate:.1%}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
