@@ -8,8 +8,8 @@ points (agent, opponent), and prints the measured match win rate and points per 
 builds matches to the target from hands drawn independently from the measured ones (both past
 the target and level: another hand, as in a real match) and prints their win rate: first as
 measured (a check of the model: it should be close to the measured rate), then with the agent
-given `shift` more points per hand than the opponent (half added to its points, half taken from
-the opponent's). That tells how far a given margin goes in matches to 11: e.g. how much more per
+given `shift` more points per hand than the opponent (in each hand, with the chance that makes
+the mean margin grow by `shift`, one point moves from the opponent to the agent). That tells how far a given margin goes in matches to 11: e.g. how much more per
 hand a 95% match win rate needs than an agent makes. A model (hands independent, the margin
 moved evenly), not a measurement of any agent: the README says which figures came from it.
 """
@@ -29,14 +29,21 @@ from scopa_env.rules import Rules  # noqa: E402
 
 def resampled_win_rate(hands: np.ndarray, shift: float, target: int, n: int,
                        rng: np.random.Generator) -> float:
-    h = hands.astype(float).copy()
-    h[:, 0] += shift / 2
-    h[:, 1] -= shift / 2
+    """Win rate of n matches made of hands drawn from `hands`, each hand moving one point from
+    the opponent to the agent with the chance that adds `shift` to the mean margin (points stay
+    whole, so level scores past the target still mean another hand)."""
+    can = hands[:, 1] >= 1
+    p = 0.0 if shift <= 0 else shift / (2 * can.mean())
+    if p > 1:
+        raise SystemExit(f"shift {shift} is more than moving a point in every hand can give")
     won = 0
     for _ in range(n):
-        a = b = 0.0
+        a = b = 0
         while not ((a >= target or b >= target) and a != b):
-            x, y = h[rng.integers(len(h))]
+            i = rng.integers(len(hands))
+            x, y = int(hands[i, 0]), int(hands[i, 1])
+            if can[i] and rng.random() < p:
+                x, y = x + 1, y - 1
             a += x
             b += y
         won += a > b
