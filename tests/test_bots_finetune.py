@@ -50,7 +50,7 @@ def test_bot_seats_share_games_between_levels_and_seats():
     seats = BotSeats(0.5, ("easy", "normal"), 16, np.random.default_rng(0))
     assert list(seats.seat[:8]) == [0, 1] * 4 and (seats.seat[8:] == -1).all()
     assert list(seats.level[:8]) == [0, 0, 1, 1] * 2 and (seats.level[8:] == -1).all()
-    assert not BotSeats(0.0, ("normal",), 16, np.random.default_rng(0)).any
+    assert BotSeats(0.0, ("normal",), 16, np.random.default_rng(0)).bots == []
 
 
 def test_bot_levels_config_is_checked(capsys):

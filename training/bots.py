@@ -96,10 +96,6 @@ class BotSeats:
         self.level = np.where(b < n_bot, (b // 2) % max(len(levels), 1), -1)
         self.bots = [EasyBot(rng) if lv == "easy" else NormalBot() for lv in levels] if n_bot else []
 
-    @property
-    def any(self) -> bool:
-        return bool(self.bots)
-
     def play(self, env, idx: np.ndarray, where: np.ndarray | None = None) -> None:
         """Put the bots' moves into idx for the games where a bot is to move: by default where
         the mover sits in `seat`; `where` (a mask over games) overrides that (PPO seats its

@@ -35,6 +35,7 @@ from scopa_env.rules import Rules
 ALGOS = ("dmc", "ppo")
 EPISODES = ("hand", "match")
 LEVELS = ("random", "easy", "normal", "hard")
+BOT_LEVELS = ("easy", "normal")   # the rule bots that can play inside the batched env
 
 
 @dataclass(frozen=True)
@@ -287,10 +288,10 @@ def _check(c: TrainConfig) -> None:
     if any(ch in c.run_name for ch in "/\\") or c.run_name in (".", ".."):
         raise ScopaError(f"config key 'run_name' must be a plain name, got {c.run_name!r}")
     for level in c.bot_levels:
-        if level not in ("easy", "normal"):
-            raise ScopaError(f"config key 'bot_levels': unknown bot {level!r} (use easy, normal)")
+        if level not in BOT_LEVELS:
+            raise ScopaError(f"config key 'bot_levels': unknown bot {level!r} (use {', '.join(BOT_LEVELS)})")
     if not c.bot_levels:
-        raise ScopaError("config key 'bot_levels' needs at least one bot (easy, normal)")
+        raise ScopaError(f"config key 'bot_levels' needs at least one bot ({', '.join(BOT_LEVELS)})")
     if c.bot_games > 0 and c.rules.players != 2:
         raise ScopaError(f"config key 'bot_games' needs 2-player rules (an in-env rule bot "
                          f"plays one opponent), these rules have {c.rules.players} players")
