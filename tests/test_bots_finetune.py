@@ -6,26 +6,16 @@ import numpy as np
 import pytest
 import torch
 
-from scopa_env import BatchedScopa, ScopaError
+from scopa_env import ScopaError
 from training.bots import BotSeats, EasyBot
 from training.config import make_config
 from training.loop import Run
 
-from test_train import TINY, run_main, tiny_cfg, _one_line_error
-
-
-def _envs_with_choices(seed=3, B=64, steps=20):
-    """A batched env moved by random legal moves: a spread of positions."""
-    env = BatchedScopa(B, seed=seed)
-    env.reset()
-    rng = np.random.default_rng(seed)
-    for _ in range(steps):
-        env.step_index((rng.random(B) * env.legal_count).astype(np.int64))
-    return env
+from test_train import TINY, random_positions, run_main, tiny_cfg, _one_line_error
 
 
 def test_easy_bot_captures_at_random_when_it_can():
-    env = _envs_with_choices()
+    env = random_positions(B=64, seed=3, steps=20)
     rows = np.arange(env.legal_count.shape[0])
     bot = EasyBot(np.random.default_rng(0))
     seen = {int(b): set() for b in rows}

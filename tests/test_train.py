@@ -233,7 +233,7 @@ def test_older_feature_networks_load_and_widen_unchanged():
     assert build_model(model_config(old)).features == 3
     new = MoveScorer(32)
     new.load_state_dict(widen_features(old.state_dict(), 3, new.features))
-    env = _positions()
+    env = random_positions()
     from training.env import legal_slice
     cards, captured = (torch.from_numpy(a) for a in legal_slice(env))
     obs = old.obs_tensor(env.obs)
@@ -258,11 +258,12 @@ def test_init_from_an_older_features_network(tmp_path):
     assert not w[:, src.move_part.weight.shape[1]:].any()
 
 
-def _positions(B=32, seed=4):
+def random_positions(B=32, seed=4, steps=12):
+    """A batched env moved by `steps` random legal moves: a spread of positions."""
     from scopa_env import BatchedScopa
     env = BatchedScopa(B, seed=seed)
     env.reset()
     rng = np.random.default_rng(seed)
-    for _ in range(12):
+    for _ in range(steps):
         env.step_index((rng.random(B) * env.legal_count).astype(np.int64))
     return env
