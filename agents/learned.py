@@ -61,7 +61,7 @@ class LearnedAgent(Agent):
                 model = build_model(ckpt["model_config"])
                 model.load_state_dict(ckpt["model"])
             except (ValueError, KeyError, RuntimeError, TypeError) as e:
-                first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+                first = checkpoint.first_line(e)
                 raise ScopaError(f"checkpoint {str(path)!r} holds no usable network ({first})") from None
             self.name = name or str(path).rsplit("/", 1)[-1].removesuffix(".pt")
         elif name:

@@ -78,6 +78,13 @@ def save_atomic(obj: dict, path: str | Path) -> Path:
     return path
 
 
+def first_line(e: BaseException) -> str:
+    """The first line of an exception's message (its type's name when it has none), for one-line
+    errors about a file."""
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
 def load(path: str | Path) -> dict:
     """Read and check a checkpoint; any problem is one ScopaError naming it."""
     path = Path(path)
@@ -87,7 +94,7 @@ def load(path: str | Path) -> dict:
         ckpt = torch.load(path, map_location="cpu", weights_only=True)
     except (RuntimeError, pickle.UnpicklingError, EOFError, zipfile.BadZipFile, OSError,
             ValueError, AttributeError, TypeError, KeyError, IndexError) as e:
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        first = first_line(e)
         raise ScopaError(f"checkpoint {str(path)!r} is corrupt or not a checkpoint ({first})") from None
     check(ckpt, str(path))
     return ckpt

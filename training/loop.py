@@ -94,7 +94,7 @@ class Run:
             checkpoint.set_rng_state(ckpt["rng"], self.rng)
             counters = dict(ckpt["counters"])
         except (KeyError, RuntimeError, ValueError, TypeError) as e:
-            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            first = checkpoint.first_line(e)
             raise ScopaError(f"checkpoint cannot be resumed ({type(e).__name__}: {first})") from None
         self.name = counters.pop("run_name")
         self.counters.update(counters)
@@ -120,7 +120,7 @@ class Run:
                 state = widen_features(state, old, new)
             self.model.load_state_dict(state)
         except (KeyError, RuntimeError, ValueError, TypeError) as e:
-            first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            first = checkpoint.first_line(e)
             raise ScopaError(f"init_from {path!r} holds no usable network ({first})") from None
 
     def save(self, tag: str | None = None) -> None:
