@@ -315,52 +315,99 @@ def finish_hand(state, buf, w, values, scratch, rng, epsilon, endgame, exact_las
             return outcome_any(state, endgame)
 
 
-# ctx: what the opponent's last move was and where it was made (see hard.py), all from what the
-# observer saw: [valid, table before it, card, captured, opponent's pile before, last capturer
-# from the opponent's side (0 nobody, 1 itself, 2 the observer)]
-CTX_SIZE = 6
+# ---- inferring the opponent's hand (hard option infer) -------------------------------------
+# One row per opponent move of the current deal, all from what the observer saw (hard.py builds
+# them): the table it was made on, the card, the captured mask, the opponent's pile and mine at
+# that moment, my hand size and the cards left in the deck then, the last capturer from the
+# opponent's side (0 nobody, 1 itself, 2 me), and the cards it has played from that move on in
+# this deal (that move's card included): its hand then was its hand now plus those.
+ROW_SIZE = 9
+MAX_HANDS = 6_000        # C(33, 3) = 5,456 opponent hands of 3 at most
 
 
 @njit(cache=True)
-def reply_likelihood(world, ctx, w, tau, tmp, buf, values, scratch):
-    """How plausible the opponent's last move is in `world` if it judges moves like the normal
-    level: exp(-(best score - score of the move it made) / tau)."""
-    card = ctx[2]
-    captured = ctx[3]
-    table = ctx[1]
-    their_pile = ctx[4]
-    hand = world[HANDS + 1] | (np.int64(1) << card)
-    tmp[:] = world
-    tmp[HANDS + 1] = hand
-    tmp[TABLE] = table
-    tmp[TO_MOVE] = 1
-    n = legal_moves(tmp, buf)
-    if n <= 1:
-        return 1.0
-    mine = world[PILES]
-    unseen = ALL & ~(hand | table | mine | their_pile)
-    score_moves(hand, table, their_pile, mine, unseen, popcount(world[HANDS]), 40 - world[DECK_POS],
-                ctx[5], buf[0], buf[1], n, w, values, scratch)
-    best = values[0]
-    made = -1e18
-    for i in range(n):
-        best = max(best, values[i])
-        if buf[0, i] == card and buf[1, i] == captured:
-            made = values[i]
-    if made == -1e18:
-        return 0.0            # the move was not legal with this hand: the world is impossible
-    return np.exp(-(best - made) / tau)
+def hand_weights(base, h, rows, nrows, w, eps, hands, w_normal, w_easy):
+    """Every opponent hand of h cards from the unseen cards of `base` (build_base), written to
+    hands[:n], with the chance of the deal's moves `rows` under two models of the opponent:
+    w_normal, the normal level's judgement (its best move, ties included, with probability
+    1 - eps, else any legal move at random) and w_easy, the easy level (a capture at random when
+    it has one, else any card at random). Returns n. Nothing but the observation is read."""
+    unseen = ALL & ~(base[HANDS] | base[TABLE] | base[PILES] | base[PILES + 1])
+    ids = np.zeros(40, dtype=np.int64)
+    n = 0
+    for c in range(40):
+        if (unseen >> c) & 1:
+            ids[n] = c
+            n += 1
+    tmp = base.copy()
+    buf = np.zeros((3, core.MAX_MOVES), dtype=np.int64)
+    values = np.zeros(core.MAX_MOVES)
+    scratch = np.zeros(SCRATCH)
+    idx = np.zeros(max(h, 1), dtype=np.int64)
+    for i in range(h):
+        idx[i] = i
+    count = 0
+    while True:
+        hand_now = np.int64(0)
+        for i in range(h):
+            hand_now |= np.int64(1) << ids[idx[i]]
+        pn = 1.0
+        pe = 1.0
+        for m in range(nrows):
+            hand = hand_now | rows[m, 8]
+            table = rows[m, 0]
+            theirs = rows[m, 3]
+            mine = rows[m, 4]
+            tmp[HANDS + 1] = hand
+            tmp[TABLE] = table
+            tmp[TO_MOVE] = 1
+            k = legal_moves(tmp, buf)
+            made = -1
+            takes = 0
+            for j in range(k):
+                if buf[1, j] != 0:
+                    takes += 1
+                if buf[0, j] == rows[m, 1] and buf[1, j] == rows[m, 2]:
+                    made = j
+            if made < 0:                      # not a legal move with this hand
+                pn = 0.0
+                pe = 0.0
+                break
+            if takes > 0:
+                pe *= 1.0 / takes if rows[m, 2] != 0 else 0.0
+            else:
+                pe *= 1.0 / k
+            if k > 1:
+                score_moves(hand, table, theirs, mine, ALL & ~(hand | table | theirs | mine), rows[m, 5],
+                            rows[m, 6], rows[m, 7], buf[0], buf[1], k, w, values, scratch)
+                best = values[0]
+                for j in range(1, k):
+                    best = max(best, values[j])
+                pn *= (1.0 - eps) * (1.0 if values[made] >= best - 1e-9 else 0.0) + eps / k
+        hands[count] = hand_now
+        w_normal[count] = pn
+        w_easy[count] = pe
+        count += 1
+        i = h - 1
+        while i >= 0 and idx[i] == n - h + i:
+            i -= 1
+        if i < 0:
+            break
+        idx[i] += 1
+        for j in range(i + 1, h):
+            idx[j] = idx[j - 1] + 1
+    return count
 
 
 @njit(cache=True)
 def search(obs, target, cards, masks, k, worlds, rollouts, endgame, w, epsilon, exact_last,
-           ctx, tau, max_tries, rng, totals):
+           hands, cdf, nh, rng, totals):
     """Add to totals[j] the outcomes of candidate j (cards[j], masks[j]) over `worlds` sampled
     worlds x `rollouts` rollouts. rng: a one-slot generator state, advanced in place.
 
-    With ctx[0] != 0 a sampled world is kept with probability reply_likelihood (rejection
-    sampling, at most max_tries draws per world): worlds where the opponent's last move would
-    have been a blunder become rare."""
+    nh = 0: the unseen cards are dealt uniformly at random. nh > 0: the opponent's hand is drawn
+    from hands[:nh] by the cumulative probabilities cdf[:nh] (hard option infer), the rest of the
+    unseen cards make the deck in a random order."""
     base = np.zeros(core.STATE_SIZE, dtype=np.int64)
     unseen = build_base(obs, target, base)
     unseen_ids = np.zeros(40, dtype=np.int64)
@@ -377,17 +424,28 @@ def search(obs, target, cards, masks, k, worlds, rollouts, endgame, w, epsilon, 
     scratch = np.zeros(SCRATCH)
     bufs = np.zeros((8, 3, core.MAX_MOVES), dtype=np.int64)
     states = np.zeros((8, core.STATE_SIZE), dtype=np.int64)
-    tmp = np.zeros_like(base)
+    rest_ids = np.zeros(40, dtype=np.int64)
     for _ in range(worlds):
-        tries = 0
-        while True:
+        if nh == 0:
             sample_world(base, unseen_ids, n_unseen, opp_n, rng, world)
-            tries += 1
-            if ctx[0] == 0 or tries >= max_tries:
-                break
-            like = reply_likelihood(world, ctx, w, tau, tmp, buf, values, scratch)
-            if rng_below(rng, 0, 1 << 30) < like * (1 << 30):
-                break
+        else:
+            u = rng_below(rng, 0, 1 << 30) / float(1 << 30)
+            lo = 0
+            hi = nh - 1
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if cdf[mid] > u:
+                    hi = mid
+                else:
+                    lo = mid + 1
+            rest = unseen & ~hands[lo]
+            n_rest = 0
+            for c in range(40):
+                if (rest >> c) & 1:
+                    rest_ids[n_rest] = c
+                    n_rest += 1
+            sample_world(base, rest_ids, n_rest, 0, rng, world)
+            world[HANDS + 1] = hands[lo]
         for j in range(k):
             for _r in range(rollouts):
                 sim[:] = world

@@ -11,6 +11,7 @@ from scopa_env import core
 from scopa_env.cards import mask_of
 from scopa_env.errors import ScopaError
 from scopa_env.game import Game
+from scopa_env.observation import SLICES
 from scopa_env.rules import Rules
 
 LEVELS = ["random", "easy", "normal", "hard"]
@@ -273,41 +274,66 @@ def test_last_deal_is_solved_exactly():
     assert checked >= 10
 
 
-def test_hard_reads_the_opponents_last_move_from_observations():
-    """The move hard infers from its previous and current observation is the one that was made."""
-    h, n = HardAgent(worlds=2), make_agent("normal")
-    checked = 0
+def _true_weights(h: HardAgent, obs: np.ndarray, truth: int, eps: float) -> tuple[float, float]:
+    """hand_weights' (normal, easy) chance of this deal's moves for the opponent's true hand."""
+    base = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    _rollout.build_base(obs, 11, base)
+    hands = np.zeros(_rollout.MAX_HANDS, dtype=np.int64)
+    wn, we = np.zeros(_rollout.MAX_HANDS), np.zeros(_rollout.MAX_HANDS)
+    rows = np.array(h.rows, dtype=np.int64).reshape(-1, _rollout.ROW_SIZE)
+    n = _rollout.hand_weights(base, int(obs[SLICES["opp_hand_size"].start]), rows, len(rows), h.weights,
+                              eps, hands, wn, we)
+    assert len(set(hands[:n].tolist())) == n
+    i = list(hands[:n]).index(truth)           # every possible hand is listed, the true one too
+    return float(wn[i]), float(we[i])
+
+
+@pytest.mark.parametrize("opponent", ["normal", "easy"])
+def test_hard_infers_the_opponents_hand_from_its_moves(opponent):
+    """infer: the moves hard rebuilds from its observations are the ones the opponent made, so
+    against the normal level its true hand always explains them exactly (normal model, no
+    slack), against easy the easy model always does; and the model weights find the level."""
+    h, o = HardAgent(worlds=2, infer=True), make_agent(opponent)
+    rows_seen = informative = 0
     for m in range(3):
         g = Game(Rules(), m)
         h.reset(m)
-        n.reset(m)
-        truth = None
+        o.reset(m)
+        made = []                        # the opponent's moves: (table, card, captured, its pile) before each
         while True:
             while not g.hand_over:
                 p = g.to_move
-                o = g.observation(p)
+                obs = g.observation(p)
                 if p == 0:
-                    ctx = h.opponent_move(o["observation"])
-                    if ctx[0]:
-                        table, card, captured, pile, last = truth
-                        assert tuple(ctx[1:5]) == (table, card, captured, pile)
-                        assert ctx[5] == (0 if last < 0 else 1 if last == 1 else 2)
-                        checked += 1
-                    a = h.act(o)
+                    h.observe(obs["observation"])
+                    for row in h.rows:
+                        assert tuple(row[:4]) in made
+                    rows_seen += len(h.rows)
+                    if g.deck_left > 0:
+                        truth = int(g.state[core.HANDS + 1])
+                        wn, we = _true_weights(h, obs["observation"], truth, 1e-12)
+                        if opponent == "normal":
+                            assert wn > 0.99
+                        else:
+                            assert we > 0
+                        informative += len(h.rows) > 0
+                    a = h.act(obs)
                 else:
-                    a = n.act(o)
-                    card, captured = n.actions.decode(a)
-                    truth = (int(g.state[core.TABLE]), card, captured, int(g.state[core.PILES + 1]),
-                             int(g.state[core.LAST_CAPTURER]))
+                    a = o.act(obs)
+                    card, captured = o.actions.decode(a)
+                    made.append((int(g.state[core.TABLE]), card, captured, int(g.state[core.PILES + 1])))
                 g.play_action(a)
             if g.match_over:
                 break
             g.next_hand()
-    assert checked > 50
+        best = 0 if opponent == "normal" else 1
+        assert h.model_weights[best] > 0.9
+    assert rows_seen > 50 and informative > 20
 
 
 def test_hard_options_play_legal_matches():
-    for options in ({"infer": True, "worlds": 4}, {"exact_last_deal": True, "worlds": 3},
+    for options in ({"infer": True, "worlds": 4}, {"infer": True, "infer_eps": 1.0, "worlds": 4},
+                    {"exact_last_deal": True, "worlds": 3},
                     {"rollouts": 2, "epsilon": 0.2, "worlds": 2}):
         r = evaluate(HardAgent(**options), agent("normal"), 2, seed=8)
         assert r["matches"] == 2
@@ -368,3 +394,47 @@ def test_learned_agent_solves_the_last_deal_by_default():
             if g.phase == core.HAND_OVER:
                 break
     assert last_deal >= 6 * 4
+
+
+def test_learned_agent_search_blends_the_network_with_hard_inference():
+    """search=N: until the deck is empty the agent plays the best of (1 - w) * network + w * the
+    values of hard with budget N and infer on (the search alone when a hand can decide the
+    match); same seed, same moves; bad option values are one error each."""
+    import copy
+
+    from agents.normal import obs_scalar
+
+    a = make_agent("checkpoints/scopa-default.pt:search=600,search_weight=0.25")
+    twin = make_agent("checkpoints/scopa-default.pt:search=600,search_weight=0.25")
+    assert a._hard.infer and a._hard.budget == 600 and a.search_weight == 0.25
+    opponent = make_agent("normal")
+    blended = 0
+    for seed in range(3):
+        g = Game(Rules(), seed)
+        for x in (a, twin, opponent):
+            x.reset(seed)
+        while g.hand_no < 2 and not g.match_over:
+            while not g.hand_over:
+                obs = g.observation(g.to_move)
+                if g.to_move == 1:
+                    g.play_action(opponent.act(obs))
+                    continue
+                o = obs["observation"]
+                search = copy.deepcopy(a._hard)           # the same generator state as a's search
+                search.observe(o)
+                legal, net = a.scores(obs)
+                action = a.act(obs)
+                assert twin.act(obs) == action
+                if obs_scalar(o, "deck_left") > 0 and len(legal) > 1:
+                    _, values = search.move_values(obs)
+                    endgame = max(obs_scalar(o, "my_score"), obs_scalar(o, "opp_score")) + 7 >= 11
+                    want = values if endgame else 0.75 * net + 0.25 * values
+                    assert want[list(legal).index(action)] == want.max()
+                    blended += not endgame
+                g.play_action(action)
+            if not g.match_over:
+                g.next_hand()
+    assert blended > 20
+    for bad in ("search=-1", "search=true", "search=1.5", "search_weight=2", "search_weight=-0.1"):
+        with pytest.raises(ScopaError, match="learned option search"):
+            make_agent(f"checkpoints/scopa-default.pt:{bad}")
