@@ -21,6 +21,18 @@ hard level, when a hand can decide the match (a score within 7 of the target) th
 for the match (win, then points) rather than for the hand's points. The solver knows the classic
 2-player game (napola and target may vary): for other rules (more players, variant captures or
 scoring) count_last > 0 is a ScopaError, not silently ignored.
+
+`search` (default 0 = off; the classic 2-player game only): until the deck is empty, blend the
+network's scores with the hard level's determinized Monte Carlo with opponent modelling (hard
+options `budget=search`, `infer=True`: the worlds draw the opponent's hand from those that
+explain its moves this deal, agents/hard.py): the move played maximises
+(1 - search_weight) * network + search_weight * search (default weight 0.5). Both are the hand's
+expected point difference, so they share a scale. When a hand can decide the match (a score
+within 7 of the target) the search scores a move by its chance of winning the match, and then
+the search alone chooses: the network knows nothing of the match score's stakes. The search's
+generator is seeded from the agent's seed: same observations after the same reset, same moves.
+A decision costs what a hard one does (~0.05 s). Off by default: training evaluates with the
+network alone. Measured in README ("Opponent modelling").
 """
 from __future__ import annotations
 
@@ -44,7 +56,8 @@ class LearnedAgent(Agent):
     name = "learned"
 
     def __init__(self, rules: Rules | None = None, seed: int = 0, path: str | None = None,
-                 model=None, name: str | None = None, count_last: int | None = None):
+                 model=None, name: str | None = None, count_last: int | None = None,
+                 search: int = 0, search_weight: float = 0.5):
         from training import checkpoint
         from training.model import build_model
 
@@ -79,6 +92,19 @@ class LearnedAgent(Agent):
             raise ScopaError(f"learned option count_last solves the classic 2-player last deal; "
                              f"these rules ({_label(rules)}) are another game: use count_last=0")
         self.count_last = count_last
+        if isinstance(search, bool) or not isinstance(search, int) or search < 0:
+            raise ScopaError(f"learned option search must be a whole number of plies >= 0, got {search!r}")
+        if isinstance(search_weight, bool) or not isinstance(search_weight, (int, float)) \
+                or not 0.0 <= search_weight <= 1.0:
+            raise ScopaError(f"learned option search_weight must be a number in [0, 1], got {search_weight!r}")
+        if search and not classic:
+            raise ScopaError(f"learned option search is the hard level's classic 2-player search with "
+                             f"opponent modelling; these rules ({_label(rules)}) are another game: use search=0")
+        self.search, self.search_weight = search, float(search_weight)
+        self._hard = None
+        if search:
+            from .hard import HardAgent
+            self._hard = HardAgent(rules, seed, budget=search, infer=True)
         model.eval()
         self.model = model
         super().__init__(rules, seed)
@@ -123,6 +149,15 @@ class LearnedAgent(Agent):
         return legal, s.numpy()
 
     def act(self, observation: dict) -> int:
+        if self._hard is None:
+            return self._act(observation)
+        obs = observation["observation"]
+        self._hard.observe(obs)
+        action = self._act(observation)
+        self._hard.remember(obs, action)
+        return action
+
+    def _act(self, observation: dict) -> int:
         if self.count_last:
             from ._rollout import last_deal_values
             from .normal import obs_scalar
@@ -137,7 +172,30 @@ class LearnedAgent(Agent):
                                  self.actions.captured[legal], len(legal), endgame, values)
                 return int(legal[int(np.argmax(values))])
         legal, s = self.scores(observation)
+        if self._hard is not None and len(legal) > 1:
+            s = self.blend(observation, s)
         return int(legal[int(np.argmax(s))])
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        if getattr(self, "_hard", None) is not None:
+            self._hard.reset(None if seed is None else _search_seed(seed))
+
+    def blend(self, observation: dict, scores: np.ndarray) -> np.ndarray:
+        """What `act` maximises with search on (module text); `scores` are the network's."""
+        from .normal import obs_scalar
+
+        _, values = self._hard.move_values(observation)
+        obs = observation["observation"]
+        if max(obs_scalar(obs, "my_score"), obs_scalar(obs, "opp_score")) + self._hard.endgame_margin \
+                >= self.rules.target:
+            return values                  # the search's chance of winning the match
+        return (1.0 - self.search_weight) * scores + self.search_weight * values
+
+
+def _search_seed(seed: int) -> int:
+    """The search's seed from the agent's: a stream of its own, not a copy of the agent's."""
+    return int(np.random.SeedSequence([int(seed), 7717]).generate_state(1, np.uint64)[0] & (2**62 - 1))
 
 
 def _label(rules: Rules) -> str:

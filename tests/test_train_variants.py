@@ -169,6 +169,8 @@ def test_four_player_checkpoint_round_trip_resume_and_mismatch(tmp_path):
         make_agent(str(tmp_path / "bad.pt"), None, 0)
     with pytest.raises(ScopaError, match="count_last"):
         make_agent(str(path), SCOPONE, 0, count_last=4)
+    with pytest.raises(ScopaError, match="learned option search is the hard level's classic"):
+        make_agent(str(path), SCOPONE, 0, search=100)
     r = cli("play.py", "--rules", "classic", "--opponent", str(path), "--seed", "1")
     one_line_error(r, "was trained for rules scopone")
 
