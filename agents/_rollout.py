@@ -262,6 +262,17 @@ def build_base(obs, target, state):
 
 
 @njit(cache=True)
+def card_ids(mask, out):
+    """The cards of `mask` in id order into out[:n]; returns n."""
+    n = 0
+    for c in range(40):
+        if (mask >> c) & 1:
+            out[n] = c
+            n += 1
+    return n
+
+
+@njit(cache=True)
 def sample_world(base, unseen_ids, n_unseen, opp_n, rng, world):
     """world = base with the unseen cards dealt at random: opp_n to seat 1, the rest to the deck."""
     world[:] = base
@@ -334,11 +345,7 @@ def hand_weights(base, h, rows, nrows, w, eps, hands, w_normal, w_easy):
     it has one, else any card at random). Returns n. Nothing but the observation is read."""
     unseen = ALL & ~(base[HANDS] | base[TABLE] | base[PILES] | base[PILES + 1])
     ids = np.zeros(40, dtype=np.int64)
-    n = 0
-    for c in range(40):
-        if (unseen >> c) & 1:
-            ids[n] = c
-            n += 1
+    n = card_ids(unseen, ids)
     tmp = base.copy()
     buf = np.zeros((3, core.MAX_MOVES), dtype=np.int64)
     values = np.zeros(core.MAX_MOVES)
@@ -411,11 +418,7 @@ def search(obs, target, cards, masks, k, worlds, rollouts, endgame, w, epsilon, 
     base = np.zeros(core.STATE_SIZE, dtype=np.int64)
     unseen = build_base(obs, target, base)
     unseen_ids = np.zeros(40, dtype=np.int64)
-    n_unseen = 0
-    for c in range(40):
-        if (unseen >> c) & 1:
-            unseen_ids[n_unseen] = c
-            n_unseen += 1
+    n_unseen = card_ids(unseen, unseen_ids)
     opp_n = np.int64(obs[_OPP_HAND_SIZE])
     world = np.zeros_like(base)
     sim = np.zeros_like(base)
@@ -438,12 +441,7 @@ def search(obs, target, cards, masks, k, worlds, rollouts, endgame, w, epsilon, 
                     hi = mid
                 else:
                     lo = mid + 1
-            rest = unseen & ~hands[lo]
-            n_rest = 0
-            for c in range(40):
-                if (rest >> c) & 1:
-                    rest_ids[n_rest] = c
-                    n_rest += 1
+            n_rest = card_ids(unseen & ~hands[lo], rest_ids)
             sample_world(base, rest_ids, n_rest, 0, rng, world)
             world[HANDS + 1] = hands[lo]
         for j in range(k):
@@ -805,11 +803,7 @@ def search_any(base, sizes, unseen, cards, masks, k, worlds, rollouts, endgame, 
     candidate j over worlds x rollouts to totals[j] (same worlds for every candidate)."""
     n_pl = base[core.NPLAYERS]
     unseen_ids = np.zeros(40, dtype=np.int64)
-    n_unseen = 0
-    for c in range(40):
-        if (unseen >> c) & 1:
-            unseen_ids[n_unseen] = c
-            n_unseen += 1
+    n_unseen = card_ids(unseen, unseen_ids)
     world = np.zeros_like(base)
     sim = np.zeros_like(base)
     tmp = np.zeros_like(base)
