@@ -186,7 +186,7 @@ class HardAgent(Agent):
         self.rows: list[list[int]] = []     # the opponent's moves in this deal (_rollout.ROW_SIZE)
         self.log_evidence = np.zeros(2)     # log chance of its earlier deals' moves: normal, easy
         self._deal_evidence = np.zeros(2)   # the same for this deal so far
-        self._deal: tuple | None = None
+        self._deal: int | None = None        # the deck_left of the deal _deal_evidence is for
         self.model_weights = np.array([0.5, 0.5])
 
     def observe(self, obs: np.ndarray) -> None:
@@ -245,8 +245,7 @@ class HardAgent(Agent):
         table = np.array(rows, dtype=np.int64).reshape(-1, _rollout.ROW_SIZE)
         n = _rollout.hand_weights(base, obs_scalar(obs, "opp_hand_size"), table, len(table), self.weights,
                                   self.infer_eps, hands, w_normal, w_easy)
-        deal = (obs_mask(obs, "my_played") | obs_mask(obs, "opp_played")).bit_count() // 6, \
-            obs_scalar(obs, "deck_left")
+        deal = obs_scalar(obs, "deck_left")             # names the deal: every deal has a decision
         if self._deal is not None and self._deal != deal:
             self.log_evidence += self._deal_evidence    # the last figure of the deal before
         self._deal = deal
