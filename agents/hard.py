@@ -61,12 +61,21 @@ from .base import Agent
 from .normal import WEIGHTS, obs_mask, obs_scalar
 
 
+ENDGAME_MARGIN = 7     # a hand can decide the match once a score is within this of the target
+
+
+def deciding(obs: np.ndarray, target: int, margin: int = ENDGAME_MARGIN) -> bool:
+    """Whether this hand can decide the match (2-player observation): then hard, and the learned
+    agent's last-deal solver and search, play for the match rather than the hand's points."""
+    return max(obs_scalar(obs, "my_score"), obs_scalar(obs, "opp_score")) + margin >= target
+
+
 class HardAgent(Agent):
     name = "hard"
 
     def __init__(self, rules=None, seed: int = 0, worlds: int | None = None, budget: int = 9_000,
                  min_worlds: int = 8, max_worlds: int = 400, rollouts: int = 1, epsilon: float = 0.0,
-                 time_budget: float | None = None, endgame_margin: int = 7, weights=None,
+                 time_budget: float | None = None, endgame_margin: int = ENDGAME_MARGIN, weights=None,
                  exact_last_deal: bool = False, infer: bool = False, infer_eps: float = 0.02):
         super().__init__(rules, seed)
         for name, v in (("budget", budget), ("min_worlds", min_worlds), ("max_worlds", max_worlds),
@@ -150,8 +159,7 @@ class HardAgent(Agent):
         k = len(legal)
         cards = self.actions.card[legal].astype(np.int64)
         masks = self.actions.captured[legal].astype(np.int64)
-        scores = int(obs[SLICES["my_score"].start]), int(obs[SLICES["opp_score"].start])
-        endgame = max(scores) + self.endgame_margin >= self.rules.target
+        endgame = deciding(obs, self.rules.target, self.endgame_margin)
         rng = np.zeros(1, dtype=np.int64)
         seed_rng(rng, 0, int(self.rng.integers(1, 2**62)))
         if int(obs[SLICES["deck_left"].start]) == 0:

@@ -160,6 +160,7 @@ class LearnedAgent(Agent):
     def _act(self, observation: dict) -> int:
         if self.count_last:
             from ._rollout import last_deal_values
+            from .hard import deciding
             from .normal import obs_scalar
 
             obs = np.asarray(observation["observation"], dtype=np.int8)
@@ -167,7 +168,7 @@ class LearnedAgent(Agent):
                     int(obs[SLICES["hand"]].sum()) + obs_scalar(obs, "opp_hand_size") <= self.count_last:
                 legal = self.legal_actions(observation)
                 values = np.zeros(len(legal))
-                endgame = max(obs_scalar(obs, "my_score"), obs_scalar(obs, "opp_score")) + 7 >= self.rules.target
+                endgame = deciding(obs, self.rules.target)
                 last_deal_values(obs, self.rules.target, self.actions.card[legal],
                                  self.actions.captured[legal], len(legal), endgame, values)
                 return int(legal[int(np.argmax(values))])
@@ -183,12 +184,10 @@ class LearnedAgent(Agent):
 
     def blend(self, observation: dict, scores: np.ndarray) -> np.ndarray:
         """What `act` maximises with search on (module text); `scores` are the network's."""
-        from .normal import obs_scalar
+        from .hard import deciding
 
         _, values = self._hard.move_values(observation)
-        obs = observation["observation"]
-        if max(obs_scalar(obs, "my_score"), obs_scalar(obs, "opp_score")) + self._hard.endgame_margin \
-                >= self.rules.target:
+        if deciding(observation["observation"], self.rules.target, self._hard.endgame_margin):
             return values                  # the search's chance of winning the match
         return (1.0 - self.search_weight) * scores + self.search_weight * values
 
