@@ -31,8 +31,8 @@ expected point difference, so they share a scale. When a hand can decide the mat
 within 7 of the target) the search scores a move by its chance of winning the match, and then
 the search alone chooses: the network knows nothing of the match score's stakes. The search's
 generator is seeded from the agent's seed: same observations after the same reset, same moves.
-A decision costs what a hard one does (~0.05 s). Off by default: training evaluates with the
-network alone. Measured in README ("Opponent modelling").
+A decision costs a few milliseconds (median 3.7 ms on this 2-core machine against hard's 2.7 ms).
+Off by default: training evaluates with the network alone. Measured in README ("Opponent modelling").
 """
 from __future__ import annotations
 
