@@ -337,13 +337,12 @@ MAX_HANDS = 6_000        # C(33, 3) = 5,456 opponent hands of 3 at most
 
 
 @njit(cache=True)
-def hand_weights(base, h, rows, nrows, w, eps, hands, w_normal, w_easy):
-    """Every opponent hand of h cards from the unseen cards of `base` (build_base), written to
+def hand_weights(base, unseen, h, rows, nrows, w, eps, hands, w_normal, w_easy):
+    """Every opponent hand of h cards from the `unseen` cards (build_base's base and mask), written to
     hands[:n], with the chance of the deal's moves `rows` under two models of the opponent:
     w_normal, the normal level's judgement (its best move, ties included, with probability
     1 - eps, else any legal move at random) and w_easy, the easy level (a capture at random when
     it has one, else any card at random). Returns n. Nothing but the observation is read."""
-    unseen = ALL & ~(base[HANDS] | base[TABLE] | base[PILES] | base[PILES + 1])
     ids = np.zeros(40, dtype=np.int64)
     n = card_ids(unseen, ids)
     tmp = base.copy()
@@ -433,14 +432,7 @@ def search(obs, target, cards, masks, k, worlds, rollouts, endgame, w, epsilon, 
             sample_world(base, unseen_ids, n_unseen, opp_n, rng, world)
         else:
             u = rng_below(rng, 0, 1 << 30) / float(1 << 30)
-            lo = 0
-            hi = nh - 1
-            while lo < hi:
-                mid = (lo + hi) // 2
-                if cdf[mid] > u:
-                    hi = mid
-                else:
-                    lo = mid + 1
+            lo = np.searchsorted(cdf[:nh], u, side="right")      # the first hand with cdf > u
             n_rest = card_ids(unseen & ~hands[lo], rest_ids)
             sample_world(base, rest_ids, n_rest, 0, rng, world)
             world[HANDS + 1] = hands[lo]

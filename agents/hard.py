@@ -247,12 +247,12 @@ class HardAgent(Agent):
         """The opponent's possible hands now, the chance of `rows` under each model for each hand,
         and the model weights updated with this deal's evidence so far."""
         base = np.zeros(core.STATE_SIZE, dtype=np.int64)
-        _rollout.build_base(obs, self.rules.target, base)
+        unseen = _rollout.build_base(obs, self.rules.target, base)
         hands = np.zeros(_rollout.MAX_HANDS, dtype=np.int64)
         w_normal, w_easy = np.zeros(_rollout.MAX_HANDS), np.zeros(_rollout.MAX_HANDS)
         table = np.array(rows, dtype=np.int64).reshape(-1, _rollout.ROW_SIZE)
-        n = _rollout.hand_weights(base, obs_scalar(obs, "opp_hand_size"), table, len(table), self.weights,
-                                  self.infer_eps, hands, w_normal, w_easy)
+        n = _rollout.hand_weights(base, unseen, obs_scalar(obs, "opp_hand_size"), table, len(table),
+                                  self.weights, self.infer_eps, hands, w_normal, w_easy)
         deal = obs_scalar(obs, "deck_left")             # names the deal: every deal has a decision
         if self._deal is not None and self._deal != deal:
             self.log_evidence += self._deal_evidence    # the last figure of the deal before

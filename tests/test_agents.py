@@ -277,12 +277,12 @@ def test_last_deal_is_solved_exactly():
 def _true_weights(h: HardAgent, obs: np.ndarray, truth: int, eps: float) -> tuple[float, float]:
     """hand_weights' (normal, easy) chance of this deal's moves for the opponent's true hand."""
     base = np.zeros(core.STATE_SIZE, dtype=np.int64)
-    _rollout.build_base(obs, 11, base)
+    unseen = _rollout.build_base(obs, 11, base)
     hands = np.zeros(_rollout.MAX_HANDS, dtype=np.int64)
     wn, we = np.zeros(_rollout.MAX_HANDS), np.zeros(_rollout.MAX_HANDS)
     rows = np.array(h.rows, dtype=np.int64).reshape(-1, _rollout.ROW_SIZE)
-    n = _rollout.hand_weights(base, int(obs[SLICES["opp_hand_size"].start]), rows, len(rows), h.weights,
-                              eps, hands, wn, we)
+    n = _rollout.hand_weights(base, unseen, int(obs[SLICES["opp_hand_size"].start]), rows, len(rows),
+                              h.weights, eps, hands, wn, we)
     assert len(set(hands[:n].tolist())) == n
     i = list(hands[:n]).index(truth)           # every possible hand is listed, the true one too
     return float(wn[i]), float(we[i])
