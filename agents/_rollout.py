@@ -337,12 +337,14 @@ MAX_HANDS = 6_000        # C(33, 3) = 5,456 opponent hands of 3 at most
 
 
 @njit(cache=True)
-def hand_weights(base, unseen, h, rows, nrows, w, eps, hands, w_normal, w_easy):
+def hand_weights(base, unseen, h, rows, nrows, w, eps, beta, hands, w_normal, w_easy, w_soft):
     """Every opponent hand of h cards from the `unseen` cards (build_base's base and mask), written to
-    hands[:n], with the chance of the deal's moves `rows` under two models of the opponent:
+    hands[:n], with the chance of the deal's moves `rows` under three models of the opponent:
     w_normal, the normal level's judgement (its best move, ties included, with probability
-    1 - eps, else any legal move at random) and w_easy, the easy level (a capture at random when
-    it has one, else any card at random). Returns n. Nothing but the observation is read."""
+    1 - eps, else any legal move at random); w_easy, the easy level (a capture at random when
+    it has one, else any card at random); w_soft, a player who leans on the normal judgement
+    without following it (each move with a chance in proportion to exp(beta x its normal score)).
+    Returns n. Nothing but the observation is read."""
     ids = np.zeros(40, dtype=np.int64)
     n = card_ids(unseen, ids)
     tmp = base.copy()
@@ -359,6 +361,7 @@ def hand_weights(base, unseen, h, rows, nrows, w, eps, hands, w_normal, w_easy):
             hand_now |= np.int64(1) << ids[idx[i]]
         pn = 1.0
         pe = 1.0
+        ps = 1.0
         for m in range(nrows):
             hand = hand_now | rows[m, 8]
             table = rows[m, 0]
@@ -378,6 +381,7 @@ def hand_weights(base, unseen, h, rows, nrows, w, eps, hands, w_normal, w_easy):
             if made < 0:                      # not a legal move with this hand
                 pn = 0.0
                 pe = 0.0
+                ps = 0.0
                 break
             if takes > 0:
                 pe *= 1.0 / takes if rows[m, 2] != 0 else 0.0
@@ -390,9 +394,14 @@ def hand_weights(base, unseen, h, rows, nrows, w, eps, hands, w_normal, w_easy):
                 for j in range(1, k):
                     best = max(best, values[j])
                 pn *= (1.0 - eps) * (1.0 if values[made] >= best - 1e-9 else 0.0) + eps / k
+                z = 0.0
+                for j in range(k):
+                    z += np.exp(beta * (values[j] - best))
+                ps *= np.exp(beta * (values[made] - best)) / z
         hands[count] = hand_now
         w_normal[count] = pn
         w_easy[count] = pe
+        w_soft[count] = ps
         count += 1
         i = h - 1
         while i >= 0 and idx[i] == n - h + i:

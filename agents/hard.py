@@ -10,16 +10,21 @@ the play with the best average outcome. Here:
   Hard rebuilds each move the opponent made in this deal, and the table, piles and counts it was
   made on, from its own successive observations and moves (nothing hidden is read). Every hand
   the opponent may hold now (all of them: at most C(33, 3) = 5,456) is weighed by the chance of
-  those moves under two models of the opponent (`_rollout.hand_weights`): it judges like the
-  normal level (its best move, kept with probability 1 - `infer_eps`, else a random one), or
-  like the easy level (a random capture when it has one). The two models are weighed in turn by
-  how well they explained the opponent's moves over the match's earlier deals and this one
-  (Bayes, equal odds at the start of a match; the last deal, where its hand is known, tells
-  them apart best), and each world draws the opponent's hand from that mixture, the rest of the
-  unseen cards making the deck. Against the normal level the normal model takes all the weight
-  and the worlds hold only the hands that explain its play (the true one always does); against
-  easy the easy model takes it in most matches. Measured in README ("Opponent modelling"):
-  about +0.17 points per hand against normal, no change against easy;
+  those moves under three models of the opponent (`_rollout.hand_weights`): it judges like the
+  normal level (its best move, kept with probability 1 - `infer_eps`, else a random one); like
+  the easy level (a random capture when it has one); or it leans on the normal judgement without
+  following it ("soft": each legal move with a chance in proportion to exp(`infer_beta` x its
+  normal score); 2.5 is the most likely value for the hard level's own moves, only 69% of which
+  are normal's best: `python benchmarks/opponent_fit.py`, 3,425 of its choices). The three
+  models are weighed in turn by how well they explained the opponent's moves over the match's
+  earlier deals and this one (Bayes, equal odds at the start of a match; the last deal, where its
+  hand is known, tells them apart best), and each world draws the opponent's hand from that
+  mixture, the rest of the unseen cards making the deck. Against the normal level the normal
+  model takes all the weight and the worlds hold only the hands that explain its play (the true
+  one always does); against easy the easy model takes it in most matches, against hard the soft
+  one. Measured in README ("Opponent modelling"): about +0.17 points per hand against normal, no
+  change against easy. Without the soft model a player like hard (or a person) is explained by
+  neither level, and the weights then lean on whichever model its luckiest moves fit;
 - every legal move is played in the same worlds and the hand finished by the `normal` scoring
   kernel for both sides (agents/_rollout.py, compiled);
 - in the last deal (empty deck) the opponent's hand is exactly the unseen cards, so the deal is
@@ -76,7 +81,8 @@ class HardAgent(Agent):
     def __init__(self, rules=None, seed: int = 0, worlds: int | None = None, budget: int = 9_000,
                  min_worlds: int = 8, max_worlds: int = 400, rollouts: int = 1, epsilon: float = 0.0,
                  time_budget: float | None = None, endgame_margin: int = ENDGAME_MARGIN, weights=None,
-                 exact_last_deal: bool = False, infer: bool = False, infer_eps: float = 0.02):
+                 exact_last_deal: bool = False, infer: bool = False, infer_eps: float = 0.02,
+                 infer_beta: float = 2.5):
         super().__init__(rules, seed)
         for name, v in (("budget", budget), ("min_worlds", min_worlds), ("max_worlds", max_worlds),
                         ("rollouts", rollouts)):
@@ -97,6 +103,9 @@ class HardAgent(Agent):
         self.infer, self.infer_eps = bool(infer), float(infer_eps)
         if not 0.0 < self.infer_eps <= 1.0:
             raise ScopaError(f"hard option infer_eps must be in (0, 1], got {infer_eps!r}")
+        self.infer_beta = float(infer_beta)
+        if not 0.0 <= self.infer_beta <= 100.0:
+            raise ScopaError(f"hard option infer_beta must be in [0, 100], got {infer_beta!r}")
         self.weights = np.array(WEIGHTS if weights is None else weights, dtype=np.float64)
         if self.weights.shape != WEIGHTS.shape:
             raise ScopaError(f"hard weights need {WEIGHTS.size} values, got {self.weights.size}")
@@ -192,10 +201,10 @@ class HardAgent(Agent):
         super().reset(seed)
         self._previous = None      # (observation, my card, my captured mask) of my last decision
         self.rows: list[list[int]] = []     # the opponent's moves in this deal (_rollout.ROW_SIZE)
-        self.log_evidence = np.zeros(2)     # log chance of its earlier deals' moves: normal, easy
-        self._deal_evidence = np.zeros(2)   # the same for this deal so far
+        self.log_evidence = np.zeros(3)     # log chance of its earlier deals' moves: normal, easy, soft
+        self._deal_evidence = np.zeros(3)   # the same for this deal so far
         self._deal: int | None = None        # the deck_left of the deal _deal_evidence is for
-        self.model_weights = np.array([0.5, 0.5])
+        self.model_weights = np.full(3, 1 / 3)
 
     def observe(self, obs: np.ndarray) -> None:
         """Add the opponent's move since my last decision to this deal's rows (infer): rebuilt
@@ -205,6 +214,7 @@ class HardAgent(Agent):
         if self._previous is None:
             return
         prev, my_card, my_captured = self._previous
+        self._previous = None            # read once: observing the same moment twice adds nothing
         if obs_mask(obs, "my_played") != obs_mask(prev, "my_played") | (1 << my_card):
             self.rows = []                               # another hand
             return
@@ -243,35 +253,37 @@ class HardAgent(Agent):
         card, captured = self.actions.decode(action)
         self._previous = (np.asarray(obs).copy(), card, captured)
 
-    def _weigh(self, obs: np.ndarray, rows: list) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """The opponent's possible hands now, the chance of `rows` under each model for each hand,
-        and the model weights updated with this deal's evidence so far."""
+    def _weigh(self, obs: np.ndarray, rows: list) -> tuple[np.ndarray, np.ndarray]:
+        """The opponent's possible hands now and the chance of `rows` under each model for each
+        hand (one row per model: normal, easy, soft); updates the model weights with this deal's
+        evidence so far."""
         base = np.zeros(core.STATE_SIZE, dtype=np.int64)
         unseen = _rollout.build_base(obs, self.rules.target, base)
         hands = np.zeros(_rollout.MAX_HANDS, dtype=np.int64)
-        w_normal, w_easy = np.zeros(_rollout.MAX_HANDS), np.zeros(_rollout.MAX_HANDS)
+        wm = np.zeros((3, _rollout.MAX_HANDS))
         table = np.array(rows, dtype=np.int64).reshape(-1, _rollout.ROW_SIZE)
         n = _rollout.hand_weights(base, unseen, obs_scalar(obs, "opp_hand_size"), table, len(table),
-                                  self.weights, self.infer_eps, hands, w_normal, w_easy)
+                                  self.weights, self.infer_eps, self.infer_beta, hands, wm[0], wm[1],
+                                  wm[2])
         deal = obs_scalar(obs, "deck_left")             # names the deal: every deal has a decision
         if self._deal is not None and self._deal != deal:
             self.log_evidence += self._deal_evidence    # the last figure of the deal before
         self._deal = deal
-        self._deal_evidence = np.log(np.maximum([w_normal[:n].mean(), w_easy[:n].mean()], 1e-300))
+        self._deal_evidence = np.log(np.maximum(wm[:, :n].mean(axis=1), 1e-300))
         log_post = self.log_evidence + self._deal_evidence
         post = np.exp(log_post - log_post.max())
         self.model_weights = post / post.sum()
-        return hands[:n], w_normal[:n], w_easy[:n]
+        return hands[:n], wm[:, :n]
 
     def hand_posterior(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The opponent's possible hands now and their cumulative probabilities (module text);
-        updates model_weights (normal, easy)."""
-        hands, w_normal, w_easy = self._weigh(obs, self.rows)
+        updates model_weights (normal, easy, soft)."""
+        hands, models = self._weigh(obs, self.rows)
         p = np.zeros(len(hands))
-        for weight, wm in zip(self.model_weights, (w_normal, w_easy)):
+        for weight, wm in zip(self.model_weights, models):
             if wm.sum() > 0:
                 p += weight * wm / wm.sum()
-        if p.sum() <= 0:              # no hand explains the moves under either model
+        if p.sum() <= 0:              # no hand explains the moves under any model
             p[:] = 1.0
         cdf = np.cumsum(p / p.sum())
         cdf[-1] = 1.0 + 1e-12
