@@ -1,6 +1,7 @@
 """Decision time of the hard level (target: median <= 5 ms, 99th percentile <= 20 ms, one core).
 
     python benchmarks/bench_hard.py [--matches 20] [--seed 0] [--budget N] [--worlds N] [--rules PRESET]
+        [--infer]
 
 Plays hard against normal (seats alternating) and times every hard decision, and every normal
 decision beside it. With --rules (a preset, default classic) the seats alternate hard, normal,
@@ -65,8 +66,11 @@ def main(argv=None) -> int:
     ap.add_argument("--budget", type=int, help="hard's simulated-ply budget (default: the agent's)")
     ap.add_argument("--worlds", type=int, help="a fixed number of worlds instead of the budget")
     ap.add_argument("--rules", default="classic", help="rules preset, default classic")
+    ap.add_argument("--infer", action="store_true", help="hard with opponent modelling (option infer)")
     args = ap.parse_args(argv)
     opts = {k: v for k, v in (("budget", args.budget), ("worlds", args.worlds)) if v is not None}
+    if args.infer:
+        opts["infer"] = True
     rules = rules_from_preset(args.rules)
     hard, normal = make_agent("hard", rules, **opts), make_agent("normal", rules)
     extra = [make_agent("hard", rules, **opts) if s % 2 == 0 else make_agent("normal", rules)
