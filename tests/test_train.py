@@ -107,6 +107,36 @@ def test_resume_equals_uninterrupted(tmp_path, algo):
     assert torch.equal(a["algo_state"]["env"]["states"], b["algo_state"]["env"]["states"])
 
 
+def test_resume_keeps_the_checkpoints_features_version(tmp_path, monkeypatch):
+    """A run begun with version 3 move features (before the risk features) resumes as version 3
+    and ends exactly where an uninterrupted version 3 run ends; a network that cannot be rebuilt
+    is one clear error."""
+    import training.loop as loop
+    monkeypatch.setattr(loop, "FEATURES_VERSION", 3)
+    whole = Run(tiny_cfg(tmp_path, run_name="whole"), log=lambda *_: None)
+    whole.train()
+    half = Run(tiny_cfg(tmp_path, run_name="half"), log=lambda *_: None)
+    half.train(stop_at=1024)
+    assert whole.model.features == half.model.features == 3
+    monkeypatch.undo()
+    assert loop.FEATURES_VERSION == 4
+    resumed = start(tiny_cfg(tmp_path), resume=str(tmp_path / "ck" / "half"), log=lambda *_: None)
+    assert resumed.model.features == 3
+    resumed.train()
+    a = torch.load(tmp_path / "ck" / "whole" / "latest.pt", weights_only=True)
+    b = torch.load(tmp_path / "ck" / "half" / "latest.pt", weights_only=True)
+    assert b["model_config"]["features"] == 3
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k]), k
+    bad = dict(b, model_config=dict(b["model_config"], features=99))
+    torch.save(bad, tmp_path / "f99.pt")
+    with pytest.raises(ScopaError, match="move features version 99"):
+        start(tiny_cfg(tmp_path), resume=str(tmp_path / "f99.pt"), log=lambda *_: None)
+    bad = dict(b, model_config=dict(b["model_config"], hidden=64))
+    torch.save(bad, tmp_path / "wide.pt")
+    with pytest.raises(ScopaError, match="holds a network .*'hidden': 64"):
+        start(tiny_cfg(tmp_path), resume=str(tmp_path / "wide.pt"), log=lambda *_: None)
+
 def _one_line_error(r, *words):
     assert r.returncode == 2, (r.stdout, r.stderr)
     err = r.stderr.strip()

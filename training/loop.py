@@ -22,7 +22,7 @@ from scopa_env.presets import preset_name
 from scopa_env.rules import Rules
 from . import checkpoint
 from .config import TrainConfig, from_dict, make_config
-from .model import FEATURE_SIZES, MoveScorer, build_model, model_config, widen_features
+from .model import FEATURE_SIZES, FEATURES_VERSION, MoveScorer, build_model, model_config, widen_features
 
 KEEP_PERIODIC = 3
 # what may change when a run is resumed: budgets and reporting, never what shapes the updates
@@ -62,7 +62,7 @@ class Run:
         random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
         self.rng = np.random.default_rng(cfg.seed)
-        self.model = MoveScorer.for_rules(cfg.hidden, cfg.rules)
+        self.model = MoveScorer.for_rules(cfg.hidden, cfg.rules, self._features_of(resume))
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate)
         self.algo = make_algo(cfg, self.model, self.optimizer, self.rng)
         self.counters = {"steps": 0, "iterations": 0, "elapsed_s": 0.0, "best_score": None,
@@ -86,7 +86,25 @@ class Run:
         d["algo_state"] = self.algo.state_dict()
         return d
 
+    @staticmethod
+    def _features_of(resume: dict | None) -> int:
+        """The move features version of the network to build: a resumed run keeps its checkpoint's
+        (a version 3 run continues as version 3, exactly), a new run gets this code's latest."""
+        if resume is None:
+            return FEATURES_VERSION
+        have = (resume.get("model_config") or {}).get("features") if isinstance(
+            resume.get("model_config"), dict) else None
+        if have not in FEATURE_SIZES:
+            raise ScopaError(f"checkpoint cannot be resumed (move features version {have!r}, this "
+                             f"code builds {', '.join(map(str, FEATURE_SIZES))})")
+        return int(have)
+
     def _restore(self, ckpt: dict) -> None:
+        want = model_config(self.model)
+        have = {"players": 2, "hand_cards": 3, **dict(ckpt.get("model_config") or {})}
+        if {k: have.get(k) for k in want} != want:
+            raise ScopaError(f"checkpoint cannot be resumed: it holds a network {have}, its "
+                             f"config builds {want}")
         try:
             self.model.load_state_dict(ckpt["model"])
             self.optimizer.load_state_dict(ckpt["optimizer"])

@@ -177,9 +177,9 @@ class MoveScorer(nn.Module):
         self.value_head = nn.Linear(hidden, 1)
 
     @classmethod
-    def for_rules(cls, hidden: int, rules) -> "MoveScorer":
+    def for_rules(cls, hidden: int, rules, features: int = FEATURES_VERSION) -> "MoveScorer":
         """The network for a rules set (scopa_env.rules.Rules)."""
-        return cls(hidden, players=rules.players, hand_cards=rules.hand_cards)
+        return cls(hidden, players=rules.players, hand_cards=rules.hand_cards, features=features)
 
     def obs_tensor(self, obs: np.ndarray) -> torch.Tensor:
         """int8 observations of this network's layout -> float32 tensor scaled to 0..1."""
