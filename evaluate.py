@@ -4,6 +4,7 @@
                        [--rules PRESET] [--partner SPEC] [--napola] [--target T] [--workers K]
                        [--record FILE] [--json FILE]
     python evaluate.py --round-robin SPEC SPEC [SPEC ...] --matches N [same options]
+    python evaluate.py --pool FILE FILE [...] [--json FILE]
     python evaluate.py --list-rules
 
 SPEC is random | easy | normal | hard | path/to/checkpoint.pt, optionally with the agent's
@@ -20,11 +21,19 @@ other two sides'), scope per hand, and with more than 2 players points per hand 
 agent's first). --round-robin plays every pair and adds
 Elo ratings with 95% intervals (two sides only). --workers K splits the deals over K processes and gives the same
 numbers as one. A bad SPEC or unreadable checkpoint prints one line and exits with code 2.
+
+--pool reads head-to-head results written by --json on other deals (the same agent, partner and
+rules, each file its own seed: the same seed twice would count the same deals twice) and prints
+one row per opponent over all of them: matches, hands and wins summed, the Wilson interval over
+all the matches, points per hand weighted by hands with the runs' variances combined (each run's
+interval half-width / 1.96 is its standard error; runs are independent). A run added because
+an earlier one was close makes the pooled interval a little optimistic: say so when quoting one.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from itertools import combinations
 
@@ -32,7 +41,7 @@ import numpy as np
 
 from agents import make_agent
 from agents.arena import check_matches, evaluate
-from agents.stats import elo
+from agents.stats import Z95, elo, wilson
 from scopa_env.errors import ScopaError
 from scopa_env.presets import list_rules_text, rules_from_preset
 from scopa_env.records import write as write_records
@@ -61,8 +70,16 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--workers", type=int, default=1, help="processes to use, default 1")
     p.add_argument("--record", metavar="FILE", help="write every match as a game record (JSON Lines)")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    p.add_argument("--pool", nargs="+", metavar="FILE",
+                   help="pool the --json results of runs on other seeds (module text)")
     args = p.parse_args(argv)
     if args.list_rules:
+        return args
+    if args.pool:
+        if args.agent or args.opponent or args.round_robin:
+            p.error("--pool reads finished runs: drop --agent/--opponent/--round-robin")
+        if len(args.pool) < 2:
+            p.error("--pool needs at least two result files")
         return args
     if args.round_robin:
         if args.agent or args.opponent:
@@ -228,6 +245,65 @@ def round_robin(args, rules: Rules, records) -> dict:
                     for i in range(k)]}
 
 
+POOL_KEYS = ("agent", "partner", "rules", "seed", "results")
+
+
+def pool(paths: list[str]) -> dict:
+    """Head-to-head results of several --json files on other seeds, pooled (module text)."""
+    runs = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                run = json.load(f)
+        except json.JSONDecodeError as e:
+            raise ScopaError(f"{path}: not an evaluate.py --json file ({e.msg}, line {e.lineno})") from None
+        missing = [k for k in POOL_KEYS if not isinstance(run, dict) or k not in run]
+        if missing:
+            raise ScopaError(f"{path}: not a head-to-head evaluate.py --json file (no {missing[0]!r})")
+        runs.append(run)
+    first = runs[0]
+    for path, run in zip(paths[1:], runs[1:]):
+        for key in ("agent", "partner", "rules"):
+            if run[key] != first[key]:
+                raise ScopaError(f"{path}: {key} {run[key]!r} differs from {paths[0]}'s {first[key]!r}")
+    seeds = [run["seed"] for run in runs]
+    twice = sorted({x for x in seeds if seeds.count(x) > 1})
+    if twice:
+        raise ScopaError(f"seed {twice[0]} appears twice: the same deals would count twice")
+    rows = {}
+    for run in runs:
+        for r in run["results"]:
+            rows.setdefault(r["opponent"], []).append(r)
+    results = []
+    for opp, rs in rows.items():
+        matches = sum(r["matches"] for r in rs)
+        hands = sum(r["hands"] for r in rs)
+        wins = sum(r["wins"] for r in rs)
+        w = [r["hands"] / hands for r in rs]
+        pph = sum(wi * r["points_per_hand"] for wi, r in zip(w, rs))
+        se = math.sqrt(sum((wi * (r["points_ci"][1] - r["points_ci"][0]) / (2 * Z95)) ** 2
+                           for wi, r in zip(w, rs)))
+        lo, hi = wilson(wins, matches)
+        results.append({
+            "agent": first["agent"], "opponent": opp, "matches": matches, "hands": hands,
+            "wins": wins, "win_rate": wins / matches, "win_ci": [lo, hi], "points_per_hand": pph,
+            "points_ci": [pph - Z95 * se, pph + Z95 * se],
+            "scope_per_hand": sum(wi * r["scope_per_hand"] for wi, r in zip(w, rs)),
+            "opp_scope_per_hand": sum(wi * r["opp_scope_per_hand"] for wi, r in zip(w, rs)),
+            "seeds": [run["seed"] for run in runs if any(r in rs for r in run["results"])],
+        })
+    return {"agent": first["agent"], "partner": first["partner"], "rules": first["rules"],
+            "pooled": list(paths), "seeds": seeds, "results": results}
+
+
+def print_pool(out: dict) -> None:
+    print(f"agent {out['agent']}: pooled over seeds {', '.join(map(str, out['seeds']))} "
+          f"({len(out['seeds'])} runs)")
+    print(HEADER)
+    for r in out["results"]:
+        print(fmt_row(r) + f"  seeds {', '.join(map(str, r['seeds']))}")
+
+
 def json_safe(x):
     """NaN and infinities become null: JSON has no such numbers."""
     if isinstance(x, float) and not np.isfinite(x):
@@ -245,6 +321,14 @@ def main(argv=None) -> int:
         print(list_rules_text())
         return 0
     try:
+        if args.pool:
+            out = pool(args.pool)
+            print_pool(out)
+            if args.json:
+                with open(args.json, "w", encoding="utf-8") as f:
+                    json.dump(json_safe(out), f, indent=2)
+                print(f"wrote {args.json}")
+            return 0
         rules = build_rules(args)
         check_matches(args.matches, rules)
         if args.partner is not None and rules.players <= 3:

@@ -139,6 +139,45 @@ def test_cli_round_robin(tmp_path):
     assert len(data["results"]) == 3 and {e["agent"] for e in data["elo"]} == {"random", "easy", "normal"}
 
 
+def test_cli_pool_adds_runs_on_other_seeds(tmp_path):
+    """--pool over two runs: matches, hands and wins summed, Wilson over all the matches, points
+    per hand weighted by hands with the runs' standard errors combined; the same deals twice, or
+    another agent, is one clear error."""
+    runs = []
+    for seed in (1, 2):
+        out = tmp_path / f"s{seed}.json"
+        p = run_cli("--agent", "normal", "--opponent", "easy", "--opponent", "random",
+                    "--matches", "6", "--seed", str(seed), "--json", str(out))
+        assert p.returncode == 0, p.stderr
+        runs.append(json.loads(out.read_text()))
+    pooled = tmp_path / "pooled.json"
+    p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"), "--json", str(pooled))
+    assert p.returncode == 0, p.stderr
+    assert "pooled over seeds 1, 2" in p.stdout
+    data = json.loads(pooled.read_text())
+    assert [r["opponent"] for r in data["results"]] == ["easy", "random"]
+    for k, r in enumerate(data["results"]):
+        a, b = runs[0]["results"][k], runs[1]["results"][k]
+        assert r["matches"] == 12 and r["hands"] == a["hands"] + b["hands"]
+        assert r["wins"] == a["wins"] + b["wins"]
+        assert r["win_ci"] == pytest.approx(list(wilson(r["wins"], 12)))
+        wa, wb = a["hands"] / r["hands"], b["hands"] / r["hands"]
+        assert r["points_per_hand"] == pytest.approx(wa * a["points_per_hand"] + wb * b["points_per_hand"])
+        se = math.hypot(wa * (a["points_ci"][1] - a["points_ci"][0]),
+                        wb * (b["points_ci"][1] - b["points_ci"][0])) / 2
+        assert r["points_ci"][1] - r["points_per_hand"] == pytest.approx(se)
+        assert f"{100 * r['win_rate']:5.1f}%" in p.stdout
+    p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "s1.json"))
+    assert p.returncode == 2 and "seed 1 appears twice" in p.stderr
+    other = dict(runs[1], agent="hard")
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "other.json"))
+    assert p.returncode == 2 and "agent 'hard' differs" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+    p = run_cli("--pool", str(tmp_path / "s1.json"), "--agent", "easy")
+    assert p.returncode == 2
+
+
 @pytest.mark.parametrize("spec", ["nonsense", "missing_file.pt", "BAD"])
 def test_cli_bad_spec_is_one_clear_line(spec, tmp_path):
     p = run_cli("--agent", "easy", "--opponent", spec, "--matches", "2")
