@@ -89,13 +89,23 @@ class Quit(Exception):
 FALLBACK_LEVEL = "normal"   # the default opponent when there is no usable shipped agent
 
 
+DEFAULT_SEARCH = 9000      # the shipped agent plays with search (its strongest, README)
+
+
 def default_opponent() -> str:
-    """The shipped trained agent when present, else the normal level."""
-    return str(DEFAULT_CHECKPOINT) if DEFAULT_CHECKPOINT.is_file() else FALLBACK_LEVEL
+    """The shipped trained agent with search when present, else the normal level."""
+    if DEFAULT_CHECKPOINT.is_file():
+        return f"{DEFAULT_CHECKPOINT}:search={DEFAULT_SEARCH}"
+    return FALLBACK_LEVEL
 
 
 def opponent_label(spec: str) -> str:
-    return Path(spec).name if str(spec).endswith(".pt") else str(spec)
+    """A checkpoint by its file name (and options), anything else as given."""
+    spec = str(spec)
+    head, sep, options = spec.rpartition(".pt:")
+    if sep:
+        return f"{Path(head + '.pt').name}:{options}"
+    return Path(spec).name if spec.endswith(".pt") else spec
 
 
 def parse_move_text(text: str) -> tuple[str, list[str] | None]:
@@ -593,7 +603,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--list-rules", action="store_true", help="list the rules presets and exit")
     p.add_argument("--opponent", default=None,
                    help="a level (easy, normal, hard; also random) or a checkpoint .pt "
-                        "(default: checkpoints/scopa-default.pt when present and trained for "
+                        "(default: checkpoints/scopa-default.pt:search=9000 when present and trained for "
                         "these rules, else normal)")
     p.add_argument("--partner", default=None, metavar="SPEC",
                    help="in pairs (4 or 6 players): your partner, a level or a checkpoint .pt "

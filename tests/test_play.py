@@ -348,7 +348,10 @@ def test_default_opponent(tmp_path, monkeypatch):
     monkeypatch.setattr(play, "DEFAULT_CHECKPOINT", tmp_path / "scopa-default.pt")
     assert play.default_opponent() == play.FALLBACK_LEVEL == "normal"
     (tmp_path / "scopa-default.pt").write_bytes(b"x")
-    assert play.default_opponent() == str(tmp_path / "scopa-default.pt")
+    assert play.default_opponent() == str(tmp_path / "scopa-default.pt") + ":search=9000"
+    assert play.opponent_label(play.default_opponent()) == "scopa-default.pt:search=9000"
+    assert play.opponent_label(str(tmp_path / "x.pt")) == "x.pt"
+    assert play.opponent_label("hard:infer=true") == "hard:infer=true"
 
 
 def test_main_reports_bad_opponent(capsys):
