@@ -103,6 +103,9 @@ def main(argv=None) -> int:
             base = make_config(**{k: v for k, v in overrides.items()
                                   if k in ("checkpoints_dir", "runs_dir")})
             run = start(base, resume=args.resume, overrides=overrides)
+            if args.print_config:         # the resumed run's config, overrides applied; no training
+                print(run.cfg.to_toml(), end="")
+                return 0
         else:
             path = args.config or DEFAULT_CONFIG
             cfg = make_config(load_toml(path), **overrides)

@@ -137,6 +137,18 @@ def test_resume_keeps_the_checkpoints_features_version(tmp_path, monkeypatch):
     with pytest.raises(ScopaError, match="holds a network .*'hidden': 64"):
         start(tiny_cfg(tmp_path), resume=str(tmp_path / "wide.pt"), log=lambda *_: None)
 
+def test_print_config_of_a_resumed_run_trains_nothing(tmp_path, capsys):
+    """--resume RUN --print-config prints the run's config with the overrides and exits: the
+    checkpoint is untouched (it used to start training)."""
+    Run(tiny_cfg(tmp_path, run_name="pc"), log=lambda *_: None).train(stop_at=512)
+    path = tmp_path / "ck" / "pc" / "latest.pt"
+    before = path.read_bytes()
+    r = run_main(capsys, "--resume", str(path), "--print-config", "--total-steps", "9999")
+    assert r.returncode == 0, r.stderr
+    assert "total_steps = 9999" in r.stdout and 'run_name = "pc"' in r.stdout
+    assert "run pc" not in r.stdout
+    assert path.read_bytes() == before
+
 def _one_line_error(r, *words):
     assert r.returncode == 2, (r.stdout, r.stderr)
     err = r.stderr.strip()
