@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from scopa_env.actions import ActionTable, action_table
+from scopa_env.errors import ScopaError
 from scopa_env.rules import Rules
 
 
@@ -49,3 +50,34 @@ class RandomAgent(Agent):
     def act(self, observation: dict) -> int:
         legal = self.legal_actions(observation)
         return int(legal[self.rng.integers(len(legal))])
+
+
+# Checks of an agent's options as users type them (`hard:budget=9000`, agents.split_spec): a value
+# of the wrong kind is one ScopaError naming the agent and the option, never a ValueError from
+# int() or a silent guess (bool("maybe") is True).
+def whole_option(agent: str, name: str, v, low: int) -> int:
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < low:
+        raise ScopaError(f"{agent} option {name} must be a whole number >= {low}, got {v!r}")
+    return int(v)
+
+
+def number_option(agent: str, name: str, v) -> float:
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+        raise ScopaError(f"{agent} option {name} must be a number, got {v!r}")
+    return float(v)
+
+
+def flag_option(agent: str, name: str, v) -> bool:
+    if not isinstance(v, (bool, np.bool_)):
+        raise ScopaError(f"{agent} option {name} must be true or false, got {v!r}")
+    return bool(v)
+
+
+def weights_option(agent: str, v, size: int) -> np.ndarray:
+    try:
+        w = np.array(v, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ScopaError(f"{agent} option weights must be {size} numbers, got {v!r}") from None
+    if w.shape != (size,):
+        raise ScopaError(f"{agent} weights need {size} values, got {w.size}")
+    return w

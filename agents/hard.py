@@ -62,7 +62,7 @@ from scopa_env.errors import ScopaError
 from scopa_env.observation import SLICES
 
 from . import _rollout
-from .base import Agent
+from .base import Agent, flag_option, number_option, weights_option, whole_option
 from .normal import WEIGHTS, obs_mask, obs_scalar
 
 
@@ -73,6 +73,18 @@ def deciding(obs: np.ndarray, target: int, margin: int = ENDGAME_MARGIN) -> bool
     """Whether this hand can decide the match (2-player observation): then hard, and the learned
     agent's last-deal solver and search, play for the match rather than the hand's points."""
     return max(obs_scalar(obs, "my_score"), obs_scalar(obs, "opp_score")) + margin >= target
+
+
+def _whole(name: str, v, low: int) -> int:
+    return whole_option("hard", name, v, low)
+
+
+def _number(name: str, v) -> float:
+    return number_option("hard", name, v)
+
+
+def _flag(name: str, v) -> bool:
+    return flag_option("hard", name, v)
 
 
 class HardAgent(Agent):
@@ -86,29 +98,27 @@ class HardAgent(Agent):
         super().__init__(rules, seed)
         for name, v in (("budget", budget), ("min_worlds", min_worlds), ("max_worlds", max_worlds),
                         ("rollouts", rollouts)):
-            if int(v) < 1:
-                raise ScopaError(f"hard option {name} must be >= 1, got {v!r}")
-        if worlds is not None and int(worlds) < 1:
-            raise ScopaError(f"hard option worlds must be >= 1, got {worlds!r}")
-        if not 0.0 <= float(epsilon) <= 1.0:
+            _whole(name, v, 1)
+        if worlds is not None:
+            _whole("worlds", worlds, 1)
+        _whole("endgame_margin", endgame_margin, 0)
+        if not 0.0 <= _number("epsilon", epsilon) <= 1.0:
             raise ScopaError(f"hard option epsilon must be in [0, 1], got {epsilon!r}")
-        if time_budget is not None and float(time_budget) <= 0:
+        if time_budget is not None and _number("time_budget", time_budget) <= 0:
             raise ScopaError(f"hard option time_budget must be > 0 seconds, got {time_budget!r}")
         self.worlds = None if worlds is None else int(worlds)
         self.budget, self.min_worlds, self.max_worlds = int(budget), int(min_worlds), int(max_worlds)
         self.rollouts, self.epsilon = int(rollouts), float(epsilon)
         self.time_budget = None if time_budget is None else float(time_budget)
         self.endgame_margin = int(endgame_margin)
-        self.exact_last_deal = bool(exact_last_deal)
-        self.infer, self.infer_eps = bool(infer), float(infer_eps)
+        self.exact_last_deal = _flag("exact_last_deal", exact_last_deal)
+        self.infer, self.infer_eps = _flag("infer", infer), _number("infer_eps", infer_eps)
         if not 0.0 < self.infer_eps <= 1.0:
             raise ScopaError(f"hard option infer_eps must be in (0, 1], got {infer_eps!r}")
-        self.infer_beta = float(infer_beta)
+        self.infer_beta = _number("infer_beta", infer_beta)
         if not 0.0 <= self.infer_beta <= 100.0:
             raise ScopaError(f"hard option infer_beta must be in [0, 100], got {infer_beta!r}")
-        self.weights = np.array(WEIGHTS if weights is None else weights, dtype=np.float64)
-        if self.weights.shape != WEIGHTS.shape:
-            raise ScopaError(f"hard weights need {WEIGHTS.size} values, got {self.weights.size}")
+        self.weights = weights_option("hard", WEIGHTS if weights is None else weights, WEIGHTS.size)
         self.last_worlds = 0
         self._classic = _rollout.classic_rules(self.rules)
         if not self._classic:

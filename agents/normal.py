@@ -33,12 +33,11 @@ from __future__ import annotations
 import numpy as np
 
 from scopa_env import core
-from scopa_env.errors import ScopaError
 from scopa_env.observation import SLICES
 
 from . import _rollout
 from ._rollout import WEIGHTS, last_deal_values, new_scratch, score_moves
-from .base import Agent
+from .base import Agent, weights_option, whole_option
 
 
 # ---- from an observation -------------------------------------------------------------------
@@ -61,10 +60,8 @@ class NormalAgent(Agent):
 
     def __init__(self, rules=None, seed: int = 0, weights=None, count_last: int = 4):
         super().__init__(rules, seed)
-        self.count_last = int(count_last)
-        self.weights = np.array(WEIGHTS if weights is None else weights, dtype=np.float64)
-        if self.weights.shape != WEIGHTS.shape:
-            raise ScopaError(f"normal weights need {WEIGHTS.size} values, got {self.weights.size}")
+        self.count_last = whole_option("normal", "count_last", count_last, 0)
+        self.weights = weights_option("normal", WEIGHTS if weights is None else weights, WEIGHTS.size)
         self._scratch = new_scratch()
         self._classic = _rollout.classic_rules(self.rules)
         if not self._classic:

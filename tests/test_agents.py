@@ -371,6 +371,17 @@ def test_spec_options_after_a_colon():
     for bad in ("infer_eps=0", "infer_eps=1.5", "infer_beta=-1", "infer_beta=1000"):
         with pytest.raises(ScopaError, match=f"hard option {bad.split('=')[0]} must be"):
             make_agent(f"hard:{bad}")
+    # values of the wrong kind: one error naming the option, never a ValueError or a silent guess
+    for bad, words in (("budget=abc", "a whole number >= 1, got 'abc'"),
+                       ("worlds=2.5", "a whole number >= 1, got 2.5"),
+                       ("endgame_margin=q", "a whole number >= 0"),
+                       ("epsilon=x", "a number, got 'x'"), ("infer_eps=x", "a number"),
+                       ("infer_beta=true", "a number, got True"),
+                       ("infer=maybe", "true or false, got 'maybe'"), ("infer=1", "true or false"),
+                       ("exact_last_deal=yes", "true or false"), ("weights=abc", "16 numbers")):
+        with pytest.raises(ScopaError, match=f"hard option {bad.split('=')[0]} must be {words}"):
+            make_agent(f"hard:{bad}")
+    assert make_agent("hard:infer=false,exact_last_deal=true,time_budget=2").infer is False
 
 
 def test_learned_agent_solves_the_last_deal_by_default():
