@@ -178,6 +178,11 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
             make_agent(str(tmp_path / f"{key}.pt"))
     _one_line_error(run_main(capsys, "--resume", str(tmp_path / "truncated.pt")),
                     "corrupt", "truncated.pt")
+    # a torch file holding Python objects: no advice to load it with weights_only=False
+    torch.save({"obj": object()}, tmp_path / "objects.pt")
+    with pytest.raises(ScopaError, match=r"not a checkpoint \(not a torch file of plain tensors") as e:
+        checkpoint.load(tmp_path / "objects.pt")
+    assert "weights_only" not in str(e.value)
 
 
 def test_atomic_save_keeps_last_good_file(tmp_path, monkeypatch):

@@ -95,6 +95,9 @@ def load(path: str | Path) -> dict:
     except (RuntimeError, pickle.UnpicklingError, EOFError, zipfile.BadZipFile, OSError,
             ValueError, AttributeError, TypeError, KeyError, IndexError) as e:
         first = first_line(e)
+        if first.startswith("Weights only load failed"):
+            # torch's advice to load with weights_only=False would run whatever the file holds
+            first = "not a torch file of plain tensors and values"
         raise ScopaError(f"checkpoint {str(path)!r} is corrupt or not a checkpoint ({first})") from None
     check(ckpt, str(path))
     return ckpt
