@@ -274,6 +274,16 @@ def pool(paths: list[str]) -> dict:
     for run in runs:
         for r in run["results"]:
             rows.setdefault(r["opponent"], []).append(r)
+    try:
+        return _pooled(paths, runs, rows)
+    except (KeyError, TypeError, ZeroDivisionError) as e:
+        raise ScopaError(f"--pool: a result row is not an evaluate.py --json row ({type(e).__name__}: "
+                         f"{e})") from None
+
+
+def _pooled(paths: list[str], runs: list[dict], rows: dict) -> dict:
+    first = runs[0]
+    seeds = [run["seed"] for run in runs]
     results = []
     for opp, rs in rows.items():
         matches = sum(r["matches"] for r in rs)
@@ -281,8 +291,10 @@ def pool(paths: list[str]) -> dict:
         wins = sum(r["wins"] for r in rs)
         w = [r["hands"] / hands for r in rs]
         pph = sum(wi * r["points_per_hand"] for wi, r in zip(w, rs))
+        # a run too small for an interval (one pair: written as null) leaves the pool without one
         se = math.sqrt(sum((wi * (r["points_ci"][1] - r["points_ci"][0]) / (2 * Z95)) ** 2
-                           for wi, r in zip(w, rs)))
+                           for wi, r in zip(w, rs))) if all(None not in r["points_ci"] for r in rs) \
+            else math.inf
         lo, hi = wilson(wins, matches)
         results.append({
             "agent": first["agent"], "opponent": opp, "matches": matches, "hands": hands,
