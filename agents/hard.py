@@ -75,18 +75,6 @@ def deciding(obs: np.ndarray, target: int, margin: int = ENDGAME_MARGIN) -> bool
     return max(obs_scalar(obs, "my_score"), obs_scalar(obs, "opp_score")) + margin >= target
 
 
-def _whole(name: str, v, low: int) -> int:
-    return whole_option("hard", name, v, low)
-
-
-def _number(name: str, v) -> float:
-    return number_option("hard", name, v)
-
-
-def _flag(name: str, v) -> bool:
-    return flag_option("hard", name, v)
-
-
 class HardAgent(Agent):
     name = "hard"
 
@@ -96,26 +84,24 @@ class HardAgent(Agent):
                  exact_last_deal: bool = False, infer: bool = False, infer_eps: float = 0.02,
                  infer_beta: float = 2.5):
         super().__init__(rules, seed)
-        for name, v in (("budget", budget), ("min_worlds", min_worlds), ("max_worlds", max_worlds),
-                        ("rollouts", rollouts)):
-            _whole(name, v, 1)
-        if worlds is not None:
-            _whole("worlds", worlds, 1)
-        _whole("endgame_margin", endgame_margin, 0)
-        if not 0.0 <= _number("epsilon", epsilon) <= 1.0:
+        self.budget, self.min_worlds, self.max_worlds, self.rollouts = (
+            whole_option("hard", name, v, 1) for name, v in (
+                ("budget", budget), ("min_worlds", min_worlds), ("max_worlds", max_worlds),
+                ("rollouts", rollouts)))
+        self.worlds = None if worlds is None else whole_option("hard", "worlds", worlds, 1)
+        self.endgame_margin = whole_option("hard", "endgame_margin", endgame_margin, 0)
+        self.epsilon = number_option("hard", "epsilon", epsilon)
+        if not 0.0 <= self.epsilon <= 1.0:
             raise ScopaError(f"hard option epsilon must be in [0, 1], got {epsilon!r}")
-        if time_budget is not None and _number("time_budget", time_budget) <= 0:
+        self.time_budget = None if time_budget is None else number_option("hard", "time_budget", time_budget)
+        if self.time_budget is not None and self.time_budget <= 0:
             raise ScopaError(f"hard option time_budget must be > 0 seconds, got {time_budget!r}")
-        self.worlds = None if worlds is None else int(worlds)
-        self.budget, self.min_worlds, self.max_worlds = int(budget), int(min_worlds), int(max_worlds)
-        self.rollouts, self.epsilon = int(rollouts), float(epsilon)
-        self.time_budget = None if time_budget is None else float(time_budget)
-        self.endgame_margin = int(endgame_margin)
-        self.exact_last_deal = _flag("exact_last_deal", exact_last_deal)
-        self.infer, self.infer_eps = _flag("infer", infer), _number("infer_eps", infer_eps)
+        self.exact_last_deal = flag_option("hard", "exact_last_deal", exact_last_deal)
+        self.infer = flag_option("hard", "infer", infer)
+        self.infer_eps = number_option("hard", "infer_eps", infer_eps)
         if not 0.0 < self.infer_eps <= 1.0:
             raise ScopaError(f"hard option infer_eps must be in (0, 1], got {infer_eps!r}")
-        self.infer_beta = _number("infer_beta", infer_beta)
+        self.infer_beta = number_option("hard", "infer_beta", infer_beta)
         if not 0.0 <= self.infer_beta <= 100.0:
             raise ScopaError(f"hard option infer_beta must be in [0, 100], got {infer_beta!r}")
         self.weights = weights_option("hard", WEIGHTS if weights is None else weights, WEIGHTS.size)
