@@ -270,22 +270,21 @@ def pool(paths: list[str]) -> dict:
     twice = sorted({x for x in seeds if seeds.count(x) > 1})
     if twice:
         raise ScopaError(f"seed {twice[0]} appears twice: the same deals would count twice")
-    rows = {}
-    for run in runs:
-        for r in run["results"]:
-            rows.setdefault(r["opponent"], []).append(r)
     try:
-        return _pooled(paths, runs, rows)
+        return _pooled(paths, first, seeds, runs)
     except (KeyError, TypeError, ZeroDivisionError) as e:
         raise ScopaError(f"--pool: a result row is not an evaluate.py --json row ({type(e).__name__}: "
                          f"{e})") from None
 
 
-def _pooled(paths: list[str], runs: list[dict], rows: dict) -> dict:
-    first = runs[0]
-    seeds = [run["seed"] for run in runs]
+def _pooled(paths: list[str], first: dict, seeds: list, runs: list[dict]) -> dict:
+    rows: dict[str, list[tuple[object, dict]]] = {}     # opponent -> (seed, its row) per run
+    for seed, run in zip(seeds, runs):
+        for r in run["results"]:
+            rows.setdefault(r["opponent"], []).append((seed, r))
     results = []
-    for opp, rs in rows.items():
+    for opp, pairs in rows.items():
+        rs = [r for _, r in pairs]
         matches = sum(r["matches"] for r in rs)
         hands = sum(r["hands"] for r in rs)
         wins = sum(r["wins"] for r in rs)
@@ -302,7 +301,7 @@ def _pooled(paths: list[str], runs: list[dict], rows: dict) -> dict:
             "points_ci": [pph - Z95 * se, pph + Z95 * se],
             "scope_per_hand": sum(wi * r["scope_per_hand"] for wi, r in zip(w, rs)),
             "opp_scope_per_hand": sum(wi * r["opp_scope_per_hand"] for wi, r in zip(w, rs)),
-            "seeds": [run["seed"] for run in runs if any(r in rs for r in run["results"])],
+            "seeds": [seed for seed, _ in pairs],
         })
     return {"agent": first["agent"], "partner": first["partner"], "rules": first["rules"],
             "pooled": list(paths), "seeds": seeds, "results": results}
