@@ -23,8 +23,9 @@ the play with the best average outcome. Here:
   model takes all the weight and the worlds hold only the hands that explain its play (the true
   one always does); against easy the easy model takes it in most matches, against hard the soft
   one. Measured in README ("Opponent modelling"): about +0.17 points per hand against normal, no
-  change against easy, about +2 points of match win rate against hard (the soft model). Without the soft model a player like hard (or a person) is explained by
-  neither level, and the weights then lean on whichever model its luckiest moves fit;
+  change against easy, about +2 points of match win rate against hard (the soft model). Without
+  the soft model a player like hard (or a person) is explained by neither level, and the weights
+  then lean on whichever model its luckiest moves fit;
 - every legal move is played in the same worlds and the hand finished by the `normal` scoring
   kernel for both sides (agents/_rollout.py, compiled);
 - in the last deal (empty deck) the opponent's hand is exactly the unseen cards, so the deal is
