@@ -1,0 +1,128 @@
+"""What the opponent's hidden hand is worth: the same search with and without being told it.
+
+    python benchmarks/hand_value.py [--opponent easy] [--matches 300] [--seed 11] [--budget 9000]
+        [--workers 2]
+
+Plays the same duplicate deals (seats swapped, the deal and agent seeds evaluate.py uses) twice:
+once with `hard:infer=true` (the search of the shipped agent's `search` option: it sees what a
+player sees and infers the opponent's hand from its moves), once with the same search told the
+opponent's true hand at every decision (the worlds still deal the deck at random; nothing else
+changes, same seeds). It prints both lines and their difference per deal. The told search is
+not an agent: it reads the game, which no agent may (agents/base.py), so it lives here, as a
+measure of how much of the gap to a target is hidden information rather than play. The README
+("How far the targets are") quotes what it printed.
+"""
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents import make_agent  # noqa: E402
+from agents.arena import (AGENT, OPPONENT, MatchResult, agent_seed, check_matches, pair_seed,  # noqa: E402
+                          summarize)
+from agents.hard import HardAgent  # noqa: E402
+from scopa_env.game import Game  # noqa: E402
+from scopa_env.rules import Rules  # noqa: E402
+
+
+class ToldHard(HardAgent):
+    """hard:infer=true whose worlds always give the opponent the hand in `told` (set by the loop
+    below from the game before each of its decisions)."""
+
+    told = 0
+
+    def hand_posterior(self, obs):
+        return np.array([self.told], dtype=np.int64), np.array([1.0 + 1e-12])
+
+
+def play(agent, opponent, rules: Rules, seed: int, seat: int) -> MatchResult:
+    """One match of deal `seed` with the agent in `seat`, as agents.arena.play_match plays it."""
+    seats = [opponent, opponent]
+    seats[seat] = agent
+    agent.reset(agent_seed(seed, AGENT))
+    opponent.reset(agent_seed(seed, OPPONENT))
+    g = Game(rules, seed)
+    points, scope = [], []
+    while True:
+        while not g.hand_over:
+            p = g.to_move
+            if p == seat and isinstance(agent, ToldHard):
+                agent.told = sum(1 << c for c in g.hand(1 - p))
+            g.play_action(seats[p].act(g.observation(p)))
+        score = g.hand_score()
+        points.append([s["total"] for s in score])
+        scope.append([s["scope"] for s in score])
+        if g.match_over:
+            break
+        g.next_hand()
+    return MatchResult(int(seed), seat, int(g.winner), g.scores, points, scope)
+
+
+_JOB: dict = {}
+
+
+def _init(opponent: str, budget: int, seed: int) -> None:
+    rules = Rules()
+    _JOB.update(rules=rules, seed=seed, opponent=make_agent(opponent, rules, seed + 1),
+                agents=[HardAgent(rules, seed, budget=budget, infer=True),
+                        ToldHard(rules, seed, budget=budget, infer=True)])
+
+
+def _deal(index: int) -> list[list[MatchResult]]:
+    """Both agents on duplicate deal `index`: [[fair seat 0, seat 1], [told seat 0, seat 1]]."""
+    j = _JOB
+    seed = pair_seed(j["seed"], index)
+    return [[play(a, j["opponent"], j["rules"], seed, s) for s in (0, 1)] for a in j["agents"]]
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--opponent", default="easy", help="the opponent's spec (easy, normal, hard, ...)")
+    p.add_argument("--matches", type=int, default=300, help="matches per agent (even)")
+    p.add_argument("--seed", type=int, default=11)
+    p.add_argument("--budget", type=int, default=9000, help="the search's plies per decision")
+    p.add_argument("--workers", type=int, default=2)
+    args = p.parse_args(argv)
+    rules = Rules()
+    pairs = check_matches(args.matches, rules) // 2
+    make_agent(args.opponent, rules, 0)            # a bad spec is one error before any work
+    start = time.perf_counter()
+    if args.workers <= 1:
+        _init(args.opponent, args.budget, args.seed)
+        deals = [_deal(i) for i in range(pairs)]
+    else:
+        with mp.get_context("spawn").Pool(args.workers, _init, (args.opponent, args.budget, args.seed)) as pool:
+            deals = pool.map(_deal, range(pairs), chunksize=max(1, pairs // (4 * args.workers)))
+    fair = [r for d in deals for r in d[0]]
+    told = [r for d in deals for r in d[1]]
+    print(f"opponent {args.opponent}: {args.matches} matches per agent ({pairs} deals x 2 seats), "
+          f"seed {args.seed}, budget {args.budget} plies, {time.perf_counter() - start:.0f} s")
+    print(f"{'agent':44s} {'win rate [95% CI]':>24s} {'points/hand [95% CI]':>26s}")
+    for label, results in (("hard:infer=true (sees what a player sees)", fair),
+                           ("the same search told the opponent's hand", told)):
+        s = summarize(results, 2)
+        print(f"{label:44s} {100 * s['win_rate']:6.1f}% [{100 * s['win_ci'][0]:5.1f}, {100 * s['win_ci'][1]:5.1f}]"
+              f"   {s['points_per_hand']:+.3f} [{s['points_ci'][0]:+.3f}, {s['points_ci'][1]:+.3f}]")
+    # per deal: the told search's points margin over both seats minus the fair one's, per hand
+    gain = np.array([_margin(d[1]) - _margin(d[0]) for d in deals])
+    print(f"told minus fair, per deal (points margin over the deal's hands / its hands): mean "
+          f"{gain.mean():+.3f}, 95% CI [{gain.mean() - 1.96 * gain.std(ddof=1) / np.sqrt(len(gain)):+.3f}, "
+          f"{gain.mean() + 1.96 * gain.std(ddof=1) / np.sqrt(len(gain)):+.3f}]")
+    return 0
+
+
+def _margin(results: list[MatchResult]) -> float:
+    """The agent's points minus the opponent's per hand over the matches of one deal."""
+    diff = sum(p[r.agent_side] - p[1 - r.agent_side] for r in results for p in r.hand_points)
+    return diff / sum(len(r.hand_points) for r in results)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
