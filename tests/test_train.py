@@ -201,6 +201,45 @@ def test_atomic_save_keeps_last_good_file(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["latest.pt"]
 
 
+def test_killed_training_leaves_a_loadable_checkpoint_and_resumes(tmp_path):
+    """SIGKILL train.py at uneven moments while it writes a checkpoint every few batches: each
+    time latest.pt loads with weights_only=True, never goes back in steps, and the run resumes
+    from it to the end."""
+    import os
+    import signal
+    import time
+
+    shape = ["--run-name", "killed", "--num-envs", "16", "--rollout-steps", "32", "--hidden", "32"]
+    args = ["--total-steps", "400000", "--eval-every", "0", "--final-matches", "0",
+            "--checkpoint-every", "512", "--torch-threads", "1"]
+    latest = tmp_path / "checkpoints" / "killed" / "latest.pt"
+    steps = 0
+    for i, delay in enumerate((0.0, 0.7, 1.9)):
+        extra = shape if i == 0 else ["--resume", "killed"]
+        proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *extra, *args], cwd=tmp_path,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        start_mtime = latest.stat().st_mtime_ns if latest.exists() else 0
+        deadline = time.monotonic() + 120
+        while not (latest.exists() and latest.stat().st_mtime_ns != start_mtime):
+            assert proc.poll() is None, proc.stderr.read().decode()
+            assert time.monotonic() < deadline, "no checkpoint written in 120 s"
+            time.sleep(0.02)
+        time.sleep(delay)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        proc.stderr.close()
+        ckpt = torch.load(latest, weights_only=True)
+        assert ckpt["counters"]["steps"] > steps
+        steps = ckpt["counters"]["steps"]
+    cut_short = latest.parent / ".latest.pt.x1y2z3.tmp"     # what a kill mid-save leaves
+    cut_short.write_bytes(b"partial")
+    r = run_cli("--resume", "killed", "--total-steps", str(steps + 1024), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "removed .latest.pt.x1y2z3.tmp" in r.stdout + r.stderr
+    assert torch.load(latest, weights_only=True)["counters"]["steps"] >= steps + 1024
+    assert not list(latest.parent.glob(".*.tmp"))
+
+
 def test_unknown_config_keys_are_rejected(tmp_path, capsys):
     with pytest.raises(ScopaError, match="'learning_rat'"):
         make_config(learning_rat=1e-3)

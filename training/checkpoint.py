@@ -24,7 +24,8 @@ A checkpoint is a dict of tensors, numbers, strings, lists and dicts, so
 | algo_state              | what the algorithm needs to continue (env state, pool, ...)    |
 
 Writing goes to a temporary file in the same folder, is flushed to disk, then renamed over the
-target (os.replace is atomic), so a killed process leaves either the old file or the new one.
+target (os.replace is atomic), so a killed process leaves either the old file or the new one
+(and at worst a `.NAME.*.tmp` file, which the next run in that folder deletes).
 """
 from __future__ import annotations
 
@@ -76,6 +77,17 @@ def save_atomic(obj: dict, path: str | Path) -> Path:
     except OSError:
         pass
     return path
+
+
+def remove_partial_saves(folder: str | Path) -> list[Path]:
+    """Delete the temporary files of saves that never finished (save_atomic's `.NAME.*.tmp`, left
+    when the process was killed between writing and renaming); returns them. Only one process
+    writes a run's folder, so at the start of a run none of them is being written."""
+    gone = []
+    for tmp in Path(folder).glob(".*.pt.*.tmp"):
+        tmp.unlink(missing_ok=True)
+        gone.append(tmp)
+    return gone
 
 
 def first_line(e: BaseException) -> str:

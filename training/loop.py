@@ -183,6 +183,8 @@ class Run:
         writer = SummaryWriter(str(Path(cfg.runs_dir) / self.name))
         writer.add_text("config", "```toml\n" + cfg.to_toml() + "```", c["steps"])
         self.ckpt_dir.mkdir(parents=True, exist_ok=True)
+        for tmp in checkpoint.remove_partial_saves(self.ckpt_dir):
+            self.log(f"removed {tmp.name}, a checkpoint save cut short")
         self.log(f"run {self.name}: {cfg.algo}, {cfg.total_steps:,} steps, logs in "
                  f"{Path(cfg.runs_dir) / self.name}, checkpoints in {self.ckpt_dir}")
         bar = tqdm(total=cfg.total_steps, initial=min(c["steps"], cfg.total_steps), unit="step",
