@@ -145,8 +145,11 @@ def play(agent: str, opponent: str, args, rules: Rules, progress, records: list 
 def fmt_row(r: dict, first: str = "opponent") -> str:
     lo, hi = r["win_ci"]
     plo, phi = r["points_ci"]
+    # one deal gives no spread to build a points interval from (--json writes null)
+    points_ci = f"[{plo:+.3f}, {phi:+.3f}]" if None not in (plo, phi) and math.isfinite(phi - plo) \
+        else f"{'[n/a, one deal]':<16}"
     return (f"{r[first]:<16} {r['matches']:>7} {r['hands']:>6}  {100 * r['win_rate']:5.1f}% "
-            f"[{100 * lo:5.1f}, {100 * hi:5.1f}]  {r['points_per_hand']:+6.3f} [{plo:+.3f}, {phi:+.3f}]"
+            f"[{100 * lo:5.1f}, {100 * hi:5.1f}]  {r['points_per_hand']:+6.3f} {points_ci}"
             f"  {r['scope_per_hand']:.3f} / {r['opp_scope_per_hand']:.3f}"
             + (f"  {' / '.join(f'{x:.2f}' for x in r['points_per_side'])}" if r.get("per_side") else ""))
 

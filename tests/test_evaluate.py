@@ -178,6 +178,14 @@ def test_cli_pool_adds_runs_on_other_seeds(tmp_path):
     assert p.returncode == 2
 
 
+def test_cli_one_deal_has_no_points_interval(tmp_path):
+    out = tmp_path / "one.json"
+    p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--json", str(out))
+    assert p.returncode == 0, p.stderr
+    assert "[n/a, one deal]" in p.stdout and "inf" not in p.stdout
+    assert json.loads(out.read_text())["results"][0]["points_ci"] == [None, None]
+
+
 @pytest.mark.parametrize("spec", ["nonsense", "missing_file.pt", "BAD"])
 def test_cli_bad_spec_is_one_clear_line(spec, tmp_path):
     p = run_cli("--agent", "easy", "--opponent", spec, "--matches", "2")
