@@ -47,7 +47,7 @@ from scopa_env.observation import SLICES, layout_for
 from scopa_env.presets import preset_name
 from scopa_env.rules import Rules
 
-from .base import Agent
+from .base import Agent, number_option, whole_option
 
 
 class LearnedAgent(Agent):
@@ -86,21 +86,21 @@ class LearnedAgent(Agent):
         classic = rules.replace(napola=False, target=11) == Rules()
         if count_last is None:
             count_last = 6 if classic else 0
-        if isinstance(count_last, bool) or not isinstance(count_last, int) or not 0 <= count_last <= 6:
+        count_last = whole_option("learned", "count_last", count_last, 0)
+        if count_last > 6:
             raise ScopaError(f"learned option count_last must be a whole number 0..6, got {count_last!r}")
         if count_last and not classic:
             raise ScopaError(f"learned option count_last solves the classic 2-player last deal; "
                              f"these rules ({_label(rules)}) are another game: use count_last=0")
         self.count_last = count_last
-        if isinstance(search, bool) or not isinstance(search, int) or search < 0:
-            raise ScopaError(f"learned option search must be a whole number of plies >= 0, got {search!r}")
-        if isinstance(search_weight, bool) or not isinstance(search_weight, (int, float)) \
-                or not 0.0 <= search_weight <= 1.0:
+        search = whole_option("learned", "search", search, 0)
+        search_weight = number_option("learned", "search_weight", search_weight)
+        if not 0.0 <= search_weight <= 1.0:
             raise ScopaError(f"learned option search_weight must be a number in [0, 1], got {search_weight!r}")
         if search and not classic:
             raise ScopaError(f"learned option search is the hard level's classic 2-player search with "
                              f"opponent modelling; these rules ({_label(rules)}) are another game: use search=0")
-        self.search, self.search_weight = search, float(search_weight)
+        self.search, self.search_weight = search, search_weight
         self._hard = None
         if search:
             from .hard import HardAgent
