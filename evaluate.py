@@ -34,14 +34,16 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from itertools import combinations
+from pathlib import Path
 
 import numpy as np
 
 from agents import make_agent
 from agents.arena import check_matches, evaluate
-from agents.stats import Z95, elo, wilson
+from agents.stats import Z95, elo, points_interval_text, wilson
 from scopa_env.errors import ScopaError
 from scopa_env.presets import list_rules_text, rules_from_preset
 from scopa_env.records import write as write_records
@@ -90,7 +92,26 @@ def parse_args(argv=None) -> argparse.Namespace:
         p.error("give --agent and at least one --opponent, or --round-robin")
     if args.workers < 1:
         p.error("--workers must be >= 1")
+    if not 0 <= args.seed < 2**63:
+        p.error(f"--seed must be a whole number 0..2**63-1, got {args.seed}")
+    for flag, path in (("--json", args.json), ("--record", args.record)):
+        problem = path and unwritable(path)
+        if problem:       # found before the matches are played, not after
+            p.error(f"{flag} {path}: {problem}")
     return args
+
+
+def unwritable(path: str) -> str | None:
+    """Why `path` cannot be written as a file, or None when it can."""
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        return "is a folder"
+    if not folder.is_dir():
+        return f"folder {str(folder)!r} does not exist"
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        return "not writable"
+    return None
 
 
 class Progress:
@@ -145,9 +166,7 @@ def play(agent: str, opponent: str, args, rules: Rules, progress, records: list 
 def fmt_row(r: dict, first: str = "opponent") -> str:
     lo, hi = r["win_ci"]
     plo, phi = r["points_ci"]
-    # one deal gives no spread to build a points interval from (--json writes null)
-    points_ci = f"[{plo:+.3f}, {phi:+.3f}]" if None not in (plo, phi) and math.isfinite(phi - plo) \
-        else f"{'[n/a, one deal]':<16}"
+    points_ci = f"{points_interval_text(plo, phi):<16}"
     return (f"{r[first]:<16} {r['matches']:>7} {r['hands']:>6}  {100 * r['win_rate']:5.1f}% "
             f"[{100 * lo:5.1f}, {100 * hi:5.1f}]  {r['points_per_hand']:+6.3f} {points_ci}"
             f"  {r['scope_per_hand']:.3f} / {r['opp_scope_per_hand']:.3f}"

@@ -103,3 +103,11 @@ def elo(wins, games, prior_draws: float = 1.0, z: float = Z95, iters: int = 100)
     ratings = theta * ELO_SCALE
     half = z * se * ELO_SCALE
     return ratings, (ratings - half, ratings + half)
+
+
+def points_interval_text(lo, hi) -> str:
+    """A points interval as tables print it, '[-0.123, +0.456]'; '[n/a, one deal]' when there is
+    none (ratio_ci over one deal gives no spread: infinite bounds, null in JSON)."""
+    if lo is None or hi is None or not math.isfinite(hi - lo):
+        return "[n/a, one deal]"
+    return f"[{lo:+.3f}, {hi:+.3f}]"

@@ -208,6 +208,19 @@ def test_cli_odd_matches_is_a_usage_error():
     assert p.returncode == 2 and "even" in p.stderr and "Traceback" not in p.stderr
 
 
+def test_cli_bad_seed_and_unwritable_outputs_fail_before_playing(tmp_path):
+    p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--seed", "-1")
+    assert p.returncode == 2 and "--seed must be a whole number 0..2**63-1" in p.stderr
+    assert "Traceback" not in p.stderr
+    for flag, path, problem in (("--json", tmp_path / "no" / "out.json", "does not exist"),
+                                ("--record", tmp_path / "no" / "games.jsonl", "does not exist"),
+                                ("--json", tmp_path, "is a folder")):
+        # hard would take minutes over 2,000 matches: the error must come before any match
+        p = run_cli("--agent", "hard", "--opponent", "hard", "--matches", "2000", flag, str(path))
+        assert p.returncode == 2 and problem in p.stderr and "Traceback" not in p.stderr, p.stderr
+        assert p.stdout == ""
+
+
 def test_cli_two_workers_with_a_checkpoint_agent(tmp_path):
     # a forked worker of a process that has run torch used to hang in OpenMP: workers are spawned
     torch = pytest.importorskip("torch")

@@ -252,6 +252,7 @@ def test_unknown_config_keys_are_rejected(tmp_path, capsys):
     _one_line_error(run_cli("--set", "frobnicate=1", cwd=tmp_path), "'frobnicate'")
     _one_line_error(run_main(capsys, "--config", str(toml)), "'batch_sise'")
     _one_line_error(run_main(capsys, "--total-steps", "many"), "'total_steps'")
+    _one_line_error(run_main(capsys, "--seed", "-1"), "'seed' must be a whole number 0..2**63-1")
 
 
 def test_shipped_configs_load():

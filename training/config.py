@@ -283,6 +283,8 @@ def _check(c: TrainConfig) -> None:
                  "gae_lambda", "gamma", "bot_games", "td_lambda"):
         if not 0.0 <= getattr(c, name) <= 1.0:
             raise ScopaError(f"config key {name!r} must be within 0..1, got {getattr(c, name)}")
+    if not 0 <= c.seed < 2**63:
+        raise ScopaError(f"config key 'seed' must be a whole number 0..2**63-1, got {c.seed}")
     if c.learning_rate <= 0:
         raise ScopaError(f"config key 'learning_rate' must be positive, got {c.learning_rate}")
     if any(ch in c.run_name for ch in "/\\") or c.run_name in (".", ".."):

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import copy
 
-from agents.arena import evaluate
+from agents.arena import evaluate, round_matches
 from agents.learned import LearnedAgent
+from agents.stats import points_interval_text
 from scopa_env.rules import Rules
 
 from .model import MoveScorer
@@ -16,8 +17,7 @@ def evaluate_model(model: MoveScorer, opponents, matches: int, seed: int, rules:
     frozen = copy.deepcopy(model).eval()
     agent = LearnedAgent(rules=rules, seed=seed, model=frozen, name="trained")
     # each deal is played once with the agent on each side: a whole number of rounds
-    sides = rules.teams
-    matches = max(sides, -(-matches // sides) * sides)
+    matches = round_matches(matches, rules)
     return {opp: evaluate(agent, opp, matches, seed=seed, rules=rules) for opp in opponents}
 
 
@@ -31,5 +31,5 @@ def format_table(results: dict, title: str) -> str:
         plo, phi = r["points_ci"]
         lines.append(f"{opp:<10} {r['matches']:>7} {r['hands']:>6} {r['win_rate']:>8.1%} "
                      f"{f'[{lo:.1%}, {hi:.1%}]':>15} {r['points_per_hand']:>+12.3f} "
-                     f"{f'[{plo:+.3f}, {phi:+.3f}]':>17}")
+                     f"{points_interval_text(plo, phi):>17}")
     return "\n".join(lines)
