@@ -426,8 +426,8 @@ class PlaySession:
             if not command:
                 self.show_state()
             elif command in ("?", "h", "help"):
-                n = self.rules.hand_cards
-                self.say(HELP if n == 3 else HELP.replace("1 2 3      ", f"1 2 ... {n:<3}", 1))
+                dealt = self.rules.hand_cards
+                self.say(HELP if dealt == 3 else HELP.replace("1 2 3      ", f"1 2 ... {dealt:<3}", 1))
             elif command == "q":
                 raise Quit
             elif command == "d":

@@ -155,6 +155,14 @@ def test_help_and_quit():
     assert len(script.prompts) == 2
 
 
+def test_prompt_keeps_the_cards_in_hand_after_help():
+    # with 2 cards left, help (which lists the 3 of a deal) used to make the next prompt say 1-3
+    s, out, script = session(["1", "?", "q"])
+    s.run()
+    hand_prompts = [p for p in script.prompts if p.startswith("Your play")]
+    assert hand_prompts[1:] == ["Your play (1-2, ? help): "] * 2, hand_prompts
+
+
 def test_d_switches_card_names():
     s, out, _ = session(["d", "d", "q"])
     s.run()
