@@ -178,10 +178,7 @@ class ActionTable:
     def decode(self, action, table=None) -> tuple[int, int]:
         """action id -> (played card id, captured mask). An ace-takes-the-table id needs `table`
         (cards or a mask) and returns it as the captured mask."""
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ScopaError(f"an action id is an integer, got {action!r}") from None
+        a = action_id(action)
         if not 0 <= a < self.size:
             raise ScopaError(f"action id {action!r} is not in 0..{self.size - 1}")
         m = int(self.captured[a])
@@ -201,6 +198,16 @@ class ActionTable:
             return card_str(int(self.card[int(action)])) + " x the table"
         c, m = self.decode(action, table)
         return card_str(c) + (" x " + " ".join(cards_str(m)) if m else "")
+
+
+def action_id(action, who: str = "") -> int:
+    """An action given to an environment as an int id: a Python or numpy integer, or a
+    one-element integer array. Anything else (a float such as 1.5, a bool, a string) is a
+    ScopaError, not quietly truncated to a move; `who` prefixes the message."""
+    arr = None if isinstance(action, str) else np.asarray(action)
+    if arr is None or arr.size != 1 or not np.issubdtype(arr.dtype, np.integer):
+        raise ScopaError(f"{who + ': ' if who else ''}an action is an integer id, got {action!r}")
+    return int(arr.reshape(()))
 
 
 def _mask(cards) -> int:

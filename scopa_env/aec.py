@@ -48,7 +48,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import core
-from .actions import TAKES_TABLE, action_table, encode_moves_on
+from .actions import TAKES_TABLE, action_id, action_table, encode_moves_on
 from .batched import check_episode_reward, resolve_rules, side_rewards
 from .cards import cards_str
 from .errors import ScopaError
@@ -259,10 +259,7 @@ class raw_env(AECEnv):
             self.render()
 
     def _check_action(self, agent: str, action) -> int:
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ScopaError(f"{agent}: an action is an integer id, got {action!r}") from None
+        a = action_id(action, agent)
         if not 0 <= a < self.table.size or not self._mask[a]:
             raise ScopaError(illegal_message(self, agent, action))
         return a

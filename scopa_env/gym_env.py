@@ -35,7 +35,7 @@ import numpy as np
 from gymnasium import spaces
 
 from . import core
-from .actions import action_table
+from .actions import action_id, action_table
 from .aec import hand_totals, render_mode_text
 from .batched import check_episode_reward, resolve_rules, side_rewards
 from .errors import ScopaError
@@ -132,10 +132,7 @@ class ScopaGymEnv(gymnasium.Env):
         if self._over:
             raise ScopaError("the episode is over: call reset() before step()")
         g = self.game
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise ScopaError(f"an action is an integer id, got {action!r}") from None
+        a = action_id(action)
         legal = g.legal_action_ids()
         if a not in legal:
             self._over = True

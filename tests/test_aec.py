@@ -162,8 +162,9 @@ def test_illegal_action_raw_env_raises():
         e.step(bad)
     with pytest.raises(ScopaError, match="outside"):
         e.step(16_200)
-    with pytest.raises(ScopaError, match="integer id"):
-        e.step("7D")
+    for not_an_id in ("7D", float(min(legal)) + 0.5, True, [min(legal), 0]):
+        with pytest.raises(ScopaError, match="integer id"):      # never truncated to a move
+            e.step(not_an_id)
     assert np.array_equal(e.game.state, state)
 
 

@@ -114,5 +114,10 @@ def test_illegal_action_ends_the_episode_with_reason():
     assert f"action {bad}" in info["illegal_move"] and "legal:" in info["illegal_move"]
     with pytest.raises(ScopaError, match="call reset"):
         env.step(bad)
+    obs, info = env.reset(seed=0)
+    good = int(np.flatnonzero(info["action_mask"])[0])
+    with pytest.raises(ScopaError, match="integer id"):         # not truncated to a legal move
+        env.step(good + 0.5)
+    env.step(np.array([good]))                                  # a one-element integer array is fine
     with pytest.raises(ScopaError, match="learner_seat"):
         ScopaGymEnv(learner_seat=2)
