@@ -28,6 +28,7 @@ from agents import make_agent  # noqa: E402
 from agents.arena import (AGENT, OPPONENT, MatchResult, agent_seed, check_matches, pair_seed,  # noqa: E402
                           summarize)
 from agents.hard import HardAgent  # noqa: E402
+from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.game import Game  # noqa: E402
 from scopa_env.rules import Rules  # noqa: E402
 
@@ -91,8 +92,12 @@ def main(argv=None) -> int:
     p.add_argument("--workers", type=int, default=2)
     args = p.parse_args(argv)
     rules = Rules()
-    pairs = check_matches(args.matches, rules) // 2
-    make_agent(args.opponent, rules, 0)            # a bad spec is one error before any work
+    try:                                           # a bad spec or count is one line before any work
+        pairs = check_matches(args.matches, rules) // 2
+        make_agent(args.opponent, rules, 0)
+        HardAgent(rules, 0, budget=args.budget, infer=True)
+    except ScopaError as e:
+        p.error(str(e))
     start = time.perf_counter()
     if args.workers <= 1:
         _init(args.opponent, args.budget, args.seed)
