@@ -66,6 +66,10 @@ class ScopaGymEnv(gymnasium.Env):
                              "players each for self")
         self.render_mode = render_mode
         self.learner_seat_option = learner_seat
+        if isinstance(illegal_reward, (bool, np.bool_)) or \
+                not isinstance(illegal_reward, (int, float, np.integer, np.floating)) or \
+                not np.isfinite(illegal_reward):
+            raise ScopaError(f"illegal_reward must be a finite number, got {illegal_reward!r}")
         self.illegal_reward = float(illegal_reward)
         self.table = action_table(self.rules)
         obs_layout = layout_for(self.rules)

@@ -121,3 +121,6 @@ def test_illegal_action_ends_the_episode_with_reason():
     env.step(np.array([good]))                                  # a one-element integer array is fine
     with pytest.raises(ScopaError, match="learner_seat"):
         ScopaGymEnv(learner_seat=2)
+    for bad in ("x", float("nan"), True):
+        with pytest.raises(ScopaError, match="illegal_reward must be a finite number"):
+            ScopaGymEnv(illegal_reward=bad)
