@@ -92,8 +92,8 @@ class Run:
         (a version 3 run continues as version 3, exactly), a new run gets this code's latest."""
         if resume is None:
             return FEATURES_VERSION
-        have = (resume.get("model_config") or {}).get("features") if isinstance(
-            resume.get("model_config"), dict) else None
+        mc = resume.get("model_config")
+        have = mc.get("features") if isinstance(mc, dict) else None
         if have not in FEATURE_SIZES:
             raise ScopaError(f"checkpoint cannot be resumed (move features version {have!r}, this "
                              f"code builds {', '.join(map(str, FEATURE_SIZES))})")
