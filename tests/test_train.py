@@ -216,9 +216,9 @@ def test_killed_training_leaves_a_loadable_checkpoint_and_resumes(tmp_path):
     steps = 0
     for i, delay in enumerate((0.0, 0.7, 1.9)):
         extra = shape if i == 0 else ["--resume", "killed"]
+        start_mtime = latest.stat().st_mtime_ns if latest.exists() else 0
         proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *extra, *args], cwd=tmp_path,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        start_mtime = latest.stat().st_mtime_ns if latest.exists() else 0
         deadline = time.monotonic() + 120
         while not (latest.exists() and latest.stat().st_mtime_ns != start_mtime):
             assert proc.poll() is None, proc.stderr.read().decode()
