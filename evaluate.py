@@ -48,6 +48,7 @@ from scopa_env.errors import ScopaError
 from scopa_env.presets import list_rules_text, rules_from_preset
 from scopa_env.records import write as write_records
 from scopa_env.rules import Rules
+from scopa_env.seeds import check_seed
 
 
 def parse_args(argv=None) -> argparse.Namespace:
@@ -92,8 +93,10 @@ def parse_args(argv=None) -> argparse.Namespace:
         p.error("give --agent and at least one --opponent, or --round-robin")
     if args.workers < 1:
         p.error("--workers must be >= 1")
-    if not 0 <= args.seed < 2**63:
-        p.error(f"--seed must be a whole number 0..2**63-1, got {args.seed}")
+    try:
+        check_seed(args.seed, "--seed")
+    except ScopaError as e:
+        p.error(str(e))
     for flag, path in (("--json", args.json), ("--record", args.record)):
         problem = path and unwritable(path)
         if problem:       # found before the matches are played, not after

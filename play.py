@@ -31,6 +31,7 @@ from scopa_env.errors import ScopaError
 from scopa_env.game import Game, Move, primiera
 from scopa_env.presets import PRESETS, list_rules_text, preset_name, rules_from_preset
 from scopa_env.rules import Rules
+from scopa_env.seeds import check_seed
 
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "scopa-default.pt"
 HUMAN, COMPUTER = 0, 1
@@ -635,8 +636,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.list_rules:
             print(list_rules_text())
             return 0
-        if args.seed is not None and not 0 <= args.seed < 2**63:
-            raise ScopaError(f"--seed must be a whole number 0..2**63-1, got {args.seed}")
+        if args.seed is not None:
+            check_seed(args.seed, "--seed")
         rules = rules_from_preset(args.rules)
         changes = {k: v for k, v in (("napola", True if args.napola else None),
                                      ("target", args.target)) if v is not None}

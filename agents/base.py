@@ -16,6 +16,7 @@ import numpy as np
 from scopa_env.actions import ActionTable, action_table
 from scopa_env.errors import ScopaError
 from scopa_env.rules import Rules
+from scopa_env.seeds import check_seed
 
 
 class Agent:
@@ -26,12 +27,12 @@ class Agent:
     def __init__(self, rules: Rules | None = None, seed: int = 0):
         self.rules = rules or Rules()
         self.actions: ActionTable = action_table(self.rules)
-        self.reset(seed)
+        self.reset(check_seed(seed))
 
     def reset(self, seed: int | None = None) -> None:
         """Start a new match; with a seed, also reseed the agent's generator."""
         if seed is not None:
-            self.seed = int(seed)
+            self.seed = check_seed(seed)
             self.rng = np.random.default_rng(self.seed)
 
     def act(self, observation: dict) -> int:

@@ -31,6 +31,7 @@ from agents.hard import HardAgent  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.game import Game  # noqa: E402
 from scopa_env.rules import Rules  # noqa: E402
+from scopa_env.seeds import check_seed  # noqa: E402
 
 
 class ToldHard(HardAgent):
@@ -94,6 +95,7 @@ def main(argv=None) -> int:
     rules = Rules()
     try:                                           # a bad spec or count is one line before any work
         pairs = check_matches(args.matches, rules) // 2
+        check_seed(args.seed, "--seed")
         make_agent(args.opponent, rules, 0)
         HardAgent(rules, 0, budget=args.budget, infer=True)
     except ScopaError as e:

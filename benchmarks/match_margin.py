@@ -24,7 +24,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.arena import check_matches, run_pairs  # noqa: E402
+from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.rules import Rules  # noqa: E402
+from scopa_env.seeds import check_seed  # noqa: E402
 
 
 def resampled_win_rate(hands: np.ndarray, shift: float, target: int, n: int,
@@ -61,7 +63,11 @@ def main(argv=None) -> int:
     p.add_argument("--samples", type=int, default=40_000, help="resampled matches per shift")
     args = p.parse_args(argv)
     rules = Rules()
-    matches = check_matches(args.matches, rules)
+    try:                                  # found before the matches are played, not after
+        matches = check_matches(args.matches, rules)
+        check_seed(args.seed, "--seed")
+    except ScopaError as e:
+        p.error(str(e))
     results = run_pairs(args.agent, args.opponent, matches // 2, args.seed, rules, args.workers)
     hands = np.array([(h[r.agent_side], h[1 - r.agent_side]) for r in results for h in r.hand_points])
     wins = sum(r.agent_won for r in results)

@@ -61,6 +61,7 @@ from .errors import ScopaError
 from .observation import layout_for, write_observation
 from .presets import rules_from_preset
 from .rules import Rules
+from .seeds import check_seed
 
 MAX_LEGAL = 80
 MAX_LEGAL_QUINDICI = 256
@@ -278,7 +279,7 @@ class BatchedScopa:
                              f"{type(rules).__name__}")
         self.rules = resolve_rules(rules)
         self.num_envs = B = int(num_envs)
-        self.seed = int(seed)
+        self.seed = check_seed(seed)
         self.episode, self.reward = episode, reward
         self.table = action_table(self.rules)
         self.n_actions = self.table.size
@@ -322,7 +323,7 @@ class BatchedScopa:
     def reset(self, seed: int | None = None) -> np.ndarray:
         """Deal a new match in every game (from `seed`, else the constructor's); returns obs."""
         if seed is not None:
-            self.seed = int(seed)
+            self.seed = check_seed(seed)
         self.max_legal = initial_max_legal(self.rules)
         self._alloc()
         over = _reset_all(self._states, self._rng, np.uint64(self.seed & (2**64 - 1)),

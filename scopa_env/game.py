@@ -16,6 +16,7 @@ from .actions import action_table
 from .errors import ScopaError
 from .observation import observe
 from .rules import Rules
+from .seeds import check_seed
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ class Game:
         self.rules = rules if rules is not None else Rules()
         if not isinstance(self.rules, Rules):
             raise ScopaError(f"rules must be a Rules object, got {type(rules).__name__}")
-        self.seed = int(seed)
+        self.seed = check_seed(seed)
         self.state = np.zeros(core.STATE_SIZE, dtype=np.int64)
         core.init_match_rules(self.state, self.seed, self.rules.to_header())
         self._buf = core.new_move_buffer()
@@ -73,7 +74,7 @@ class Game:
     @classmethod
     def from_state(cls, rules: Rules, state: np.ndarray, seed: int = 0) -> "Game":
         g = cls.__new__(cls)
-        g.rules, g.seed = rules, seed
+        g.rules, g.seed = rules, check_seed(seed)
         g.state = np.array(state, dtype=np.int64, copy=True)
         if g.state.shape != (core.STATE_SIZE,):
             raise ScopaError(f"a state array has {core.STATE_SIZE} slots, got shape {g.state.shape}")

@@ -20,6 +20,7 @@ from .game import Game
 from .presets import list_rules_text, rules_from_preset
 from .records import Recorder, dumps, replay
 from .rules import Rules
+from .seeds import check_seed
 
 
 def random_match(rules: Rules, seed: int, rng: np.random.Generator, with_legal: bool = False) -> dict:
@@ -56,6 +57,9 @@ def main(argv=None) -> int:
             raise ScopaError(f"missing {', '.join(missing)} (or give --list-rules)")
         if args.matches < 0:
             raise ScopaError("--matches must be >= 0")
+        check_seed(args.seed, "--seed")
+        if args.matches:
+            check_seed(args.seed + args.matches - 1, "--seed + --matches - 1 (the last match's seed)")
         rules = rules_from_preset(args.rules)
         if args.napola:
             rules = rules.replace(napola=True)

@@ -127,6 +127,12 @@ def test_simulate_cli_writes_records_that_replay(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "scopa_env.simulate", "--matches", "1", "--seed", "1",
                           "--out", str(out), "--target", "0"], capture_output=True, text=True)
     assert bad.returncode == 2 and "target" in bad.stderr and "Traceback" not in bad.stderr
+    for seed, matches in (("-1", "1"), (str(2**63 - 1), "2")):    # the last match's seed is too big
+        bad = subprocess.run([sys.executable, "-m", "scopa_env.simulate", "--matches", matches, "--seed",
+                              seed, "--out", str(out)], capture_output=True, text=True)
+        assert bad.returncode == 2 and "must be a whole number 0..2**63-1" in bad.stderr, bad.stderr
+        assert "Traceback" not in bad.stderr
+    assert len(list(records.read(str(out)))) == 5      # checked before the file was opened
 
 
 def test_random_hands_kernel_is_deterministic():

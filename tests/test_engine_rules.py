@@ -259,3 +259,19 @@ def test_unknown_rules_option():
     with pytest.raises(ScopaError, match="napola"):
         Rules(napola="yes")
     assert Rules.from_dict(Rules(napola=True, target=21).to_dict()) == Rules(napola=True, target=21)
+
+
+@pytest.mark.parametrize("bad", [-1, 2**63, 2**70, 1.5, True, None, "3", np.uint64(2**63)])
+def test_a_seed_is_a_whole_number_below_2_63_everywhere(bad):
+    # one check (scopa_env/seeds.py): a float is never truncated, a big number never wrapped
+    # or left to numba's typing error, a negative one never left to numpy's message
+    from agents import make_agent
+    from scopa_env import BatchedScopa
+    builds = [lambda: Game(Rules(), seed=bad), lambda: BatchedScopa(2, seed=bad),
+              lambda: make_agent("easy", seed=bad)]
+    if bad is not None:     # reset(None) keeps the seed given before
+        builds += [lambda: BatchedScopa(2).reset(seed=bad), lambda: make_agent("hard").reset(bad)]
+    for build in builds:
+        with pytest.raises(ScopaError, match=r"seed must be a whole number 0\.\.2\*\*63-1"):
+            build()
+    assert Game(Rules(), seed=np.int64(2**63 - 1)).seed == 2**63 - 1

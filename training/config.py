@@ -31,6 +31,7 @@ from pathlib import Path
 from scopa_env.errors import ScopaError
 from scopa_env.presets import rules_from_preset
 from scopa_env.rules import Rules
+from scopa_env.seeds import check_seed
 
 ALGOS = ("dmc", "ppo")
 EPISODES = ("hand", "match")
@@ -283,8 +284,7 @@ def _check(c: TrainConfig) -> None:
                  "gae_lambda", "gamma", "bot_games", "td_lambda"):
         if not 0.0 <= getattr(c, name) <= 1.0:
             raise ScopaError(f"config key {name!r} must be within 0..1, got {getattr(c, name)}")
-    if not 0 <= c.seed < 2**63:
-        raise ScopaError(f"config key 'seed' must be a whole number 0..2**63-1, got {c.seed}")
+    check_seed(c.seed, "config key 'seed'")
     if c.learning_rate <= 0:
         raise ScopaError(f"config key 'learning_rate' must be positive, got {c.learning_rate}")
     if any(ch in c.run_name for ch in "/\\") or c.run_name in (".", ".."):

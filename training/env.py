@@ -16,6 +16,7 @@ import torch
 
 from scopa_env import core
 from scopa_env.batched import BatchedScopa
+from scopa_env.seeds import SEED_LIMIT
 
 from .config import TrainConfig
 
@@ -23,8 +24,8 @@ from .config import TrainConfig
 def make_env(cfg: TrainConfig, seed_offset: int = 0) -> BatchedScopa:
     """The run's games, dealt from the run's seed."""
     reward = "points" if cfg.episode == "hand" else "win"
-    env = BatchedScopa(cfg.num_envs, rules=cfg.rules, seed=cfg.seed * 1_000_003 + seed_offset,
-                       episode=cfg.episode, reward=reward)
+    seed = (cfg.seed * 1_000_003 + seed_offset) % SEED_LIMIT      # any config seed stays a seed
+    env = BatchedScopa(cfg.num_envs, rules=cfg.rules, seed=seed, episode=cfg.episode, reward=reward)
     env.reset()
     return env
 
