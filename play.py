@@ -662,7 +662,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 raise err from None       # the shipped agent can play: the error is elsewhere
             # the shipped agent was not asked for by name: say why it is not playing, go on
-            print(f"The shipped agent cannot play this game ({err}); you play the "
+            print(f"The shipped agent cannot play here ({err}); you play the "
                   f"{FALLBACK_LEVEL} level instead.")
             session = PlaySession(FALLBACK_LEVEL, rules, seed, italian=italian,
                                   partner=args.partner)

@@ -117,6 +117,16 @@ def main(argv=None) -> int:
     except ScopaError as e:
         print(f"train.py: error: {e}", file=sys.stderr)
         return 2
+    except ImportError as e:
+        # a core install (no [train] extra): say what to install instead of a traceback (torch's
+        # own tensorboard module raises without a name when tensorboard is missing)
+        missing = e.name if e.name in ("torch", "tensorboard") else (
+            "tensorboard" if "tensorboard" in str(e).lower() else None)
+        if missing is None:
+            raise
+        print(f"train.py: error: training needs {missing}, which is not installed: pip install -e "
+              f"'.[train]' (on these machines first pip install torch==2.13.0)", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("train.py: interrupted (the last checkpoint is intact; --resume continues)",
               file=sys.stderr)

@@ -36,8 +36,8 @@ def split_spec(spec: str) -> tuple[str, dict]:
     ':key=value' is returned as it is with no options."""
     spec = str(spec)
     head, sep, tail = spec.rpartition(":")
-    if not sep or "=" not in tail:
-        return spec, {}
+    if not sep or ("=" not in tail and head not in REGISTRY and not head.endswith(".pt")):
+        return spec, {}     # no options ('C:/runs/x.pt' is a path, not options)
     options = {}
     for item in tail.split(","):
         key, eq, value = item.partition("=")
@@ -70,8 +70,14 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
         return cls(rules=rules, seed=seed, **options)
     if str(spec).endswith(".pt"):
         if not Path(spec).is_file():
-            raise ScopaError(f"checkpoint {spec!r} does not exist")
-        from .learned import LearnedAgent  # imports torch: only when a checkpoint is asked for
+            what = "is a folder, not a checkpoint file" if Path(spec).is_dir() else "does not exist"
+            raise ScopaError(f"checkpoint {spec!r} {what}")
+        try:
+            from .learned import LearnedAgent  # imports torch: only when a checkpoint is asked for
+        except ImportError as e:               # a core install (no [train] extra) has no torch
+            raise ScopaError(f"checkpoint {spec!r}: a trained agent needs torch, which is not "
+                             f"installed ({e.name or e}); pip install -e '.[train]' (on these "
+                             f"machines first pip install torch==2.13.0)") from None
         _check_options(LearnedAgent, spec, options)
         return LearnedAgent(rules=rules, seed=seed, path=str(spec), **options)
     raise ScopaError(

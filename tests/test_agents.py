@@ -368,6 +368,12 @@ def test_spec_options_after_a_colon():
         make_agent("hard:bogus=1")
     with pytest.raises(ScopaError, match="bad agent option"):
         make_agent("hard:worlds=")
+    # a known agent with an option lacking '=value' is that, not an unknown agent 'hard:worlds'
+    for spec in ("hard:worlds", "checkpoints/scopa-default.pt:search"):
+        with pytest.raises(ScopaError, match=f"bad agent option '{spec.split(':')[1]}' in"):
+            make_agent(spec)
+    with pytest.raises(ScopaError, match="unknown agent 'foo:bar'"):
+        make_agent("foo:bar")
     for bad in ("infer_eps=0", "infer_eps=1.5", "infer_beta=-1", "infer_beta=1000"):
         with pytest.raises(ScopaError, match=f"hard option {bad.split('=')[0]} must be"):
             make_agent(f"hard:{bad}")
@@ -457,3 +463,11 @@ def test_learned_agent_search_blends_the_network_with_hard_inference():
     for bad in ("search=-1", "search=true", "search=1.5", "search_weight=2", "search_weight=-0.1"):
         with pytest.raises(ScopaError, match="learned option search"):
             make_agent(f"checkpoints/scopa-default.pt:{bad}")
+
+
+def test_a_folder_named_like_a_checkpoint_is_said_to_be_a_folder(tmp_path):
+    (tmp_path / "run.pt").mkdir()
+    with pytest.raises(ScopaError, match="run.pt' is a folder, not a checkpoint file"):
+        make_agent(str(tmp_path / "run.pt"))
+    with pytest.raises(ScopaError, match="nope.pt' does not exist"):
+        make_agent(str(tmp_path / "nope.pt"))

@@ -386,7 +386,7 @@ def test_unusable_shipped_agent_is_announced_then_the_fallback_level_plays(tmp_p
     monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
     assert play.main(["--seed", "1"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("The shipped agent cannot play this game (")
+    assert out.startswith("The shipped agent cannot play here (")
     assert "you play the random level instead" in out and "against random" in out
     # named explicitly, the same checkpoint is an error (exit 2), not replaced
     monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
@@ -491,3 +491,28 @@ def test_computer_ace_takes_the_table_is_decoded_with_the_table():
     assert run_from(s, g) == 0
     text = out.getvalue()
     assert "Computer played 1♦ and took 5♥  7♠\n" in text      # no scopa: ace_scopa is off
+
+
+def test_without_torch_the_clis_say_what_to_install(tmp_path):
+    # a core install (`pip install -e .`, no [train] extra) has no torch: play.py plays the
+    # normal level and says why, evaluate.py and train.py give one error naming what to install
+    block = "import sys, runpy; sys.modules['torch'] = None; sys.argv = {argv!r}; " \
+            "runpy.run_path({script!r}, run_name='__main__')"
+    root = Path(play.__file__).resolve().parent
+
+    def run(script, *argv, stdin=""):
+        code = block.format(argv=[script, *argv], script=str(root / script))
+        return subprocess.run([sys.executable, "-c", code], cwd=root, input=stdin, text=True,
+                              capture_output=True, timeout=120)
+
+    r = run("play.py", "--seed", "1", stdin="q\n")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert r.stdout.startswith("The shipped agent cannot play here (") and "needs torch" in r.stdout
+    assert "against normal" in r.stdout
+    r = run("evaluate.py", "--agent", str(root / "checkpoints" / "scopa-default.pt"), "--opponent",
+            "easy", "--matches", "2")
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "needs torch" in r.stderr, r.stderr
+    r = run("train.py", "--checkpoints-dir", str(tmp_path / "c"), "--runs-dir", str(tmp_path / "r"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert "training needs torch, which is not installed" in r.stderr
+    assert not (tmp_path / "c").exists() and not (tmp_path / "r").exists()

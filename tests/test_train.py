@@ -183,6 +183,9 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
     with pytest.raises(ScopaError, match=r"not a checkpoint \(not a torch file of plain tensors") as e:
         checkpoint.load(tmp_path / "objects.pt")
     assert "weights_only" not in str(e.value)
+    (tmp_path / "folder.pt").mkdir()
+    _one_line_error(run_main(capsys, "--export", str(tmp_path / "folder.pt"), str(tmp_path / "o.pt")),
+                    "folder.pt' is a folder, not a checkpoint file")
 
 
 def test_atomic_save_keeps_last_good_file(tmp_path, monkeypatch):

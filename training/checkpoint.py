@@ -101,7 +101,8 @@ def load(path: str | Path) -> dict:
     """Read and check a checkpoint; any problem is one ScopaError naming it."""
     path = Path(path)
     if not path.is_file():
-        raise ScopaError(f"checkpoint {str(path)!r} does not exist")
+        what = "is a folder, not a checkpoint file" if path.is_dir() else "does not exist"
+        raise ScopaError(f"checkpoint {str(path)!r} {what}")
     try:
         ckpt = torch.load(path, map_location="cpu", weights_only=True)
     except (RuntimeError, pickle.UnpicklingError, EOFError, zipfile.BadZipFile, OSError,
