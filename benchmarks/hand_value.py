@@ -1,13 +1,16 @@
 """What the opponent's hidden hand is worth: the same search with and without being told it.
 
     python benchmarks/hand_value.py [--opponent easy] [--matches 300] [--seed 11] [--budget 9000]
-        [--workers 2]
+        [--workers 2] [--told-deals 1,2,3,4,5]
 
 Plays the same duplicate deals (seats swapped, the deal and agent seeds evaluate.py uses) twice:
 once with `hard:infer=true` (the search of the shipped agent's `search` option: it sees what a
 player sees and infers the opponent's hand from its moves), once with the same search told the
 opponent's true hand at every decision (the worlds still deal the deck at random; nothing else
-changes, same seeds). It prints both lines and their difference per deal. The told search is
+changes, same seeds). `--told-deals` tells it only in those deals of each hand (1 to 5; the
+sixth is solved exactly by both, nothing being hidden then) and lets it infer like the other in
+the rest: where in the hand the hidden cards cost most. It prints both lines and their
+difference per deal. The told search is
 not an agent: it reads the game, which no agent may (agents/base.py), so it lives here, as a
 measure of how much of the gap to a target is hidden information rather than play. The README
 ("How far the targets are") quotes what it printed.
@@ -34,17 +37,22 @@ from scopa_env.rules import Rules  # noqa: E402
 from scopa_env.seeds import check_seed  # noqa: E402
 
 
-class ToldHard(HardAgent):
-    """hard:infer=true whose worlds always give the opponent the hand in `told` (set by the loop
-    below from the game before each of its decisions)."""
+DEALS = 6          # deals of a classic 2-player hand: deal k leaves 36 - 6k cards in the deck
 
-    told = 0
+
+class ToldHard(HardAgent):
+    """hard:infer=true whose worlds give the opponent the hand in `told` (set by the loop below
+    from the game before each of its decisions in a told deal; None: infer it as usual)."""
+
+    told: int | None = None
 
     def hand_posterior(self, obs):
+        if self.told is None:
+            return super().hand_posterior(obs)
         return np.array([self.told], dtype=np.int64), np.array([1.0 + 1e-12])
 
 
-def play(agent, opponent, rules: Rules, seed: int, seat: int) -> MatchResult:
+def play(agent, opponent, rules: Rules, seed: int, seat: int, told_deals=frozenset()) -> MatchResult:
     """One match of deal `seed` with the agent in `seat`, as agents.arena.play_match plays it."""
     seats = [opponent, opponent]
     seats[seat] = agent
@@ -56,7 +64,8 @@ def play(agent, opponent, rules: Rules, seed: int, seat: int) -> MatchResult:
         while not g.hand_over:
             p = g.to_move
             if p == seat and isinstance(agent, ToldHard):
-                agent.told = sum(1 << c for c in g.hand(1 - p))
+                deal = DEALS - g.deck_left // (2 * rules.hand_cards)
+                agent.told = sum(1 << c for c in g.hand(1 - p)) if deal in told_deals else None
             g.play_action(seats[p].act(g.observation(p)))
         score = g.hand_score()
         points.append([s["total"] for s in score])
@@ -70,9 +79,10 @@ def play(agent, opponent, rules: Rules, seed: int, seat: int) -> MatchResult:
 _JOB: dict = {}
 
 
-def _init(opponent: str, budget: int, seed: int) -> None:
+def _init(opponent: str, budget: int, seed: int, told_deals: frozenset) -> None:
     rules = Rules()
-    _JOB.update(rules=rules, seed=seed, opponent=make_agent(opponent, rules, seed + 1),
+    _JOB.update(rules=rules, seed=seed, told_deals=told_deals,
+                opponent=make_agent(opponent, rules, seed + 1),
                 agents=[HardAgent(rules, seed, budget=budget, infer=True),
                         ToldHard(rules, seed, budget=budget, infer=True)])
 
@@ -81,7 +91,8 @@ def _deal(index: int) -> list[list[MatchResult]]:
     """Both agents on duplicate deal `index`: [[fair seat 0, seat 1], [told seat 0, seat 1]]."""
     j = _JOB
     seed = pair_seed(j["seed"], index)
-    return [[play(a, j["opponent"], j["rules"], seed, s) for s in (0, 1)] for a in j["agents"]]
+    return [[play(a, j["opponent"], j["rules"], seed, s, j["told_deals"]) for s in (0, 1)]
+            for a in j["agents"]]
 
 
 def main(argv=None) -> int:
@@ -91,6 +102,8 @@ def main(argv=None) -> int:
     p.add_argument("--seed", type=int, default=11)
     p.add_argument("--budget", type=int, default=9000, help="the search's plies per decision")
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--told-deals", default="1,2,3,4,5",
+                   help="the deals of each hand (1-5) in which the told search is told the hand")
     args = p.parse_args(argv)
     rules = Rules()
     try:                                           # a bad spec or count is one line before any work
@@ -98,19 +111,22 @@ def main(argv=None) -> int:
         check_seed(args.seed, "--seed")
         make_agent(args.opponent, rules, 0)
         HardAgent(rules, 0, budget=args.budget, infer=True)
+        told_deals = parse_deals(args.told_deals)
     except ScopaError as e:
         p.error(str(e))
     start = time.perf_counter()
     if args.workers <= 1:
-        _init(args.opponent, args.budget, args.seed)
+        _init(args.opponent, args.budget, args.seed, told_deals)
         deals = [_deal(i) for i in range(pairs)]
     else:
-        with mp.get_context("spawn").Pool(args.workers, _init, (args.opponent, args.budget, args.seed)) as pool:
+        with mp.get_context("spawn").Pool(args.workers, _init, (args.opponent, args.budget, args.seed, told_deals)) as pool:
             deals = pool.map(_deal, range(pairs), chunksize=max(1, pairs // (4 * args.workers)))
     fair = [r for d in deals for r in d[0]]
     told = [r for d in deals for r in d[1]]
     print(f"opponent {args.opponent}: {args.matches} matches per agent ({pairs} deals x 2 seats), "
-          f"seed {args.seed}, budget {args.budget} plies, {time.perf_counter() - start:.0f} s")
+          f"seed {args.seed}, budget {args.budget} plies, {time.perf_counter() - start:.0f} s"
+          + ("" if len(told_deals) == DEALS - 1 else
+             f"; told in deals {','.join(map(str, sorted(told_deals)))} only"))
     print(f"{'agent':44s} {'win rate [95% CI]':>24s} {'points/hand [95% CI]':>26s}")
     for label, results in (("hard:infer=true (sees what a player sees)", fair),
                            ("the same search told the opponent's hand", told)):
@@ -123,6 +139,17 @@ def main(argv=None) -> int:
           f"{gain.mean():+.3f}, 95% CI [{gain.mean() - 1.96 * gain.std(ddof=1) / np.sqrt(len(gain)):+.3f}, "
           f"{gain.mean() + 1.96 * gain.std(ddof=1) / np.sqrt(len(gain)):+.3f}]")
     return 0
+
+
+def parse_deals(text: str) -> frozenset:
+    """'1,2,3' -> frozenset({1, 2, 3}); each a deal 1..5 (the sixth hides nothing)."""
+    try:
+        deals = frozenset(int(t) for t in text.split(","))
+    except ValueError:
+        deals = frozenset({0})
+    if not deals or not deals <= set(range(1, DEALS)):
+        raise ScopaError(f"--told-deals must be deals 1..{DEALS - 1} separated by commas, got {text!r}")
+    return deals
 
 
 def _margin(results: list[MatchResult]) -> float:
