@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
-from scopa_env.errors import ScopaError
+from scopa_env.errors import ScopaError, not_a_file
 from scopa_env.rules import Rules
 
 from .base import Agent, RandomAgent
@@ -70,8 +70,7 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
         return cls(rules=rules, seed=seed, **options)
     if str(spec).endswith(".pt"):
         if not Path(spec).is_file():
-            what = "is a folder, not a checkpoint file" if Path(spec).is_dir() else "does not exist"
-            raise ScopaError(f"checkpoint {spec!r} {what}")
+            raise not_a_file("checkpoint", spec)
         try:
             from .learned import LearnedAgent  # imports torch: only when a checkpoint is asked for
         except ImportError as e:               # a core install (no [train] extra) has no torch

@@ -1,4 +1,6 @@
-"""The one exception type the toolkit raises for bad input."""
+"""The one exception type the toolkit raises for bad input (and the one message for a path that is
+not a file)."""
+from pathlib import Path
 
 
 class ScopaError(ValueError):
@@ -6,3 +8,10 @@ class ScopaError(ValueError):
 
     The message names the problem. Whatever raised it left the game state unchanged.
     """
+
+
+def not_a_file(kind: str, path) -> ScopaError:
+    """The error for a `kind` ('checkpoint', 'config file') at `path` that is not a file: a folder
+    is said to be one rather than not to exist."""
+    what = "is a folder, not a file" if Path(path).is_dir() else "does not exist"
+    return ScopaError(f"{kind} {str(path)!r} {what}")

@@ -467,7 +467,7 @@ def test_learned_agent_search_blends_the_network_with_hard_inference():
 
 def test_a_folder_named_like_a_checkpoint_is_said_to_be_a_folder(tmp_path):
     (tmp_path / "run.pt").mkdir()
-    with pytest.raises(ScopaError, match="run.pt' is a folder, not a checkpoint file"):
+    with pytest.raises(ScopaError, match="run.pt' is a folder, not a file"):
         make_agent(str(tmp_path / "run.pt"))
     with pytest.raises(ScopaError, match="nope.pt' does not exist"):
         make_agent(str(tmp_path / "nope.pt"))

@@ -185,7 +185,7 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
     assert "weights_only" not in str(e.value)
     (tmp_path / "folder.pt").mkdir()
     _one_line_error(run_main(capsys, "--export", str(tmp_path / "folder.pt"), str(tmp_path / "o.pt")),
-                    "folder.pt' is a folder, not a checkpoint file")
+                    "folder.pt' is a folder, not a file")
 
 
 def test_atomic_save_keeps_last_good_file(tmp_path, monkeypatch):
@@ -357,3 +357,13 @@ def random_positions(B=32, seed=4, steps=12):
     for _ in range(steps):
         env.step_index((rng.random(B) * env.legal_count).astype(np.int64))
     return env
+
+
+def test_config_errors_name_the_kind_wanted(tmp_path, capsys):
+    for text, words in (('total_steps = "abc"', "needs a whole number, got 'abc'"),
+                        ("total_steps = 1.5", "needs a whole number, got 1.5"),
+                        ("learning_rate = true", "needs a number, got True"),
+                        ("eval_opponents = 3", "needs a list of names (or one name), got 3")):
+        (tmp_path / "c.toml").write_text(text + "\n")
+        _one_line_error(run_main(capsys, "--config", str(tmp_path / "c.toml")), words)
+    _one_line_error(run_main(capsys, "--config", str(tmp_path)), "is a folder, not a file")

@@ -40,7 +40,7 @@ import numpy as np
 import torch
 
 from scopa_env.actions import ACTION_LAYOUT_VERSION
-from scopa_env.errors import ScopaError
+from scopa_env.errors import ScopaError, not_a_file
 from scopa_env.observation import OBS_LAYOUT_VERSION, layout
 from scopa_env.rules import Rules
 
@@ -101,8 +101,7 @@ def load(path: str | Path) -> dict:
     """Read and check a checkpoint; any problem is one ScopaError naming it."""
     path = Path(path)
     if not path.is_file():
-        what = "is a folder, not a checkpoint file" if path.is_dir() else "does not exist"
-        raise ScopaError(f"checkpoint {str(path)!r} {what}")
+        raise not_a_file("checkpoint", path)
     try:
         ckpt = torch.load(path, map_location="cpu", weights_only=True)
     except (RuntimeError, pickle.UnpicklingError, EOFError, zipfile.BadZipFile, OSError,

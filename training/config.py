@@ -28,7 +28,7 @@ import tomllib
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
-from scopa_env.errors import ScopaError
+from scopa_env.errors import ScopaError, not_a_file
 from scopa_env.presets import rules_from_preset
 from scopa_env.rules import Rules
 from scopa_env.seeds import check_seed
@@ -256,7 +256,9 @@ def _coerce(name: str, value):
     elif want is str:
         if isinstance(value, str):
             return value
-    raise ScopaError(f"config key {name!r} needs a {want.__name__}, got {value!r}")
+    kind = {int: "a whole number", float: "a number", tuple: "a list of names (or one name)",
+            str: "a text"}.get(want, want.__name__)
+    raise ScopaError(f"config key {name!r} needs {kind}, got {value!r}")
 
 
 def _check(c: TrainConfig) -> None:
@@ -310,7 +312,7 @@ def load_toml(path: str | Path) -> dict:
     """The key/value pairs of a config file, checked against the fields (ScopaError names a bad one)."""
     path = Path(path)
     if not path.is_file():
-        raise ScopaError(f"config file {str(path)!r} does not exist")
+        raise not_a_file("config file", path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
