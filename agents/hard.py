@@ -27,7 +27,7 @@ the play with the best average outcome. Here:
   the soft model a player like hard (or a person) is explained by neither level, and the weights
   then lean on whichever model its luckiest moves fit;
 - every legal move is played in the same worlds and the hand finished by the `normal` scoring
-  kernel for both sides (agents/_rollout.py, compiled);
+  kernel for both sides (agents/_scoring.py, in the rollouts of agents/_rollout.py, compiled);
 - in the last deal (empty deck) the opponent's hand is exactly the unseen cards, so the deal is
   solved exactly instead (alpha-beta, `_rollout.last_deal_values`);
 - the outcome is the hand's point difference, or, when a hand can decide the match (a score
@@ -45,10 +45,10 @@ Any other rules (variants, 3 players, pairs; `_rollout.search_any`): the world i
 the observation with the rules header (`Rules.to_header()`, the slots core.init_match_rules
 reads), so the rollouts play the actual rules through the engine's kernels; a world deals the
 unseen cards to every other seat (each seat's hand size is in the observation) and the rest to the
-deck; every seat is played by the generalised normal judgement (`_rollout.score_any`), and the
+deck; every seat is played by the generalised normal judgement (`_scoring.score_any`), and the
 outcome is my side's hand points minus the best other side's (partners pooled by the engine).
 When nothing is hidden any more (deck empty and at most one other seat holding cards, at most
-`_rollout.EXACT_PLIES` cards left) the rest of the hand is solved exactly, other sides assumed
+`_exact.EXACT_PLIES` cards left) the rest of the hand is solved exactly, other sides assumed
 against me. `infer` is for the classic rules only (a ScopaError otherwise).
 """
 from __future__ import annotations
@@ -62,7 +62,7 @@ from scopa_env.core import seed_rng
 from scopa_env.errors import ScopaError
 from scopa_env.observation import SLICES
 
-from . import _rollout
+from . import _exact, _rollout
 from .base import Agent, flag_option, number_option, weights_option, whole_option
 from .normal import WEIGHTS, obs_mask, obs_scalar
 
@@ -137,9 +137,9 @@ class HardAgent(Agent):
         rng = np.zeros(1, dtype=np.int64)
         seed_rng(rng, 0, int(self.rng.integers(1, 2**62)))
         holder = view.holder()
-        if holder is not None and view.cards_left() <= _rollout.EXACT_PLIES:
+        if holder is not None and view.cards_left() <= _exact.EXACT_PLIES:
             values = np.zeros(k)
-            _rollout.exact_values_any(view.base, holder, view.unseen, cards, masks, k, endgame, values)
+            _exact.exact_values_any(view.base, holder, view.unseen, cards, masks, k, endgame, values)
             self.last_worlds = 1
             return legal, values
         totals = np.zeros(k)

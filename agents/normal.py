@@ -11,7 +11,7 @@ where the reply is estimated from the unseen cards alone: for each rank, the cha
 opponent holds one (hypergeometric, from the unseen count and its hand size) and the best
 capture that rank makes on the new table (a sweep counts +1). Once three re are out a re on the
 table is safe, which falls out of the unseen counts. The scoring kernel `score_moves`
-(agents/_rollout.py, compiled, weights there) is also the hard level's rollout policy.
+(agents/_scoring.py, compiled, weights there) is also the hard level's rollout policy.
 
 In the last deal (empty deck) the unseen cards are exactly the opponent's hand, so the reply
 chances become certainties; and when at most `count_last` cards (default 4) are left in the two
@@ -20,7 +20,7 @@ agents/_rollout.py `last_deal_values`), as a player does with the last few cards
 last deal searched (6) it beat easy by more but hard by less; 4 keeps the ladder of README.
 
 Any other rules (variants, 3 players, pairs) go through the same judgement generalised in
-`_rollout.score_any`: card values per rules (re bello, napola and napoleone chances, most-sevens),
+`_scoring.score_any`: card values per rules (re bello, napola and napoleone chances, most-sevens),
 my side's pile pooled with my partner's, the scopa that an ace sweep is not (unless ace_scopa),
 and the reply feared is the next seat's (an opponent: partners sit opposite), its captures from
 the engine's own legal move generator when the captures are not the classic ones (quindici, ace
@@ -35,8 +35,9 @@ import numpy as np
 from scopa_env import core
 from scopa_env.observation import SLICES
 
-from . import _rollout
-from ._rollout import WEIGHTS, last_deal_values, new_scratch, score_moves
+from . import _exact, _rollout, _scoring
+from ._rollout import last_deal_values
+from ._scoring import WEIGHTS, new_scratch, score_moves
 from .base import Agent, weights_option, whole_option
 
 
@@ -79,10 +80,10 @@ class NormalAgent(Agent):
         masks = _rollout.resolve_masks(self.actions, legal, int(view.base[core.TABLE]))
         out = np.zeros(len(legal))
         holder = view.holder() if count else None
-        if holder is not None and view.cards_left() <= min(self.count_last, _rollout.EXACT_PLIES):
-            _rollout.exact_values_any(view.base, holder, view.unseen, cards, masks, len(legal), False, out)
+        if holder is not None and view.cards_left() <= min(self.count_last, _exact.EXACT_PLIES):
+            _exact.exact_values_any(view.base, holder, view.unseen, cards, masks, len(legal), False, out)
         else:
-            _rollout.score_any(view.base, 0, view.sizes, view.unseen, cards, masks, len(legal),
+            _scoring.score_any(view.base, 0, view.sizes, view.unseen, cards, masks, len(legal),
                                self.weights, self._caps, out, self._scratch, self._tmp, self._tbuf,
                                self._piles)
         return legal, out

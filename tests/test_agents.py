@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 
-from agents import REGISTRY, make_agent
-from agents import _rollout
+from agents import make_agent
+from agents import _exact, _rollout
 from agents.arena import evaluate
 from agents.base import Agent
 from agents.hard import HardAgent
@@ -212,11 +212,11 @@ def test_hard_outcome_counts_match_wins_in_the_endgame():
     st[core.LINES + core.NLINES + core.LINE_TOTAL] = 3
     st[core.SCORES], st[core.SCORES + 1] = 11, 9
     st[core.PHASE], st[core.WINNER] = core.MATCH_OVER, 0
-    assert _rollout.outcome_any(st, False) == -2.0
-    assert _rollout.outcome_any(st, True) == pytest.approx(1.0 - 0.02)
+    assert _exact.outcome_any(st, False) == -2.0
+    assert _exact.outcome_any(st, True) == pytest.approx(1.0 - 0.02)
     st[core.PHASE], st[core.WINNER] = core.HAND_OVER, -1
     st[core.SCORES + 1] = 11
-    assert _rollout.outcome_any(st, True) == pytest.approx(0.5 - 0.02)
+    assert _exact.outcome_any(st, True) == pytest.approx(0.5 - 0.02)
 
 
 def test_hard_time_budget_and_fixed_worlds():
@@ -246,7 +246,7 @@ def _brute_force(state):
     for i in range(n):
         child = state.copy()
         flags = core.apply_move(child, buf[0, i], buf[1, i])
-        values.append(_rollout.outcome_any(child, False) if flags & core.F_HAND_OVER else _brute_force(child))
+        values.append(_exact.outcome_any(child, False) if flags & core.F_HAND_OVER else _brute_force(child))
     return max(values) if state[core.TO_MOVE] == 0 else min(values)
 
 
@@ -267,7 +267,7 @@ def test_last_deal_is_solved_exactly():
                 for j, a in enumerate(ids):
                     child = base.copy()
                     flags = core.apply_move(child, table.card[a], table.captured[a])
-                    ref = _rollout.outcome_any(child, False) if flags & core.F_HAND_OVER else _brute_force(child)
+                    ref = _exact.outcome_any(child, False) if flags & core.F_HAND_OVER else _brute_force(child)
                     assert out[j] == ref
                 checked += 1
             g.play_action(ids[rng.integers(len(ids))])
@@ -395,7 +395,6 @@ def test_learned_agent_solves_the_last_deal_by_default():
     count_last=0 is the network alone."""
     from agents.learned import LearnedAgent
     from agents.normal import obs_scalar
-    from scopa_env.observation import SLICES
 
     solver = make_agent("checkpoints/scopa-default.pt")
     network = make_agent("checkpoints/scopa-default.pt:count_last=0")

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import _rollout, make_agent
+from agents import _exact, _rollout, _scoring, make_agent
 from agents.arena import evaluate, play_deal, rotation_seats, summarize
 from agents.hard import HardAgent
 from scopa_env import core
@@ -210,15 +210,15 @@ def test_fifteen_captures_come_from_the_engine():
     card, captured = n.actions.decode(legal[int(np.argmax(v))])
     assert captured and sum(c % 10 + 1 for c in range(40) if captured >> c & 1) + card % 10 + 1 == 15
     # the feared reply too: a re on 5D is a 15-capture and a scopa, which classic rules do not allow
-    w, vals, scratch = _rollout.WEIGHTS, np.full(40, 0.1), _rollout.new_scratch()
+    w, vals, scratch = _scoring.WEIGHTS, np.full(40, 0.1), _scoring.new_scratch()
     tmp, tbuf = np.zeros(core.STATE_SIZE, dtype=np.int64), core.new_move_buffer()
     table, unseen = mask_of(["5D"]), mask_of(["10B"])
     state = np.zeros(core.STATE_SIZE, dtype=np.int64)
     state[:core.HEADER_SIZE] = rules.to_header()
-    threat = _rollout.reply_threat_moves(state, table, unseen, 1, False, w, vals, scratch, tmp, tbuf)
-    assert threat == pytest.approx(0.1 + 0.1 + w[_rollout.I_SCOPA])
+    threat = _scoring.reply_threat_moves(state, table, unseen, 1, False, w, vals, scratch, tmp, tbuf)
+    assert threat == pytest.approx(0.1 + 0.1 + w[_scoring.I_SCOPA])
     state[:core.HEADER_SIZE] = Rules().to_header()
-    assert _rollout.reply_threat_moves(state, table, unseen, 1, False, w, vals, scratch, tmp, tbuf) == 0.0
+    assert _scoring.reply_threat_moves(state, table, unseen, 1, False, w, vals, scratch, tmp, tbuf) == 0.0
 
 
 def test_re_bello_makes_the_re_di_denari_a_point():
@@ -240,12 +240,12 @@ def test_pairs_outcome_is_my_side_against_the_other():
     st[:core.HEADER_SIZE] = rules.to_header()
     st[core.LINES + core.LINE_TOTAL] = 4
     st[core.LINES + core.NLINES + core.LINE_TOTAL] = 1
-    assert _rollout.outcome_any(st, False) == 3.0
+    assert _exact.outcome_any(st, False) == 3.0
     st3 = np.zeros(core.STATE_SIZE, dtype=np.int64)
     st3[:core.HEADER_SIZE] = rules_from_preset("three-players").to_header()
     for s, pts in enumerate((2, 5, 1)):
         st3[core.LINES + s * core.NLINES + core.LINE_TOTAL] = pts
-    assert _rollout.outcome_any(st3, False) == -3.0      # against the best other side
+    assert _exact.outcome_any(st3, False) == -3.0      # against the best other side
 
 
 def test_the_count_out_with_partners_is_exact():
@@ -266,7 +266,7 @@ def test_the_count_out_with_partners_is_exact():
         for i in range(k):
             s = child.state.copy()
             core.apply_move(s, buf[0, i], buf[1, i])
-            outs.append(_rollout.outcome_any(s, False))
+            outs.append(_exact.outcome_any(s, False))
         assert val == min(outs)                          # the opponent answers at its best
     assert table.decode(legal[int(np.argmax(v))])[1] == mask_of(["7D"])
 

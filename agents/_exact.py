@@ -1,0 +1,117 @@
+"""Exact play when nothing is hidden any more: the value of a finished hand (`outcome_any`) and
+minimax over the cards left (`minimax_any`, at most EXACT_PLIES plies), under any rules. The
+normal level counts out its last cards with it, the hard level and the learned agent their last
+deal, and the rollouts of agents/_rollout.py their last deal with exact_last_deal.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from scopa_env import core
+from scopa_env.core import (F_HAND_OVER, HANDS, LINE_TOTAL, LINES, NLINES, PHASE, SCORES, TO_MOVE, WINNER,
+                            apply_move, legal_moves, popcount)
+
+
+@njit(cache=True)
+def outcome_any(state, endgame):
+    """Side 0's result of a finished hand: its points minus the best other side's, or in the
+    endgame the chance of winning the match (1 or 0 when it ended, else a guess from the score
+    difference) plus a hundredth of the point difference to break ties. With two sides: seat 0's
+    point difference."""
+    n_pl = state[core.NPLAYERS]
+    sides = n_pl if n_pl <= 3 else n_pl // 2
+    other = -1
+    other_score = -1
+    for s in range(1, sides):
+        other = max(other, state[LINES + s * NLINES + LINE_TOTAL])
+        other_score = max(other_score, state[SCORES + s])
+    diff = state[LINES + LINE_TOTAL] - other
+    if not endgame:
+        return float(diff)
+    if state[PHASE] == core.MATCH_OVER:
+        win = 1.0 if state[WINNER] == 0 else 0.0
+    else:
+        win = 0.5 + min(0.4, max(-0.4, 0.08 * (state[SCORES] - other_score)))
+    return win + 0.01 * diff
+
+
+@njit(cache=True)
+def minimax_any(root, endgame, states, bufs):
+    """Value for side 0 of the rest of a hand with no hidden card: alpha-beta over every move,
+    side 0 maximising outcome_any, every other side minimising it (the paranoid assumption; exact
+    with two sides, where it is the classic last-deal solver). Needs at most states.shape[0] - 1
+    plies left. Iterative (an explicit stack of states; numba's cache cannot reload recursive
+    functions)."""
+    n_pl = root[core.NPLAYERS]
+    sides = n_pl if n_pl <= 3 else n_pl // 2
+    depth_max = states.shape[0] - 1
+    n = np.zeros(depth_max + 1, dtype=np.int64)
+    nxt = np.zeros(depth_max + 1, dtype=np.int64)
+    best = np.zeros(depth_max + 1)
+    alpha = np.zeros(depth_max + 1)
+    beta = np.zeros(depth_max + 1)
+    states[0, :] = root
+    n[0] = legal_moves(states[0], bufs[0])
+    best[0] = -1e18 if states[0, TO_MOVE] % sides == 0 else 1e18
+    alpha[0] = -1e18
+    beta[0] = 1e18
+    d = 0
+    v = 0.0
+    while d >= 0:
+        if nxt[d] < n[d] and alpha[d] < beta[d] and d < depth_max:
+            i = nxt[d]
+            nxt[d] += 1
+            states[d + 1, :] = states[d]
+            flags = apply_move(states[d + 1], bufs[d, 0, i], bufs[d, 1, i])
+            if flags & F_HAND_OVER:
+                v = outcome_any(states[d + 1], endgame)
+            else:
+                d += 1
+                n[d] = legal_moves(states[d], bufs[d])
+                nxt[d] = 0
+                best[d] = -1e18 if states[d, TO_MOVE] % sides == 0 else 1e18
+                alpha[d] = alpha[d - 1]
+                beta[d] = beta[d - 1]
+                continue
+        else:
+            v = best[d]
+            d -= 1
+            if d < 0:
+                break
+        if states[d, TO_MOVE] % sides == 0:
+            best[d] = max(best[d], v)
+            alpha[d] = max(alpha[d], best[d])
+        else:
+            best[d] = min(best[d], v)
+            beta[d] = min(beta[d], best[d])
+    return v
+
+
+EXACT_PLIES = 8    # the exact solvers search at most this many plies (cards left in all hands)
+
+
+@njit(cache=True)
+def cards_in_hands(state):
+    t = 0
+    for s in range(state[core.NPLAYERS]):
+        t += popcount(state[HANDS + s])
+    return t
+
+
+@njit(cache=True)
+def exact_values_any(base, holder, unseen, cards, masks, k, endgame, out):
+    """out[j] = exact value (minimax_any) of candidate j when nothing is hidden any more: the deck
+    is empty and seat `holder` (or nobody, holder < 0) holds every unseen card."""
+    state = base.copy()
+    if holder > 0:
+        state[HANDS + holder] = unseen
+    bufs = np.zeros((EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
+    states = np.zeros((EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
+    for j in range(k):
+        child = state.copy()
+        flags = apply_move(child, cards[j], masks[j])
+        if flags & F_HAND_OVER:
+            out[j] = outcome_any(child, endgame)
+        else:
+            out[j] = minimax_any(child, endgame, states, bufs)

@@ -1,0 +1,375 @@
+"""What a move is worth: the normal level's judgement, compiled. It is also the hard level's
+rollout policy, for both seats.
+
+`score_moves` scores every legal move of the classic 2-player game in rough hand points, from
+what the mover knows: what it takes (`card_values`) and the expected best reply the table it
+leaves allows the opponent (`reply_threat`, from the chance that the unseen cards give it each
+rank). `score_any` is the same judgement under any rules. It reads every option from the header
+slots of a core state (Rules.to_header) and plays the captures through core.legal_moves, so a
+variant exists only in the engine. Seat p's side pools its partner's pile, and the reply feared
+is that of the next seat (always an opponent: partners sit opposite). Rules come only from
+core.py; the worlds and the search that use this are in agents/_rollout.py.
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from scopa_env import core
+from scopa_env.core import (DECK_POS, HANDS, LAST_CAPTURER, PILES, PRIM_OF_SUIT, RANK, TABLE, TO_MOVE,
+                            legal_moves, popcount)
+
+
+# ---- the normal level's move scoring (also the rollout policy) ---------------------------
+# weights in rough hand points, one array so that tuning needs no recompilation:
+# [carte per card, denari per card, settebello, scopa, keep, primiera of rank 1..10 at 5..14,
+#  weight of the opponent's expected reply at 15]
+I_CARD, I_DENARO, I_SETTEBELLO, I_SCOPA, I_KEEP, I_PRIMIERA, I_REPLY = 0, 1, 2, 3, 4, 4, 15
+WEIGHTS = np.array([
+    0.09,    # carte: 21 of 40 cards win one point
+    0.25,    # denari: 6 of 10 win one point
+    1.0,     # the settebello is a point of its own
+    1.0,     # a scopa
+    0.0,     # laying a card gives up the chance to take with it later (x its value)
+    0.08, 0.02, 0.02, 0.03, 0.04, 0.12, 0.25, 0.0, 0.0, 0.0,   # primiera by rank 1..10
+    1.6,     # how much the opponent's expected best reply counts against a move (measured
+             # against easy: 1.6 beat 1.0, 1.3, 2.0 and 2.5)
+])
+MAX_TABLE_ENUM = 12    # the threat enumerates subsets of at most this many table cards
+SCRATCH = 2 * (1 << MAX_TABLE_ENUM) + 128
+
+DENARI = (1 << 10) - 1
+PRIM_BY_RANK = np.array([0, 16, 12, 13, 14, 15, 18, 21, 10, 10, 10], dtype=np.int64)
+
+
+def new_scratch() -> np.ndarray:
+    return np.zeros(SCRATCH, dtype=np.float64)
+
+
+@njit(cache=True)
+def card_values(my_pile, opp_pile, w, vals):
+    """vals[c]: what card c is worth to whoever takes it, given the piles so far."""
+    den_done = popcount(my_pile & DENARI) >= 6 or popcount(opp_pile & DENARI) >= 6
+    carte_done = popcount(my_pile) >= 21 or popcount(opp_pile) >= 21
+    for c in range(40):
+        # a card counts for primiera only if it beats the best card of its suit in some pile
+        s = c // 10
+        prim = PRIM_BY_RANK[RANK[c]]
+        mine = PRIM_OF_SUIT[(my_pile >> (10 * s)) & DENARI]
+        theirs = PRIM_OF_SUIT[(opp_pile >> (10 * s)) & DENARI]
+        v = w[I_PRIMIERA + RANK[c]] if prim > min(mine, theirs) else 0.0
+        if not carte_done:
+            v += w[I_CARD]
+        if c < 10 and not den_done:
+            v += w[I_DENARO]
+        if c == 6:
+            v += w[I_SETTEBELLO]
+        vals[c] = v
+
+
+@njit(cache=True)
+def _mask_value(mask, vals):
+    v = 0.0
+    while mask != 0:
+        low = mask & -mask
+        mask ^= low
+        v += vals[popcount(low - 1)]
+    return v
+
+
+@njit(cache=True, inline="always")
+def _expected_best(p, best):
+    """Expected best gain when rank r is held with chance p[r] (independently) and gains best[r]:
+    take the best gains first. Clears p."""
+    expected = 0.0
+    none_yet = 1.0
+    for _ in range(10):
+        r_best = -1
+        g_best = 0.0
+        for r in range(1, 11):
+            if p[r] > 0 and best[r] > g_best:
+                g_best = best[r]
+                r_best = r
+        if r_best < 0:
+            break
+        expected += none_yet * p[r_best] * g_best
+        none_yet *= 1.0 - p[r_best]
+        p[r_best] = 0.0
+    return expected
+
+
+@njit(cache=True)
+def reply_threat(table, unseen, h, opp_last, w, vals, scratch):
+    """Expected value of the opponent's best capture on `table` with `h` cards drawn from `unseen`."""
+    if h <= 0 or table == 0:
+        return 0.0
+    # table cards (at most MAX_TABLE_ENUM, lowest ids first) and their subset sums and values
+    nt = 0
+    ids = scratch[0:MAX_TABLE_ENUM]
+    has_rank = scratch[16:27]
+    best = scratch[32:43]
+    p = scratch[48:59]
+    for r in range(11):
+        has_rank[r] = 0.0
+        best[r] = -1.0
+        p[r] = 0.0
+    rest = table
+    while rest != 0 and nt < MAX_TABLE_ENUM:
+        low = rest & -rest
+        rest ^= low
+        c = popcount(low - 1)
+        ids[nt] = c
+        has_rank[RANK[c]] = 1.0
+        nt += 1
+    sums = scratch[64:64 + (1 << nt)]
+    tval = scratch[64 + (1 << MAX_TABLE_ENUM):64 + (1 << MAX_TABLE_ENUM) + (1 << nt)]
+    sums[0] = 0.0
+    tval[0] = 0.0
+    full = (1 << nt) - 1
+    scopa = 0.0 if (opp_last or rest != 0) else w[I_SCOPA]
+    for m in range(1, full + 1):
+        j = popcount((m & -m) - 1)
+        c = np.int64(ids[j])
+        prev = m & (m - 1)
+        s = sums[prev] + RANK[c]
+        sums[m] = s
+        tval[m] = tval[prev] + vals[c]
+        if s > 10:
+            continue
+        r = np.int64(s)
+        if (m & (m - 1)) != 0 and has_rank[r] > 0:
+            continue          # a card of that rank on the table must be taken instead
+        g = tval[m] + (scopa if m == full else 0.0)
+        if g > best[r]:
+            best[r] = g
+    # chance the opponent holds each rank, and the value of the card it plays to take
+    u = popcount(unseen)
+    for r in range(1, 11):
+        if best[r] < 0:
+            continue
+        of_rank = unseen & (np.int64(0x40100401) << (r - 1))
+        k = popcount(of_rank)
+        if k == 0:
+            continue
+        miss = 1.0
+        for i in range(h):
+            if u - i <= 0:
+                break
+            miss *= max(0.0, (u - k - i) / (u - i))
+        p[r] = 1.0 - miss
+        best[r] += _mask_value(of_rank, vals) / k
+    return _expected_best(p, best)
+
+
+@njit(cache=True)
+def score_moves(hand, table, my_pile, opp_pile, unseen, opp_hand, deck_left, last_capturer,
+                cards, masks, n, w, out, scratch):
+    """out[i] = heuristic value of move (cards[i], masks[i]) for the player to move.
+
+    last_capturer: 0 nobody yet, 1 me, 2 the opponent. unseen: cards the mover has not seen.
+    """
+    vals = scratch[SCRATCH - 48:SCRATCH - 8]
+    card_values(my_pile, opp_pile, w, vals)
+    for i in range(n):
+        c = cards[i]
+        m = masks[i]
+        bit = np.int64(1) << c
+        hand_after = hand & ~bit
+        last_play = hand_after == 0 and opp_hand == 0 and deck_left == 0
+        if m != 0:
+            new_table = table & ~m
+            gain = _mask_value(m, vals) + vals[c]
+            if new_table == 0 and not last_play:
+                gain += w[I_SCOPA]
+        else:
+            new_table = table | bit
+            gain = -w[I_KEEP] * vals[c]
+        if last_play:
+            left = _mask_value(new_table, vals)
+            if m != 0 or last_capturer == 1:
+                gain += left
+            elif last_capturer == 2:
+                gain -= left
+            out[i] = gain
+            continue
+        h = opp_hand
+        if h == 0 and hand_after == 0 and deck_left > 0:
+            h = 3                 # both hands empty: a new deal, the opponent plays first
+        opp_last = deck_left == 0 and h == 1 and hand_after == 0
+        out[i] = gain - w[I_REPLY] * reply_threat(new_table, unseen, h, opp_last, w, vals, scratch)
+    return out
+
+
+# ==== any rules: variants, 3 players, pairs ==================================================
+# (see the module text)
+NAPOLA_CARD = 0.3       # 1D, 2D, 3D while no other side holds one of them (napola scored)
+NAPOLEONE_CARD = np.array([0.0, 0.15, 0.1])   # per denaro while no other side holds one (off, win, ten)
+
+
+@njit(cache=True)
+def values_any(state, piles, sides, my, w, vals):
+    """vals[c]: what card c is worth to side `my` under the rules in `state`'s header, given the
+    piles per side so far (a point already clinched by some side is worth nothing more)."""
+    cnt = np.zeros(6, dtype=np.int64)
+    den = np.zeros(6, dtype=np.int64)
+    taken = np.int64(0)
+    others = np.int64(0)
+    for s in range(sides):
+        cnt[s] = popcount(piles[s])
+        den[s] = popcount(piles[s] & DENARI)
+        taken |= piles[s]
+        if s != my:
+            others |= piles[s]
+    left_cards = 40 - popcount(taken)
+    left_den = 10 - popcount(taken & DENARI)
+    carte_done = False
+    den_done = False
+    for s in range(sides):
+        c_other = 0
+        d_other = 0
+        for o in range(sides):
+            if o != s:
+                c_other = max(c_other, cnt[o])
+                d_other = max(d_other, den[o])
+        if cnt[s] > c_other + left_cards:
+            carte_done = True
+        if den[s] > d_other + left_den:
+            den_done = True
+    most_sevens = state[core.PRIMIERA_SCALE] == core.PRIM_MOST_SEVENS
+    napola_open = state[core.NAPOLA] != 0 and (others & 7) == 0
+    napoleone = NAPOLEONE_CARD[state[core.NAPOLEONE]] if (others & DENARI) == 0 else 0.0
+    for c in range(40):
+        s = c // 10
+        r = RANK[c]
+        if most_sevens:
+            v = w[I_PRIMIERA + r]                      # every 7 (then 6, ace...) counts
+        else:
+            # the card counts if it beats the best card of its suit in some side's pile
+            low = 99
+            for o in range(sides):
+                low = min(low, PRIM_OF_SUIT[(piles[o] >> (10 * s)) & DENARI])
+            v = w[I_PRIMIERA + r] if PRIM_BY_RANK[r] > low else 0.0
+        if not carte_done:
+            v += w[I_CARD]
+        if c < 10:
+            if not den_done:
+                v += w[I_DENARO]
+            v += napoleone
+            if c < 3 and napola_open:
+                v += NAPOLA_CARD
+        if c == 6 or (c == 9 and state[core.RE_BELLO] != 0):
+            v += w[I_SETTEBELLO]
+        vals[c] = v
+
+
+@njit(cache=True)
+def _scopa_counts(state, card, captured, table):
+    """Whether a capture that empties `table` is a scopa under the header (an ace sweep is one
+    only with ace_scopa); the last play of the hand is the caller's business."""
+    return state[core.ACE_SCOPA] != 0 or not core.is_ace_sweep(state, card, captured, table)
+
+
+@njit(cache=True)
+def reply_threat_moves(state, table, unseen, h, opp_last, w, vals, scratch, tmp, tbuf):
+    """reply_threat for any capture rules: the best capture of each unseen rank on `table` comes
+    from core.legal_moves on a copy of the header (tmp) holding one card of that rank."""
+    if h <= 0 or table == 0:
+        return 0.0
+    best = scratch[32:43]
+    p = scratch[48:59]
+    for r in range(11):
+        best[r] = -1.0
+        p[r] = 0.0
+    tmp[:core.HEADER_SIZE] = state[:core.HEADER_SIZE]
+    tmp[TABLE] = table
+    tmp[TO_MOVE] = 0
+    u = popcount(unseen)
+    for r in range(1, 11):
+        of_rank = unseen & core.RANK_MASK[r]
+        k = popcount(of_rank)
+        if k == 0:
+            continue
+        card = popcount((of_rank & -of_rank) - 1)
+        tmp[HANDS] = np.int64(1) << card
+        nm = legal_moves(tmp, tbuf)
+        b = -1.0
+        for i in range(nm):
+            m = tbuf[1, i]
+            if m == 0:
+                continue
+            g = _mask_value(m, vals)
+            if m == table and not opp_last and _scopa_counts(tmp, card, m, table):
+                g += w[I_SCOPA]
+            if g > b:
+                b = g
+        if b < 0:
+            continue
+        miss = 1.0
+        for i in range(h):
+            if u - i <= 0:
+                break
+            miss *= max(0.0, (u - k - i) / (u - i))
+        p[r] = 1.0 - miss
+        best[r] = b + _mask_value(of_rank, vals) / k
+    return _expected_best(p, best)
+
+
+@njit(cache=True)
+def score_any(state, p, sizes, unseen, cards, masks, n, w, classic_caps, out, scratch, tmp, tbuf, piles):
+    """score_moves for seat p under any rules: out[i] = value of move (cards[i], masks[i]) for
+    p's side. `state` holds the header, the table, p's hand, every pile and the deck position;
+    sizes[s] is seat s's hand size (other hands need not be in the state); `unseen` the cards p
+    has not seen. The reply feared is the next seat's, with the card values of its side."""
+    n_pl = state[core.NPLAYERS]
+    sides = n_pl if n_pl <= 3 else n_pl // 2
+    my = p % sides
+    for s in range(sides):
+        piles[s] = 0
+    for s in range(n_pl):
+        piles[s % sides] |= state[PILES + s]
+    vals = scratch[SCRATCH - 48:SCRATCH - 8]
+    values_any(state, piles, sides, my, w, vals)
+    hand = state[HANDS + p]
+    table = state[TABLE]
+    q = (p + 1) % n_pl
+    hq = sizes[q]
+    others = 0
+    for s in range(n_pl):
+        if s != p:
+            others += sizes[s]
+    deck_left = 40 - state[DECK_POS]
+    lc = state[LAST_CAPTURER]
+    last = 0 if lc < 0 else (1 if lc % sides == my else 2)
+    for i in range(n):
+        c = cards[i]
+        m = masks[i]
+        bit = np.int64(1) << c
+        hand_after = hand & ~bit
+        after = popcount(hand_after) + others
+        last_play = after == 0 and deck_left == 0
+        if m != 0:
+            new_table = table & ~m
+            gain = _mask_value(m, vals) + vals[c]
+            if new_table == 0 and not last_play and _scopa_counts(state, c, m, table):
+                gain += w[I_SCOPA]
+        else:
+            new_table = table | bit
+            gain = -w[I_KEEP] * vals[c]
+        if last_play:
+            left = _mask_value(new_table, vals)
+            if m != 0 or last == 1:
+                gain += left
+            elif last == 2:
+                gain -= left
+            out[i] = gain
+            continue
+        h = hq
+        if h == 0 and deck_left > 0:
+            h = state[core.CARDS_PER_DEAL]     # everyone is out of cards: a new deal
+        opp_last = deck_left == 0 and h == 1 and after == 1
+        if classic_caps:
+            threat = reply_threat(new_table, unseen, h, opp_last, w, vals, scratch)
+        else:
+            threat = reply_threat_moves(state, new_table, unseen, h, opp_last, w, vals, scratch, tmp, tbuf)
+        out[i] = gain - w[I_REPLY] * threat
+    return out
