@@ -494,22 +494,27 @@ class PlaySession:
             self.say(f"  type a number 1-{len(options)}, or Enter to go back")
 
     def change_level(self, spec: str) -> bool:
-        """Switch opponent (asking which when not given); True if a new match started."""
-        if not spec:
-            levels = ", ".join(sorted(REGISTRY))
-            spec = self.ask(f"Level ({levels}, or a .pt checkpoint; Enter keeps "
-                            f"{opponent_label(self.opponent)}): ").strip()
-        if not spec:
-            self.say("Level unchanged.")
-            return False
-        try:
-            agents = self.make_agents(spec, self.partner, self.rules, self.next_seed)
-        except ScopaError as err:
-            self.say(f"  {err}")
-            return False
-        self.agents, self.opponent = agents, spec
-        self.new_match()
-        return True
+        """Switch opponent (asking which when not given, again after a bad answer); True if a
+        new match started."""
+        asked = not spec
+        while True:
+            if asked:
+                levels = ", ".join(sorted(REGISTRY))
+                spec = self.ask(f"Level ({levels}, or a .pt checkpoint; Enter keeps "
+                                f"{opponent_label(self.opponent)}): ").strip()
+            if not spec:
+                self.say("Level unchanged.")
+                return False
+            try:
+                agents = self.make_agents(spec, self.partner, self.rules, self.next_seed)
+            except ScopaError as err:
+                self.say(f"  {err}")
+                if asked:
+                    continue
+                return False
+            self.agents, self.opponent = agents, spec
+            self.new_match()
+            return True
 
     def change_rules(self, rules: Rules) -> bool:
         """Switch rules (napola on/off): the opponent is rebuilt for them and a match starts."""

@@ -190,11 +190,13 @@ def test_a_toggles_napola_and_restarts():
 
 
 def test_l_changes_level_or_keeps_it():
-    s, out, _ = session(["l", "", "l", "no-such-level", "l nope.pt", "l", "random", "q"], seed=9)
+    # a bad answer to the question asks again; a bad level typed after l is one error
+    s, out, _ = session(["l", "", "l", "no-such-level", "", "l nope.pt", "l", "no", "random", "q"],
+                        seed=9)
     s.run()
     text = out.getvalue()
-    assert "Level unchanged." in text
-    assert "unknown agent 'no-such-level'" in text
+    assert text.count("Level unchanged.") == 2 and text.count("Level (") == 5
+    assert "unknown agent 'no-such-level'" in text and "unknown agent 'no'" in text
     assert "checkpoint 'nope.pt' does not exist" in text
     assert "(seed 9)" in text and "(seed 10)" in text      # 'random' started match 2
     assert text.count("=== New match") == 2
