@@ -465,8 +465,8 @@ class PlaySession:
                 raise ScopaError(f"you hold {len(hand)} card{'s' if len(hand) > 1 else ''}: "
                                  f"type {span(len(hand))}, a card like 7d, or ? for help")
             card = hand[k - 1]
-        elif CARD_TEXT.fullmatch(first):
-            card = read_card(first)
+        elif CARD_TEXT.fullmatch(first) or NUMBER.match(first):
+            card = read_card(first)      # '7z', '12d': the card's own error, not "not a command"
             if card not in hand:
                 raise ScopaError(f"you don't hold {self.name(card)}: your hand is "
                                  f"{self.names(hand)}")

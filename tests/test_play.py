@@ -224,6 +224,7 @@ def test_bad_input_never_crashes_and_says_something():
     assert "'hello' is not a command" in text
     assert "you hold 3 cards: type 1-3" in text
     assert "bad card" in text
+    assert "bad card '7z': write rank 1-10 then suit" in text      # a card's error, not a command's
     assert s.game.hand_no == 0 and len(s.game.hand(0)) in (2, 3)
 
 
