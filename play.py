@@ -20,6 +20,7 @@ import re
 import secrets
 import sys
 import textwrap
+import threading
 from pathlib import Path
 from typing import Callable, TextIO
 
@@ -91,6 +92,12 @@ FALLBACK_LEVEL = "normal"   # the default opponent when there is no usable shipp
 
 
 DEFAULT_SEARCH = 9000      # the shipped agent plays with search (its strongest, README)
+
+# A computer move still running after this many seconds gets a line saying why: the first game
+# after an install compiles the engine's kernels (numba, cached after) for up to half a minute,
+# which was silence; a long search (hard:budget=...) says so too. None: never (the tests).
+THINKING_NOTICE_S: float | None = 1.5
+THINKING = "(the computer is thinking; the first game after an install also compiles the engine, up to half a minute)"
 
 
 def default_opponent() -> str:
@@ -359,7 +366,16 @@ class PlaySession:
 
     def computer_turn(self) -> None:
         seat = self.game.to_move
-        action = self.agents[seat].act(self.game.observation(seat))
+        timer = None
+        if THINKING_NOTICE_S is not None:
+            timer = threading.Timer(THINKING_NOTICE_S, self.say, (THINKING,))
+            timer.daemon = True
+            timer.start()
+        try:
+            action = self.agents[seat].act(self.game.observation(seat))
+        finally:
+            if timer is not None:
+                timer.cancel()
         try:
             card, captured = self.actions.decode(action, table=self.game.table)
             move = self.game.resolve(card, captured)

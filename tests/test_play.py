@@ -23,6 +23,12 @@ play = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(play)
 
 
+@pytest.fixture(autouse=True)
+def no_thinking_notice(monkeypatch):
+    """In-process sessions print no timing-dependent line (test_slow_computer_move_says_so)."""
+    monkeypatch.setattr(play, "THINKING_NOTICE_S", None)
+
+
 class Script:
     """input_fn fed from a list of lines (EOFError once they run out); prompts go to `out`."""
 
@@ -519,3 +525,21 @@ def test_without_torch_the_clis_say_what_to_install(tmp_path):
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert "training needs torch, which is not installed" in r.stderr
     assert not (tmp_path / "c").exists() and not (tmp_path / "r").exists()
+
+
+def test_slow_computer_move_says_so(monkeypatch):
+    # the first game after an install compiles the engine (up to half a minute): never silence
+    class Slow(RandomAgent):
+        def act(self, observation):
+            time.sleep(0.3)
+            return super().act(observation)
+
+    s, out, _ = session(["q"], seed=4)          # seed 4: the computer plays first
+    s.agents = {1: Slow(Rules(), 0)}
+    monkeypatch.setattr(play, "THINKING_NOTICE_S", 0.05)
+    s.run()
+    assert play.THINKING in out.getvalue()
+    monkeypatch.setattr(play, "THINKING_NOTICE_S", 5.0)     # a quick move: no line
+    s, out, _ = session(["q"], seed=4)
+    s.run()
+    assert play.THINKING not in out.getvalue()
