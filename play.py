@@ -32,7 +32,7 @@ from scopa_env.errors import ScopaError
 from scopa_env.game import Game, Move, primiera
 from scopa_env.presets import PRESETS, list_rules_text, preset_name, rules_from_preset
 from scopa_env.rules import Rules
-from scopa_env.seeds import check_seed
+from scopa_env.seeds import check_seed, offset_seed
 
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "scopa-default.pt"
 HUMAN, COMPUTER = 0, 1
@@ -294,10 +294,10 @@ class PlaySession:
 
     def new_match(self) -> None:
         seed = self.next_seed
-        self.next_seed = (seed + 1) % 2**63
+        self.next_seed = offset_seed(seed, 1)
         self.game = Game(self.rules, seed)
         for seat, agent in self.agents.items():
-            agent.reset((seed + (seat - 1) * 1_000_003) % 2**63)
+            agent.reset(offset_seed(seed, (seat - 1) * 1_000_003))
         self.log = []
         if self.rules.players == 2 and self.rules.replace(napola=False, target=11) == Rules():
             what = ""

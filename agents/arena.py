@@ -27,6 +27,7 @@ from scopa_env.errors import ScopaError
 from scopa_env.game import Game
 from scopa_env.records import Recorder
 from scopa_env.rules import Rules
+from scopa_env.seeds import offset_seed
 
 from . import stats
 from .base import Agent
@@ -166,15 +167,15 @@ def _lineup(agent, opponent, partner, rules: Rules, seed: int) -> dict:
     """Every object a deal needs: the agent, its partner in pairs (a copy of the agent unless
     `partner` is given), one opponent per opponent seat (copies of `opponent`)."""
     a = _build(agent, rules, seed)
-    o = _build(opponent, rules, seed + 1)
+    o = _build(opponent, rules, offset_seed(seed, 1))
     if a is o:
         raise ScopaError("agent and opponent must be two objects (make two agents of one spec)")
     n_opp = rules.players - (1 if rules.players <= 3 else 2)
-    opponents = [o] + [_another(opponent, o, rules, seed + 2 + k) for k in range(n_opp - 1)]
+    opponents = [o] + [_another(opponent, o, rules, offset_seed(seed, 2 + k)) for k in range(n_opp - 1)]
     mate = None
     if rules.players > 3:
-        mate = _another(agent, a, rules, seed + 2 + n_opp) if partner is None else \
-            _build(partner, rules, seed + 2 + n_opp)
+        mate = _another(agent, a, rules, offset_seed(seed, 2 + n_opp)) if partner is None else \
+            _build(partner, rules, offset_seed(seed, 2 + n_opp))
         if mate is a or any(mate is x for x in opponents):
             raise ScopaError("the partner must be an object of its own")
     elif partner is not None:
@@ -204,7 +205,7 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
     if not isinstance(agent, Agent):
         agent = _build(agent, rules, seed)
     if not isinstance(opponent, Agent):
-        opponent = _build(opponent, rules, seed + 1)
+        opponent = _build(opponent, rules, offset_seed(seed, 1))
     if agent is opponent:
         raise ScopaError("agent and opponent must be two objects (make two agents of one spec)")
     out: list[MatchResult] = []

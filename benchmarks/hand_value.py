@@ -34,7 +34,7 @@ from agents.hard import HardAgent  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.game import Game  # noqa: E402
 from scopa_env.rules import Rules  # noqa: E402
-from scopa_env.seeds import check_seed  # noqa: E402
+from scopa_env.seeds import check_seed, offset_seed  # noqa: E402
 
 
 DEALS = 6          # deals of a classic 2-player hand: deal k leaves 36 - 6k cards in the deck
@@ -82,7 +82,7 @@ _JOB: dict = {}
 def _init(opponent: str, budget: int, seed: int, told_deals: frozenset) -> None:
     rules = Rules()
     _JOB.update(rules=rules, seed=seed, told_deals=told_deals,
-                opponent=make_agent(opponent, rules, seed + 1),
+                opponent=make_agent(opponent, rules, offset_seed(seed, 1)),
                 agents=[HardAgent(rules, seed, budget=budget, infer=True),
                         ToldHard(rules, seed, budget=budget, infer=True)])
 

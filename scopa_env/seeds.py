@@ -18,3 +18,9 @@ def check_seed(seed, name: str = "seed") -> int:
             or not 0 <= seed < SEED_LIMIT:
         raise ScopaError(f"{name} must be a whole number 0..2**63-1, got {seed!r}")
     return int(seed)
+
+
+def offset_seed(seed: int, k: int) -> int:
+    """seed + k, wrapped into 0..2**63-1: the seed of a thing derived from a run's seed (its
+    opponent, its k-th match), valid for every valid run seed, 2**63-1 included."""
+    return (int(seed) + int(k)) % SEED_LIMIT

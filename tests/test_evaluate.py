@@ -212,6 +212,10 @@ def test_cli_bad_seed_and_unwritable_outputs_fail_before_playing(tmp_path):
     p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--seed", "-1")
     assert p.returncode == 2 and "--seed must be a whole number 0..2**63-1" in p.stderr
     assert "Traceback" not in p.stderr
+    for rules in ("classic", "scopone"):   # the seeds derived from it (opponents, partner) wrap
+        p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--seed",
+                    str(2**63 - 1), "--rules", rules)
+        assert p.returncode == 0, p.stderr
     for flag, path, problem in (("--json", tmp_path / "no" / "out.json", "does not exist"),
                                 ("--record", tmp_path / "no" / "games.jsonl", "does not exist"),
                                 ("--json", tmp_path, "is a folder")):

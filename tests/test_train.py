@@ -367,3 +367,10 @@ def test_config_errors_name_the_kind_wanted(tmp_path, capsys):
         (tmp_path / "c.toml").write_text(text + "\n")
         _one_line_error(run_main(capsys, "--config", str(tmp_path / "c.toml")), words)
     _one_line_error(run_main(capsys, "--config", str(tmp_path)), "is a folder, not a file")
+
+
+def test_the_largest_seed_trains_and_evaluates(tmp_path):
+    # every seed derived from the run's (the games', the evaluation's) stays a valid seed
+    run = Run(tiny_cfg(tmp_path, seed=2**63 - 1), log=lambda *_: None)
+    result = run.evaluate(["random"], 2)["random"]
+    assert result["matches"] == 2

@@ -20,9 +20,10 @@ import torch
 from scopa_env.errors import ScopaError
 from scopa_env.presets import preset_name
 from scopa_env.rules import Rules
+from scopa_env.seeds import offset_seed
 from . import checkpoint
 from .config import TrainConfig, from_dict, make_config
-from .model import FEATURE_SIZES, FEATURES_VERSION, MoveScorer, build_model, model_config, widen_features
+from .model import FEATURE_SIZES, FEATURES_VERSION, MoveScorer, model_config, widen_features
 
 KEEP_PERIODIC = 3
 # what may change when a run is resumed: budgets and reporting, never what shapes the updates
@@ -153,7 +154,7 @@ class Run:
     # ---- evaluation --------------------------------------------------------------------------
     def evaluate(self, opponents, matches: int) -> dict:
         from .evaluation import evaluate_model
-        return evaluate_model(self.model, opponents, matches, seed=self.cfg.seed + 12345,
+        return evaluate_model(self.model, opponents, matches, seed=offset_seed(self.cfg.seed, 12345),
                               rules=self.cfg.rules)
 
     def periodic_eval(self, writer) -> None:
