@@ -337,15 +337,6 @@ def new_move_buffer():
 
 
 @njit(cache=True)
-def rank_sum(mask):
-    """Sum of the capture values of the cards in a mask."""
-    s = 0
-    for r in range(1, 11):
-        s += r * popcount(mask & RANK_MASK[r])
-    return s
-
-
-@njit(cache=True)
 def _add_move(out_card, out_mask, n, card, mask):
     if n >= MAX_MOVES:
         raise ValueError("more legal moves than MAX_MOVES")
@@ -355,8 +346,9 @@ def _add_move(out_card, out_mask, n, card, mask):
 
 
 @njit(cache=True)
-def _variant_card_moves(state, card, table, ids, ranks, pos, t, out_card, out_mask, n):
-    """Append the legal moves of `card` under the variant options (see legal_moves)."""
+def _regular_captures(state, card, table, ids, ranks, pos, t, out_card, out_mask, n):
+    """Append the regular captures of `card` under the variant options (every capture but the
+    scopa d'assi sweep, and no laying): see legal_moves."""
     v = RANK[card]
     quindici = state[QUINDICI]
     k0 = n
@@ -389,6 +381,16 @@ def _variant_card_moves(state, card, table, ids, ranks, pos, t, out_card, out_ma
                 out_mask[w] = out_mask[i]
                 w += 1
         n = w
+    return n
+
+
+@njit(cache=True)
+def _variant_card_moves(state, card, table, ids, ranks, pos, t, out_card, out_mask, n):
+    """Append the legal moves of `card` under the variant options (see legal_moves)."""
+    k0 = n
+    n = _regular_captures(state, card, table, ids, ranks, pos, t, out_card, out_mask, n)
+    ace_rule = state[ACE_TAKES_ALL] != 0 and RANK[card] == 1 and table != 0
+    burned = ace_rule and (table & RANK_MASK[1]) != 0 and state[ACE_UNBURNED] == 0
     if ace_rule and not burned:
         # the ace takes the table; the same set taken by a regular capture is one move, not two
         dup = False
@@ -456,11 +458,18 @@ def is_ace_sweep(state, card, captured, table):
     regular capture makes (such a sweep is a scopa only with ACE_SCOPA)."""
     if state[ACE_TAKES_ALL] == 0 or RANK[card] != 1 or captured != table:
         return False
-    s = rank_sum(captured)
-    if s == 1:
-        return False  # one ace taken by an ace: an equal-value capture
-    if state[QUINDICI] != QUINDICI_OFF and s == 14:
-        return False  # a 15-capture
+    # a sweep is also a regular capture only if the rules in force make that set one: an equal
+    # ace, a 15, a burned ace's capture, and only among the fewest cards with fewest_cards (so
+    # not an equal ace under quindici "only", nor a 15 that fewest_cards leaves out)
+    buf = np.zeros((3, MAX_MOVES), dtype=np.int64)     # as new_move_buffer(); rare: an ace sweep
+    ids = buf[2, 0:40]
+    ranks = buf[2, 40:80]
+    pos = buf[2, 80:121]
+    t = _table_by_rank(table, ids, ranks)
+    n = _regular_captures(state, card, table, ids, ranks, pos, t, buf[0], buf[1], 0)
+    for i in range(n):
+        if buf[1, i] == table:
+            return False
     return True
 
 

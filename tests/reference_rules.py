@@ -61,6 +61,13 @@ def regular_captures(card: str, table: list[str], rules: dict | None = None) -> 
     return caps
 
 
+def sweep_only(card: str, captured: frozenset, table: list[str], r: dict) -> bool:
+    """Whether taking `captured` with `card` is the scopa d'assi sweep and no regular capture
+    (such a sweep is a scopa only with ace_scopa)."""
+    return (r["ace_takes_all"] and rank(card) == 1 and captured == frozenset(table)
+            and captured not in regular_captures(card, table, r))
+
+
 def legal(hand: list[str], table: list[str], rules: dict | None = None) -> list[tuple[str, frozenset]]:
     r = {**DEFAULTS, **(rules or {})}
     out = []
@@ -159,8 +166,7 @@ def check_record(record: dict) -> None:
                     (c, sorted(s)) for c, s in mv["legal"]), "legal moves differ"
             chosen = (mv["card"], frozenset(mv["captured"]))
             assert chosen in options, f"illegal move {mv}"
-            sweep_only = (r["ace_takes_all"] and rank(mv["card"]) == 1 and chosen[1] == frozenset(table)
-                          and chosen[1] not in regular_captures(mv["card"], table, r))
+            swept = sweep_only(mv["card"], chosen[1], table, r)
             hands[mover].remove(mv["card"])
             if mv["captured"]:
                 for t in mv["captured"]:
@@ -170,7 +176,7 @@ def check_record(record: dict) -> None:
             else:
                 table.append(mv["card"])
             end_of_hand = next_deal == len(deals) and not any(hands) and i == len(moves) - 1
-            if mv["captured"] and not table and not end_of_hand and (r["ace_scopa"] or not sweep_only):
+            if mv["captured"] and not table and not end_of_hand and (r["ace_scopa"] or not swept):
                 scope[mover] += 1
             if not any(hands) and next_deal < len(deals):
                 hands = [list(h) for h in deals[next_deal]["hands"]]

@@ -13,7 +13,7 @@ from scopa_env.game import primiera
 from scopa_env.presets import PRESETS, list_rules_text, rules_from_preset
 from scopa_env.simulate import random_match
 
-from reference_rules import check_record, legal as reference_legal
+from reference_rules import DEFAULTS, check_record, legal as reference_legal, sweep_only
 
 
 def moves(g):
@@ -97,6 +97,17 @@ SCOPA_CASES = [
     (ASSI, ["1D", "4C"], ["1C"], ("1D", ["1C"]), True),                   # an ace taking an ace
     (dict(ASSI, quindici="both"), ["1D", "4C"], ["7C", "7S"], ("1D", ["7C", "7S"]), True),  # a 15
     (dict(quindici="only"), ["2D", "4C"], ["1C", "5B", "7C"], ("2D", ["1C", "5B", "7C"]), True),
+    # the sweep is "also a regular capture" only where the rules in force make that set one
+    # (hypothesis found the first against the reference, seed 1202788, 4 players):
+    # no equal capture under quindici "only", so a lone ace swept with burned_ace off is the sweep
+    (dict(ASSI, burned_ace=False, quindici="only"), ["1S", "4C"], ["1D"], ("1S", ["1D"]), False),
+    (dict(ASSI, burned_ace=False), ["1S", "4C"], ["1D"], ("1S", ["1D"]), True),        # equal ace
+    (dict(ASSI, quindici="only"), ["1S", "4C"], ["1D"], ("1S", ["1D"]), True),         # burned ace
+    # fewest_cards leaves the 15 of three cards out (the ace takes the ace): the sweep is no 15
+    (dict(ASSI, burned_ace=False, quindici="both", fewest_cards=True), ["1S", "4C"],
+     ["1D", "6C", "7S"], ("1S", ["1D", "6C", "7S"]), False),
+    (dict(ASSI, burned_ace=False, quindici="both"), ["1S", "4C"], ["1D", "6C", "7S"],
+     ("1S", ["1D", "6C", "7S"]), True),
 ]
 
 
@@ -106,6 +117,9 @@ def test_which_sweeps_are_scope(options, hand, table, move, scopa):
     r = g.play(*move)
     assert r.scopa == scopa and g.scope(0) == int(scopa) and g.table == []
     assert sorted(card_str(c) for c in g.pile(0)) == sorted([move[0]] + move[1])
+    # the reference reading agrees on the same sweep
+    rules = {**DEFAULTS, **Rules(**options).to_dict()}
+    assert (rules["ace_scopa"] or not sweep_only(move[0], frozenset(move[1]), table, rules)) == scopa
 
 
 def test_ace_sweep_on_the_last_play_is_no_scopa_and_an_ace_on_an_empty_table_stays():
