@@ -5,8 +5,13 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
+import scopa_env
 from scopa_env.errors import ScopaError, not_a_file
+from scopa_env.kernel_cache import drop_stale, kernel_sources
 from scopa_env.rules import Rules
+
+# the kernels here call the engine's: rebuilt when either changed (scopa_env/kernel_cache.py)
+drop_stale(Path(__file__).parent, kernel_sources(Path(__file__).parent, Path(scopa_env.__file__).parent))
 
 from .base import Agent, RandomAgent
 from .easy import EasyAgent

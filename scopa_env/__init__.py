@@ -3,6 +3,13 @@
 Layers, each looking only down: `core` (compiled rules over a state array), `game` (validated
 Python access), `records`, then the environment adapters.
 """
+from pathlib import Path as _Path
+
+from .kernel_cache import drop_stale as _drop_stale, kernel_sources as _kernel_sources
+
+# compiled kernels cached by numba are rebuilt when any kernel source here changed (kernel_cache.py)
+_drop_stale(_Path(__file__).parent, _kernel_sources(_Path(__file__).parent))
+
 from .actions import ACTION_LAYOUT_VERSION, ActionTable, action_table, decode, encode, n_actions
 from .batched import MAX_LEGAL, BatchedScopa
 from .cards import card_str, cards_str, parse_card

@@ -137,3 +137,35 @@ def test_simulate_cli_writes_records_that_replay(tmp_path):
 
 def test_random_hands_kernel_is_deterministic():
     assert core.random_hands(7, 200, 2, 0, 11) == core.random_hands(7, 200, 2, 0, 11)
+
+
+def test_kernel_caches_are_dropped_when_a_kernel_source_changes(tmp_path):
+    # numba checks only each function's own file: a kernel calling core.py's was loaded stale
+    # after core.py changed (scopa_env/kernel_cache.py)
+    from scopa_env.kernel_cache import drop_stale, kernel_sources
+    pkg, dep = tmp_path / "pkg", tmp_path / "dep"
+    for d in (pkg, dep):
+        d.mkdir()
+    (pkg / "k.py").write_text("@njit(cache=True)\ndef f(): return g()\n")
+    (pkg / "plain.py").write_text("x = 1\n")
+    (dep / "core.py").write_text("@njit(cache=True)\ndef g(): return 1\n")
+    sources = kernel_sources(pkg, dep)
+    assert sorted(p.name for p in sources) == ["core.py", "k.py"]
+    cache = pkg / "__pycache__"
+    cache.mkdir()
+
+    def compiled():
+        for name in ("k.f-1.py311.nbi", "k.f-1.py311.1.nbc"):
+            (cache / name).write_bytes(b"x")
+
+    compiled()
+    assert drop_stale(pkg, sources)                 # no stamp yet: built from unknown sources
+    assert not list(cache.glob("*.nb?"))
+    compiled()
+    assert not drop_stale(pkg, sources)             # unchanged: kept
+    assert len(list(cache.glob("*.nb?"))) == 2
+    (pkg / "plain.py").write_text("x = 2\n")        # not a kernel source: kept
+    assert not drop_stale(pkg, kernel_sources(pkg, dep))
+    (dep / "core.py").write_text("@njit(cache=True)\ndef g(): return 2\n")   # the callee changed
+    assert drop_stale(pkg, kernel_sources(pkg, dep))
+    assert not list(cache.glob("*.nb?"))

@@ -1,0 +1,51 @@
+"""Compiled-kernel caches that follow the code they were compiled from.
+
+numba's on-disk cache (`@njit(cache=True)`, files `__pycache__/*.nbi` and `*.nbc`) checks only the
+source file of each cached function. A kernel that calls a kernel of another file (batched.py,
+the agents and training call into core.py) keeps the callee it was compiled with: after core.py
+changes (an edit, a `git pull`) it was loaded stale, and the batched env or a level played the old
+rules while Game played the new ones. So each package that keeps compiled kernels calls
+`drop_stale` when imported: if the digest of the kernel sources it depends on differs from the one
+its cache folder was built from, that folder's cache files are deleted and numba compiles them
+again (once, some seconds to half a minute). Caches numba keeps elsewhere (NUMBA_CACHE_DIR, or
+a user-wide folder for a read-only install) are not touched.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+STAMP = "kernels.sha256"
+
+
+def kernel_sources(*folders: Path) -> list[Path]:
+    """The .py files of `folders` that define compiled kernels."""
+    return sorted(p for f in folders for p in Path(f).glob("*.py")
+                  if "@njit" in p.read_text(encoding="utf-8"))
+
+
+def drop_stale(folder: Path, sources: list[Path]) -> bool:
+    """Delete `folder`/__pycache__'s numba cache files unless they were built from `sources` as
+    they are now; returns whether it deleted them. Never raises: a cache it cannot read or write
+    is left to numba."""
+    cache = Path(folder) / "__pycache__"
+    digest = hashlib.sha256()
+    for p in sources:
+        digest.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    stamp = cache / STAMP
+    try:
+        if stamp.read_text(encoding="ascii") == digest.hexdigest():
+            return False
+    except OSError:
+        pass
+    try:
+        for f in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
+            f.unlink(missing_ok=True)
+        cache.mkdir(exist_ok=True)
+        tmp = cache / f".{STAMP}.{os.getpid()}.tmp"
+        tmp.write_text(digest.hexdigest(), encoding="ascii")
+        os.replace(tmp, stamp)
+    except OSError:
+        return False
+    return True
