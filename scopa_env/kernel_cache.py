@@ -31,8 +31,11 @@ def drop_stale(folder: Path, sources: list[Path]) -> bool:
     is left to numba."""
     cache = Path(folder) / "__pycache__"
     digest = hashlib.sha256()
-    for p in sources:
-        digest.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    try:
+        for p in sources:
+            digest.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+    except OSError:
+        return False
     stamp = cache / STAMP
     try:
         if stamp.read_text(encoding="ascii") == digest.hexdigest():
