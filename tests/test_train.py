@@ -374,3 +374,12 @@ def test_the_largest_seed_trains_and_evaluates(tmp_path):
     run = Run(tiny_cfg(tmp_path, seed=2**63 - 1), log=lambda *_: None)
     result = run.evaluate(["random"], 2)["random"]
     assert result["matches"] == 2
+
+
+def test_a_resume_past_its_budget_says_there_is_nothing_to_train(tmp_path, capsys):
+    run = Run(tiny_cfg(tmp_path, run_name="done"), log=lambda *_: None)
+    run.train()
+    steps = run.counters["steps"]
+    r = run_main(capsys, "--resume", str(tmp_path / "ck" / "done"), "--total-steps", "1024")
+    assert r.returncode == 0, r.stderr
+    assert f"nothing to train: the run is at {steps:,} steps, total_steps is 1,024" in r.stdout + r.stderr

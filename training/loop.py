@@ -193,6 +193,9 @@ class Run:
         start, start_elapsed = time.time(), c["elapsed_s"]
         stopped_by_time = False
         end = cfg.total_steps if stop_at is None else min(stop_at, cfg.total_steps)
+        if c["steps"] >= end:      # a resume past its budget: say so rather than seem to train
+            limit = "--stop-at" if end < cfg.total_steps else "total_steps"
+            self.log(f"nothing to train: the run is at {c['steps']:,} steps, {limit} is {end:,}")
         try:
             while c["steps"] < end:
                 t0 = time.time()
