@@ -23,7 +23,7 @@ from scopa_env.core import (DEALER, DECK, DECK_POS, F_HAND_OVER, HANDS, LAST_CAP
 from scopa_env.errors import ScopaError
 from scopa_env.observation import SLICES
 
-from ._exact import EXACT_PLIES, cards_in_hands, minimax_any, outcome_any
+from ._exact import EXACT_PLIES, cards_in_hands, exact_values_any, minimax_any, outcome_any
 from ._scoring import SCRATCH, score_any, score_moves
 
 
@@ -294,16 +294,8 @@ def last_deal_values(obs, target, cards, masks, k, endgame, out):
     """out[j] = exact value (outcome_any() for seat 0) of candidate j when the deck is empty: the
     unseen cards are then exactly the opponent's hand, and both sides play perfectly."""
     state = np.zeros(core.STATE_SIZE, dtype=np.int64)
-    state[HANDS + 1] = build_base(obs, target, state)
-    bufs = np.zeros((8, 3, core.MAX_MOVES), dtype=np.int64)
-    states = np.zeros((8, core.STATE_SIZE), dtype=np.int64)
-    for j in range(k):
-        child = state.copy()
-        flags = apply_move(child, cards[j], masks[j])
-        if flags & F_HAND_OVER:
-            out[j] = outcome_any(child, endgame)
-        else:
-            out[j] = minimax_any(child, endgame, states, bufs)
+    unseen = build_base(obs, target, state)
+    exact_values_any(state, 1, unseen, cards, masks, k, endgame, out)
 
 
 # ==== any rules: variants, 3 players, pairs ==================================================
