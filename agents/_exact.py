@@ -115,3 +115,57 @@ def exact_values_any(base, holder, unseen, cards, masks, k, endgame, out):
             out[j] = outcome_any(child, endgame)
         else:
             out[j] = minimax_any(child, endgame, states, bufs)
+
+
+@njit(cache=True)
+def expectimax_easy(root, endgame, states, bufs):
+    """Value for seat 0 (2 players) of the rest of a hand with no hidden card when the other seat
+    plays like the easy level: a capture chosen uniformly at random whenever it has one, else a
+    card laid at random; seat 0 maximises outcome_any. The mean over easy's choices instead of
+    minimax_any's worst one: against easy the paranoid value gives away points (README, "Opponent
+    modelling"). Iterative like minimax_any; at most states.shape[0] - 1 plies left."""
+    depth_max = states.shape[0] - 1
+    n = np.zeros(depth_max + 1, dtype=np.int64)
+    nxt = np.zeros(depth_max + 1, dtype=np.int64)
+    acc = np.zeros(depth_max + 1)
+    cnt = np.zeros(depth_max + 1)
+    takes = np.zeros(depth_max + 1, dtype=np.int64)     # at easy's nodes: has it a capture
+    states[0, :] = root
+    d = 0
+    fresh = True
+    v = 0.0
+    while d >= 0:
+        if fresh:
+            n[d] = legal_moves(states[d], bufs[d])
+            nxt[d] = 0
+            cnt[d] = 0.0
+            acc[d] = -1e18 if states[d, TO_MOVE] == 0 else 0.0
+            takes[d] = 0
+            if states[d, TO_MOVE] != 0:
+                for j in range(n[d]):
+                    if bufs[d, 1, j] != 0:
+                        takes[d] = 1
+            fresh = False
+        if nxt[d] < n[d] and d < depth_max:
+            i = nxt[d]
+            nxt[d] += 1
+            if takes[d] and bufs[d, 1, i] == 0:
+                continue                  # easy never lays a card when it can capture
+            states[d + 1, :] = states[d]
+            flags = apply_move(states[d + 1], bufs[d, 0, i], bufs[d, 1, i])
+            if not flags & F_HAND_OVER:
+                d += 1
+                fresh = True
+                continue
+            v = outcome_any(states[d + 1], endgame)
+        else:
+            v = acc[d] if states[d, TO_MOVE] == 0 else acc[d] / max(cnt[d], 1.0)
+            d -= 1
+            if d < 0:
+                break
+        if states[d, TO_MOVE] == 0:
+            acc[d] = max(acc[d], v)
+        else:
+            acc[d] += v
+            cnt[d] += 1.0
+    return v

@@ -29,7 +29,11 @@ the play with the best average outcome. Here:
 - every legal move is played in the same worlds and the hand finished by the `normal` scoring
   kernel for both sides (agents/_scoring.py, in the rollouts of agents/_rollout.py, compiled);
 - in the last deal (empty deck) the opponent's hand is exactly the unseen cards, so the deal is
-  solved exactly instead (alpha-beta, `_rollout.last_deal_values`);
+  solved exactly instead (alpha-beta, `_rollout.last_deal_values`); with `infer` and option
+  `easy_last_deal` (on), once the inference takes the opponent for easy (its model weight >= 0.5)
+  the deal is played for the mean outcome over easy's random captures instead of
+  the worst case (expectimax, `_rollout.last_deal_values_easy`): minimax assumes a best reply
+  easy does not make (README, "Opponent modelling");
 - the outcome is the hand's point difference, or, when a hand can decide the match (a score
   within `endgame_margin` of the target), the chance of winning the match.
 
@@ -68,6 +72,8 @@ from .normal import WEIGHTS, obs_mask, obs_scalar
 
 
 ENDGAME_MARGIN = 7     # a hand can decide the match once a score is within this of the target
+EASY = 1               # model_weights: normal, easy, soft
+EASY_GATE = 0.5        # the last deal is played against easy's policy from this model weight on
 
 
 def deciding(obs: np.ndarray, target: int, margin: int = ENDGAME_MARGIN) -> bool:
@@ -83,7 +89,7 @@ class HardAgent(Agent):
                  min_worlds: int = 8, max_worlds: int = 400, rollouts: int = 1, epsilon: float = 0.0,
                  time_budget: float | None = None, endgame_margin: int = ENDGAME_MARGIN, weights=None,
                  exact_last_deal: bool = False, infer: bool = False, infer_eps: float = 0.02,
-                 infer_beta: float = 2.5):
+                 infer_beta: float = 2.5, easy_last_deal: bool = True):
         super().__init__(rules, seed)
         self.budget, self.min_worlds, self.max_worlds, self.rollouts = (
             whole_option("hard", name, v, 1) for name, v in (
@@ -99,6 +105,7 @@ class HardAgent(Agent):
             raise ScopaError(f"hard option time_budget must be > 0 seconds, got {time_budget!r}")
         self.exact_last_deal = flag_option("hard", "exact_last_deal", exact_last_deal)
         self.infer = flag_option("hard", "infer", infer)
+        self.easy_last_deal = flag_option("hard", "easy_last_deal", easy_last_deal)
         self.infer_eps = number_option("hard", "infer_eps", infer_eps)
         if not 0.0 < self.infer_eps <= 1.0:
             raise ScopaError(f"hard option infer_eps must be in (0, 1], got {infer_eps!r}")
@@ -172,6 +179,10 @@ class HardAgent(Agent):
             # nothing is hidden any more: the opponent holds exactly the unseen cards
             values = np.zeros(k)
             _rollout.last_deal_values(obs, self.rules.target, cards, masks, k, endgame, values)
+            w = self.model_weights[EASY] if self.infer and self.easy_last_deal else 0.0
+            if w >= EASY_GATE:
+                # an opponent the inference takes for easy: its mean outcome under easy's play
+                _rollout.last_deal_values_easy(obs, self.rules.target, cards, masks, k, endgame, values)
             self.last_worlds = 1
             return legal, values
         hands, cdf = self.hand_posterior(obs) if self.infer else (_NO_HANDS, _NO_CDF)

@@ -31,6 +31,8 @@ expected point difference, so they share a scale. When a hand can decide the mat
 within 7 of the target) the search scores a move by its chance of winning the match, and then
 the search alone chooses: the network knows nothing of the match score's stakes. The search's
 generator is seeded from the agent's seed: same observations after the same reset, same moves.
+With search the last deal is the hard level's too (its `easy_last_deal`: against an opponent the
+inference takes for easy, the mean outcome under easy's play rather than minimax's worst case).
 A decision costs a few milliseconds (median 3.7 ms on this 2-core machine against hard's 2.7 ms).
 Off by default: training evaluates with the network alone. Measured in README ("Opponent modelling").
 """
@@ -166,11 +168,16 @@ class LearnedAgent(Agent):
             obs = np.asarray(observation["observation"], dtype=np.int8)
             if obs_scalar(obs, "deck_left") == 0 and \
                     int(obs[SLICES["hand"]].sum()) + obs_scalar(obs, "opp_hand_size") <= self.count_last:
-                legal = self.legal_actions(observation)
-                values = np.zeros(len(legal))
-                endgame = deciding(obs, self.rules.target)
-                last_deal_values(obs, self.rules.target, self.actions.card[legal],
-                                 self.actions.captured[legal], len(legal), endgame, values)
+                if self._hard is not None:
+                    # with search, its opponent model plays the last deal too (hard option
+                    # easy_last_deal: against an opponent it takes for easy, easy's mean outcome)
+                    legal, values = self._hard.move_values(observation)
+                else:
+                    legal = self.legal_actions(observation)
+                    values = np.zeros(len(legal))
+                    endgame = deciding(obs, self.rules.target)
+                    last_deal_values(obs, self.rules.target, self.actions.card[legal],
+                                     self.actions.captured[legal], len(legal), endgame, values)
                 return int(legal[int(np.argmax(values))])
         legal, s = self.scores(observation)
         if self._hard is not None and len(legal) > 1:

@@ -274,6 +274,71 @@ def test_last_deal_is_solved_exactly():
     assert checked >= 10
 
 
+def _brute_force_easy(state):
+    """Plain expectimax to the end of the hand: seat 0 maximises, seat 1 plays like easy (a
+    random capture when it has one, else a random card)."""
+    buf = core.new_move_buffer()
+    n = core.legal_moves(state, buf)
+    moves = [(buf[0, i], buf[1, i]) for i in range(n)]
+    if state[core.TO_MOVE] == 1 and any(m for _, m in moves):
+        moves = [(c, m) for c, m in moves if m]
+    values = []
+    for c, m in moves:
+        child = state.copy()
+        flags = core.apply_move(child, c, m)
+        values.append(_exact.outcome_any(child, False) if flags & core.F_HAND_OVER else _brute_force_easy(child))
+    return max(values) if state[core.TO_MOVE] == 0 else sum(values) / len(values)
+
+
+def test_last_deal_against_easy_is_its_mean_outcome():
+    table = make_agent("random").actions
+    rng = np.random.default_rng(2)
+    checked = differs = 0
+    for seed in range(12):
+        g = Game(Rules(), seed)
+        while not g.hand_over:
+            ids = g.legal_action_ids()
+            if g.deck_left == 0 and len(ids) > 1:
+                obs = g.observation(g.to_move)["observation"]
+                out, worst = np.zeros(len(ids)), np.zeros(len(ids))
+                _rollout.last_deal_values_easy(obs, 11, table.card[ids], table.captured[ids], len(ids), False, out)
+                _rollout.last_deal_values(obs, 11, table.card[ids], table.captured[ids], len(ids), False, worst)
+                base = np.zeros(core.STATE_SIZE, dtype=np.int64)
+                base[core.HANDS + 1] = _rollout.build_base(obs, 11, base)
+                for j, a in enumerate(ids):
+                    child = base.copy()
+                    flags = core.apply_move(child, table.card[a], table.captured[a])
+                    ref = _exact.outcome_any(child, False) if flags & core.F_HAND_OVER else _brute_force_easy(child)
+                    assert out[j] == pytest.approx(ref)
+                    assert out[j] >= worst[j] - 1e-9          # a mean is never below the worst case
+                differs += not np.allclose(out, worst)
+                checked += 1
+            g.play_action(ids[rng.integers(len(ids))])
+    assert checked >= 10 and differs >= 1
+
+
+def test_hard_plays_the_last_deal_against_easy_only_when_it_takes_the_opponent_for_easy():
+    # model_weights (normal, easy, soft) come from the inference; easy_last_deal=false is minimax
+    g = Game(Rules(), 3)
+    while g.deck_left > 0 or len(g.legal_action_ids()) < 2:
+        g.play_action(g.legal_action_ids()[0])
+    o = g.observation(g.to_move)
+    h = HardAgent(infer=True)
+    ids, worst = HardAgent(infer=True, easy_last_deal=False).move_values(o)
+    mean = np.zeros(len(ids))
+    _rollout.last_deal_values_easy(o["observation"], 11, h.actions.card[ids], h.actions.captured[ids],
+                                   len(ids), False, mean)
+    h.model_weights = np.array([0.6, 0.3, 0.1])
+    assert np.array_equal(h.move_values(o)[1], worst)
+    h.model_weights = np.array([0.2, 0.5, 0.3])                 # at the gate
+    assert np.array_equal(h.move_values(o)[1], mean)
+    h.model_weights = np.array([0.3, 0.4, 0.3])                 # likeliest, but not past the gate
+    assert np.array_equal(h.move_values(o)[1], worst)
+    off = HardAgent(infer=True, easy_last_deal=False)
+    off.model_weights = np.array([0.0, 1.0, 0.0])
+    assert np.array_equal(off.move_values(o)[1], worst)
+
+
 def _true_weights(h: HardAgent, obs: np.ndarray, truth: int, eps: float) -> tuple[float, float, float]:
     """hand_weights' (normal, easy, soft) chance of this deal's moves for the opponent's true hand."""
     base = np.zeros(core.STATE_SIZE, dtype=np.int64)
