@@ -30,7 +30,7 @@ the play with the best average outcome. Here:
   kernel for both sides (agents/_scoring.py, in the rollouts of agents/_rollout.py, compiled);
 - in the last deal (empty deck) the opponent's hand is exactly the unseen cards, so the deal is
   solved exactly instead (alpha-beta, `_rollout.last_deal_values`); with `infer` and option
-  `easy_last_deal` (on), once the inference takes the opponent for easy (its model weight >= 0.5)
+  `easy_last_deal` (off by default: it costs the outright win over hard, README), once the inference takes the opponent for easy (its model weight >= 0.5)
   the deal is played for the mean outcome over easy's random captures instead of
   the worst case (expectimax, `_rollout.last_deal_values_easy`): minimax assumes a best reply
   easy does not make (README, "Opponent modelling");
@@ -89,7 +89,7 @@ class HardAgent(Agent):
                  min_worlds: int = 8, max_worlds: int = 400, rollouts: int = 1, epsilon: float = 0.0,
                  time_budget: float | None = None, endgame_margin: int = ENDGAME_MARGIN, weights=None,
                  exact_last_deal: bool = False, infer: bool = False, infer_eps: float = 0.02,
-                 infer_beta: float = 2.5, easy_last_deal: bool = True):
+                 infer_beta: float = 2.5, easy_last_deal: bool = False):
         super().__init__(rules, seed)
         self.budget, self.min_worlds, self.max_worlds, self.rollouts = (
             whole_option("hard", name, v, 1) for name, v in (
@@ -176,15 +176,8 @@ class HardAgent(Agent):
         rng = np.zeros(1, dtype=np.int64)
         seed_rng(rng, 0, int(self.rng.integers(1, 2**62)))
         if int(obs[SLICES["deck_left"].start]) == 0:
-            # nothing is hidden any more: the opponent holds exactly the unseen cards
-            values = np.zeros(k)
-            _rollout.last_deal_values(obs, self.rules.target, cards, masks, k, endgame, values)
-            w = self.model_weights[EASY] if self.infer and self.easy_last_deal else 0.0
-            if w >= EASY_GATE:
-                # an opponent the inference takes for easy: its mean outcome under easy's play
-                _rollout.last_deal_values_easy(obs, self.rules.target, cards, masks, k, endgame, values)
             self.last_worlds = 1
-            return legal, values
+            return self.last_deal(observation)
         hands, cdf = self.hand_posterior(obs) if self.infer else (_NO_HANDS, _NO_CDF)
         totals = np.zeros(k)
         worlds = self.worlds_for(obs, k)
@@ -204,6 +197,24 @@ class HardAgent(Agent):
                 done += step
         self.last_worlds = done
         return legal, totals / (done * self.rollouts)
+
+    def last_deal(self, observation: dict) -> tuple[np.ndarray, np.ndarray]:
+        """Legal action ids and their exact values once the deck is empty (classic rules): the
+        opponent holds exactly the unseen cards. Minimax, or with easy_last_deal against an
+        opponent the inference takes for easy, its mean outcome under easy's play. Draws nothing
+        from the generator (the learned agent's last deal calls it too)."""
+        obs = observation["observation"]
+        legal = self.legal_actions(observation)
+        k = len(legal)
+        cards = self.actions.card[legal].astype(np.int64)
+        masks = self.actions.captured[legal].astype(np.int64)
+        endgame = deciding(obs, self.rules.target, self.endgame_margin)
+        values = np.zeros(k)
+        _rollout.last_deal_values(obs, self.rules.target, cards, masks, k, endgame, values)
+        w = self.model_weights[EASY] if self.infer and self.easy_last_deal else 0.0
+        if w >= EASY_GATE:
+            _rollout.last_deal_values_easy(obs, self.rules.target, cards, masks, k, endgame, values)
+        return legal, values
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)

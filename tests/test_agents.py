@@ -323,8 +323,8 @@ def test_hard_plays_the_last_deal_against_easy_only_when_it_takes_the_opponent_f
     while g.deck_left > 0 or len(g.legal_action_ids()) < 2:
         g.play_action(g.legal_action_ids()[0])
     o = g.observation(g.to_move)
-    h = HardAgent(infer=True)
-    ids, worst = HardAgent(infer=True, easy_last_deal=False).move_values(o)
+    h = HardAgent(infer=True, easy_last_deal=True)
+    ids, worst = HardAgent(infer=True).move_values(o)          # off by default: minimax
     mean = np.zeros(len(ids))
     _rollout.last_deal_values_easy(o["observation"], 11, h.actions.card[ids], h.actions.captured[ids],
                                    len(ids), False, mean)
@@ -527,6 +527,10 @@ def test_learned_agent_search_blends_the_network_with_hard_inference():
     for bad in ("search=-1", "search=true", "search=1.5", "search_weight=2", "search_weight=-0.1"):
         with pytest.raises(ScopaError, match="learned option search"):
             make_agent(f"checkpoints/scopa-default.pt:{bad}")
+    for bad, words in (("easy_last_deal=true", "give search > 0 too"), ("search=10,easy_last_deal=2", "true or false")):
+        with pytest.raises(ScopaError, match="learned option easy_last_deal"):
+            make_agent(f"checkpoints/scopa-default.pt:{bad}")
+    assert make_agent("checkpoints/scopa-default.pt:search=10,easy_last_deal=true")._hard.easy_last_deal
 
 
 def test_a_folder_named_like_a_checkpoint_is_said_to_be_a_folder(tmp_path):
