@@ -100,9 +100,10 @@ def cards_in_hands(state):
 
 
 @njit(cache=True)
-def exact_values_any(base, holder, unseen, cards, masks, k, endgame, out):
-    """out[j] = exact value (minimax_any) of candidate j when nothing is hidden any more: the deck
-    is empty and seat `holder` (or nobody, holder < 0) holds every unseen card."""
+def exact_values_any(base, holder, unseen, cards, masks, k, endgame, out, against_easy=False):
+    """out[j] = exact value (minimax_any; with against_easy, 2 players: expectimax_easy) of
+    candidate j when nothing is hidden any more: the deck is empty and seat `holder` (or nobody,
+    holder < 0) holds every unseen card."""
     state = base.copy()
     if holder > 0:
         state[HANDS + holder] = unseen
@@ -113,6 +114,8 @@ def exact_values_any(base, holder, unseen, cards, masks, k, endgame, out):
         flags = apply_move(child, cards[j], masks[j])
         if flags & F_HAND_OVER:
             out[j] = outcome_any(child, endgame)
+        elif against_easy:
+            out[j] = expectimax_easy(child, endgame, states, bufs)
         else:
             out[j] = minimax_any(child, endgame, states, bufs)
 

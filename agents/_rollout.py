@@ -23,7 +23,7 @@ from scopa_env.core import (DEALER, DECK, DECK_POS, F_HAND_OVER, HANDS, LAST_CAP
 from scopa_env.errors import ScopaError
 from scopa_env.observation import SLICES
 
-from ._exact import EXACT_PLIES, cards_in_hands, exact_values_any, expectimax_easy, minimax_any, outcome_any
+from ._exact import EXACT_PLIES, cards_in_hands, exact_values_any, minimax_any, outcome_any
 from ._scoring import SCRATCH, score_any, score_moves
 
 
@@ -302,16 +302,8 @@ def last_deal_values(obs, target, cards, masks, k, endgame, out):
 def last_deal_values_easy(obs, target, cards, masks, k, endgame, out):
     """last_deal_values against an opponent playing like the easy level (expectimax_easy)."""
     state = np.zeros(core.STATE_SIZE, dtype=np.int64)
-    state[HANDS + 1] = build_base(obs, target, state)
-    bufs = np.zeros((EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
-    states = np.zeros((EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
-    for j in range(k):
-        child = state.copy()
-        flags = apply_move(child, cards[j], masks[j])
-        if flags & F_HAND_OVER:
-            out[j] = outcome_any(child, endgame)
-        else:
-            out[j] = expectimax_easy(child, endgame, states, bufs)
+    unseen = build_base(obs, target, state)
+    exact_values_any(state, 1, unseen, cards, masks, k, endgame, out, True)
 
 
 # ==== any rules: variants, 3 players, pairs ==================================================
