@@ -30,10 +30,11 @@ the play with the best average outcome. Here:
   kernel for both sides (agents/_scoring.py, in the rollouts of agents/_rollout.py, compiled);
 - in the last deal (empty deck) the opponent's hand is exactly the unseen cards, so the deal is
   solved exactly instead (alpha-beta, `_rollout.last_deal_values`); with `infer` and option
-  `easy_last_deal` (off by default: it costs the outright win over hard, README), once the inference takes the opponent for easy (its model weight >= 0.5)
-  the deal is played for the mean outcome over easy's random captures instead of
-  the worst case (expectimax, `_rollout.last_deal_values_easy`): minimax assumes a best reply
-  easy does not make (README, "Opponent modelling");
+  `easy_last_deal` (off by default: it costs the outright win over hard, README), once the
+  inference takes the opponent for easy (its model weight >= 0.5) the deal is played for the
+  mean outcome over easy's random captures instead of the worst case (expectimax,
+  `_rollout.last_deal_values_easy`): minimax assumes a best reply easy does not make (README,
+  "Opponent modelling");
 - the outcome is the hand's point difference, or, when a hand can decide the match (a score
   within `endgame_margin` of the target), the chance of winning the match.
 
@@ -210,10 +211,9 @@ class HardAgent(Agent):
         masks = self.actions.captured[legal].astype(np.int64)
         endgame = deciding(obs, self.rules.target, self.endgame_margin)
         values = np.zeros(k)
-        _rollout.last_deal_values(obs, self.rules.target, cards, masks, k, endgame, values)
         w = self.model_weights[EASY] if self.infer and self.easy_last_deal else 0.0
-        if w >= EASY_GATE:
-            _rollout.last_deal_values_easy(obs, self.rules.target, cards, masks, k, endgame, values)
+        solve = _rollout.last_deal_values_easy if w >= EASY_GATE else _rollout.last_deal_values
+        solve(obs, self.rules.target, cards, masks, k, endgame, values)
         return legal, values
 
     def reset(self, seed: int | None = None) -> None:
