@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import copy
 import multiprocessing as mp
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -71,8 +72,11 @@ def agent_seed(match_seed: int, role: int) -> int:
 
 
 def play_match(seats: list[Agent], rules: Rules, seed: int, seat_seeds: list[int],
-               agent_seat: int = 0, record: bool = False) -> MatchResult:
-    """Play one match: seats[p] plays seat p; each agent is reset with seat_seeds[p] first."""
+               agent_seat: int = 0, record: bool = False,
+               before_move: Callable[[Game, int], None] | None = None) -> MatchResult:
+    """Play one match: seats[p] plays seat p; each agent is reset with seat_seeds[p] first.
+    before_move(game, seat), if given, is called before each decision (a measuring hook:
+    benchmarks/hand_value.py tells its search the opponent's hand there)."""
     if len(seats) != rules.players:
         raise ScopaError(f"these rules need {rules.players} seats, got {len(seats)} agents")
     if len({id(a) for a in seats}) != len(seats):
@@ -86,6 +90,8 @@ def play_match(seats: list[Agent], rules: Rules, seed: int, seat_seeds: list[int
     while True:
         while not g.hand_over:
             p = g.to_move
+            if before_move is not None:
+                before_move(g, p)
             play(seats[p].act(g.observation(p)))
         score = g.hand_score()
         points.append([s["total"] for s in score])

@@ -29,10 +29,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import make_agent  # noqa: E402
 from agents.arena import (AGENT, OPPONENT, MatchResult, agent_seed, check_matches, pair_seed,  # noqa: E402
-                          summarize)
+                          play_match, summarize)
 from agents.hard import HardAgent  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
-from scopa_env.game import Game  # noqa: E402
 from scopa_env.rules import Rules  # noqa: E402
 from scopa_env.seeds import check_seed, offset_seed  # noqa: E402
 
@@ -53,27 +52,19 @@ class ToldHard(HardAgent):
 
 
 def play(agent, opponent, rules: Rules, seed: int, seat: int, told_deals=frozenset()) -> MatchResult:
-    """One match of deal `seed` with the agent in `seat`, as agents.arena.play_match plays it."""
+    """One match of deal `seed` with the agent in `seat`, as evaluate.py plays it
+    (agents.arena.play_match), the told search told the opponent's hand in `told_deals`."""
     seats = [opponent, opponent]
     seats[seat] = agent
-    agent.reset(agent_seed(seed, AGENT))
-    opponent.reset(agent_seed(seed, OPPONENT))
-    g = Game(rules, seed)
-    points, scope = [], []
-    while True:
-        while not g.hand_over:
-            p = g.to_move
-            if p == seat and isinstance(agent, ToldHard):
-                deal = DEALS - g.deck_left // (2 * rules.hand_cards)
-                agent.told = sum(1 << c for c in g.hand(1 - p)) if deal in told_deals else None
-            g.play_action(seats[p].act(g.observation(p)))
-        score = g.hand_score()
-        points.append([s["total"] for s in score])
-        scope.append([s["scope"] for s in score])
-        if g.match_over:
-            break
-        g.next_hand()
-    return MatchResult(int(seed), seat, int(g.winner), g.scores, points, scope)
+    seeds = [agent_seed(seed, OPPONENT)] * 2
+    seeds[seat] = agent_seed(seed, AGENT)
+
+    def tell(g, p):
+        if p == seat and isinstance(agent, ToldHard):
+            deal = DEALS - g.deck_left // (2 * rules.hand_cards)
+            agent.told = sum(1 << c for c in g.hand(1 - p)) if deal in told_deals else None
+
+    return play_match(seats, rules, seed, seeds, agent_seat=seat, before_move=tell)
 
 
 _JOB: dict = {}
