@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.arena import evaluate, play_pair, summarize
+from agents.arena import agent_seed, evaluate, play_match, play_pair, summarize
 from agents.stats import correlation, elo, mean_ci, ratio_ci, wilson
 from scopa_env.errors import ScopaError
 from scopa_env.records import replay
@@ -77,6 +77,23 @@ def test_duplicate_pair_swaps_seats_on_the_same_deals():
         replay(r.record)
         assert r.record["totals"] == r.totals and r.record["winner"] == r.winner
         assert [h["score"][0]["total"] for h in r.record["hands"]] == [p[0] for p in r.hand_points]
+
+
+def test_before_move_sees_every_decision_without_changing_the_match():
+    rules = Rules()
+    seeds = [agent_seed(12, 0), agent_seed(12, 1)]
+    plain = play_match([make_agent("easy"), make_agent("random")], rules, 12, seeds, record=True)
+    seen = []
+
+    def look(game, seat):
+        assert seat == game.to_move and not game.hand_over
+        seen.append((seat, len(game.hand(seat))))
+
+    hooked = play_match([make_agent("easy"), make_agent("random")], rules, 12, seeds, record=True,
+                        before_move=look)
+    assert hooked.record == plain.record
+    moves = [m for h in plain.record["hands"] for m in h["moves"]]
+    assert len(seen) == len(moves) and {s for s, _ in seen} == {0, 1}
 
 
 def test_summary_is_from_the_agents_side():
