@@ -23,9 +23,10 @@ def test_wilson_known_values():
     lo, hi = wilson(5, 10)
     assert lo == pytest.approx(0.2366, abs=1e-4) and hi == pytest.approx(0.7634, abs=1e-4)
     lo, hi = wilson(0, 10)
-    assert lo == pytest.approx(0.0) and hi == pytest.approx(0.2775, abs=1e-4)
+    assert lo == 0.0 and hi == pytest.approx(0.2775, abs=1e-4)     # exactly 0, not a rounding error
     lo, hi = wilson(10, 10)
-    assert lo == pytest.approx(0.7225, abs=1e-4) and hi == pytest.approx(1.0)
+    assert lo == pytest.approx(0.7225, abs=1e-4) and hi == 1.0
+    assert all(wilson(0, n)[0] == 0.0 and wilson(n, n)[1] == 1.0 for n in range(1, 200))
     assert wilson(0, 0) == (0.0, 1.0)
 
 
