@@ -14,7 +14,8 @@ A checkpoint is a dict of tensors, numbers, strings, lists and dicts, so
 | model                   | the network's state_dict                                       |
 | optimizer               | the optimizer's state_dict (absent in a shipped agent)         |
 | rng                     | python / numpy / torch generator states                        |
-| counters                | steps, iterations, episodes, elapsed seconds, best eval score  |
+| counters                | steps, iterations, elapsed_s, best_score (None before a        |
+|                         | periodic evaluation), next_eval, next_checkpoint, run_name     |
 | config                  | the TrainConfig as a dict                                      |
 | rules                   | the Rules as a dict (every option; older files: napola, target)|
 | obs_layout              | {"players": N, "size": S}: the observation layout trained on   |

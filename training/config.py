@@ -122,7 +122,7 @@ class TrainConfig:
     eval_matches: int = 100
     """Matches per opponent in each periodic evaluation (duplicate deals: played in pairs)."""
     eval_opponents: tuple = ("easy", "normal")
-    """Opponents of the periodic evaluations; the first one picks best.pt."""
+    """Opponents of the periodic evaluations; best.pt keeps the best mean points per hand over them."""
     final_matches: int = 200
     """Matches per opponent in the evaluation table at the end."""
     final_opponents: tuple = ("easy", "normal")
