@@ -351,6 +351,12 @@ def json_safe(x):
     return x
 
 
+def write_json(out: dict, path: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(json_safe(out), f, indent=2)
+    print(f"wrote {path}")
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
     if args.list_rules:
@@ -361,9 +367,7 @@ def main(argv=None) -> int:
             out = pool(args.pool)
             print_pool(out)
             if args.json:
-                with open(args.json, "w", encoding="utf-8") as f:
-                    json.dump(json_safe(out), f, indent=2)
-                print(f"wrote {args.json}")
+                write_json(out, args.json)
             return 0
         rules = build_rules(args)
         check_matches(args.matches, rules)
@@ -375,9 +379,7 @@ def main(argv=None) -> int:
             n = write_records(records, args.record)
             print(f"wrote {n} game records to {args.record}")
         if args.json:
-            with open(args.json, "w", encoding="utf-8") as f:
-                json.dump(json_safe(out), f, indent=2)
-            print(f"wrote {args.json}")
+            write_json(out, args.json)
     except ScopaError as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2
