@@ -14,6 +14,7 @@ from typing import Iterable, Iterator
 
 from . import core
 from .actions import action_table
+from .atomic import AtomicFile
 from .cards import card_str, cards_str, parse_card
 from .errors import ScopaError
 from .game import Game, PlayResult
@@ -73,8 +74,9 @@ def dumps(record: dict) -> str:
 
 
 def write(records: Iterable[dict], path: str) -> int:
+    """Write records as JSON Lines, whole or not at all (scopa_env/atomic.py); returns how many."""
     n = 0
-    with open(path, "w", encoding="utf-8") as f:
+    with AtomicFile(path) as f:
         for r in records:
             f.write(dumps(r) + "\n")
             n += 1

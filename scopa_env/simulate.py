@@ -6,7 +6,9 @@ python -m scopa_env.simulate --list-rules
 
 Match i is dealt from seed S + i, and its random player draws from its own generator seeded
 from (S, i), so any single match can be regenerated alone. Every record written is replayed
-through the engine (records.replay) before the next one, unless --no-check.
+through the engine (records.replay) before the next one, unless --no-check. The file is written
+to a temporary name and renamed over --out when complete: an error or Ctrl-C (exit 130) leaves
+an existing --out as it was.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import sys
 
 import numpy as np
 
+from .atomic import AtomicFile
 from .errors import ScopaError
 from .game import Game
 from .presets import list_rules_text, rules_from_preset
@@ -65,7 +68,10 @@ def main(argv=None) -> int:
             rules = rules.replace(napola=True)
         if args.target is not None:
             rules = rules.replace(target=args.target)
-        with open(args.out, "w", encoding="utf-8") as f:
+        if not args.out:
+            raise ScopaError("--out needs a file name")
+        # a temporary file renamed over --out when complete: a failure or Ctrl-C keeps the old file
+        with AtomicFile(args.out) as f:
             for i in range(args.matches):
                 rng = np.random.default_rng([args.seed, i])
                 record = random_match(rules, args.seed + i, rng, args.with_legal)
@@ -75,6 +81,9 @@ def main(argv=None) -> int:
     except (ScopaError, OSError) as e:
         print(f"simulate: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("simulate: interrupted; nothing written", file=sys.stderr)
+        return 130
     print(f"wrote {args.matches} matches under rules {args.rules} ({rules.describe()}) to {args.out}"
           + ("" if args.no_check else "; each replayed through the engine"))
     return 0

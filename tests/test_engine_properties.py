@@ -135,6 +135,52 @@ def test_simulate_cli_writes_records_that_replay(tmp_path):
     assert len(list(records.read(str(out)))) == 5      # checked before the file was opened
 
 
+
+def full_disk_mkstemp(monkeypatch):
+    """The temporary files of scopa_env/atomic.py land on /dev/full: every write fails ENOSPC."""
+    import os
+    import tempfile
+    real = tempfile.mkstemp
+
+    def mkstemp(**kw):
+        fd, name = real(**kw)
+        full = os.open("/dev/full", os.O_WRONLY)
+        os.dup2(full, fd)
+        os.close(full)
+        return fd, name
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+
+
+def test_simulate_failure_or_ctrl_c_keeps_the_old_file(tmp_path, monkeypatch, capsys):
+    """A full disk or Ctrl-C while writing --out: one line naming the problem, the old file as it
+    was, no temporary file left (it is written aside and renamed over --out when complete)."""
+    from scopa_env import simulate
+    out = tmp_path / "r.jsonl"
+    out.write_text("old\n")
+    args = ["--matches", "4", "--seed", "1", "--out", str(out)]
+    full_disk_mkstemp(monkeypatch)
+    assert simulate.main(args) == 2
+    err = capsys.readouterr().err
+    assert err == f"simulate: cannot write {out}: No space left on device\n"
+    assert out.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["r.jsonl"]
+    monkeypatch.undo()
+    calls = []
+
+    def interrupted(record):
+        calls.append(record)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+    monkeypatch.setattr(simulate, "replay", interrupted)
+    assert simulate.main(args) == 130
+    assert capsys.readouterr().err == "simulate: interrupted; nothing written\n"
+    assert out.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["r.jsonl"]
+    monkeypatch.undo()
+    assert simulate.main(args) == 0                 # and a run that completes replaces it
+    assert len(list(records.read(str(out)))) == 4
+    assert simulate.main(["--matches", "1", "--seed", "1", "--out", ""]) == 2
+    assert capsys.readouterr().err.endswith("simulate: --out needs a file name\n")
+    assert len(list(records.read(str(out)))) == 4
+
 def test_random_hands_kernel_is_deterministic():
     assert core.random_hands(7, 200, 2, 0, 11) == core.random_hands(7, 200, 2, 0, 11)
 

@@ -1,0 +1,106 @@
+"""Output files written whole or not at all: a temporary file next to the target, renamed over it
+when complete (the pattern of training/checkpoint.py's save_atomic, for text and without torch).
+
+    out = AtomicFile("results.json")   # creates the temporary file now: a real writability test
+    out.file.write(...)                # any failure: out.discard() leaves the target as it was
+    out.commit()                       # fsync, then os.replace onto the target
+
+or as a context manager (commit on success, discard on any exception, Ctrl-C included). An error
+while writing is a ScopaError naming the target ("cannot write PATH: No space left on device").
+A target that exists and is not a regular file (/dev/null, /dev/stdout, a named pipe) is written
+directly: there is no user file to keep there, and renaming over it would replace the device.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from .errors import ScopaError
+
+
+def _problem(e: OSError) -> str:
+    return e.strerror or str(e)
+
+
+class AtomicFile:
+    """A text file being written to a temporary name next to `path`; see the module text."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = str(path)
+        if not self.path:
+            raise ScopaError("an empty file name")
+        target = Path(os.path.realpath(self.path))    # a link: replace the file it points to
+        self.tmp: str | None = None
+        try:
+            mode = target.stat().st_mode if target.exists() else None
+            if mode is not None and stat.S_ISDIR(mode):
+                raise ScopaError(f"cannot write {self.path}: is a folder")
+            if mode is not None and not stat.S_ISREG(mode):
+                self.file = open(target, "w", encoding="utf-8")
+                self.target, self.mode = None, None
+                return
+            fd, self.tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+            self.file = os.fdopen(fd, "w", encoding="utf-8")
+        except OSError as e:
+            raise ScopaError(f"cannot write {self.path}: {_problem(e)}") from None
+        self.target = target
+        if mode is not None:
+            self.mode = stat.S_IMODE(mode)          # keep an existing file's permissions
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            self.mode = 0o666 & ~umask              # mkstemp makes it private; an output is not
+
+    def write(self, text: str) -> None:
+        try:
+            self.file.write(text)
+        except OSError as e:
+            raise ScopaError(f"cannot write {self.path}: {_problem(e)}") from None
+
+    def commit(self) -> None:
+        """Flush, fsync and rename onto the target; on failure the target is left as it was."""
+        try:
+            self.file.flush()
+            if self.tmp is not None:
+                os.fsync(self.file.fileno())
+            self.file.close()
+            if self.tmp is None:
+                return
+            os.chmod(self.tmp, self.mode)
+            os.replace(self.tmp, self.target)
+        except OSError as e:
+            self.discard()
+            raise ScopaError(f"cannot write {self.path}: {_problem(e)}") from None
+        self.tmp = None
+        try:  # make the rename itself durable
+            dfd = os.open(self.target.parent, os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+        except OSError:
+            pass
+
+    def discard(self) -> None:
+        """Close and remove the temporary file (the target is untouched); safe to call twice."""
+        try:
+            self.file.close()
+        except OSError:
+            pass
+        if self.tmp is not None:
+            try:
+                os.unlink(self.tmp)
+            except FileNotFoundError:
+                pass
+            self.tmp = None
+
+    def __enter__(self) -> AtomicFile:
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        if kind is None:
+            self.commit()
+        else:
+            self.discard()
