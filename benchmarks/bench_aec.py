@@ -14,7 +14,6 @@ steps/s over the repeats and its ratio to each reference env.
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -23,6 +22,8 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks._cli import errors_as_one_line, parser, positive_float, positive_int  # noqa: E402
 
 
 def random_play(env, seconds: float, rng: np.random.Generator, seed: int) -> float:
@@ -63,10 +64,11 @@ def make_envs(presets=()) -> dict:
     return envs
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=1.0, help="time per env per repeat")
-    ap.add_argument("--repeats", type=int, default=5)
+@errors_as_one_line(Path(__file__).name)
+def main(argv=None) -> int:
+    ap = parser(__file__, __doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=positive_float, default=1.0, help="time per env per repeat")
+    ap.add_argument("--repeats", type=positive_int, default=5)
     ap.add_argument("--rules", nargs="*", default=[], metavar="PRESET",
                     help="also time the raw env under these presets")
     args = ap.parse_args(argv)
@@ -91,7 +93,8 @@ def main(argv=None) -> None:
     raw, wrapped = med["scopa raw_env"], med["scopa env (wrapped)"]
     print(f"targets: raw >= 20,000 ({'met' if raw >= 20_000 else 'NOT met'}), "
           f"wrapped >= 10,000 ({'met' if wrapped >= 10_000 else 'NOT met'})")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -21,7 +21,6 @@ a before/after comparison that load from other processes hits alike.
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import time
@@ -31,7 +30,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._cli import errors_as_one_line, parser, positive_float, positive_int  # noqa: E402
 from scopa_env import BatchedScopa  # noqa: E402
+from scopa_env.errors import ScopaError  # noqa: E402
+from scopa_env.presets import rules_from_preset  # noqa: E402
 
 
 def run(env: BatchedScopa, mode: str, seconds: float, rng: np.random.Generator) -> float:
@@ -70,18 +72,21 @@ def mask_cost(env: BatchedScopa, read: bool, repeats: int = 20) -> float:
     return statistics.median(times)
 
 
-def main(argv=None) -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--sizes", type=int, nargs="+", default=[256, 1024, 4096])
-    ap.add_argument("--seconds", type=float, default=1.0)
-    ap.add_argument("--repeats", type=int, default=5)
+@errors_as_one_line(Path(__file__).name)
+def main(argv=None) -> int:
+    ap = parser(__file__, __doc__.splitlines()[0])
+    ap.add_argument("--sizes", type=positive_int, nargs="+", default=[256, 1024, 4096])
+    ap.add_argument("--seconds", type=positive_float, default=1.0)
+    ap.add_argument("--repeats", type=positive_int, default=5)
     ap.add_argument("--rules", nargs="+", default=["classic"], metavar="PRESET")
     ap.add_argument("--baseline", metavar="DIR", help="another checkout to compare with")
     args = ap.parse_args(argv)
+    for preset in args.rules:       # every name checked before the first is timed
+        rules_from_preset(preset)
     rng = np.random.default_rng(0)
     if args.baseline:
         compare(args, rng)
-        return
+        return 0
     modes = ("index", "ids", "index+dense mask")
     print(f"BatchedScopa, random legal moves chosen in numpy; median of {args.repeats} x "
           f"{args.seconds:.1f} s")
@@ -89,6 +94,7 @@ def main(argv=None) -> None:
         print(f"rules {preset}")
         bench_rules(preset, args, rng, modes)
     print("target: >= 1,000,000 agent steps/s at B >= 1024 with observations and sparse masks")
+    return 0
 
 
 def load_baseline(root: str):
@@ -96,6 +102,8 @@ def load_baseline(root: str):
     import importlib.util
 
     pkg = Path(root).resolve() / "scopa_env"
+    if not (pkg / "__init__.py").is_file():
+        raise ScopaError(f"--baseline {root}: not a checkout (no {pkg / '__init__.py'})")
     spec = importlib.util.spec_from_file_location("baseline_scopa_env", pkg / "__init__.py",
                                                   submodule_search_locations=[str(pkg)])
     mod = importlib.util.module_from_spec(spec)
@@ -147,4 +155,4 @@ def bench_rules(preset: str, args, rng: np.random.Generator, modes) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

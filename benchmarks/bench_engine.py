@@ -9,7 +9,6 @@ validated Python `Game` API, and state clones inside compiled code and from Pyth
 hands each), with its speed relative to the classic game. Medians of the repeats; the machine is
 noisy, so read the ratios.
 """
-import argparse
 import os
 import statistics
 import sys
@@ -19,6 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import numpy as np  # noqa: E402
 
+from benchmarks._cli import errors_as_one_line, parser, positive_int  # noqa: E402
 from scopa_env import Game, core  # noqa: E402
 from scopa_env.presets import PRESETS  # noqa: E402
 
@@ -47,12 +47,13 @@ def python_api_hands(n):
                 g.next_hand()
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--hands", type=int, default=300_000)
-    ap.add_argument("--repeats", type=int, default=5)
+@errors_as_one_line(os.path.basename(__file__))
+def main(argv=None) -> int:
+    ap = parser(__file__, __doc__.splitlines()[0])
+    ap.add_argument("--hands", type=positive_int, default=300_000)
+    ap.add_argument("--repeats", type=positive_int, default=5)
     ap.add_argument("--presets", action="store_true", help="also time every rules preset")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     core.random_hands(0, 10, 2, 0, 11)  # compile
     state = Game(seed=1).state
     core.clone_many(state, 10)
@@ -79,7 +80,8 @@ def main():
             core.random_hands_rules(0, 10, header)  # compile
             rate = n / timed(lambda: core.random_hands_rules(1, n, header), args.repeats)
             print(f"  {name:<20} {rate:12,.0f} hands/s  ({rate / fast:4.2f} x classic)")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -12,7 +12,6 @@ move at once). The first match is played before timing so that compilation is no
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -23,9 +22,12 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import make_agent  # noqa: E402
+from benchmarks._cli import errors_as_one_line, parser, positive_int, seed_arg  # noqa: E402
+from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.game import Game  # noqa: E402
 from scopa_env.presets import rules_from_preset  # noqa: E402
 from scopa_env.rules import Rules  # noqa: E402
+from scopa_env.seeds import SEED_LIMIT  # noqa: E402
 
 
 def play(hard, normal, matches: int, seed: int, rules: Rules | None = None, extra=()):
@@ -59,12 +61,13 @@ def summary(label: str, ms: np.ndarray) -> str:
             f"  p99 {np.percentile(ms, 99):6.2f}  max {ms.max():6.1f}")
 
 
+@errors_as_one_line(Path(__file__).name)
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--matches", type=int, default=20)
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--budget", type=int, help="hard's simulated-ply budget (default: the agent's)")
-    ap.add_argument("--worlds", type=int, help="a fixed number of worlds instead of the budget")
+    ap = parser(__file__, __doc__.splitlines()[0])
+    ap.add_argument("--matches", type=positive_int, default=20)
+    ap.add_argument("--seed", type=seed_arg, default=0)
+    ap.add_argument("--budget", type=positive_int, help="hard's simulated-ply budget (default: the agent's)")
+    ap.add_argument("--worlds", type=positive_int, help="a fixed number of worlds instead of the budget")
     ap.add_argument("--rules", default="classic", help="rules preset, default classic")
     ap.add_argument("--infer", action="store_true", help="hard with opponent modelling (option infer)")
     args = ap.parse_args(argv)
@@ -72,6 +75,10 @@ def main(argv=None) -> int:
     if args.infer:
         opts["infer"] = True
     rules = rules_from_preset(args.rules)
+    # the agents' seeds (play: seed x 1000 + ..., the warm-up's seed 10,000 + seed) stay int64
+    if max(10_000 + args.seed, args.seed + args.matches) * 1000 + 2 * args.matches + rules.players >= SEED_LIMIT:
+        raise ScopaError(f"--seed {args.seed} is too large here: the agents are seeded with "
+                         f"(10,000 + seed) x 1000 and seed x 1000 + 2 x match, below 2**63")
     hard, normal = make_agent("hard", rules, **opts), make_agent("normal", rules)
     extra = [make_agent("hard", rules, **opts) if s % 2 == 0 else make_agent("normal", rules)
              for s in range(2, rules.players)]

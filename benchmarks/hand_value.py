@@ -17,7 +17,6 @@ measure of how much of the gap to a target is hidden information rather than pla
 """
 from __future__ import annotations
 
-import argparse
 import multiprocessing as mp
 import sys
 import time
@@ -31,9 +30,10 @@ from agents import make_agent  # noqa: E402
 from agents.arena import (AGENT, OPPONENT, MatchResult, agent_seed, check_matches, pair_seed,  # noqa: E402
                           play_match, summarize)
 from agents.hard import HardAgent  # noqa: E402
+from benchmarks._cli import errors_as_one_line, parser, positive_int, seed_arg  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.rules import Rules  # noqa: E402
-from scopa_env.seeds import check_seed, offset_seed  # noqa: E402
+from scopa_env.seeds import offset_seed  # noqa: E402
 
 
 DEALS = 6          # deals of a classic 2-player hand: deal k leaves 36 - 6k cards in the deck
@@ -86,20 +86,20 @@ def _deal(index: int) -> list[list[MatchResult]]:
             for a in j["agents"]]
 
 
+@errors_as_one_line(Path(__file__).name)
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = parser(__file__, __doc__.split("\n")[0])
     p.add_argument("--opponent", default="easy", help="the opponent's spec (easy, normal, hard, ...)")
     p.add_argument("--matches", type=int, default=300, help="matches per agent (even)")
-    p.add_argument("--seed", type=int, default=11)
-    p.add_argument("--budget", type=int, default=9000, help="the search's plies per decision")
-    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--seed", type=seed_arg, default=11)
+    p.add_argument("--budget", type=positive_int, default=9000, help="the search's plies per decision")
+    p.add_argument("--workers", type=positive_int, default=2)
     p.add_argument("--told-deals", default="1,2,3,4,5",
                    help="the deals of each hand (1-5) in which the told search is told the hand")
     args = p.parse_args(argv)
     rules = Rules()
     try:                                           # a bad spec or count is one line before any work
         pairs = check_matches(args.matches, rules) // 2
-        check_seed(args.seed, "--seed")
         make_agent(args.opponent, rules, 0)
         HardAgent(rules, 0, budget=args.budget, infer=True)
         told_deals = parse_deals(args.told_deals)

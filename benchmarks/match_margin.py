@@ -16,6 +16,7 @@ moved evenly), not a measurement of any agent: the README says which figures cam
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 
@@ -24,9 +25,11 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.arena import check_matches, run_pairs  # noqa: E402
+from benchmarks._cli import ROOT, errors_as_one_line, parser, positive_int, seed_arg  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.rules import Rules  # noqa: E402
-from scopa_env.seeds import check_seed  # noqa: E402
+
+DEFAULT_AGENT = "checkpoints/scopa-default.pt"     # in the checkout, wherever this runs from
 
 
 def resampled_win_rate(hands: np.ndarray, shift: float, target: int, n: int,
@@ -35,9 +38,9 @@ def resampled_win_rate(hands: np.ndarray, shift: float, target: int, n: int,
     the opponent to the agent with the chance that adds `shift` to the mean margin (points stay
     whole, so level scores past the target still mean another hand)."""
     can = hands[:, 1] >= 1
-    p = 0.0 if shift <= 0 else shift / (2 * can.mean())
+    p = 0.0 if shift <= 0 else shift / (2 * can.mean()) if can.any() else math.inf
     if p > 1:
-        raise SystemExit(f"shift {shift} is more than moving a point in every hand can give")
+        raise ScopaError(f"shift {shift} is more than moving a point in every hand can give")
     won = 0
     for _ in range(n):
         a = b = 0
@@ -52,31 +55,43 @@ def resampled_win_rate(hands: np.ndarray, shift: float, target: int, n: int,
     return won / n
 
 
+def shift_list(text: str) -> list[float]:
+    """An argparse type: '0,0.5,1' -> [0.0, 0.5, 1.0], each a number >= 0."""
+    try:
+        shifts = [float(s) for s in text.split(",")]
+    except ValueError:
+        shifts = [math.nan]
+    if not all(math.isfinite(s) and s >= 0 for s in shifts):
+        raise argparse.ArgumentTypeError(f"must be numbers >= 0 separated by commas, got {text!r}")
+    return shifts
+
+
+@errors_as_one_line(Path(__file__).name)
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--agent", default="checkpoints/scopa-default.pt")
+    p = parser(__file__, __doc__.split("\n")[0])
+    p.add_argument("--agent", help=f"the agent's spec (default {DEFAULT_AGENT} of this checkout)")
     p.add_argument("--opponent", default="easy")
     p.add_argument("--matches", type=int, default=400)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--shifts", default="0,0.25,0.5,0.75,1.0")
-    p.add_argument("--samples", type=int, default=40_000, help="resampled matches per shift")
+    p.add_argument("--seed", type=seed_arg, default=0)
+    p.add_argument("--workers", type=positive_int, default=1)
+    p.add_argument("--shifts", type=shift_list, default="0,0.25,0.5,0.75,1.0")
+    p.add_argument("--samples", type=positive_int, default=40_000, help="resampled matches per shift")
     args = p.parse_args(argv)
     rules = Rules()
     try:                                  # found before the matches are played, not after
         matches = check_matches(args.matches, rules)
-        check_seed(args.seed, "--seed")
     except ScopaError as e:
         p.error(str(e))
-    results = run_pairs(args.agent, args.opponent, matches // 2, args.seed, rules, args.workers)
+    agent, label = (str(ROOT / DEFAULT_AGENT), DEFAULT_AGENT) if args.agent is None else (args.agent,) * 2
+    results = run_pairs(agent, args.opponent, matches // 2, args.seed, rules, args.workers)
     hands = np.array([(h[r.agent_side], h[1 - r.agent_side]) for r in results for h in r.hand_points])
     wins = sum(r.agent_won for r in results)
     diff = hands[:, 0] - hands[:, 1]
-    print(f"{args.agent} vs {args.opponent}: {len(results)} matches (seed {args.seed}), measured win "
+    print(f"{label} vs {args.opponent}: {len(results)} matches (seed {args.seed}), measured win "
           f"rate {wins / len(results):.1%}; {len(hands)} hands, points per hand "
           f"{hands[:, 0].mean():.3f} - {hands[:, 1].mean():.3f} = {diff.mean():+.3f} (sd {diff.std():.2f})")
     rng = np.random.default_rng(args.seed)
-    for shift in (float(s) for s in args.shifts.split(",")):
+    for shift in args.shifts:
         rate = resampled_win_rate(hands, shift, rules.target, args.samples, rng)
         print(f"  margin {diff.mean() + shift:+.2f} per hand: resampled match win rate {rate:.1%}")
     return 0

@@ -13,7 +13,6 @@ its own hand, as it does in a match, so the fit is of its judgement, not of any 
 """
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -24,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents import REGISTRY  # noqa: E402
 from agents.arena import run_pairs  # noqa: E402
 from agents.normal import NormalAgent  # noqa: E402
+from benchmarks._cli import errors_as_one_line, parser, positive_int, seed_arg  # noqa: E402
 from scopa_env.observation import SLICES  # noqa: E402
 from scopa_env.rules import Rules  # noqa: E402
 
@@ -48,11 +48,12 @@ def recording(cls):
     return Recording
 
 
+@errors_as_one_line(Path(__file__).name)
 def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = parser(__file__, __doc__.split("\n")[0])
     p.add_argument("--level", default="hard", choices=sorted(set(REGISTRY) - {"random"}))
-    p.add_argument("--pairs", type=int, default=40, help="duplicate deals (two matches each)")
-    p.add_argument("--seed", type=int, default=5)
+    p.add_argument("--pairs", type=positive_int, default=40, help="duplicate deals (two matches each)")
+    p.add_argument("--seed", type=seed_arg, default=5)
     args = p.parse_args(argv)
     rules = Rules()
     level = recording(REGISTRY[args.level])(rules, args.seed)

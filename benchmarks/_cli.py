@@ -1,0 +1,80 @@
+"""What the benchmark scripts share on the command line: argument types that check a number where
+argparse reads it, and a parser whose errors are one line, as the CLIs' (evaluate.py, play.py).
+
+Bad input is one line `PROG: error: WHAT`, exit code 2, before any work: a bad number from the
+types below, a bad preset or agent or an unreadable file as a ScopaError or OSError caught by
+`errors_as_one_line` around each script's main.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import math
+import sys
+from pathlib import Path
+
+from scopa_env.errors import ScopaError
+from scopa_env.seeds import check_seed
+
+ROOT = Path(__file__).resolve().parents[1]     # the checkout: defaults such as checkpoints/ live here
+
+
+class Parser(argparse.ArgumentParser):
+    """An ArgumentParser whose errors are one line (no usage block) and exit code 2."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def parser(file: str, description: str, **kw) -> Parser:
+    """The parser of the script `file` (its __file__), named by it whoever calls main()."""
+    return Parser(prog=Path(file).name, description=description, **kw)
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number > 0 (e.g. seconds to time for)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}")
+    return value
+
+
+def seed_arg(text: str) -> int:
+    """An argparse type: a seed, 0..2**63-1 (scopa_env.seeds.check_seed)."""
+    try:
+        return check_seed(int(text))
+    except (ValueError, ScopaError):
+        raise argparse.ArgumentTypeError(f"must be a whole number 0..2**63-1, got {text!r}") from None
+
+
+def errors_as_one_line(prog: str):
+    """Decorate a main(): a ScopaError or OSError it raises becomes `prog: error: ...` on stderr
+    and exit code 2 (return value 2), as in evaluate.py."""
+
+    def wrap(main):
+        @functools.wraps(main)
+        def run(*args, **kwargs):
+            try:
+                return main(*args, **kwargs)
+            except ScopaError as e:
+                print(f"{prog}: error: {e}", file=sys.stderr)
+            except OSError as e:
+                print(f"{prog}: error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+            return 2
+        return run
+
+    return wrap

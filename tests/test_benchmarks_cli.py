@@ -1,0 +1,78 @@
+"""The benchmark scripts on bad input: one line `SCRIPT: error: ...` on stderr, exit code 2, no
+traceback, before any work (so each case here takes about a second). Run from outside the checkout,
+as a user may."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+CASES = [
+    ("bench_hard.py", ["--matches", "0"], "argument --matches: must be a whole number >= 1"),
+    ("bench_hard.py", ["--matches", "-1"], "argument --matches"),
+    ("bench_hard.py", ["--budget", "0"], "argument --budget"),
+    ("bench_hard.py", ["--worlds", "-3"], "argument --worlds"),
+    ("bench_hard.py", ["--rules", "foo"], "unknown rules preset 'foo'"),
+    ("bench_hard.py", ["--seed", "-1"], "argument --seed: must be a whole number 0..2**63-1"),
+    ("bench_hard.py", ["--seed", "1.5"], "argument --seed"),
+    ("bench_hard.py", ["--seed", str(2**63 - 1)], "--seed 9223372036854775807 is too large"),
+    ("bench_hard.py", ["--no-such-option"], "unrecognized arguments"),
+    ("match_margin.py", ["--agent", "foo"], "unknown agent 'foo'"),
+    ("match_margin.py", ["--agent", "missing.pt"], "missing.pt"),
+    ("match_margin.py", ["--matches", "3"], "even"),
+    ("match_margin.py", ["--seed", "-1"], "argument --seed"),
+    ("match_margin.py", ["--workers", "0"], "argument --workers"),
+    ("match_margin.py", ["--samples", "0"], "argument --samples"),
+    ("match_margin.py", ["--shifts", "0,x"], "argument --shifts"),
+    ("match_margin.py", ["--shifts", "-0.5"], "argument --shifts"),
+    ("bench_engine.py", ["--repeats", "0"], "argument --repeats"),
+    ("bench_engine.py", ["--hands", "-5"], "argument --hands"),
+    ("bench_aec.py", ["--repeats", "0"], "argument --repeats"),
+    ("bench_aec.py", ["--seconds", "nan"], "argument --seconds: must be a number > 0"),
+    ("bench_aec.py", ["--rules", "foo"], "unknown rules preset 'foo'"),
+    ("bench_batched.py", ["--repeats", "0"], "argument --repeats"),
+    ("bench_batched.py", ["--sizes", "256", "0"], "argument --sizes"),
+    ("bench_batched.py", ["--seconds", "0"], "argument --seconds"),
+    ("bench_batched.py", ["--rules", "classic", "foo"], "unknown rules preset 'foo'"),
+    ("bench_batched.py", ["--baseline", "no-such-folder"], "--baseline no-such-folder: not a checkout"),
+    ("opponent_fit.py", ["--pairs", "0"], "argument --pairs"),
+    ("opponent_fit.py", ["--pairs", "-1"], "argument --pairs"),
+    ("opponent_fit.py", ["--seed", "-1"], "argument --seed"),
+    ("hand_value.py", ["--workers", "0"], "argument --workers"),
+    ("hand_value.py", ["--seed", "-1"], "argument --seed"),
+    ("hand_value.py", ["--budget", "0"], "argument --budget"),
+    ("hand_value.py", ["--matches", "3"], "even"),
+    ("hand_value.py", ["--told-deals", "6"], "--told-deals"),
+]
+
+
+def run(script, args, cwd):
+    return subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
+                          text=True, cwd=cwd, timeout=60)
+
+
+def one_line_error(r, script, words):
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.startswith(f"{script}: error: ") and r.stderr.count("\n") == 1, r.stderr
+    assert words in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("script,args,words", CASES, ids=[f"{s} {' '.join(a)}" for s, a, _ in CASES])
+def test_bad_input_one_line_exit_2(script, args, words, tmp_path):
+    one_line_error(run(script, args, tmp_path), script, words)
+
+
+def test_match_margin_finds_its_default_agent_from_anywhere(tmp_path):
+    # the default checkpoint is the checkout's, not ./checkpoints: the agent loads, then the
+    # bad opponent is the one error (before any match is played)
+    if not (BENCH.parent / "checkpoints" / "scopa-default.pt").is_file():
+        pytest.skip("no shipped checkpoint in this checkout")
+    pytest.importorskip("torch")
+    r = run("match_margin.py", ["--opponent", "no-such-level"], tmp_path)
+    one_line_error(r, "match_margin.py", "unknown agent 'no-such-level'")
+    assert "scopa-default.pt" not in r.stderr
