@@ -1,6 +1,7 @@
 """Training: smoke runs of train.py, checkpoints, exact resume, clear errors."""
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -186,6 +187,39 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
     (tmp_path / "folder.pt").mkdir()
     _one_line_error(run_main(capsys, "--export", str(tmp_path / "folder.pt"), str(tmp_path / "o.pt")),
                     "folder.pt' is a folder, not a file")
+
+
+def _saved_run(tmp_path, name="v", **kw):
+    """A run stopped (resumable) after one iteration: its latest.pt and the checkpoint dict."""
+    Run(tiny_cfg(tmp_path, run_name=name, **kw), log=lambda *_: None).train(stop_at=512)
+    path = tmp_path / "ck" / name / "latest.pt"
+    return path, torch.load(path, weights_only=True)
+
+
+def test_checkpoint_fields_of_the_wrong_type_are_one_error(tmp_path, capsys):
+    """Version fields that are tensors, strings or bools (a damaged or hand-made file) are one
+    error naming the field, shown on one line ('1', not 1); they used to be a RuntimeError
+    ('Boolean value of Tensor with more than one value is ambiguous') in every CLI."""
+    path, good = _saved_run(tmp_path)
+    cases = [("format_version", torch.tensor([1, 1]), "format version a tensor of shape (2,)"),
+             ("format_version", "1", "format version '1', this code reads 1"),
+             ("format_version", True, "format version True"),
+             ("obs_layout_version", torch.tensor([1, 2]), "observation layout version a tensor"),
+             ("action_layout_version", torch.arange(5000), "action layout version a tensor"),
+             ("model_config", dict(good["model_config"], hidden=torch.tensor([1, 2])),
+              "model_config 'hidden' = a tensor"),
+             ("obs_layout", {"players": torch.tensor([2, 2]), "size": 291}, "observation layout")]
+    for i, (key, value, words) in enumerate(cases):
+        bad = tmp_path / f"bad{i}.pt"
+        torch.save(dict(good, **{key: value}), bad)
+        for load in (checkpoint.load, lambda p: make_agent(str(p))):
+            with pytest.raises(ScopaError, match=re.escape(words)):
+                load(bad)
+        with pytest.raises(ScopaError, match=re.escape(words)):
+            Run(tiny_cfg(tmp_path, init_from=str(bad)), log=lambda *_: None)
+    _one_line_error(run_main(capsys, "--export", str(tmp_path / "bad0.pt"), str(tmp_path / "o.pt")),
+                    "bad0.pt", "format version a tensor of shape (2,)")
+    assert not (tmp_path / "o.pt").exists()
 
 
 def test_atomic_save_keeps_last_good_file(tmp_path, monkeypatch):

@@ -118,30 +118,54 @@ def load(path: str | Path) -> dict:
 
 def check(ckpt, where: str = "checkpoint") -> None:
     """Raise ScopaError unless `ckpt` is a checkpoint this version of the code can use."""
-    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
+    if not isinstance(ckpt, dict) or not isinstance(ckpt.get("format"), str) or \
+            ckpt["format"] != FORMAT:
         raise ScopaError(f"{where!r} is not a scopa-rl checkpoint")
     missing = [k for k in REQUIRED if k not in ckpt]
     if missing:
         raise ScopaError(f"checkpoint {where!r} lacks {', '.join(missing)}")
-    if ckpt["format_version"] != FORMAT_VERSION:
-        raise ScopaError(f"checkpoint {where!r} has format version {ckpt['format_version']}, "
+    if not _whole(ckpt["format_version"]) or ckpt["format_version"] != FORMAT_VERSION:
+        raise ScopaError(f"checkpoint {where!r} has format version {_show(ckpt['format_version'])}, "
                          f"this code reads {FORMAT_VERSION}")
-    if ckpt["obs_layout_version"] != OBS_LAYOUT_VERSION:
+    if not _whole(ckpt["obs_layout_version"]) or ckpt["obs_layout_version"] != OBS_LAYOUT_VERSION:
         raise ScopaError(f"checkpoint {where!r} was trained on observation layout version "
-                         f"{ckpt['obs_layout_version']}, this code has version {OBS_LAYOUT_VERSION}")
-    if ckpt["action_layout_version"] != ACTION_LAYOUT_VERSION:
+                         f"{_show(ckpt['obs_layout_version'])}, this code has version {OBS_LAYOUT_VERSION}")
+    if not _whole(ckpt["action_layout_version"]) or \
+            ckpt["action_layout_version"] != ACTION_LAYOUT_VERSION:
         raise ScopaError(f"checkpoint {where!r} was trained on action layout version "
-                         f"{ckpt['action_layout_version']}, this code has version {ACTION_LAYOUT_VERSION}")
+                         f"{_show(ckpt['action_layout_version'])}, this code has version "
+                         f"{ACTION_LAYOUT_VERSION}")
     rules = rules_of(ckpt, where)
     lay = ckpt.get("obs_layout", {"players": 2, "size": layout(2).size})
-    if not isinstance(lay, dict) or lay.get("players") != rules.players or \
-            lay.get("size") != layout(rules.players).size:
-        raise ScopaError(f"checkpoint {where!r} has observation layout {lay!r}, but its rules have "
+    if not isinstance(lay, dict) or not _whole(lay.get("players")) or not _whole(lay.get("size")) or \
+            lay["players"] != rules.players or lay["size"] != layout(rules.players).size:
+        raise ScopaError(f"checkpoint {where!r} has observation layout {_show(lay)}, but its rules have "
                          f"{rules.players} players ({layout(rules.players).size} values)")
-    players = ckpt["model_config"].get("players", 2) if isinstance(ckpt["model_config"], dict) else None
+    mc = ckpt["model_config"]
+    if not isinstance(mc, dict):
+        raise ScopaError(f"checkpoint {where!r} has a model_config of {_show(mc)}, not a table")
+    for key in ("hidden", "features", "players", "hand_cards"):
+        if key in mc and not (_whole(mc[key]) and mc[key] >= 1):
+            raise ScopaError(f"checkpoint {where!r} has model_config {key!r} = {_show(mc[key])}: "
+                             f"it must be a whole number, at least 1")
+    players = mc.get("players", 2)
     if players != rules.players:
-        raise ScopaError(f"checkpoint {where!r} holds a network for {players} players, but its "
+        raise ScopaError(f"checkpoint {where!r} holds a network for {_show(players)} players, but its "
                          f"rules have {rules.players}")
+
+
+def _whole(v) -> bool:
+    """A plain int (not a bool, not a tensor)."""
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _show(v) -> str:
+    """A value for a one-line message: a tensor by its kind and shape, anything else by its repr
+    on one line, cut at 80 characters."""
+    if isinstance(v, torch.Tensor):
+        return f"a tensor of shape {tuple(v.shape)} ({str(v.dtype).removeprefix('torch.')})"
+    text = " ".join(repr(v).split())
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 def rules_of(ckpt: dict, where: str = "checkpoint") -> Rules:
