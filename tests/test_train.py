@@ -222,6 +222,20 @@ def test_checkpoint_fields_of_the_wrong_type_are_one_error(tmp_path, capsys):
     assert not (tmp_path / "o.pt").exists()
 
 
+def test_a_checkpoint_that_is_not_a_regular_file(tmp_path, capsys):
+    """A FIFO named like a checkpoint is 'not a regular file' (it was said not to exist; and
+    reading it would wait for a writer forever)."""
+    import os
+    fifo = tmp_path / "x.pt"
+    os.mkfifo(fifo)
+    with pytest.raises(ScopaError, match=r"x\.pt' is not a regular file"):
+        checkpoint.load(fifo)
+    _one_line_error(run_main(capsys, "--init-from", str(fifo), "--total-steps", "512"),
+                    "x.pt' is not a regular file")
+    with pytest.raises(ScopaError, match=r"x\.pt' does not exist"):
+        checkpoint.load(tmp_path / "y" / "x.pt")
+
+
 def test_atomic_save_keeps_last_good_file(tmp_path, monkeypatch):
     path = tmp_path / "latest.pt"
     checkpoint.save_atomic({"v": torch.zeros(3)}, path)

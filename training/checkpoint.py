@@ -102,6 +102,8 @@ def load(path: str | Path) -> dict:
     """Read and check a checkpoint; any problem is one ScopaError naming it."""
     path = Path(path)
     if not path.is_file():
+        if path.exists() and not path.is_dir():     # a FIFO or device: reading it could block
+            raise ScopaError(f"checkpoint {str(path)!r} is not a regular file")
         raise not_a_file("checkpoint", path)
     try:
         ckpt = torch.load(path, map_location="cpu", weights_only=True)
