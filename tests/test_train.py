@@ -236,6 +236,43 @@ def test_a_checkpoint_that_is_not_a_regular_file(tmp_path, capsys):
         checkpoint.load(tmp_path / "y" / "x.pt")
 
 
+def test_resume_refuses_malformed_counters_and_config(tmp_path, capsys):
+    """What a resume reads back (config, counters) is checked at load: each problem is one error
+    naming the key (they were AttributeError, KeyError, TypeError, ValueError tracebacks), and a
+    run name that is a path (../../escape) no longer makes the resumed run write its
+    checkpoints and logs outside checkpoints_dir and runs_dir."""
+    path, good = _saved_run(tmp_path)
+    counters = good["counters"]
+    no_name = {k: v for k, v in counters.items() if k != "run_name"}
+    cases = [(dict(config="hello"), "has a config of 'hello'"),
+             (dict(counters=no_name), "lacks counter 'run_name'"),
+             (dict(counters=dict(counters, run_name=5)), "counter 'run_name' = 5"),
+             (dict(counters=dict(counters, steps="abc")), "counter 'steps' = 'abc'"),
+             (dict(counters=dict(counters, steps=-1)), "counter 'steps' = -1"),
+             (dict(counters=dict(counters, iterations=2.5)), "counter 'iterations' = 2.5"),
+             (dict(counters=dict(counters, elapsed_s=float("nan"))), "counter 'elapsed_s' = nan"),
+             (dict(counters=dict(counters, best_score="high")), "counter 'best_score' = 'high'"),
+             (dict(counters="x"), "has counters 'x'"),
+             (dict(counters=dict(counters, run_name="../../escape")), "counter 'run_name' = '../../escape'"),
+             (dict(counters=dict(counters, run_name="..")), "counter 'run_name' = '..'"),
+             (dict(counters=dict(counters, run_name="a\0b")), "counter 'run_name' = 'a\\x00b'"),
+             (dict(counters=None), "lacks counters")]
+    for i, (change, words) in enumerate(cases):
+        bad = tmp_path / f"resume{i}.pt"
+        torch.save({k: v for k, v in {**good, **change}.items() if v is not None}, bad)
+        with pytest.raises(ScopaError, match=re.escape(words)):
+            start(tiny_cfg(tmp_path), resume=str(bad), log=lambda *_: None)
+    _one_line_error(run_main(capsys, "--resume", str(tmp_path / "resume9.pt")),
+                    "resume9.pt", "counter 'run_name' = '../../escape'", "plain name")
+    assert not (tmp_path / "escape").exists() and not (tmp_path.parent / "escape").exists()
+    # an agent-only file may lack counters; the valid run resumes as before
+    agent = checkpoint.agent_only(good)
+    del agent["counters"]
+    torch.save(agent, tmp_path / "agent.pt")
+    make_agent(str(tmp_path / "agent.pt"))
+    assert start(tiny_cfg(tmp_path), resume=str(path), log=lambda *_: None).name == "v"
+
+
 def test_atomic_save_keeps_last_good_file(tmp_path, monkeypatch):
     path = tmp_path / "latest.pt"
     checkpoint.save_atomic({"v": torch.zeros(3)}, path)

@@ -30,6 +30,7 @@ target (os.replace is atomic), so a killed process leaves either the old file or
 """
 from __future__ import annotations
 
+import math
 import os
 import pickle
 import random
@@ -154,11 +155,58 @@ def check(ckpt, where: str = "checkpoint") -> None:
     if players != rules.players:
         raise ScopaError(f"checkpoint {where!r} holds a network for {_show(players)} players, but its "
                          f"rules have {rules.players}")
+    if not isinstance(ckpt["config"], dict):
+        raise ScopaError(f"checkpoint {where!r} has a config of {_show(ckpt['config'])}, not a table "
+                         f"of config keys")
+    _check_counters(ckpt, where)
+
+
+# what a resumed run reads back (training/loop.py, Run._restore): every checkpoint a run writes
+# has them all; a whole number of steps etc. (not negative), a time, a score or None, a name
+COUNTERS = {"steps": "count", "iterations": "count", "elapsed_s": "time", "best_score": "score",
+            "next_eval": "count", "next_checkpoint": "count", "run_name": "name"}
+
+
+def _check_counters(ckpt: dict, where: str) -> None:
+    """A resumable checkpoint (optimizer and algo_state) must have every counter; any file's
+    counters must be of their kinds. The run name becomes a folder under checkpoints_dir and
+    runs_dir, so it is one plain name: no path separator, not '.' or '..', no NUL."""
+    resumable = "optimizer" in ckpt and "algo_state" in ckpt
+    if "counters" not in ckpt:
+        if resumable:
+            raise ScopaError(f"checkpoint {where!r} lacks counters")
+        return
+    counters = ckpt["counters"]
+    if not isinstance(counters, dict):
+        raise ScopaError(f"checkpoint {where!r} has counters {_show(counters)}, not a table of counters")
+    for key, kind in COUNTERS.items():
+        if key not in counters:
+            if resumable:
+                raise ScopaError(f"checkpoint {where!r} lacks counter {key!r}")
+            continue
+        v = counters[key]
+        if kind == "count":
+            ok, want = _whole(v) and v >= 0, "a whole number, not negative"
+        elif kind == "time":
+            ok, want = _real(v) and v >= 0, "a number of seconds, not negative"
+        elif kind == "score":
+            ok, want = v is None or _real(v), "a number or None"
+        else:
+            ok = isinstance(v, str) and v not in ("", ".", "..") and \
+                not any(ch in v for ch in ("/", "\\", "\0", os.sep, os.altsep or "/"))
+            want = "a plain name (no path separator, not '.' or '..', no NUL)"
+        if not ok:
+            raise ScopaError(f"checkpoint {where!r} has counter {key!r} = {_show(v)}: it must be {want}")
 
 
 def _whole(v) -> bool:
     """A plain int (not a bool, not a tensor)."""
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _real(v) -> bool:
+    """A plain finite int or float (not a bool, not a tensor)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 def _show(v) -> str:
