@@ -222,6 +222,36 @@ def test_checkpoint_fields_of_the_wrong_type_are_one_error(tmp_path, capsys):
     assert not (tmp_path / "o.pt").exists()
 
 
+def test_non_finite_weights_are_refused_when_loaded(tmp_path, capsys):
+    """NaN or inf in the network (or the optimizer's state) is one error naming the file and the
+    tensor, for an agent, an export, init_from and resume: it used to load and play silently."""
+    path, good = _saved_run(tmp_path)
+    name = next(k for k, v in good["model"].items() if v.is_floating_point())
+    for i, value in enumerate((float("nan"), float("inf"), float("-inf"))):
+        model = {k: v.clone() for k, v in good["model"].items()}
+        model[name].view(-1)[-1] = value
+        bad = tmp_path / f"nonfinite{i}.pt"
+        torch.save(dict(good, model=model), bad)
+        words = f"model tensor {name!r} has 1 of {model[name].numel()} values NaN or inf"
+        for load in (checkpoint.load, lambda p: make_agent(str(p)),
+                     lambda p: Run(tiny_cfg(tmp_path, init_from=str(p)), log=lambda *_: None),
+                     lambda p: start(tiny_cfg(tmp_path), resume=str(p), log=lambda *_: None)):
+            with pytest.raises(ScopaError, match=re.escape(words)) as e:
+                load(bad)
+            assert str(bad) in str(e.value)
+    _one_line_error(run_main(capsys, "--export", str(tmp_path / "nonfinite0.pt"), str(tmp_path / "o.pt")),
+                    "nonfinite0.pt", "NaN or inf")
+    opt = {"state": {0: {"step": torch.tensor(1.0), "exp_avg": torch.full((2,), float("nan")),
+                         "exp_avg_sq": torch.zeros(2)}},
+           "param_groups": good["optimizer"]["param_groups"]}
+    torch.save(dict(good, optimizer=opt), tmp_path / "opt.pt")
+    with pytest.raises(ScopaError, match=r"optimizer tensor 'state\.0\.exp_avg' has 2 of 2"):
+        checkpoint.load(tmp_path / "opt.pt")
+    # the shipped agent (an older-format file) and a fresh run's files still load
+    checkpoint.load(ROOT / "checkpoints" / "scopa-default.pt")
+    checkpoint.load(path)
+
+
 def test_a_checkpoint_that_is_not_a_regular_file(tmp_path, capsys):
     """A FIFO named like a checkpoint is 'not a regular file' (it was said not to exist; and
     reading it would wait for a writer forever)."""

@@ -159,6 +159,12 @@ def check(ckpt, where: str = "checkpoint") -> None:
         raise ScopaError(f"checkpoint {where!r} has a config of {_show(ckpt['config'])}, not a table "
                          f"of config keys")
     _check_counters(ckpt, where)
+    for key in ("model", "optimizer"):
+        if key in ckpt:
+            _check_finite(ckpt[key], where, key)
+    pool = ckpt["algo_state"].get("pool") if isinstance(ckpt.get("algo_state"), dict) else None
+    if pool is not None:
+        _check_finite(pool, where, "algo_state.pool")
 
 
 # what a resumed run reads back (training/loop.py, Run._restore): every checkpoint a run writes
@@ -197,6 +203,23 @@ def _check_counters(ckpt: dict, where: str) -> None:
             want = "a plain name (no path separator, not '.' or '..', no NUL)"
         if not ok:
             raise ScopaError(f"checkpoint {where!r} has counter {key!r} = {_show(v)}: it must be {want}")
+
+
+def _check_finite(obj, where: str, key: str, path: tuple = ()) -> None:
+    """Every floating-point tensor in `obj` (nested dicts and lists) holds finite numbers: NaN or
+    inf weights come from a damaged file or a diverged run, and would play or train silently."""
+    if isinstance(obj, torch.Tensor):
+        if (obj.is_floating_point() or obj.is_complex()) and not bool(torch.isfinite(obj).all()):
+            bad = int((~torch.isfinite(obj)).sum())
+            raise ScopaError(f"checkpoint {where!r} is unusable: {key} tensor "
+                             f"{'.'.join(map(str, path))!r} has {bad} of {obj.numel()} values NaN "
+                             f"or inf (a damaged file or a diverged run)")
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            _check_finite(v, where, key, path + (k,))
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            _check_finite(v, where, key, path + (i,))
 
 
 def _whole(v) -> bool:
