@@ -303,6 +303,43 @@ def test_resume_refuses_malformed_counters_and_config(tmp_path, capsys):
     assert start(tiny_cfg(tmp_path), resume=str(path), log=lambda *_: None).name == "v"
 
 
+@pytest.mark.parametrize("algo,poison", [("dmc", "lr"), ("ppo", "lr"), ("ppo", "vf_coef")])
+def test_diverging_training_stops_before_saving(tmp_path, algo, poison):
+    """An update that makes the loss or the weights NaN/inf is one error naming the step and what
+    to lower, raised before anything is saved: the run's latest.pt stays the last good one (a
+    huge learning rate used to save NaN weights and print an evaluation table; PPO with an
+    infinite vf_coef stopped at 'legal-move index -1 is not legal')."""
+    import copy
+    Run(tiny_cfg(tmp_path, run_name="div", algo=algo, final_matches=2), log=lambda *_: None).train(stop_at=1024)
+    latest = tmp_path / "ck" / "div" / "latest.pt"
+    before = latest.read_bytes()
+    run = start(tiny_cfg(tmp_path), resume=str(latest), log=lambda *_: None)
+    if poison == "lr":      # past what the config allows: set on the optimizer itself
+        run.optimizer.param_groups[0]["lr"] = 1e30
+        words = r"training diverged at step [\d,]+: the .*(NaN|nan|inf).*lower learning_rate"
+    else:
+        cfg = copy.copy(run.algo.cfg)
+        object.__setattr__(cfg, "vf_coef", float("inf"))
+        run.algo.cfg = cfg
+        words = r"training diverged at step [\d,]+: the loss became (inf|nan).*vf_coef \(now inf\)"
+    with pytest.raises(ScopaError, match=words):
+        run.train()
+    assert latest.read_bytes() == before
+    assert sorted(p.name for p in latest.parent.iterdir()) == ["latest.pt", "step_0000001024.pt"]
+    checkpoint.load(latest)
+
+
+def test_divergence_check_sees_poisoned_weights(tmp_path):
+    """Weights that become NaN inside an update (here: poisoned before it) stop the update with
+    the diverged error; finite weights learn as before (the check draws nothing random)."""
+    run = Run(tiny_cfg(tmp_path, run_name="poison"), log=lambda *_: None)
+    with torch.no_grad():
+        next(run.model.parameters()).fill_(float("nan"))
+    with pytest.raises(ScopaError, match="training diverged at step"):
+        for _ in range(4):
+            run.algo.iterate()
+
+
 def test_atomic_save_keeps_last_good_file(tmp_path, monkeypatch):
     path = tmp_path / "latest.pt"
     checkpoint.save_atomic({"v": torch.zeros(3)}, path)

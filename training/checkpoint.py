@@ -249,6 +249,22 @@ def rules_of(ckpt: dict, where: str = "checkpoint") -> Rules:
         raise ScopaError(f"checkpoint {where!r} has bad rules ({e})") from None
 
 
+def diverged(steps: int, what: str, advice: str) -> ScopaError:
+    """The error for an update that made the loss or the weights non-finite (NaN or inf). The
+    algorithms raise it inside the update, before the loop saves anything, so the run's
+    checkpoints stay its last good state."""
+    return ScopaError(f"training diverged at step {steps:,}: {what}; nothing of this iteration "
+                      f"was saved (the run's checkpoints hold its last good state): {advice}")
+
+
+def nonfinite_weights(model: torch.nn.Module) -> str:
+    """The name of the first parameter of `model` holding NaN or inf, '' if none."""
+    for name, p in model.named_parameters():
+        if not bool(torch.isfinite(p).all()):
+            return name
+    return ""
+
+
 def rng_state(np_rng: np.random.Generator) -> dict:
     """Python, numpy and torch generator states as plain values and tensors."""
     version, internal, gauss = random.getstate()

@@ -12,9 +12,12 @@ mover's later positions when it acted there (no extra forward pass).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 
+from . import checkpoint
 from .config import TrainConfig
 from .bots import BotSeats
 from .env import make_env, env_state, set_env_state, legal_slice
@@ -186,13 +189,23 @@ class DMC:
                 i = order[start:start + mb]
                 q = self.model.score_chosen(obs[i], card[i], captured[i])
                 loss = torch.nn.functional.mse_loss(q, target[i])
+                losses.append(loss.item())
+                if not math.isfinite(losses[-1]):
+                    raise self._diverged(f"the value loss became {losses[-1]}")
                 self.optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.cfg.max_grad_norm)
                 self.optimizer.step()
-                losses.append(loss.item())
+        bad = checkpoint.nonfinite_weights(self.model)
+        if bad:
+            raise self._diverged(f"the network's weights ({bad}) became NaN or inf")
         return {"losses/value_loss": float(np.mean(losses)),
                 "charts/mean_target": float(target.mean()), "charts/samples": n}
+
+    def _diverged(self, what: str):
+        return checkpoint.diverged(self.steps, what, f"lower learning_rate (now "
+                                   f"{self.cfg.learning_rate:g}) or max_grad_norm (now "
+                                   f"{self.cfg.max_grad_norm:g})")
 
     def iterate(self) -> dict:
         eps = epsilon_at(self.cfg, self.steps)

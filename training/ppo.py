@@ -20,12 +20,14 @@ engine state, since the env shows only the mover's view).
 from __future__ import annotations
 
 import copy
+import math
 
 import numpy as np
 import torch
 
 from scopa_env.observation import write_observation
 
+from . import checkpoint
 from .bots import BotSeats
 from .config import TrainConfig
 from .env import env_state, legal_slice, make_env, set_env_state
@@ -118,6 +120,10 @@ class PPO:
             if len(rows):
                 r = torch.from_numpy(rows)
                 logits[r], _ = masked_logits(m, obs[r], cards[r], captured[r], count[r])
+        if not bool(torch.isfinite(logits).all()):
+            # weights grown huge but finite in the last update overflow here; sampling from NaN
+            # would pick no legal move
+            raise self._diverged("the policy's move scores became NaN or inf while playing")
         idx = sample(logits, self.rng)
         self.bots.play(env, idx, ~learner_moves & (self.opponent == -1))
         logp = torch.log_softmax(logits, dim=1)[torch.arange(len(idx)), torch.from_numpy(idx)]
@@ -228,6 +234,9 @@ class PPO:
                 pg = torch.max(-a * ratio, -a * ratio.clamp(1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
                 v_loss = 0.5 * ((value - returns[i]) ** 2).mean()
                 loss = pg - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+                if not math.isfinite(loss.item()):
+                    raise self._diverged(f"the loss became {loss.item()} (policy loss {pg.item():g}, "
+                                         f"value loss {v_loss.item():g}, entropy {entropy.item():g})")
                 self.optimizer.zero_grad()
                 loss.backward()
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), cfg.max_grad_norm)
@@ -238,12 +247,22 @@ class PPO:
                     stats["ent"].append(entropy.item())
                     stats["kl"].append(((ratio - 1) - (logp - old_logp[i])).mean().item())
                     stats["clip"].append(((ratio - 1).abs() > cfg.clip_coef).float().mean().item())
+        bad = checkpoint.nonfinite_weights(self.model)
+        if bad:
+            raise self._diverged(f"the network's weights ({bad}) became NaN or inf")
         return {"losses/policy_loss": float(np.mean(stats["pg"])),
                 "losses/value_loss": float(np.mean(stats["v"])),
                 "losses/entropy": float(np.mean(stats["ent"])),
                 "losses/approx_kl": float(np.mean(stats["kl"])),
                 "losses/clipfrac": float(np.mean(stats["clip"])),
                 "charts/samples": n}
+
+    def _diverged(self, what: str):
+        cfg = self.cfg
+        return checkpoint.diverged(self.steps, what, f"lower learning_rate (now "
+                                   f"{cfg.learning_rate:g}), max_grad_norm (now {cfg.max_grad_norm:g}) "
+                                   f"or the loss coefficients vf_coef (now {cfg.vf_coef:g}) and "
+                                   f"ent_coef (now {cfg.ent_coef:g})")
 
     def iterate(self) -> dict:
         buf = self.rollout()
