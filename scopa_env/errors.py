@@ -12,6 +12,9 @@ class ScopaError(ValueError):
 
 def not_a_file(kind: str, path) -> ScopaError:
     """The error for a `kind` ('checkpoint', 'config file') at `path` that is not a file: a folder
-    is said to be one rather than not to exist."""
-    what = "is a folder, not a file" if Path(path).is_dir() else "does not exist"
+    is said to be one, and anything else there (a pipe, a device) not a regular file, rather than
+    not to exist."""
+    p = Path(path)
+    what = ("is a folder, not a file" if p.is_dir() else
+            "is not a regular file" if p.exists() else "does not exist")
     return ScopaError(f"{kind} {str(path)!r} {what}")

@@ -1,4 +1,6 @@
 """The rule levels: interface, decisions from the observation alone, and what each level does."""
+import os
+
 import numpy as np
 import pytest
 
@@ -539,3 +541,6 @@ def test_a_folder_named_like_a_checkpoint_is_said_to_be_a_folder(tmp_path):
         make_agent(str(tmp_path / "run.pt"))
     with pytest.raises(ScopaError, match="nope.pt' does not exist"):
         make_agent(str(tmp_path / "nope.pt"))
+    os.mkfifo(tmp_path / "pipe.pt")            # exists, but no file to read (and reading it would wait)
+    with pytest.raises(ScopaError, match="pipe.pt' is not a regular file"):
+        make_agent(str(tmp_path / "pipe.pt"))
