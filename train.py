@@ -93,6 +93,8 @@ def main(argv=None) -> int:
         if args.export:
             export(*args.export)
             return 0
+        if args.stop_at is not None and args.stop_at < 1:
+            raise ScopaError(f"--stop-at must be a number of steps, at least 1, got {args.stop_at}")
         from training.config import load_toml, make_config
         from training.loop import start
 

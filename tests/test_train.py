@@ -535,3 +535,44 @@ def test_a_resume_past_its_budget_says_there_is_nothing_to_train(tmp_path, capsy
     r = run_main(capsys, "--resume", str(tmp_path / "ck" / "done"), "--total-steps", "1024")
     assert r.returncode == 0, r.stderr
     assert f"nothing to train: the run is at {steps:,} steps, total_steps is 1,024" in r.stdout + r.stderr
+
+
+def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, capsys):
+    """Every float field has a finite range, the sizes that allocate have upper bounds, and
+    settings that silently did something else are errors naming the key."""
+    for flags, words in ((("--learning-rate", "1e30"), "'learning_rate' must be above 0 and at most 1"),
+                         (("--learning-rate", "inf"), "'learning_rate' must be above 0"),
+                         (("--learning-rate", "nan"), "'learning_rate' must be a number, got nan"),
+                         (("--max-grad-norm", "-1"), "'max_grad_norm' must be above 0 and finite"),
+                         (("--max-grad-norm", "0"), "'max_grad_norm' must be above 0"),
+                         (("--vf-coef", "inf"), "'vf_coef' must be at least 0 and at most 100"),
+                         (("--ent-coef", "-0.1"), "'ent_coef' must be at least 0"),
+                         (("--clip-coef", "0"), "'clip_coef' must be above 0 and at most 1"),
+                         (("--max-minutes", "inf"), "'max_minutes' must be at least 0 and finite"),
+                         (("--seed", "1.0"), "'seed' must be a whole number 0..2**63-1, got 1.0"),
+                         (("--num-envs", "1e11"), "'num_envs' must be at most 65,536"),
+                         (("--rollout-steps", "1e12"), "'rollout_steps' must be at most 65,536"),
+                         (("--num-envs", "4096", "--rollout-steps", "4096"),
+                          "'num_envs' x 'rollout_steps' must be at most 4,194,304"),
+                         (("--hidden", "1e8"), "'hidden' must be at most 4,096"),
+                         (("--torch-threads", "100000"), "'torch_threads' must be at most 256"),
+                         (("--pool-size", "1e9"), "'pool_size' must be at most 1,000"),
+                         (("--eval-matches", "0"), "'eval_matches' must be at least 1 while eval_every > 0"),
+                         (("--eval-opponents", ""), "'eval_opponents' needs at least one opponent"),
+                         (("--target", "21", "--set", "rules.target=31"),
+                          "'target' both set the rules option 'target'"),
+                         (("--stop-at", "-5"), "--stop-at must be a number of steps, at least 1")):
+        _one_line_error(run_main(capsys, "--print-config", *flags), words)
+    (tmp_path / "c.toml").write_text("seed = 1.0\n")
+    _one_line_error(run_main(capsys, "--config", str(tmp_path / "c.toml")), "'seed'", "got 1.0")
+    (tmp_path / "c.toml").write_text("target = 21\n[rules]\ntarget = 31\n")
+    _one_line_error(run_main(capsys, "--config", str(tmp_path / "c.toml"), "--print-config"),
+                    "'target' and 'rules.target'", "(21 and 31)")
+    # the limits themselves, and evaluations off with no matches or opponents, are accepted
+    cfg = make_config(num_envs=65_536, rollout_steps=64, hidden=4_096, torch_threads=256,
+                      learning_rate=1.0, clip_coef=1.0, vf_coef=100.0, ent_coef=0.0,
+                      eval_every=0, eval_matches=0, eval_opponents=[], seed=3)
+    assert cfg.num_envs == 65_536 and cfg.eval_matches == 0
+    assert make_config(target=21).rules.target == 21
+    r = run_main(capsys, "--print-config", "--rules", "napola", "--set", "rules.target=31")
+    assert r.returncode == 0 and "target = 31" in r.stdout, r.stderr

@@ -24,6 +24,7 @@ preset is one ScopaError naming it.
 """
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
@@ -37,6 +38,10 @@ ALGOS = ("dmc", "ppo")
 EPISODES = ("hand", "match")
 LEVELS = ("random", "easy", "normal", "hard")
 BOT_LEVELS = ("easy", "normal")   # the rule bots that can play inside the batched env
+# upper bounds of the sizes that allocate memory or threads (the field docstrings say them)
+MAX_INT = {"num_envs": 65_536, "rollout_steps": 65_536, "hidden": 4_096, "pool_size": 1_000,
+           "torch_threads": 256}
+MAX_MOVES_PER_ITERATION = 4_194_304      # num_envs x rollout_steps
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,7 @@ class TrainConfig:
     """Budget in environment steps (one step = one card played, by either seat)."""
     max_minutes: float = 0.0
     """Stop after this many minutes of training even if the step budget is not spent
-    (0 = no limit). When it triggers, the run is no longer reproducible from its seed."""
+    (0 = no limit; finite). When it triggers, the run is no longer reproducible from its seed."""
     rules: Rules = Rules()
     """The rules trained for: a preset name, a [rules] table of Rules options, or a preset plus
     overrides (module docstring). A network is trained for one rules set; its checkpoints carry it."""
@@ -63,15 +68,17 @@ class TrainConfig:
     match, -1 for losing; three sides: +1 / -1/2). Partners in pairs share their side's return."""
 
     num_envs: int = 128
-    """Games stepped side by side in the batched environment."""
+    """Games stepped side by side in the batched environment (1..65,536; num_envs x
+    rollout_steps at most 4,194,304 moves an iteration)."""
     rollout_steps: int = 64
-    """Environment steps per iteration (each of the num_envs games moves this many times)."""
+    """Environment steps per iteration (each of the num_envs games moves this many times;
+    1..65,536)."""
     hidden: int = 256
-    """Width of the network's hidden layers."""
+    """Width of the network's hidden layers (1..4,096)."""
     learning_rate: float = 5e-4
-    """Adam learning rate."""
+    """Adam learning rate (above 0, at most 1)."""
     max_grad_norm: float = 1.0
-    """Gradients are clipped to this global norm."""
+    """Gradients are clipped to this global norm (above 0, finite)."""
     minibatch_size: int = 1024
     """Samples per gradient step."""
     update_epochs: int = 1
@@ -104,13 +111,13 @@ class TrainConfig:
     gae_lambda: float = 0.95
     """PPO: GAE lambda."""
     clip_coef: float = 0.2
-    """PPO: policy ratio clipping."""
+    """PPO: policy ratio clipping (above 0, at most 1)."""
     ent_coef: float = 0.01
-    """PPO: entropy bonus weight."""
+    """PPO: entropy bonus weight (0..100)."""
     vf_coef: float = 0.5
-    """PPO: value loss weight."""
+    """PPO: value loss weight (0..100)."""
     pool_size: int = 8
-    """PPO: past snapshots kept as opponents."""
+    """PPO: past snapshots kept as opponents (1..1,000)."""
     snapshot_every: int = 20
     """PPO: iterations between snapshots added to the pool."""
     latest_opponent_prob: float = 0.5
@@ -120,9 +127,11 @@ class TrainConfig:
     eval_every: int = 500_000
     """Environment steps between evaluations during training (0 = none)."""
     eval_matches: int = 100
-    """Matches per opponent in each periodic evaluation (duplicate deals: played in pairs)."""
+    """Matches per opponent in each periodic evaluation (duplicate deals: played in pairs; at
+    least 1 while eval_every > 0: eval_every = 0 turns the evaluations off)."""
     eval_opponents: tuple = ("easy", "normal")
-    """Opponents of the periodic evaluations; best.pt keeps the best mean points per hand over them."""
+    """Opponents of the periodic evaluations (at least one while eval_every > 0); best.pt keeps
+    the best mean points per hand over them."""
     final_matches: int = 200
     """Matches per opponent in the evaluation table at the end."""
     final_opponents: tuple = ("easy", "normal")
@@ -130,7 +139,7 @@ class TrainConfig:
     checkpoint_every: int = 500_000
     """Environment steps between periodic checkpoints (latest.pt is written at each)."""
     torch_threads: int = 2
-    """Threads torch may use (the machine's cores)."""
+    """Threads torch may use (the machine's cores; 1..256)."""
     run_name: str = ""
     """Name of the run ('' = scopa__{algo}__{seed}__{unix time})."""
     runs_dir: str = "runs"
@@ -233,6 +242,8 @@ def _coerce(name: str, value):
     elif want is int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
+        if name == "seed" and isinstance(value, float):
+            check_seed(value, "config key 'seed'")     # a float seed is never truncated
         if isinstance(value, float) and value.is_integer():
             return int(value)
         if isinstance(value, str):
@@ -264,6 +275,8 @@ def _coerce(name: str, value):
 def _check(c: TrainConfig) -> None:
     for f in fields(c):
         v = getattr(c, f.name)
+        if isinstance(v, float) and math.isnan(v):
+            raise ScopaError(f"config key {f.name!r} must be a number, got nan")
         if _coerce(f.name, v) != v:
             raise ScopaError(f"config key {f.name!r} has a bad value {v!r}")
     if c.algo not in ALGOS:
@@ -274,9 +287,34 @@ def _check(c: TrainConfig) -> None:
                  "update_epochs", "pool_size", "snapshot_every", "torch_threads"):
         if getattr(c, name) < 1:
             raise ScopaError(f"config key {name!r} must be at least 1, got {getattr(c, name)}")
+    for name, most in MAX_INT.items():
+        if getattr(c, name) > most:
+            raise ScopaError(f"config key {name!r} must be at most {most:,}, got {getattr(c, name):,}")
+    if c.num_envs * c.rollout_steps > MAX_MOVES_PER_ITERATION:
+        raise ScopaError(f"config keys 'num_envs' x 'rollout_steps' must be at most "
+                         f"{MAX_MOVES_PER_ITERATION:,} moves an iteration, got {c.num_envs:,} x "
+                         f"{c.rollout_steps:,}")
     for name in ("eval_every", "eval_matches", "final_matches", "checkpoint_every", "max_minutes"):
         if getattr(c, name) < 0:
             raise ScopaError(f"config key {name!r} must not be negative, got {getattr(c, name)}")
+    if c.eval_every > 0 and c.eval_matches < 1:
+        raise ScopaError("config key 'eval_matches' must be at least 1 while eval_every > 0 "
+                         "(eval_every = 0 turns the periodic evaluations off)")
+    if c.eval_every > 0 and not c.eval_opponents:
+        raise ScopaError("config key 'eval_opponents' needs at least one opponent while "
+                         "eval_every > 0 (eval_every = 0 turns the periodic evaluations off)")
+    # (name, low, low allowed, high): every float field's range; all finite
+    for name, low, low_ok, high in (("max_minutes", 0.0, True, math.inf),
+                                    ("learning_rate", 0.0, False, 1.0),
+                                    ("max_grad_norm", 0.0, False, math.inf),
+                                    ("clip_coef", 0.0, False, 1.0),
+                                    ("ent_coef", 0.0, True, 100.0),
+                                    ("vf_coef", 0.0, True, 100.0)):
+        v = getattr(c, name)
+        if not (math.isfinite(v) and (v >= low if low_ok else v > low) and v <= high):
+            lo = f"at least {low:g}" if low_ok else f"above {low:g}"
+            hi = "finite" if high == math.inf else f"at most {high:g}"
+            raise ScopaError(f"config key {name!r} must be {lo} and {hi}, got {v!r}")
     for name in ("eval_opponents", "final_opponents"):
         for level in getattr(c, name):
             if level not in LEVELS:
@@ -287,8 +325,6 @@ def _check(c: TrainConfig) -> None:
         if not 0.0 <= getattr(c, name) <= 1.0:
             raise ScopaError(f"config key {name!r} must be within 0..1, got {getattr(c, name)}")
     check_seed(c.seed, "config key 'seed'")
-    if c.learning_rate <= 0:
-        raise ScopaError(f"config key 'learning_rate' must be positive, got {c.learning_rate}")
     if any(ch in c.run_name for ch in "/\\") or c.run_name in (".", ".."):
         raise ScopaError(f"config key 'run_name' must be a plain name, got {c.run_name!r}")
     for level in c.bot_levels:
@@ -351,12 +387,22 @@ def make_config(base: dict | None = None, **overrides) -> TrainConfig:
     their option changes."""
     values = {}
     for source in (base or {}, overrides):
-        changes = {}
+        changes, set_by = {}, {}
+        table = source.get("rules") if isinstance(source.get("rules"), dict) else {}
         for k, v in source.items():
             option = rules_option(k)
             if option is None:
                 values[k] = _coerce(k, v)
             else:
+                # one option set twice in one place (top-level `target` and [rules] target,
+                # --target and --set rules.target) would silently keep one of them
+                if option in table:
+                    raise ScopaError(f"config keys {k!r} and 'rules.{option}' both set the rules "
+                                     f"option {option!r} ({v!r} and {table[option]!r}): keep one")
+                if option in set_by:
+                    raise ScopaError(f"config keys {set_by[option]!r} and {k!r} both set the rules "
+                                     f"option {option!r} ({changes[option]!r} and {v!r}): keep one")
+                set_by[option] = k
                 changes[option] = v
         if changes:
             values["rules"] = values.get("rules", Rules()).replace(**changes)

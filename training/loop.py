@@ -181,6 +181,8 @@ class Run:
         from tqdm import tqdm
 
         cfg, c = self.cfg, self.counters
+        if stop_at is not None and stop_at < 1:
+            raise ScopaError(f"--stop-at must be a number of steps, at least 1, got {stop_at}")
         writer = SummaryWriter(str(Path(cfg.runs_dir) / self.name))
         writer.add_text("config", "```toml\n" + cfg.to_toml() + "```", c["steps"])
         self.ckpt_dir.mkdir(parents=True, exist_ok=True)
