@@ -576,3 +576,27 @@ def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, caps
     assert make_config(target=21).rules.target == 21
     r = run_main(capsys, "--print-config", "--rules", "napola", "--set", "rules.target=31")
     assert r.returncode == 0 and "target = 31" in r.stdout, r.stderr
+
+
+def test_unusable_output_folders_and_run_names_fail_before_training(tmp_path, capsys):
+    """A file where a folder goes, a folder that cannot be made, a run name no file system takes:
+    one line naming it, before any training (they used to be tracebacks)."""
+    (tmp_path / "afile").write_text("keep")
+    base = ("--total-steps", "512", "--num-envs", "16", "--rollout-steps", "32", "--hidden", "32",
+            "--eval-every", "0", "--final-matches", "0", "--torch-threads", "1")
+    ck, runs = ("--checkpoints-dir", str(tmp_path / "ck")), ("--runs-dir", str(tmp_path / "runs"))
+    cases = [((*ck, "--runs-dir", str(tmp_path / "afile")), ["cannot create the log folder", "afile"]),
+             ((*runs, "--checkpoints-dir", str(tmp_path / "afile")),
+              ["cannot create the checkpoint folder", "afile", "Not a directory"]),
+             ((*ck, *runs, "--run-name", "a" * 300), ["'run_name' must be at most 100 characters"]),
+             ((*ck, *runs, "--set", 'run_name="a\\u0000b"'), ["'run_name' must be a plain name"]),
+             ((*ck, "--runs-dir", ""), ["'runs_dir' must name a folder"]),
+             ((*runs, "--checkpoints-dir", ""), ["'checkpoints_dir' must name a folder"])]
+    if Path("/proc/self").is_dir():
+        cases.append(((*runs, "--checkpoints-dir", "/proc/no-such-thing"),
+                      ["cannot create the checkpoint folder", "/proc/no-such-thing"]))
+    for flags, words in cases:
+        _one_line_error(run_main(capsys, *base, *flags), *words)
+    assert (tmp_path / "afile").read_text() == "keep"
+    assert not list(tmp_path.glob("*/*/latest.pt"))
+    assert make_config(run_name="b" * 100).run_name == "b" * 100

@@ -42,6 +42,7 @@ BOT_LEVELS = ("easy", "normal")   # the rule bots that can play inside the batch
 MAX_INT = {"num_envs": 65_536, "rollout_steps": 65_536, "hidden": 4_096, "pool_size": 1_000,
            "torch_threads": 256}
 MAX_MOVES_PER_ITERATION = 4_194_304      # num_envs x rollout_steps
+MAX_RUN_NAME = 100
 
 
 @dataclass(frozen=True)
@@ -141,11 +142,12 @@ class TrainConfig:
     torch_threads: int = 2
     """Threads torch may use (the machine's cores; 1..256)."""
     run_name: str = ""
-    """Name of the run ('' = scopa__{algo}__{seed}__{unix time})."""
+    """Name of the run ('' = scopa__{algo}__{seed}__{unix time}): a plain folder name of at most
+    100 characters (no '/', '\\' or control characters)."""
     runs_dir: str = "runs"
-    """TensorBoard logs go to runs_dir/run_name."""
+    """TensorBoard logs go to runs_dir/run_name (not empty)."""
     checkpoints_dir: str = "checkpoints"
-    """Checkpoints go to checkpoints_dir/run_name."""
+    """Checkpoints go to checkpoints_dir/run_name (not empty)."""
 
     def __post_init__(self):
         _check(self)
@@ -325,8 +327,19 @@ def _check(c: TrainConfig) -> None:
         if not 0.0 <= getattr(c, name) <= 1.0:
             raise ScopaError(f"config key {name!r} must be within 0..1, got {getattr(c, name)}")
     check_seed(c.seed, "config key 'seed'")
-    if any(ch in c.run_name for ch in "/\\") or c.run_name in (".", ".."):
-        raise ScopaError(f"config key 'run_name' must be a plain name, got {c.run_name!r}")
+    if any(ch in c.run_name for ch in "/\\") or c.run_name in (".", "..") or \
+            any(ord(ch) < 32 or ord(ch) == 127 for ch in c.run_name):
+        raise ScopaError(f"config key 'run_name' must be a plain name (no '/', '\\' or control "
+                         f"characters), got {c.run_name!r}")
+    if len(c.run_name) > MAX_RUN_NAME:
+        raise ScopaError(f"config key 'run_name' must be at most {MAX_RUN_NAME} characters, got "
+                         f"{len(c.run_name)}")
+    for name in ("runs_dir", "checkpoints_dir"):
+        folder = getattr(c, name)
+        if not folder:
+            raise ScopaError(f"config key {name!r} must name a folder, got ''")
+        if "\0" in folder:
+            raise ScopaError(f"config key {name!r} must not hold a NUL character, got {folder!r}")
     for level in c.bot_levels:
         if level not in BOT_LEVELS:
             raise ScopaError(f"config key 'bot_levels': unknown bot {level!r} (use {', '.join(BOT_LEVELS)})")

@@ -151,6 +151,17 @@ class Run:
                 old.unlink()
         checkpoint.save_atomic(d, self.ckpt_dir / "latest.pt")
 
+    def prepare_folders(self) -> None:
+        """Create the run's checkpoint and log folders before anything is trained (an unusable
+        folder is one ScopaError naming it)."""
+        for what, folder in (("checkpoint folder", self.ckpt_dir),
+                             ("log folder", Path(self.cfg.runs_dir) / self.name)):
+            try:
+                folder.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise ScopaError(f"cannot create the {what} {str(folder)!r} "
+                                 f"({e.strerror or checkpoint.first_line(e)})") from None
+
     # ---- evaluation --------------------------------------------------------------------------
     def evaluate(self, opponents, matches: int) -> dict:
         from .evaluation import evaluate_model
@@ -183,9 +194,9 @@ class Run:
         cfg, c = self.cfg, self.counters
         if stop_at is not None and stop_at < 1:
             raise ScopaError(f"--stop-at must be a number of steps, at least 1, got {stop_at}")
+        self.prepare_folders()
         writer = SummaryWriter(str(Path(cfg.runs_dir) / self.name))
         writer.add_text("config", "```toml\n" + cfg.to_toml() + "```", c["steps"])
-        self.ckpt_dir.mkdir(parents=True, exist_ok=True)
         for tmp in checkpoint.remove_partial_saves(self.ckpt_dir):
             self.log(f"removed {tmp.name}, a checkpoint save cut short")
         self.log(f"run {self.name}: {cfg.algo}, {cfg.total_steps:,} steps, logs in "
