@@ -600,3 +600,37 @@ def test_unusable_output_folders_and_run_names_fail_before_training(tmp_path, ca
     assert (tmp_path / "afile").read_text() == "keep"
     assert not list(tmp_path.glob("*/*/latest.pt"))
     assert make_config(run_name="b" * 100).run_name == "b" * 100
+
+
+def test_a_new_run_never_writes_over_an_existing_runs_checkpoints(tmp_path, capsys, monkeypatch):
+    """A new run named like a run whose folder holds checkpoints is one error suggesting --resume
+    (it used to overwrite latest.pt and add to the run's logs); a default name taken in the same
+    second gets a suffix."""
+    args = ("--checkpoints-dir", str(tmp_path / "ck"), "--runs-dir", str(tmp_path / "runs"),
+            "--total-steps", "512", "--num-envs", "16", "--rollout-steps", "32", "--hidden", "32",
+            "--eval-every", "0", "--final-matches", "0", "--torch-threads", "1", "--run-name", "dup")
+    assert run_main(capsys, *args).returncode == 0
+    latest = tmp_path / "ck" / "dup" / "latest.pt"
+    before, logs = latest.read_bytes(), sorted((tmp_path / "runs" / "dup").iterdir())
+    _one_line_error(run_main(capsys, *args), str(tmp_path / "ck" / "dup"), "--resume dup",
+                    "--run-name")
+    assert latest.read_bytes() == before and sorted((tmp_path / "runs" / "dup").iterdir()) == logs
+    for name in ("best.pt", "step_0000000512.pt"):       # any checkpoint of the run counts
+        other = tmp_path / "ck" / name.split(".")[0]
+        other.mkdir()
+        (other / name).write_bytes(b"x")
+        with pytest.raises(ScopaError, match="already holds a run's checkpoints"):
+            Run(tiny_cfg(tmp_path, run_name=other.name), log=lambda *_: None).train()
+        assert (other / name).read_bytes() == b"x"
+    (tmp_path / "ck" / "empty").mkdir()                  # a folder without checkpoints is fine
+    Run(tiny_cfg(tmp_path, run_name="empty"), log=lambda *_: None).prepare_folders()
+    import time
+    monkeypatch.setattr(time, "time", lambda: 1_700_000_000.0)
+    first = Run(tiny_cfg(tmp_path), log=lambda *_: None)
+    first.prepare_folders()
+    first.save()
+    second = Run(tiny_cfg(tmp_path), log=lambda *_: None)
+    second.prepare_folders()
+    assert second.name == first.name + "-2" and second.ckpt_dir == first.ckpt_dir.parent / second.name
+    second.save()
+    assert checkpoint.load(second.ckpt_dir / "latest.pt")["counters"]["run_name"] == second.name

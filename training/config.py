@@ -143,7 +143,8 @@ class TrainConfig:
     """Threads torch may use (the machine's cores; 1..256)."""
     run_name: str = ""
     """Name of the run ('' = scopa__{algo}__{seed}__{unix time}): a plain folder name of at most
-    100 characters (no '/', '\\' or control characters)."""
+    100 characters (no '/', '\\' or control characters). A new run refuses a name whose
+    checkpoints folder already holds checkpoints (--resume continues that run)."""
     runs_dir: str = "runs"
     """TensorBoard logs go to runs_dir/run_name (not empty)."""
     checkpoints_dir: str = "checkpoints"

@@ -70,6 +70,7 @@ class Run:
                          "next_eval": cfg.eval_every, "next_checkpoint": cfg.checkpoint_every}
         game = "scopa" if cfg.rules == Rules() else f"scopa-{preset_name(cfg.rules) or 'variant'}"
         self.name = cfg.run_name or f"{game}__{cfg.algo}__{cfg.seed}__{int(time.time())}"
+        self.resumed = resume is not None
         if resume is not None:
             self._restore(resume)
         elif cfg.init_from:
@@ -153,7 +154,20 @@ class Run:
 
     def prepare_folders(self) -> None:
         """Create the run's checkpoint and log folders before anything is trained (an unusable
-        folder is one ScopaError naming it)."""
+        folder is one ScopaError naming it). A new run never writes into a folder holding
+        checkpoints: a name given in the config is refused (--resume continues that run); a
+        default name, taken within the same second by a run of the same algo and seed, gets a
+        suffix (-2, -3, ...)."""
+        if not self.resumed:
+            base, k = self.name, 1
+            while held := _checkpoints_in(self.ckpt_dir):
+                if self.cfg.run_name:
+                    raise ScopaError(f"checkpoint folder {str(self.ckpt_dir)!r} already holds a "
+                                     f"run's checkpoints ({held}): --resume {self.name} continues "
+                                     f"that run, or give a new run another --run-name")
+                k += 1
+                self.name = f"{base}-{k}"
+                self.ckpt_dir = Path(self.cfg.checkpoints_dir) / self.name
         for what, folder in (("checkpoint folder", self.ckpt_dir),
                              ("log folder", Path(self.cfg.runs_dir) / self.name)):
             try:
@@ -254,6 +268,16 @@ class Run:
                                            f"duplicate deals, {time.time() - t0:.0f} s):"))
         writer.close()
         return results
+
+
+def _checkpoints_in(folder: Path) -> str:
+    """The checkpoint files (latest.pt, best.pt, step_*.pt) a run folder holds, named; '' if none."""
+    if not folder.is_dir():
+        return ""
+    held = sorted(p.name for p in folder.iterdir()
+                  if p.name in ("latest.pt", "best.pt") or
+                  (p.name.startswith("step_") and p.name.endswith(".pt")))
+    return ", ".join(held[:3]) + (", ..." if len(held) > 3 else "")
 
 
 def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = None,
