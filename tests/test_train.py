@@ -634,3 +634,24 @@ def test_a_new_run_never_writes_over_an_existing_runs_checkpoints(tmp_path, caps
     assert second.name == first.name + "-2" and second.ckpt_dir == first.ckpt_dir.parent / second.name
     second.save()
     assert checkpoint.load(second.ckpt_dir / "latest.pt")["counters"]["run_name"] == second.name
+
+
+def test_resume_with_new_intervals_reschedules_them(tmp_path):
+    """A resumed run with another checkpoint_every / eval_every schedules the next one at the
+    first multiple of the new interval past its steps (the saved counters used to keep the old
+    schedule); an unchanged interval keeps the saved counter exactly."""
+    Run(tiny_cfg(tmp_path, run_name="iv", checkpoint_every=2048), log=lambda *_: None).train(stop_at=512)
+    folder = str(tmp_path / "ck" / "iv")
+    saved = torch.load(tmp_path / "ck" / "iv" / "latest.pt", weights_only=True)["counters"]
+    assert saved["steps"] == 512 and saved["next_checkpoint"] == 2048
+    same = start(tiny_cfg(tmp_path), resume=folder, overrides={"checkpoint_every": 2048},
+                 log=lambda *_: None)
+    assert dict(same.counters, run_name=same.name) == saved
+    moved = start(tiny_cfg(tmp_path), resume=folder,
+                  overrides={"checkpoint_every": 384, "eval_every": 1000}, log=lambda *_: None)
+    assert moved.counters["next_checkpoint"] == 768 and moved.counters["next_eval"] == 1000
+    moved = start(tiny_cfg(tmp_path), resume=folder, overrides={"checkpoint_every": 512},
+                  log=lambda *_: None)
+    moved.train(stop_at=1536)
+    steps = sorted(p.name for p in (tmp_path / "ck" / "iv").glob("step_*.pt"))
+    assert steps == ["step_0000001024.pt", "step_0000001536.pt"]

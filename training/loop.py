@@ -22,7 +22,7 @@ from scopa_env.presets import preset_name
 from scopa_env.rules import Rules
 from scopa_env.seeds import offset_seed
 from . import checkpoint
-from .config import TrainConfig, from_dict, make_config
+from .config import TrainConfig, make_config
 from .model import FEATURE_SIZES, FEATURES_VERSION, MoveScorer, model_config, widen_features
 
 KEEP_PERIODIC = 3
@@ -293,9 +293,21 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
     if bad:
         raise ScopaError(f"config key {bad[0]!r} cannot change when resuming (only "
                          f"{', '.join(sorted(RESUME_OVERRIDABLE))})")
-    saved = from_dict(ckpt["config"])
-    cfg = make_config(saved.to_dict(), **(overrides or {}))
+    saved = ckpt["config"]
+    if not isinstance(saved, dict):
+        raise ScopaError(f"{resume!r} holds no config table (got {type(saved).__name__}): it cannot "
+                         "be resumed")
+    # checked with the overrides applied: a saved value that today's checks refuse (eval_matches
+    # = 0 with evaluations on, say) can be overridden on resume
+    cfg = make_config(saved, **(overrides or {}))
     if checkpoint.rules_of(ckpt) != cfg.rules:
         raise ScopaError(f"checkpoint rules ({checkpoint.rules_of(ckpt).describe()}) do not match "
                          f"its config's ({cfg.rules.describe()})")
-    return Run(cfg, resume=ckpt, log=log)
+    run = Run(cfg, resume=ckpt, log=log)
+    # a new interval starts a new schedule: the next one at the first multiple of it past the
+    # run's steps (an unchanged interval keeps the saved counter, exactly as an unstopped run)
+    for key, counter in (("eval_every", "next_eval"), ("checkpoint_every", "next_checkpoint")):
+        every = getattr(cfg, key)
+        if every and every != saved.get(key, getattr(TrainConfig, key)):
+            run.counters[counter] = (run.counters["steps"] // every + 1) * every
+    return run
