@@ -75,12 +75,42 @@ def explicit_overrides(args) -> dict:
     return out
 
 
+def export_target(out: str, src: str) -> Path:
+    """The file --export may write: a new or regular file (never a folder, a device or a pipe,
+    never the checkpoint it exports) in an existing folder; else one ScopaError naming it."""
+    if not out or "\0" in out:
+        raise ScopaError(f"--export needs an output file path, got {out!r}")
+    path = Path(out)
+    try:
+        if path.exists() or path.is_symlink():
+            if path.is_dir():
+                raise ScopaError(f"--export output {out!r} is a folder, not a file")
+            if not path.is_file():
+                raise ScopaError(f"--export output {out!r} exists and is not a regular file "
+                                 "(a device, a pipe or a broken link): it is not replaced")
+            if Path(src).exists() and path.samefile(src):
+                raise ScopaError(f"--export output {out!r} is the checkpoint it exports: write "
+                                 "the agent to another file")
+        parent = path.parent
+        if not parent.is_dir():
+            what = "is not a folder" if parent.exists() else "does not exist"
+            raise ScopaError(f"--export output {out!r}: {str(parent)!r} {what}")
+    except OSError as e:
+        raise ScopaError(f"--export output {out!r}: {e.strerror or e}") from None
+    return path
+
+
 def export(src: str, out: str) -> None:
     from training import checkpoint
 
     ckpt = checkpoint.load(src)
-    path = checkpoint.save_atomic(checkpoint.agent_only(ckpt), out)
-    print(f"wrote {path} ({path.stat().st_size / 1e6:.1f} MB) from {src}")
+    target = export_target(out, src)
+    try:
+        path = checkpoint.save_atomic(checkpoint.agent_only(ckpt), target)
+        size = path.stat().st_size
+    except OSError as e:
+        raise ScopaError(f"cannot write --export output {out!r} ({e.strerror or e})") from None
+    print(f"wrote {path} ({size / 1e6:.1f} MB) from {src}")
 
 
 def main(argv=None) -> int:

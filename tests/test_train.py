@@ -655,3 +655,40 @@ def test_resume_with_new_intervals_reschedules_them(tmp_path):
     moved.train(stop_at=1536)
     steps = sorted(p.name for p in (tmp_path / "ck" / "iv").glob("step_*.pt"))
     assert steps == ["step_0000001024.pt", "step_0000001536.pt"]
+
+
+def test_export_writes_only_a_regular_file(tmp_path, capsys, monkeypatch):
+    """--export OUT: a folder, a FIFO (a device would be the same), a missing or non-folder
+    parent, '' or the exported checkpoint itself is one error and nothing is replaced; an
+    OSError while writing is one line naming the path."""
+    import os
+    run = Run(tiny_cfg(tmp_path, run_name="ex"), log=lambda *_: None)
+    run.save()
+    src = str(tmp_path / "ck" / "ex" / "latest.pt")
+    before = Path(src).read_bytes()
+    (tmp_path / "folder").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "file").write_text("keep")
+    for out, words in ((tmp_path / "folder", "is a folder, not a file"),
+                       (tmp_path / "fifo", "is not a regular file"),
+                       (tmp_path / "missing" / "a.pt", "does not exist"),
+                       (tmp_path / "file" / "a.pt", "is not a folder"),
+                       ("", "needs an output file path"),
+                       (src, "is the checkpoint it exports"),
+                       (tmp_path / "ck" / "ex" / ".." / "ex" / "latest.pt", "is the checkpoint")):
+        _one_line_error(run_main(capsys, "--export", src, str(out)), words, repr(str(out)))
+    assert (tmp_path / "fifo").is_fifo() and (tmp_path / "file").read_text() == "keep"
+    assert sorted(p.name for p in (tmp_path / "folder").iterdir()) == []
+    assert not (tmp_path / "missing").exists() and Path(src).read_bytes() == before
+
+    def disk_full(obj, path):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(checkpoint, "save_atomic", disk_full)
+    _one_line_error(run_main(capsys, "--export", src, str(tmp_path / "a.pt")),
+                    "No space left on device", str(tmp_path / "a.pt"))
+    monkeypatch.undo()
+    (tmp_path / "old.pt").write_bytes(b"an older export")  # a regular file is replaced
+    r = run_main(capsys, "--export", src, str(tmp_path / "old.pt"))
+    assert r.returncode == 0, r.stderr
+    assert "optimizer" not in checkpoint.load(tmp_path / "old.pt")
