@@ -115,6 +115,7 @@ def export(src: str, out: str) -> None:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    run = None
     try:
         if args.list_rules:
             from scopa_env.presets import list_rules_text
@@ -160,8 +161,12 @@ def main(argv=None) -> int:
               f"'.[train]' (on these machines first pip install torch==2.13.0)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("train.py: interrupted (the last checkpoint is intact; --resume continues)",
-              file=sys.stderr)
+        if run is not None and run.checkpointed or run is None and args.resume:
+            print("train.py: interrupted (the last checkpoint is intact; --resume continues)",
+                  file=sys.stderr)
+        else:
+            print("train.py: interrupted before the run's first checkpoint: no checkpoint was "
+                  "written yet (nothing to resume)", file=sys.stderr)
         return 130
     return 0
 

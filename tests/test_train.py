@@ -692,3 +692,32 @@ def test_export_writes_only_a_regular_file(tmp_path, capsys, monkeypatch):
     r = run_main(capsys, "--export", src, str(tmp_path / "old.pt"))
     assert r.returncode == 0, r.stderr
     assert "optimizer" not in checkpoint.load(tmp_path / "old.pt")
+
+
+def test_ctrl_c_says_whether_a_checkpoint_was_written(tmp_path, capsys, monkeypatch):
+    """Interrupted before a new run's first checkpoint, train.py says none was written (it used to
+    say the last one was intact); after one, or while a resume starts, that it is intact."""
+    from training.loop import Run as LoopRun
+    args = ("--checkpoints-dir", str(tmp_path / "ck"), "--runs-dir", str(tmp_path / "runs"),
+            "--total-steps", "512", "--num-envs", "16", "--rollout-steps", "32", "--hidden", "32",
+            "--eval-every", "0", "--final-matches", "0", "--torch-threads", "1", "--run-name", "cc")
+
+    def interrupted(self, stop_at=None):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(LoopRun, "train", interrupted)
+    r = run_main(capsys, *args)
+    assert r.returncode == 130 and "no checkpoint was written yet" in r.stderr, r.stderr
+    assert "intact" not in r.stderr and not (tmp_path / "ck" / "cc").exists()
+
+    def saves_then_interrupted(self, stop_at=None):
+        self.prepare_folders()
+        self.save()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(LoopRun, "train", saves_then_interrupted)
+    r = run_main(capsys, *args)
+    assert r.returncode == 130 and "the last checkpoint is intact" in r.stderr, r.stderr
+    monkeypatch.setattr(LoopRun, "__init__", lambda *a, **k: interrupted(None))
+    r = run_main(capsys, "--resume", str(tmp_path / "ck" / "cc"))
+    assert r.returncode == 130 and "the last checkpoint is intact" in r.stderr, r.stderr

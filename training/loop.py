@@ -77,6 +77,8 @@ class Run:
             self._init_from(cfg.init_from)
         self.ckpt_dir = Path(cfg.checkpoints_dir) / self.name
         self.last_eval: dict | None = None
+        # whether this run has a latest.pt to resume from (a resumed run has; Ctrl-C says which)
+        self.checkpointed = self.resumed
 
     # ---- checkpoints -------------------------------------------------------------------------
     def to_checkpoint(self) -> dict:
@@ -151,6 +153,7 @@ class Run:
             for old in periodic[:-KEEP_PERIODIC]:
                 old.unlink()
         checkpoint.save_atomic(d, self.ckpt_dir / "latest.pt")
+        self.checkpointed = True
 
     def prepare_folders(self) -> None:
         """Create the run's checkpoint and log folders before anything is trained (an unusable
