@@ -19,8 +19,11 @@ with a 95% Wilson interval, points per hand difference with a 95% interval (dupl
 the independent unit, agents/stats.py; with 3 sides the agent's points minus the mean of the
 other two sides'), scope per hand, and with more than 2 players points per hand per side (the
 agent's first). --round-robin plays every pair and adds
-Elo ratings with 95% intervals (two sides only). --workers K splits the deals over K processes and gives the same
-numbers as one. A bad SPEC or unreadable checkpoint prints one line and exits with code 2.
+Elo ratings with 95% intervals (two sides only). --workers K splits the deals over K processes (at
+most one per deal) and gives the same numbers as one. A bad SPEC or unreadable checkpoint prints one
+line and exits with code 2. --json and --record are written to temporary files next to them,
+created before the first match (so an unwritable path fails at once) and renamed over them when
+all is done: an error or Ctrl-C (one line, exit 130) leaves existing files as they were.
 
 --pool reads head-to-head results written by --json on other deals (the same agent, partner and
 rules, each file its own seed: the same seed twice would count the same deals twice) and prints
@@ -35,7 +38,9 @@ import argparse
 import json
 import math
 import os
+import signal
 import sys
+import threading
 from itertools import combinations
 from pathlib import Path
 
@@ -46,7 +51,8 @@ from agents.arena import check_matches, evaluate
 from agents.stats import Z95, elo, points_interval_text, wilson
 from scopa_env.errors import ScopaError
 from scopa_env.presets import list_rules_text, rules_from_preset
-from scopa_env.records import write as write_records
+from scopa_env.atomic import AtomicFile
+from scopa_env.records import dumps
 from scopa_env.rules import Rules
 from scopa_env.seeds import check_seed
 
@@ -78,7 +84,17 @@ def parse_args(argv=None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.list_rules:
         return args
+    for flag, path in (("--json", args.json), ("--record", args.record)):
+        if path == "":
+            p.error(f"{flag} needs a file name")
+        problem = path and unwritable(path)
+        if problem:       # found before the matches are played, not after
+            p.error(f"{flag} {path}: {problem}")
+    if args.json and args.record and os.path.realpath(args.json) == os.path.realpath(args.record):
+        p.error("--json and --record name the same file: one would replace the other")
     if args.pool:
+        if args.record:
+            p.error("--pool plays no matches: drop --record")
         if args.agent or args.opponent or args.round_robin:
             p.error("--pool reads finished runs: drop --agent/--opponent/--round-robin")
         if len(args.pool) < 2:
@@ -97,15 +113,12 @@ def parse_args(argv=None) -> argparse.Namespace:
         check_seed(args.seed, "--seed")
     except ScopaError as e:
         p.error(str(e))
-    for flag, path in (("--json", args.json), ("--record", args.record)):
-        problem = path and unwritable(path)
-        if problem:       # found before the matches are played, not after
-            p.error(f"{flag} {path}: {problem}")
     return args
 
 
 def unwritable(path: str) -> str | None:
-    """Why `path` cannot be written as a file, or None when it can."""
+    """Why `path` cannot be written as a file, or None when it can (as far as the file system
+    says: running as root it can say yes to /proc/x; open_outputs then tries for real)."""
     target = Path(path)
     folder = target.parent
     if target.is_dir():
@@ -351,10 +364,45 @@ def json_safe(x):
     return x
 
 
-def write_json(out: dict, path: str) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(json_safe(out), f, indent=2)
-    print(f"wrote {path}")
+def open_outputs(args) -> dict[str, AtomicFile]:
+    """The temporary files of --record and --json, created before any match is played (a real
+    test that they can be written); each is renamed over its target only when all are complete."""
+    outs: dict[str, AtomicFile] = {}
+    try:
+        for flag, path in (("--record", args.record), ("--json", args.json)):
+            if path:
+                try:
+                    outs[flag] = AtomicFile(path)
+                except ScopaError as e:
+                    raise ScopaError(f"{flag}: {e}") from None
+    except BaseException:
+        discard(outs)
+        raise
+    return outs
+
+
+def discard(outs: dict[str, AtomicFile]) -> None:
+    for f in outs.values():
+        f.discard()
+
+
+def commit(outs: dict[str, AtomicFile]) -> None:
+    """Finish every output, then rename them all over their targets, Ctrl-C held off for the
+    renames so that they happen together."""
+    for f in outs.values():
+        f.finish()
+    main_thread = threading.current_thread() is threading.main_thread()
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+    try:
+        for f in outs.values():
+            f.replace()
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, old)
+
+
+def write_json(out: dict, f: AtomicFile) -> None:
+    f.write(json.dumps(json_safe(out), indent=2))
 
 
 def main(argv=None) -> int:
@@ -362,30 +410,42 @@ def main(argv=None) -> int:
     if args.list_rules:
         print(list_rules_text())
         return 0
+    outs: dict[str, AtomicFile] = {}
     try:
         if args.pool:
             out = pool(args.pool)
+            outs = open_outputs(args)
             print_pool(out)
-            if args.json:
-                write_json(out, args.json)
-            return 0
-        rules = build_rules(args)
-        check_matches(args.matches, rules)
-        if args.partner is not None and rules.players <= 3:
-            raise ScopaError(f"--partner needs pairs (4 or 6 players); these rules have {rules.players}")
-        records = [] if args.record else None
-        out = round_robin(args, rules, records) if args.round_robin else head_to_head(args, rules, records)
-        if args.record:
-            n = write_records(records, args.record)
-            print(f"wrote {n} game records to {args.record}")
+        else:
+            rules = build_rules(args)
+            check_matches(args.matches, rules)
+            if args.partner is not None and rules.players <= 3:
+                raise ScopaError(f"--partner needs pairs (4 or 6 players); these rules have {rules.players}")
+            outs = open_outputs(args)
+            records = [] if args.record else None
+            out = round_robin(args, rules, records) if args.round_robin else head_to_head(args, rules, records)
+            if args.record:
+                for r in records:
+                    outs["--record"].write(dumps(r) + "\n")
         if args.json:
-            write_json(out, args.json)
+            write_json(out, outs["--json"])
+        commit(outs)
+        if args.record:
+            print(f"wrote {len(records)} game records to {args.record}")
+        if args.json:
+            print(f"wrote {args.json}")
     except ScopaError as e:
         print(f"evaluate.py: error: {e}", file=sys.stderr)
         return 2
     except OSError as e:
-        print(f"evaluate.py: error: {e.filename or ''}: {e.strerror}", file=sys.stderr)
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"evaluate.py: error: {where}{e.strerror or e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("evaluate.py: interrupted; nothing written", file=sys.stderr)
+        return 130
+    finally:
+        discard(outs)       # after a failure: the temporary files go, the targets stay as they were
     return 0
 
 

@@ -61,14 +61,28 @@ class AtomicFile:
 
     def commit(self) -> None:
         """Flush, fsync and rename onto the target; on failure the target is left as it was."""
+        self.finish()
+        self.replace()
+
+    def finish(self) -> None:
+        """Flush, fsync and close the temporary file (commit's first half: several outputs can
+        all be finished before any of them replaces its target)."""
         try:
             self.file.flush()
             if self.tmp is not None:
                 os.fsync(self.file.fileno())
             self.file.close()
-            if self.tmp is None:
-                return
-            os.chmod(self.tmp, self.mode)
+            if self.tmp is not None:
+                os.chmod(self.tmp, self.mode)
+        except OSError as e:
+            self.discard()
+            raise ScopaError(f"cannot write {self.path}: {_problem(e)}") from None
+
+    def replace(self) -> None:
+        """Rename the finished temporary file onto the target (commit's second half)."""
+        if self.tmp is None:
+            return
+        try:
             os.replace(self.tmp, self.target)
         except OSError as e:
             self.discard()

@@ -1,4 +1,5 @@
 """Statistics on known inputs, the duplicate arena, and the evaluate.py command line."""
+import importlib.util
 import json
 import math
 import subprocess
@@ -260,3 +261,59 @@ def test_cli_two_workers_with_a_checkpoint_agent(tmp_path):
         assert r.returncode == 0, r.stderr
         outs.append(json.loads((tmp_path / f"w{workers}.json").read_text())["results"])
     assert outs[0] == outs[1]
+
+
+def full_disk_mkstemp(monkeypatch):
+    """The temporary files of scopa_env/atomic.py land on /dev/full: every write fails ENOSPC."""
+    import os
+    import tempfile
+    real = tempfile.mkstemp
+
+    def mkstemp(**kw):
+        fd, name = real(**kw)
+        full = os.open("/dev/full", os.O_WRONLY)
+        os.dup2(full, fd)
+        os.close(full)
+        return fd, name
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+
+
+def test_cli_failed_write_keeps_the_old_files(tmp_path, monkeypatch, capsys):
+    """A full disk while writing --record/--json: one line naming the file, both old files as
+    they were, no temporary file left (outputs are renamed over their targets when complete)."""
+    spec = importlib.util.spec_from_file_location("evaluate_cli", ROOT / "evaluate.py")
+    cli = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cli)
+    out, rec = tmp_path / "out.json", tmp_path / "games.jsonl"
+    out.write_text("old json\n")
+    rec.write_text("old records\n")
+    full_disk_mkstemp(monkeypatch)
+    args = ["--agent", "easy", "--opponent", "random", "--matches", "2", "--json", str(out), "--record", str(rec)]
+    assert cli.main(args) == 2
+    err = capsys.readouterr().err
+    assert err == f"evaluate.py: error: cannot write {rec}: No space left on device\n"
+    assert out.read_text() == "old json\n" and rec.read_text() == "old records\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.jsonl", "out.json"]
+    assert cli.main(args[:-2]) == 2                     # --json alone
+    assert capsys.readouterr().err == f"evaluate.py: error: cannot write {out}: No space left on device\n"
+    assert out.read_text() == "old json\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["games.jsonl", "out.json"]
+    monkeypatch.undo()
+    assert cli.main(args) == 0
+    assert json.loads(out.read_text())["results"][0]["matches"] == 2 and len(rec.read_text().splitlines()) == 2
+
+
+def test_cli_outputs_are_tried_for_real_before_playing(tmp_path):
+    """os.access says yes to /proc/x.json as root: the temporary file is created before any match
+    (hard over 2,000 matches would take minutes); an empty file name is an error, not ignored."""
+    for flag, path in (("--json", "/proc/x.json"), ("--record", "/proc/x.jsonl")):
+        p = run_cli("--agent", "hard", "--opponent", "hard", "--matches", "2000", flag, path)
+        assert p.returncode == 2 and path in p.stderr and "Traceback" not in p.stderr, p.stderr
+        assert len(p.stderr.strip().splitlines()) == 1 and p.stdout == ""
+    for flag in ("--json", "--record"):
+        p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", flag, "")
+        assert p.returncode == 2 and f"{flag} needs a file name" in p.stderr and p.stdout == ""
+    same = str(tmp_path / "x")
+    p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--json", same, "--record", same)
+    assert p.returncode == 2 and "name the same file" in p.stderr and p.stdout == ""
+
