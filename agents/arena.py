@@ -205,7 +205,8 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
     results in deal order (matches S*i .. S*i + S - 1 share deals).
 
     agent/opponent/partner: Agent objects or specs for make_agent; the other seats get copies.
-    `progress(n_matches_done)` is called as deals finish.
+    `progress(n_matches_done)` is called as deals finish. `workers` is capped at `pairs` (the
+    numbers are the same with any count).
     """
     rules = rules or Rules()
     if not isinstance(agent, Agent):
@@ -216,7 +217,8 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
         raise ScopaError("agent and opponent must be two objects (make two agents of one spec)")
     out: list[MatchResult] = []
     per_deal = rules.teams
-    if workers <= 1 or pairs <= 1:
+    workers = min(workers, pairs)       # a process per deal at most: more would have nothing to do
+    if workers <= 1:
         _init_worker(agent, opponent, rules, seed, record, partner)
         for i in range(pairs):
             out.extend(_run_pair(i))

@@ -263,6 +263,27 @@ def test_cli_two_workers_with_a_checkpoint_agent(tmp_path):
     assert outs[0] == outs[1]
 
 
+def test_workers_are_capped_at_the_number_of_deals(monkeypatch):
+    """--matches 4 --workers 40 used to start 40 processes for 2 deals."""
+    import agents.arena as arena
+    started = []
+    real = arena.mp.get_context
+
+    class Counting:
+        def __init__(self, ctx):
+            self.ctx = ctx
+
+        def __getattr__(self, name):
+            return getattr(self.ctx, name)
+
+        def Pool(self, processes, *a, **kw):
+            started.append(processes)
+            return self.ctx.Pool(processes, *a, **kw)
+    monkeypatch.setattr(arena.mp, "get_context", lambda method: Counting(real(method)))
+    assert evaluate("easy", "random", 4, seed=2, workers=40) == evaluate("easy", "random", 4, seed=2)
+    assert started == [2]
+
+
 def full_disk_mkstemp(monkeypatch):
     """The temporary files of scopa_env/atomic.py land on /dev/full: every write fails ENOSPC."""
     import os
