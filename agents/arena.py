@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import copy
 import multiprocessing as mp
+import signal
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -193,10 +195,41 @@ def _init_worker(agent, opponent, rules, seed, record, partner=None):
     _WORKER.update(_lineup(agent, opponent, partner, rules, seed), rules=rules, seed=seed, record=record)
 
 
+def _init_worker_queued(lineup) -> None:
+    _init_worker(*lineup.get())
+
+
 def _run_pair(index: int) -> tuple[MatchResult, ...]:
     w = _WORKER
     return play_deal(w["agent"], w["opponents"], w["rules"], pair_seed(w["seed"], index), w["record"],
                      w["partner"])
+
+
+def _hold_sigint():
+    """While starting the worker processes: SIGINT ignored, which spawned workers inherit through
+    exec, so Ctrl-C never raises in them. Returns what _release_sigint restores; None off the
+    main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    # blocked first: on Linux a signal blocked in this thread stays pending while ignored and
+    # comes once the handler is back (unless another thread took it meanwhile: the window is
+    # the ~20 ms of starting the processes; a lost Ctrl-C needs pressing again)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) \
+        if hasattr(signal, "pthread_sigmask") else None
+    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return handler, mask
+
+
+def _release_sigint(held) -> None:
+    if held is not None:
+        handler, mask = held
+        signal.signal(signal.SIGINT, handler)
+        if mask is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def _run_pairs(indices: range) -> list[tuple[MatchResult, ...]]:
+    return [_run_pair(i) for i in indices]
 
 
 def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = None,
@@ -206,7 +239,8 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
 
     agent/opponent/partner: Agent objects or specs for make_agent; the other seats get copies.
     `progress(n_matches_done)` is called as deals finish. `workers` is capped at `pairs` (the
-    numbers are the same with any count).
+    numbers are the same with any count). Ctrl-C raises KeyboardInterrupt here, in the calling
+    process only, after the workers are terminated.
     """
     rules = rules or Rules()
     if not isinstance(agent, Agent):
@@ -229,13 +263,39 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
     # deadlock in the inherited OpenMP thread pool. Agents reach the workers pickled, so the
     # workers play with exactly the parent's agents and give the same numbers as one worker.
     ctx = mp.get_context("spawn")
-    with ctx.Pool(workers, initializer=_init_worker,
-                  initargs=(agent, opponent, rules, seed, record, partner)) as pool:
-        for pair in pool.imap(_run_pair, range(pairs), chunksize=max(1, min(8, pairs // (4 * workers)))):
-            out.extend(pair)
-            if progress:
-                progress(per_deal)
+    # Ctrl-C reaches the workers too (one process group): they ignore SIGINT and never print a
+    # KeyboardInterrupt traceback (_hold_sigint); the parent gets it as KeyboardInterrupt
+    # (_next_polled) and the `with` terminates the workers.
+    # The agents go through a queue once the processes run, not as initargs: written to a
+    # starting process, their pickles (about 300 kB each for hard) keep Pool() waiting until it
+    # reads them, a second or so in which SIGINT would be ignored here too.
+    lineup = ctx.SimpleQueue()
+    held = _hold_sigint()
+    try:
+        pool = ctx.Pool(workers, initializer=_init_worker_queued, initargs=(lineup,))
+    finally:
+        _release_sigint(held)
+    with pool:
+        for _ in range(workers):
+            lineup.put((agent, opponent, rules, seed, record, partner))
+        size = max(1, min(8, pairs // (4 * workers)))
+        chunks = pool.imap(_run_pairs, [range(i, min(i + size, pairs)) for i in range(0, pairs, size)])
+        for _ in range(0, pairs, size):
+            for pair in _next_polled(chunks):
+                out.extend(pair)
+                if progress:
+                    progress(per_deal)
     return out
+
+
+def _next_polled(results, poll_s: float = 0.25):
+    """The next result of an imap (chunksize 1), waited for in short steps: the kernel may hand Ctrl-C to one
+    of the pool's threads, and the main thread raises KeyboardInterrupt only when its wait ends."""
+    while True:
+        try:
+            return results.next(timeout=poll_s)
+        except mp.TimeoutError:
+            continue
 
 
 def summarize(results: list[MatchResult], sides: int | None = None) -> dict:

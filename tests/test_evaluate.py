@@ -338,3 +338,30 @@ def test_cli_outputs_are_tried_for_real_before_playing(tmp_path):
     p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--json", same, "--record", same)
     assert p.returncode == 2 and "name the same file" in p.stderr and p.stdout == ""
 
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, tmp_path):
+    """Ctrl-C (SIGINT to the whole process group, as a terminal sends it): one line, exit 130,
+    the worker pool terminated, the old --json/--record files untouched, no temporary file."""
+    import os
+    import signal
+    import time
+    out, rec = tmp_path / "out.json", tmp_path / "games.jsonl"
+    out.write_text("old json\n")
+    rec.write_text("old records\n")
+    p = subprocess.Popen([sys.executable, str(ROOT / "evaluate.py"), "--agent", "hard", "--opponent", "hard",
+                          "--matches", "2000", "--workers", workers, "--json", str(out), "--record", str(rec)],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                         start_new_session=True)
+    try:
+        while "win rate" not in p.stdout.readline():      # the header: the matches are starting
+            assert p.poll() is None, p.stderr.read()
+        time.sleep(1.5 if workers == "2" else 0.3)          # the pool is running its workers
+        os.killpg(p.pid, signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert p.returncode == 130 and err == "evaluate.py: interrupted; nothing written\n", err
+    assert out.read_text() == "old json\n" and rec.read_text() == "old records\n"
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["games.jsonl", "out.json"]
