@@ -284,6 +284,70 @@ def round_robin(args, rules: Rules, records) -> dict:
 
 
 POOL_KEYS = ("agent", "partner", "rules", "seed", "results")
+MAX_MATCHES = 10**12        # far beyond any run; keeps the sums exact and the Wilson interval finite
+
+
+def _whole(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def check_pool_row(r, sides: int) -> str | None:
+    """What is wrong with one result row of a --json file ("field: problem"), or None."""
+    if not isinstance(r, dict):
+        return "a result row is not an object"
+    missing = [k for k in ("opponent", "matches", "hands", "wins", "points_per_hand", "points_ci",
+                           "scope_per_hand", "opp_scope_per_hand") if k not in r]
+    if missing:
+        return f"a result row has no {missing[0]!r}"
+    if not isinstance(r["opponent"], str) or not r["opponent"]:
+        return f"opponent must be an agent spec, got {r['opponent']!r}"
+    m = r["matches"]
+    if not _whole(m) or not 0 < m <= MAX_MATCHES or m % sides:
+        return (f"matches must be a whole number > 0, a multiple of {sides} (the sides of its rules), "
+                f"at most {MAX_MATCHES:.0e}; got {m!r}")
+    if not _whole(r["hands"]) or not 0 < r["hands"] <= 10**3 * MAX_MATCHES:
+        return f"hands must be a whole number > 0, got {r['hands']!r}"
+    if not _whole(r["wins"]) or not 0 <= r["wins"] <= m:
+        return f"wins must be a whole number from 0 to matches ({m}), got {r['wins']!r}"
+    for key in ("points_per_hand", "scope_per_hand", "opp_scope_per_hand"):
+        if not _number(r[key]) or (key != "points_per_hand" and r[key] < 0):
+            return f"{key} must be a{'' if key == 'points_per_hand' else ' non-negative'} number, got {r[key]!r}"
+    ci = r["points_ci"]
+    if not (isinstance(ci, list) and len(ci) == 2 and (ci == [None, None] or
+                                                       (all(map(_number, ci)) and ci[0] <= ci[1]))):
+        return f"points_ci must be [low, high] (two numbers, low <= high) or [null, null], got {ci!r}"
+    return None
+
+
+def check_pool_run(path: str, run) -> None:
+    """One --json file as --pool needs it, every field checked before anything is printed."""
+    missing = [k for k in POOL_KEYS if not isinstance(run, dict) or k not in run]
+    if missing:
+        raise ScopaError(f"{path}: not a head-to-head evaluate.py --json file (no {missing[0]!r})")
+    if not isinstance(run["agent"], str) or not run["agent"]:
+        raise ScopaError(f"{path}: agent must be an agent spec, got {run['agent']!r}")
+    if run["partner"] is not None and not isinstance(run["partner"], str):
+        raise ScopaError(f"{path}: partner must be an agent spec or null, got {run['partner']!r}")
+    if not _whole(run["seed"]) or run["seed"] < 0:
+        raise ScopaError(f"{path}: seed must be a whole number >= 0, got {run['seed']!r}")
+    try:
+        sides = Rules.from_dict(run["rules"]).teams
+    except (ScopaError, TypeError, ValueError, AttributeError, KeyError) as e:
+        raise ScopaError(f"{path}: rules are not a rules object ({e})") from None
+    if not isinstance(run["results"], list) or not run["results"]:
+        raise ScopaError(f"{path}: results must be a non-empty list of result rows")
+    seen = set()
+    for k, r in enumerate(run["results"]):
+        problem = check_pool_row(r, sides)
+        if problem:
+            raise ScopaError(f"{path}: results[{k}]: {problem}")
+        if r["opponent"] in seen:
+            raise ScopaError(f"{path}: results[{k}]: opponent {r['opponent']!r} appears twice")
+        seen.add(r["opponent"])
 
 
 def pool(paths: list[str]) -> dict:
@@ -295,9 +359,11 @@ def pool(paths: list[str]) -> dict:
                 run = json.load(f)
         except json.JSONDecodeError as e:
             raise ScopaError(f"{path}: not an evaluate.py --json file ({e.msg}, line {e.lineno})") from None
-        missing = [k for k in POOL_KEYS if not isinstance(run, dict) or k not in run]
-        if missing:
-            raise ScopaError(f"{path}: not a head-to-head evaluate.py --json file (no {missing[0]!r})")
+        except UnicodeDecodeError:
+            raise ScopaError(f"{path}: not an evaluate.py --json file (not UTF-8 text)") from None
+        except RecursionError:
+            raise ScopaError(f"{path}: not an evaluate.py --json file (nested too deeply)") from None
+        check_pool_run(path, run)
         runs.append(run)
     first = runs[0]
     for path, run in zip(paths[1:], runs[1:]):
@@ -308,11 +374,7 @@ def pool(paths: list[str]) -> dict:
     twice = sorted({x for x in seeds if seeds.count(x) > 1})
     if twice:
         raise ScopaError(f"seed {twice[0]} appears twice: the same deals would count twice")
-    try:
-        return _pooled(paths, first, seeds, runs)
-    except (KeyError, TypeError, ZeroDivisionError) as e:
-        raise ScopaError(f"--pool: a result row is not an evaluate.py --json row ({type(e).__name__}: "
-                         f"{e})") from None
+    return _pooled(paths, first, seeds, runs)
 
 
 def _pooled(paths: list[str], first: dict, seeds: list, runs: list[dict]) -> dict:

@@ -365,3 +365,50 @@ def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, tmp_path):
     assert p.returncode == 130 and err == "evaluate.py: interrupted; nothing written\n", err
     assert out.read_text() == "old json\n" and rec.read_text() == "old records\n"
     assert sorted(x.name for x in tmp_path.iterdir()) == ["games.jsonl", "out.json"]
+
+
+@pytest.mark.parametrize("damage,field", [
+    (b"\x00\xff\xfe random bytes \x80", "not UTF-8"),
+    (b'{"agent": "\xe9"}', "not UTF-8"),
+    (b"[" * 100000, "nested too deeply"),
+    ({"wins": 5, "matches": 4}, "wins must be"),
+    ({"wins": -1}, "wins must be"),
+    ({"matches": 0}, "matches must be"),
+    ({"matches": 3}, "matches must be"),
+    ({"matches": 10**400}, "matches must be"),
+    ({"hands": 0}, "hands must be"),
+    ({"points_ci": [1.0]}, "points_ci must be"),
+    ({"points_ci": [2.0, 1.0]}, "points_ci must be"),
+    ({"opponent": None}, "opponent must be"),
+    ({"points_per_hand": "x"}, "points_per_hand must be"),
+    ({"seed": [1]}, "seed must be"),
+])
+def test_cli_pool_rejects_damaged_files_before_printing(damage, field, tmp_path, capsys):
+    """Every field of every row is checked first: one line naming the file and the field, never
+    a traceback (UnicodeDecodeError, math domain error, IndexError, OverflowError, unhashable
+    seed) nor half a table."""
+    spec = importlib.util.spec_from_file_location("evaluate_cli", ROOT / "evaluate.py")
+    cli = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cli)
+    good = {"agent": "easy", "partner": None, "rules": Rules().to_dict(), "seed": 1,
+            "results": [{"agent": "easy", "opponent": "random", "matches": 4, "hands": 17, "wins": 3,
+                         "points_per_hand": 0.5, "points_ci": [0.1, 0.9], "scope_per_hand": 0.3,
+                         "opp_scope_per_hand": 0.2}]}
+    (tmp_path / "a.json").write_text(json.dumps(good))
+    assert cli.main(["--pool", str(tmp_path / "a.json"), str(tmp_path / "a.json")]) == 2   # valid: fails only at "seed 1 appears twice"
+    capsys.readouterr()
+    bad = tmp_path / "b.json"
+    if isinstance(damage, bytes):
+        bad.write_bytes(damage)
+    else:
+        run = json.loads(json.dumps(good))
+        row = run["results"][0]
+        for k, v in damage.items():
+            (run if k == "seed" else row)[k] = v
+        if "seed" in damage:        # in both files: unhashable used to crash the seed check
+            (tmp_path / "a.json").write_text(json.dumps(dict(good, seed=damage["seed"])))
+        bad.write_text(json.dumps(run))
+    assert cli.main(["--pool", str(tmp_path / "a.json"), str(bad)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and field in err, err
+    assert ("a.json" if isinstance(damage, dict) and "seed" in damage else "b.json") in err
