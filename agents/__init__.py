@@ -48,6 +48,8 @@ def split_spec(spec: str) -> tuple[str, dict]:
         key, eq, value = item.partition("=")
         if not eq or not key.strip() or not value.strip():
             raise ScopaError(f"bad agent option {item!r} in {spec!r}: write SPEC:key=value[,key=value]")
+        if key.strip() in options:      # the last one used to win silently
+            raise ScopaError(f"agent option {key.strip()!r} given twice in {spec!r}")
         options[key.strip()] = _option_value(value)
     return head, options
 

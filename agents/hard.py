@@ -96,6 +96,9 @@ class HardAgent(Agent):
             whole_option("hard", name, v, 1) for name, v in (
                 ("budget", budget), ("min_worlds", min_worlds), ("max_worlds", max_worlds),
                 ("rollouts", rollouts)))
+        if self.min_worlds > self.max_worlds:     # max_worlds used to be ignored
+            raise ScopaError(f"hard options min_worlds ({self.min_worlds}) > max_worlds "
+                             f"({self.max_worlds}): min_worlds must be <= max_worlds")
         self.worlds = None if worlds is None else whole_option("hard", "worlds", worlds, 1)
         self.endgame_margin = whole_option("hard", "endgame_margin", endgame_margin, 0)
         self.epsilon = number_option("hard", "epsilon", epsilon)

@@ -455,6 +455,12 @@ def test_spec_options_after_a_colon():
         with pytest.raises(ScopaError, match=f"hard option {bad.split('=')[0]} must be {words}"):
             make_agent(f"hard:{bad}")
     assert make_agent("hard:infer=false,exact_last_deal=true,time_budget=2").infer is False
+    # an option twice used to keep the last value; min_worlds above max_worlds ignored max_worlds
+    with pytest.raises(ScopaError, match="agent option 'budget' given twice in 'hard:budget=10,budget=20'"):
+        make_agent("hard:budget=10,budget=20")
+    with pytest.raises(ScopaError, match=r"hard options min_worlds \(5\) > max_worlds \(1\)"):
+        make_agent("hard:max_worlds=1,min_worlds=5")
+    assert make_agent("hard:max_worlds=5,min_worlds=5").max_worlds == 5
 
 
 def test_learned_agent_solves_the_last_deal_by_default():
