@@ -488,9 +488,17 @@ class PlaySession:
                                  f"{self.names(hand)}")
         else:
             raise ScopaError(f"{line!r} is not a command: type {span(len(hand))} or ? for help")
-        if captures is not None:
-            return g.resolve(card, [read_card(t) for t in captures])
         options = [m for m in g.legal_moves() if m.card == card]
+        if captures is not None:
+            wanted = sorted(read_card(t) for t in captures)
+            for m in options:
+                if sorted(m.captured_cards) == wanted:
+                    return m
+            # the engine's own error says '1S cannot take 1D': name the cards as the screen does
+            legal = "; ".join(self.name(m.card) + (f" x {self.names(by_rank(m.captured_cards))}"
+                                                   if m.captured else "") for m in options)
+            what = f"cannot take {self.names(by_rank(wanted))}" if wanted else "must take something"
+            raise ScopaError(f"illegal capture: {self.name(card)} {what} (legal: {legal})")
         if len(options) <= 1:
             return g.resolve(card)          # the one move, or the error naming why not
         return self.choose(card, options)
@@ -665,6 +673,8 @@ def main(argv: list[str] | None = None) -> int:
         rules = rules.replace(**changes) if changes else rules
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
         italian = args.italian or not can_show_symbols()
+        if args.opponent is not None and not args.opponent.strip():   # used to play the default
+            raise ScopaError("--opponent needs an agent: easy, normal, hard, random or a .pt checkpoint")
         opponent = args.opponent or default_opponent()
         if args.partner is not None:
             if rules.players not in (4, 6):

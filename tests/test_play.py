@@ -278,10 +278,15 @@ def test_several_captures_are_listed_and_picked():
 
 
 def test_card_notation_with_captures_and_illegal_capture():
-    s, out, _ = session(["7d x 4c", "7d x 4c 3s", "q"])
+    s, out, _ = session(["7d x 4c", "7d x", "1s x 4c", "d", "7d x 4c", "d", "7d x 4c 3s", "q"])
     run_from(s, choice_position())
     text = out.getvalue()
-    assert "illegal capture: 7D cannot take 4C" in text
+    # the cards as the screen names them, not the engine's codes (it said '7D cannot take 4C')
+    assert "illegal capture: 7♦ cannot take 4♥ (legal: 7♦ x 2♣  5♠; 7♦ x 3♠  4♥)" in text
+    assert "illegal capture: 7♦ must take something (legal: 7♦ x 2♣  5♠; 7♦ x 3♠  4♥)" in text
+    assert "illegal capture: 1♠ cannot take 4♥ (legal: 1♠)" in text
+    assert "illegal capture: 7 di denari cannot take 4 di coppe (legal: 7 di denari x 2 di " in text
+    assert "7D" not in text and "4C" not in text
     assert "You played 7♦ and took 3♠  4♥" in text
     assert set(s.game.pile(0)) >= {parse_card(c) for c in ("7D", "4C", "3S")}
 
@@ -375,6 +380,11 @@ def test_main_reports_bad_opponent(capsys):
     assert play.main(["--opponent", "nope", "--seed", "1"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("play.py: unknown agent 'nope'") and err.count("\n") == 1
+    for empty in ("", " "):     # used to play the default shipped agent without a word
+        assert play.main(["--opponent", empty, "--seed", "1"]) == 2
+        out, err = capsys.readouterr()
+        assert err == "play.py: --opponent needs an agent: easy, normal, hard, random or a .pt checkpoint\n"
+        assert out == ""
 
 
 def test_terminal_without_suit_symbols_falls_back_to_italian_names():
