@@ -20,6 +20,18 @@ from pathlib import Path
 from .errors import ScopaError
 
 
+def sync_folder(folder: str | os.PathLike) -> None:
+    """fsync a folder, making a rename in it durable; best effort (some file systems refuse)."""
+    try:
+        dfd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+
+
 def _problem(e: OSError) -> str:
     return e.strerror or str(e)
 
@@ -88,14 +100,7 @@ class AtomicFile:
             self.discard()
             raise ScopaError(f"cannot write {self.path}: {_problem(e)}") from None
         self.tmp = None
-        try:  # make the rename itself durable
-            dfd = os.open(self.target.parent, os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
-        except OSError:
-            pass
+        sync_folder(self.target.parent)
 
     def discard(self) -> None:
         """Close and remove the temporary file (the target is untouched); safe to call twice."""

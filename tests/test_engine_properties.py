@@ -11,6 +11,7 @@ from scopa_env import Game, Rules, core, records
 from scopa_env.cards import ALL_CARDS_MASK
 from scopa_env.simulate import random_match
 
+from full_disk import full_disk_mkstemp
 from reference_rules import check_record
 
 seeds = st.integers(min_value=0, max_value=2 ** 62)
@@ -133,22 +134,6 @@ def test_simulate_cli_writes_records_that_replay(tmp_path):
         assert bad.returncode == 2 and "must be a whole number 0..2**63-1" in bad.stderr, bad.stderr
         assert "Traceback" not in bad.stderr
     assert len(list(records.read(str(out)))) == 5      # checked before the file was opened
-
-
-
-def full_disk_mkstemp(monkeypatch):
-    """The temporary files of scopa_env/atomic.py land on /dev/full: every write fails ENOSPC."""
-    import os
-    import tempfile
-    real = tempfile.mkstemp
-
-    def mkstemp(**kw):
-        fd, name = real(**kw)
-        full = os.open("/dev/full", os.O_WRONLY)
-        os.dup2(full, fd)
-        os.close(full)
-        return fd, name
-    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
 
 
 def test_simulate_failure_or_ctrl_c_keeps_the_old_file(tmp_path, monkeypatch, capsys):

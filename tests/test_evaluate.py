@@ -16,6 +16,8 @@ from scopa_env.errors import ScopaError
 from scopa_env.records import replay
 from scopa_env.rules import Rules
 
+from full_disk import full_disk_mkstemp
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -282,21 +284,6 @@ def test_workers_are_capped_at_the_number_of_deals(monkeypatch):
     monkeypatch.setattr(arena.mp, "get_context", lambda method: Counting(real(method)))
     assert evaluate("easy", "random", 4, seed=2, workers=40) == evaluate("easy", "random", 4, seed=2)
     assert started == [2]
-
-
-def full_disk_mkstemp(monkeypatch):
-    """The temporary files of scopa_env/atomic.py land on /dev/full: every write fails ENOSPC."""
-    import os
-    import tempfile
-    real = tempfile.mkstemp
-
-    def mkstemp(**kw):
-        fd, name = real(**kw)
-        full = os.open("/dev/full", os.O_WRONLY)
-        os.dup2(full, fd)
-        os.close(full)
-        return fd, name
-    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
 
 
 def test_cli_failed_write_keeps_the_old_files(tmp_path, monkeypatch, capsys):

@@ -42,6 +42,7 @@ import numpy as np
 import torch
 
 from scopa_env.actions import ACTION_LAYOUT_VERSION
+from scopa_env.atomic import sync_folder
 from scopa_env.errors import ScopaError, not_a_file
 from scopa_env.observation import OBS_LAYOUT_VERSION, layout
 from scopa_env.rules import Rules
@@ -70,14 +71,7 @@ def save_atomic(obj: dict, path: str | Path) -> Path:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-    try:  # make the rename itself durable
-        dfd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
+    sync_folder(path.parent)        # make the rename itself durable
     return path
 
 
