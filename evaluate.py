@@ -464,7 +464,7 @@ def commit(outs: dict[str, AtomicFile]) -> None:
 
 
 def write_json(out: dict, f: AtomicFile) -> None:
-    f.write(json.dumps(json_safe(out), indent=2))
+    f.write(json.dumps(json_safe(out), indent=2) + "\n")
 
 
 def main(argv=None) -> int:

@@ -43,16 +43,20 @@ class AtomicFile:
         self.path = str(path)
         if not self.path:
             raise ScopaError("an empty file name")
-        target = Path(os.path.realpath(self.path))    # a link: replace the file it points to
         self.tmp: str | None = None
         try:
-            mode = target.stat().st_mode if target.exists() else None
+            # the path as given decides: realpath would turn /dev/stdout on a pipe into 'pipe:[N]'
+            try:
+                mode = os.stat(self.path).st_mode
+            except FileNotFoundError:
+                mode = None                          # a new file (or a dangling link's target)
             if mode is not None and stat.S_ISDIR(mode):
                 raise ScopaError(f"cannot write {self.path}: is a folder")
             if mode is not None and not stat.S_ISREG(mode):
-                self.file = open(target, "w", encoding="utf-8")
+                self.file = open(self.path, "w", encoding="utf-8")
                 self.target, self.mode = None, None
                 return
+            target = Path(os.path.realpath(self.path))    # a link: replace the file it points to
             fd, self.tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
             self.file = os.fdopen(fd, "w", encoding="utf-8")
         except OSError as e:

@@ -326,6 +326,22 @@ def test_cli_outputs_are_tried_for_real_before_playing(tmp_path):
     assert p.returncode == 2 and "name the same file" in p.stderr and p.stdout == ""
 
 
+def test_cli_outputs_to_stdout_through_a_pipe():
+    """/dev/stdout on a pipe is written directly (its link target, 'pipe:[N]', is not a path);
+    the same holds for simulate --out."""
+    p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--json", "/dev/stdout")
+    assert p.returncode == 0, p.stderr
+    start = p.stdout.index("{\n")
+    assert json.loads(p.stdout[start:p.stdout.index("\n}\n", start) + 3])["results"][0]["matches"] == 2
+    p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--record", "/dev/stdout")
+    assert p.returncode == 0, p.stderr
+    assert sum(line.startswith('{"rules"') for line in p.stdout.splitlines()) == 2
+    p = subprocess.run([sys.executable, "-m", "scopa_env.simulate", "--matches", "2", "--seed", "1", "--out",
+                        "/dev/stdout"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert sum(line.startswith('{"rules"') for line in p.stdout.splitlines()) == 2
+
+
 @pytest.mark.parametrize("workers", ["1", "2"])
 def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, tmp_path):
     """Ctrl-C (SIGINT to the whole process group, as a terminal sends it): one line, exit 130,
