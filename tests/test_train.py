@@ -612,9 +612,14 @@ def test_a_new_run_never_writes_over_an_existing_runs_checkpoints(tmp_path, caps
     assert run_main(capsys, *args).returncode == 0
     latest = tmp_path / "ck" / "dup" / "latest.pt"
     before, logs = latest.read_bytes(), sorted((tmp_path / "runs" / "dup").iterdir())
-    _one_line_error(run_main(capsys, *args), str(tmp_path / "ck" / "dup"), "--resume dup",
-                    "--run-name")
+    # a --checkpoints-dir other than the default: the hint names the folder, and it works
+    hint = f"--resume {tmp_path / 'ck' / 'dup'} continues"
+    _one_line_error(run_main(capsys, *args), str(tmp_path / "ck" / "dup"), hint, "--run-name")
     assert latest.read_bytes() == before and sorted((tmp_path / "runs" / "dup").iterdir()) == logs
+    assert start(tiny_cfg(tmp_path), resume=str(tmp_path / "ck" / "dup"), log=lambda *_: None).name == "dup"
+    r = run_cli(*args[2:], cwd=tmp_path)          # the default folder: the hint is the run's name
+    assert r.returncode == 0 and (tmp_path / "checkpoints" / "dup" / "latest.pt").is_file(), r.stderr
+    _one_line_error(run_cli(*args[2:], cwd=tmp_path), "--resume dup continues")
     for name in ("best.pt", "step_0000000512.pt"):       # any checkpoint of the run counts
         other = tmp_path / "ck" / name.split(".")[0]
         other.mkdir()
@@ -721,3 +726,35 @@ def test_ctrl_c_says_whether_a_checkpoint_was_written(tmp_path, capsys, monkeypa
     monkeypatch.setattr(LoopRun, "__init__", lambda *a, **k: interrupted(None))
     r = run_main(capsys, "--resume", str(tmp_path / "ck" / "cc"))
     assert r.returncode == 130 and "the last checkpoint is intact" in r.stderr, r.stderr
+
+
+def test_ctrl_c_after_the_first_best_pt_leaves_a_resumable_run(tmp_path, capsys, monkeypatch):
+    """The first periodic evaluation's best.pt comes with a latest.pt: a Ctrl-C right after it
+    says the checkpoint is intact, --resume continues (past that evaluation, not repeating it),
+    and a new run of that name is refused. Before, the run said no checkpoint was written, the
+    name was refused for its best.pt, and --resume refused a folder without latest.pt."""
+    from training.loop import Run as LoopRun
+    args = ("--checkpoints-dir", str(tmp_path / "ck"), "--runs-dir", str(tmp_path / "runs"),
+            "--total-steps", "2048", "--num-envs", "16", "--rollout-steps", "32", "--hidden", "32",
+            "--eval-every", "512", "--eval-matches", "2", "--eval-opponents", "random",
+            "--checkpoint-every", "0", "--final-matches", "0", "--torch-threads", "1",
+            "--run-name", "be")
+    evaluate = LoopRun.periodic_eval
+
+    def evaluates_then_interrupted(self, writer):
+        evaluate(self, writer)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(LoopRun, "periodic_eval", evaluates_then_interrupted)
+    r = run_main(capsys, *args)
+    assert r.returncode == 130 and "the last checkpoint is intact" in r.stderr, r.stderr
+    folder = tmp_path / "ck" / "be"
+    assert sorted(p.name for p in folder.iterdir()) == ["best.pt", "latest.pt"]
+    counters = checkpoint.load(folder / "latest.pt")["counters"]
+    assert counters["steps"] == 512 and counters["next_eval"] == 1024
+    _one_line_error(run_main(capsys, *args), "already holds", "--resume")
+    monkeypatch.undo()
+    evals = []
+    run = start(tiny_cfg(tmp_path), resume=str(folder), log=evals.append)
+    run.train(stop_at=1024)
+    assert [e.split("]")[0] for e in evals if e.startswith("[eval")] == ["[eval @ 1,024 steps"]

@@ -165,8 +165,10 @@ class Run:
             base, k = self.name, 1
             while held := _checkpoints_in(self.ckpt_dir):
                 if self.cfg.run_name:
+                    again = self.name if Path(self.cfg.checkpoints_dir) == Path(
+                        TrainConfig.checkpoints_dir) else str(self.ckpt_dir)
                     raise ScopaError(f"checkpoint folder {str(self.ckpt_dir)!r} already holds a "
-                                     f"run's checkpoints ({held}): --resume {self.name} continues "
+                                     f"run's checkpoints ({held}): --resume {again} continues "
                                      f"that run, or give a new run another --run-name")
                 k += 1
                 self.name = f"{base}-{k}"
@@ -199,7 +201,14 @@ class Run:
         self.log(f"[eval @ {step:,} steps] {summary}")
         if best is None or score > best:
             self.counters["best_score"] = score
-            checkpoint.save_atomic(self.to_checkpoint(), self.ckpt_dir / "best.pt")
+            d = self.to_checkpoint()
+            checkpoint.save_atomic(d, self.ckpt_dir / "best.pt")
+            if not self.checkpointed:
+                # best.pt is never a run's only checkpoint: the first one comes with a latest.pt,
+                # so a Ctrl-C now leaves a run that --resume continues (and a new run of this name
+                # is rightly refused)
+                checkpoint.save_atomic(d, self.ckpt_dir / "latest.pt")
+                self.checkpointed = True
         self.last_eval = results
 
     # ---- the loop ----------------------------------------------------------------------------
@@ -238,13 +247,17 @@ class Run:
                 writer.add_scalar("charts/SPS", done / max(time.time() - t0, 1e-9), c["steps"])
                 for k, v in stats.items():
                     writer.add_scalar(k, v, c["steps"])
-                if cfg.eval_every and c["steps"] >= c["next_eval"]:
+                # both schedules advance before anything is saved: a checkpoint written here
+                # (best.pt, latest.pt, step_*) resumes past this step's evaluation and save
+                eval_due = cfg.eval_every and c["steps"] >= c["next_eval"]
+                save_due = cfg.checkpoint_every and c["steps"] >= c["next_checkpoint"]
+                while eval_due and c["next_eval"] <= c["steps"]:
+                    c["next_eval"] += cfg.eval_every
+                while save_due and c["next_checkpoint"] <= c["steps"]:
+                    c["next_checkpoint"] += cfg.checkpoint_every
+                if eval_due:
                     self.periodic_eval(writer)
-                    while c["next_eval"] <= c["steps"]:
-                        c["next_eval"] += cfg.eval_every
-                if cfg.checkpoint_every and c["steps"] >= c["next_checkpoint"]:
-                    while c["next_checkpoint"] <= c["steps"]:
-                        c["next_checkpoint"] += cfg.checkpoint_every
+                if save_due:
                     self.save(f"step_{c['steps']:010d}")
                 if cfg.max_minutes and c["elapsed_s"] - start_elapsed >= cfg.max_minutes * 60:
                     stopped_by_time = True
