@@ -44,17 +44,21 @@ import threading
 from itertools import combinations
 from pathlib import Path
 
-import numpy as np
+try:    # Ctrl-C while the modules load (numba's caches, about half a second): one line too
+    import numpy as np
 
-from agents import make_agent
-from agents.arena import check_matches, evaluate
-from agents.stats import Z95, elo, points_interval_text, wilson
-from scopa_env.errors import ScopaError
-from scopa_env.presets import list_rules_text, rules_from_preset
-from scopa_env.atomic import AtomicFile
-from scopa_env.records import dumps
-from scopa_env.rules import Rules
-from scopa_env.seeds import check_seed
+    from agents import make_agent
+    from agents.arena import check_matches, evaluate
+    from agents.stats import Z95, elo, points_interval_text, wilson
+    from scopa_env.errors import ScopaError
+    from scopa_env.presets import list_rules_text, rules_from_preset
+    from scopa_env.atomic import AtomicFile
+    from scopa_env.records import dumps
+    from scopa_env.rules import Rules
+    from scopa_env.seeds import check_seed
+except KeyboardInterrupt:
+    print("evaluate.py: interrupted; nothing written", file=sys.stderr)
+    sys.exit(130)
 
 
 def parse_args(argv=None) -> argparse.Namespace:

@@ -24,15 +24,19 @@ import threading
 from pathlib import Path
 from typing import Callable, TextIO
 
-from agents import REGISTRY, make_agent
-from scopa_env.actions import action_table
-from scopa_env.cards import (SETTEBELLO, SUIT_SYMBOLS, SUITS, card_name_compact, card_name_it,
-                             parse_card, rank_of, suit_of)
-from scopa_env.errors import ScopaError
-from scopa_env.game import Game, Move, primiera
-from scopa_env.presets import PRESETS, list_rules_text, preset_name, rules_from_preset
-from scopa_env.rules import Rules
-from scopa_env.seeds import check_seed, offset_seed
+try:    # Ctrl-C while the modules load (numba's caches, about half a second): one line too
+    from agents import REGISTRY, make_agent
+    from scopa_env.actions import action_table
+    from scopa_env.cards import (SETTEBELLO, SUIT_SYMBOLS, SUITS, card_name_compact, card_name_it,
+                                 parse_card, rank_of, suit_of)
+    from scopa_env.errors import ScopaError
+    from scopa_env.game import Game, Move, primiera
+    from scopa_env.presets import PRESETS, list_rules_text, preset_name, rules_from_preset
+    from scopa_env.rules import Rules
+    from scopa_env.seeds import check_seed, offset_seed
+except KeyboardInterrupt:
+    print("\nCiao!")
+    sys.exit(0)
 
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "scopa-default.pt"
 HUMAN, COMPUTER = 0, 1

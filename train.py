@@ -22,7 +22,11 @@ from pathlib import Path
 # two-thread training ~20x slower than one thread (measured); passive, two threads cost nothing.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from scopa_env.errors import ScopaError
+try:    # Ctrl-C while the modules load (numba's caches, about half a second): one line too
+    from scopa_env.errors import ScopaError
+except KeyboardInterrupt:
+    print("train.py: interrupted before the run started: nothing written", file=sys.stderr)
+    sys.exit(130)
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.toml"
 
