@@ -130,11 +130,11 @@ def test_resume_keeps_the_checkpoints_features_version(tmp_path, monkeypatch):
     for k in a["model"]:
         assert torch.equal(a["model"][k], b["model"][k]), k
     bad = dict(b, model_config=dict(b["model_config"], features=99))
-    torch.save(bad, tmp_path / "f99.pt")
+    checkpoint.save_atomic(bad, tmp_path / "f99.pt")
     with pytest.raises(ScopaError, match="move features version 99"):
         start(tiny_cfg(tmp_path), resume=str(tmp_path / "f99.pt"), log=lambda *_: None)
     bad = dict(b, model_config=dict(b["model_config"], hidden=64))
-    torch.save(bad, tmp_path / "wide.pt")
+    checkpoint.save_atomic(bad, tmp_path / "wide.pt")
     with pytest.raises(ScopaError, match="holds a network .*'hidden': 64"):
         start(tiny_cfg(tmp_path), resume=str(tmp_path / "wide.pt"), log=lambda *_: None)
 
@@ -172,7 +172,7 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
                       ("action_layout_version", "action layout")):
         bad = torch.load(good, weights_only=True)
         bad[key] = 999
-        torch.save(bad, tmp_path / f"{key}.pt")
+        checkpoint.save_atomic(bad, tmp_path / f"{key}.pt")
         with pytest.raises(ScopaError, match=word):
             checkpoint.load(tmp_path / f"{key}.pt")
         with pytest.raises(ScopaError, match=word):
@@ -211,7 +211,7 @@ def test_checkpoint_fields_of_the_wrong_type_are_one_error(tmp_path, capsys):
              ("obs_layout", {"players": torch.tensor([2, 2]), "size": 291}, "observation layout")]
     for i, (key, value, words) in enumerate(cases):
         bad = tmp_path / f"bad{i}.pt"
-        torch.save(dict(good, **{key: value}), bad)
+        checkpoint.save_atomic(dict(good, **{key: value}), bad)
         for load in (checkpoint.load, lambda p: make_agent(str(p))):
             with pytest.raises(ScopaError, match=re.escape(words)):
                 load(bad)
@@ -231,7 +231,7 @@ def test_non_finite_weights_are_refused_when_loaded(tmp_path, capsys):
         model = {k: v.clone() for k, v in good["model"].items()}
         model[name].view(-1)[-1] = value
         bad = tmp_path / f"nonfinite{i}.pt"
-        torch.save(dict(good, model=model), bad)
+        checkpoint.save_atomic(dict(good, model=model), bad)
         words = f"model tensor {name!r} has 1 of {model[name].numel()} values NaN or inf"
         for load in (checkpoint.load, lambda p: make_agent(str(p)),
                      lambda p: Run(tiny_cfg(tmp_path, init_from=str(p)), log=lambda *_: None),
@@ -244,7 +244,7 @@ def test_non_finite_weights_are_refused_when_loaded(tmp_path, capsys):
     opt = {"state": {0: {"step": torch.tensor(1.0), "exp_avg": torch.full((2,), float("nan")),
                          "exp_avg_sq": torch.zeros(2)}},
            "param_groups": good["optimizer"]["param_groups"]}
-    torch.save(dict(good, optimizer=opt), tmp_path / "opt.pt")
+    checkpoint.save_atomic(dict(good, optimizer=opt), tmp_path / "opt.pt")
     with pytest.raises(ScopaError, match=r"optimizer tensor 'state\.0\.exp_avg' has 2 of 2"):
         checkpoint.load(tmp_path / "opt.pt")
     # the shipped agent (an older-format file) and a fresh run's files still load
@@ -289,7 +289,7 @@ def test_resume_refuses_malformed_counters_and_config(tmp_path, capsys):
              (dict(counters=None), "lacks counters")]
     for i, (change, words) in enumerate(cases):
         bad = tmp_path / f"resume{i}.pt"
-        torch.save({k: v for k, v in {**good, **change}.items() if v is not None}, bad)
+        checkpoint.save_atomic({k: v for k, v in {**good, **change}.items() if v is not None}, bad)
         with pytest.raises(ScopaError, match=re.escape(words)):
             start(tiny_cfg(tmp_path), resume=str(bad), log=lambda *_: None)
     _one_line_error(run_main(capsys, "--resume", str(tmp_path / "resume9.pt")),
@@ -298,7 +298,7 @@ def test_resume_refuses_malformed_counters_and_config(tmp_path, capsys):
     # an agent-only file may lack counters; the valid run resumes as before
     agent = checkpoint.agent_only(good)
     del agent["counters"]
-    torch.save(agent, tmp_path / "agent.pt")
+    checkpoint.save_atomic(agent, tmp_path / "agent.pt")
     make_agent(str(tmp_path / "agent.pt"))
     assert start(tiny_cfg(tmp_path), resume=str(path), log=lambda *_: None).name == "v"
 
@@ -758,3 +758,39 @@ def test_ctrl_c_after_the_first_best_pt_leaves_a_resumable_run(tmp_path, capsys,
     run = start(tiny_cfg(tmp_path), resume=str(folder), log=evals.append)
     run.train(stop_at=1024)
     assert [e.split("]")[0] for e in evals if e.startswith("[eval")] == ["[eval @ 1,024 steps"]
+
+
+def test_a_checkpoint_with_changed_bytes_is_refused_by_its_checksum(tmp_path, capsys):
+    """torch reads a zip of tensors with a flipped byte without complaint (a weight silently
+    changes); the checksum save_atomic adds makes that one error, in every reader. A file from
+    before checksums still loads; the shipped agent has one."""
+    assert checkpoint.load(ROOT / "checkpoints" / "scopa-default.pt")["checksum"].startswith("sha256:")
+    run = Run(tiny_cfg(tmp_path, run_name="sum"), log=lambda *_: None)
+    run.save()
+    path = tmp_path / "ck" / "sum" / "latest.pt"
+    good = checkpoint.load(path)
+    assert good["checksum"] == checkpoint.digest(good) and good["checksum"].startswith("sha256:")
+    weight = max(good["model"].values(), key=lambda t: t.numel())
+    raw = bytearray(path.read_bytes())
+    at = raw.find(weight.numpy().tobytes()[:64])
+    assert at > 0 and raw.find(weight.numpy().tobytes()[:64], at + 1) == -1
+    raw[at + 5] ^= 0x10
+    bad = tmp_path / "flipped.pt"
+    bad.write_bytes(bytes(raw))
+    assert not torch.equal(torch.load(bad, weights_only=True)["model"][
+        next(k for k, t in good["model"].items() if t is weight)], weight)   # torch does not see it
+    with pytest.raises(ScopaError, match="is damaged: its contents do not match its checksum"):
+        checkpoint.load(bad)
+    _one_line_error(run_main(capsys, "--resume", str(bad)), "flipped.pt' is damaged")
+    r = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--agent", str(bad), "--opponent",
+                        "random", "--matches", "2"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "is damaged" in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+    for change in ({"counters": dict(good["counters"], steps=good["counters"]["steps"] + 1)},
+                   {"checksum": torch.zeros(2)}, {"checksum": "sha256:0"}):
+        torch.save(dict(good, **change), bad)             # an edit that keeps the old checksum
+        with pytest.raises(ScopaError, match="is damaged"):
+            checkpoint.load(bad)
+    torch.save({k: v for k, v in good.items() if k != "checksum"}, bad)      # none: as before
+    assert "checksum" not in checkpoint.load(bad)
+    checkpoint.save_atomic(checkpoint.load(bad), bad)   # saving again adds one
+    assert checkpoint.load(bad)["checksum"] == good["checksum"]

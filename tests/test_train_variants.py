@@ -164,7 +164,7 @@ def test_four_player_checkpoint_round_trip_resume_and_mismatch(tmp_path):
     with pytest.raises(ScopaError, match="was trained for rules scopone"):
         make_agent(str(path), Rules(), 0)
     bad = dict(raw, rules=Rules().to_dict())
-    torch.save(bad, tmp_path / "bad.pt")
+    checkpoint.save_atomic(bad, tmp_path / "bad.pt")
     with pytest.raises(ScopaError, match="observation layout"):
         make_agent(str(tmp_path / "bad.pt"), None, 0)
     with pytest.raises(ScopaError, match="count_last"):
@@ -187,7 +187,7 @@ def test_version_one_checkpoint_still_loads_and_resumes(tmp_path):
     raw["rules"] = {"napola": False, "target": 11}
     config = {k: v for k, v in raw["config"].items() if k != "rules"}
     raw["config"] = dict(config, napola=False, target=11)
-    torch.save(raw, path)
+    checkpoint.save_atomic(raw, path)
     agent = make_agent(str(path), Rules(), 0)
     assert agent.rules == Rules()
     resumed = start(tiny_cfg(tmp_path), resume=str(path), log=lambda *_: None)

@@ -23,6 +23,12 @@ A checkpoint is a dict of tensors, numbers, strings, lists and dicts, so
 | obs_layout_version      | scopa_env.observation.OBS_LAYOUT_VERSION at training time      |
 | action_layout_version   | scopa_env.actions.ACTION_LAYOUT_VERSION at training time       |
 | algo_state              | what the algorithm needs to continue (env state, pool, ...)    |
+| checksum                | "sha256:HEX" over every other key (digest(); added by          |
+|                         | save_atomic; files written before it have none and still load) |
+
+A zip of tensors flips a byte silently (torch does not check the zip's CRCs), so a file with a
+checksum is checked against it when read: a damaged one is an error, not a network that plays a
+little differently.
 
 Writing goes to a temporary file in the same folder, is flushed to disk, then renamed over the
 target (os.replace is atomic), so a killed process leaves either the old file or the new one
@@ -30,6 +36,7 @@ target (os.replace is atomic), so a killed process leaves either the old file or
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import pickle
@@ -54,7 +61,10 @@ REQUIRED = ("format", "format_version", "algo", "model_config", "model", "config
 
 
 def save_atomic(obj: dict, path: str | Path) -> Path:
-    """torch.save to a temp file next to `path`, fsync, then os.replace onto `path`."""
+    """torch.save to a temp file next to `path`, fsync, then os.replace onto `path`; the dict
+    gets its `checksum` (digest() of everything else)."""
+    obj = {k: v for k, v in obj.items() if k != "checksum"}
+    obj["checksum"] = digest(obj)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -73,6 +83,35 @@ def save_atomic(obj: dict, path: str | Path) -> Path:
         raise
     sync_folder(path.parent)        # make the rename itself durable
     return path
+
+
+def digest(obj: dict) -> str:
+    """"sha256:HEX" of a checkpoint dict's contents, its `checksum` key left out: every key and
+    value in a fixed order (dict keys sorted), tensors by dtype, shape and bytes."""
+    h = hashlib.sha256()
+    _feed(h, {k: v for k, v in obj.items() if k != "checksum"})
+    return "sha256:" + h.hexdigest()
+
+
+def _feed(h, v) -> None:
+    if isinstance(v, torch.Tensor):
+        t = v.detach().cpu().contiguous().reshape(-1)
+        h.update(f"T{str(t.dtype)}{tuple(v.shape)}{t.numel()}:".encode())
+        h.update(t.view(torch.uint8).numpy().tobytes() if t.numel() else b"")
+    elif isinstance(v, dict):
+        h.update(f"D{len(v)}:".encode())
+        for k in sorted(v, key=lambda k: (type(k).__name__, repr(k))):
+            _feed(h, k)
+            _feed(h, v[k])
+    elif isinstance(v, (list, tuple)):
+        h.update(f"{type(v).__name__[0]}{len(v)}:".encode())
+        for x in v:
+            _feed(h, x)
+    elif v is None or isinstance(v, (bool, int, float, str)):
+        text = repr(v)
+        h.update(f"{type(v).__name__}{len(text)}:{text}".encode())
+    else:   # torch.load(weights_only=True) gives nothing else; a new kind of value is a bug here
+        raise TypeError(f"cannot checksum a {type(v).__name__} in a checkpoint")
 
 
 def remove_partial_saves(folder: str | Path) -> list[Path]:
@@ -118,6 +157,15 @@ def check(ckpt, where: str = "checkpoint") -> None:
     if not isinstance(ckpt, dict) or not isinstance(ckpt.get("format"), str) or \
             ckpt["format"] != FORMAT:
         raise ScopaError(f"{where!r} is not a scopa-rl checkpoint")
+    if "checksum" in ckpt:      # files from before checksums have none
+        have = ckpt["checksum"]
+        try:
+            want = digest(ckpt)
+        except TypeError as e:
+            raise ScopaError(f"checkpoint {where!r} is corrupt ({e})") from None
+        if not isinstance(have, str) or have != want:
+            raise ScopaError(f"checkpoint {where!r} is damaged: its contents do not match its "
+                             f"checksum (bytes changed since it was written)")
     missing = [k for k in REQUIRED if k not in ckpt]
     if missing:
         raise ScopaError(f"checkpoint {where!r} lacks {', '.join(missing)}")
