@@ -325,7 +325,7 @@ def test_diverging_training_stops_before_saving(tmp_path, algo, poison):
     with pytest.raises(ScopaError, match=words):
         run.train()
     assert latest.read_bytes() == before
-    assert sorted(p.name for p in latest.parent.iterdir()) == ["latest.pt", "step_0000001024.pt"]
+    assert sorted(p.name for p in latest.parent.iterdir()) == [".lock", "latest.pt", "step_0000001024.pt"]
     checkpoint.load(latest)
 
 
@@ -749,7 +749,7 @@ def test_ctrl_c_after_the_first_best_pt_leaves_a_resumable_run(tmp_path, capsys,
     r = run_main(capsys, *args)
     assert r.returncode == 130 and "the last checkpoint is intact" in r.stderr, r.stderr
     folder = tmp_path / "ck" / "be"
-    assert sorted(p.name for p in folder.iterdir()) == ["best.pt", "latest.pt"]
+    assert sorted(p.name for p in folder.iterdir()) == [".lock", "best.pt", "latest.pt"]
     counters = checkpoint.load(folder / "latest.pt")["counters"]
     assert counters["steps"] == 512 and counters["next_eval"] == 1024
     _one_line_error(run_main(capsys, *args), "already holds", "--resume")
@@ -794,3 +794,51 @@ def test_a_checkpoint_with_changed_bytes_is_refused_by_its_checksum(tmp_path, ca
     assert "checksum" not in checkpoint.load(bad)
     checkpoint.save_atomic(checkpoint.load(bad), bad)   # saving again adds one
     assert checkpoint.load(bad)["checksum"] == good["checksum"]
+
+
+def test_two_processes_never_train_into_one_folder(tmp_path, capsys, monkeypatch):
+    """The checkpoint folder's lock: a second resume of a run being trained, or a second new run
+    of a name whose first has no checkpoint yet (the race the checkpoint check leaves), is one
+    error naming the holder's pid; a default name takes the next suffix. The lock goes with its
+    process (here: with release, or a run's end)."""
+    import os
+    import time
+    Run(tiny_cfg(tmp_path, run_name="lk"), log=lambda *_: None).train(stop_at=512)
+    folder = str(tmp_path / "ck" / "lk")
+    first = start(tiny_cfg(tmp_path), resume=folder, log=lambda *_: None)
+    first.prepare_folders()
+    second = start(tiny_cfg(tmp_path), resume=folder, log=lambda *_: None)
+    with pytest.raises(ScopaError, match=rf"run lk is being trained by another process \(pid "
+                                         rf"{os.getpid()}\) in '.*lk': wait for it or stop it"):
+        second.train(stop_at=1024)
+    first.release_folder()
+    second.train(stop_at=1024)                       # free again: it trains
+    assert checkpoint.load(tmp_path / "ck" / "lk" / "latest.pt")["counters"]["steps"] == 1024
+    starting = Run(tiny_cfg(tmp_path, run_name="new"), log=lambda *_: None)
+    starting.prepare_folders()                        # no checkpoint yet
+    with pytest.raises(ScopaError, match="is in use by another training process"):
+        Run(tiny_cfg(tmp_path, run_name="new"), log=lambda *_: None).train()
+    starting.release_folder()
+    monkeypatch.setattr(time, "time", lambda: 1_700_000_000.0)
+    a = Run(tiny_cfg(tmp_path), log=lambda *_: None)
+    a.prepare_folders()
+    b = Run(tiny_cfg(tmp_path), log=lambda *_: None)
+    b.prepare_folders()
+    assert b.name == a.name + "-2"
+    a.release_folder()
+    b.release_folder()
+    monkeypatch.undo()
+    # across processes, as a user meets it: train.py --resume while the run trains
+    args = ("--checkpoints-dir", str(tmp_path / "ck"), "--runs-dir", str(tmp_path / "runs"))
+    p = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *args, "--resume", "lk",
+                          "--total-steps", "100000000", "--eval-every", "0"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert p.stdout.readline().startswith("run lk:"), "the run did not start"
+        _one_line_error(run_main(capsys, *args, "--resume", "lk"),
+                        f"run lk is being trained by another process (pid {p.pid})")
+    finally:
+        p.kill()
+        p.wait()
+    r = run_main(capsys, *args, "--resume", "lk", "--stop-at", "1536")     # the kill freed it
+    assert r.returncode == 0, r.stderr

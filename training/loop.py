@@ -9,6 +9,7 @@ state, unfinished episodes), so a resumed run makes the same updates as one neve
 """
 from __future__ import annotations
 
+import os
 import random
 import sys
 import time
@@ -26,6 +27,12 @@ from .config import TrainConfig, make_config
 from .model import FEATURE_SIZES, FEATURES_VERSION, MoveScorer, model_config, widen_features
 
 KEEP_PERIODIC = 3
+LOCK_FILE = ".lock"   # in a run's checkpoint folder: held (flock) by the process training it
+
+try:
+    import fcntl
+except ImportError:   # Windows: no folder lock (README, "Checkpoints")
+    fcntl = None
 # what may change when a run is resumed: budgets and reporting, never what shapes the updates
 RESUME_OVERRIDABLE = {"total_steps", "max_minutes", "eval_every", "eval_matches", "eval_opponents",
                       "final_matches", "final_opponents", "checkpoint_every", "torch_threads",
@@ -77,6 +84,7 @@ class Run:
             self._init_from(cfg.init_from)
         self.ckpt_dir = Path(cfg.checkpoints_dir) / self.name
         self.last_eval: dict | None = None
+        self._lock = None           # the checkpoint folder's lock while train() runs
         # whether this run has a latest.pt to resume from (a resumed run has; Ctrl-C says which)
         self.checkpointed = self.resumed
 
@@ -157,29 +165,83 @@ class Run:
 
     def prepare_folders(self) -> None:
         """Create the run's checkpoint and log folders before anything is trained (an unusable
-        folder is one ScopaError naming it). A new run never writes into a folder holding
-        checkpoints: a name given in the config is refused (--resume continues that run); a
-        default name, taken within the same second by a run of the same algo and seed, gets a
+        folder is one ScopaError naming it) and take the checkpoint folder's lock (`.lock`, held
+        until train() returns): two processes never train into one folder, whether two resumes of
+        a run or two new runs of one name started at once. A new run never writes into a folder
+        holding checkpoints: a name given in the config is refused (--resume continues that run);
+        a default name, taken within the same second by a run of the same algo and seed, gets a
         suffix (-2, -3, ...)."""
-        if not self.resumed:
-            base, k = self.name, 1
-            while held := _checkpoints_in(self.ckpt_dir):
-                if self.cfg.run_name:
-                    again = self.name if Path(self.cfg.checkpoints_dir) == Path(
-                        TrainConfig.checkpoints_dir) else str(self.ckpt_dir)
-                    raise ScopaError(f"checkpoint folder {str(self.ckpt_dir)!r} already holds a "
-                                     f"run's checkpoints ({held}): --resume {again} continues "
-                                     f"that run, or give a new run another --run-name")
-                k += 1
-                self.name = f"{base}-{k}"
-                self.ckpt_dir = Path(self.cfg.checkpoints_dir) / self.name
-        for what, folder in (("checkpoint folder", self.ckpt_dir),
-                             ("log folder", Path(self.cfg.runs_dir) / self.name)):
-            try:
-                folder.mkdir(parents=True, exist_ok=True)
-            except OSError as e:
-                raise ScopaError(f"cannot create the {what} {str(folder)!r} "
-                                 f"({e.strerror or checkpoint.first_line(e)})") from None
+        base, k = self.name, 1
+        while True:
+            self._mkdir("checkpoint folder", self.ckpt_dir)
+            holder = self._lock_folder()
+            held = "" if self.resumed or holder is not None else _checkpoints_in(self.ckpt_dir)
+            if held:
+                self.release_folder()
+            if holder is None and not held:
+                break
+            if holder is not None and self.resumed:
+                raise ScopaError(f"run {self.name} is being trained by another process (pid "
+                                 f"{holder}) in {str(self.ckpt_dir)!r}: wait for it or stop it; "
+                                 f"two processes would write the same checkpoints")
+            if self.cfg.run_name:
+                if holder is not None:
+                    raise ScopaError(f"checkpoint folder {str(self.ckpt_dir)!r} is in use by "
+                                     f"another training process (pid {holder}): give a new run "
+                                     f"another --run-name")
+                again = self.name if Path(self.cfg.checkpoints_dir) == Path(
+                    TrainConfig.checkpoints_dir) else str(self.ckpt_dir)
+                raise ScopaError(f"checkpoint folder {str(self.ckpt_dir)!r} already holds a "
+                                 f"run's checkpoints ({held}): --resume {again} continues "
+                                 f"that run, or give a new run another --run-name")
+            k += 1
+            self.name = f"{base}-{k}"
+            self.ckpt_dir = Path(self.cfg.checkpoints_dir) / self.name
+        try:
+            self._mkdir("log folder", Path(self.cfg.runs_dir) / self.name)
+        except ScopaError:
+            self.release_folder()
+            raise
+
+    @staticmethod
+    def _mkdir(what: str, folder: Path) -> None:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise ScopaError(f"cannot create the {what} {str(folder)!r} "
+                             f"({e.strerror or checkpoint.first_line(e)})") from None
+
+    def _lock_folder(self) -> str | None:
+        """Take the checkpoint folder's lock: None when taken, else the holder's pid (as the lock
+        file says it). The kernel drops the lock when its process ends, however it ends. Without
+        fcntl (Windows) there is no lock, and nothing stops two processes (README)."""
+        if fcntl is None:
+            return None
+        path = self.ckpt_dir / LOCK_FILE
+        try:
+            f = open(path, "a+", encoding="utf-8")
+        except OSError as e:
+            raise ScopaError(f"cannot create the lock file {str(path)!r} "
+                             f"({e.strerror or checkpoint.first_line(e)})") from None
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            holder = f.read().strip() or "unknown"
+            f.close()
+            return holder
+        f.seek(0)
+        f.truncate()
+        f.write(f"{os.getpid()}\n")
+        f.flush()
+        self._lock = f
+        return None
+
+    def release_folder(self) -> None:
+        """Drop the checkpoint folder's lock (its file stays; the lock is the kernel's)."""
+        lock, self._lock = self._lock, None
+        if lock is not None:
+            lock.close()
 
     # ---- evaluation --------------------------------------------------------------------------
     def evaluate(self, opponents, matches: int) -> dict:
@@ -213,14 +275,21 @@ class Run:
 
     # ---- the loop ----------------------------------------------------------------------------
     def train(self, stop_at: int | None = None) -> dict:
-        """Run to the step budget (or to `stop_at` steps, leaving the run resumable), evaluate."""
+        """Run to the step budget (or to `stop_at` steps, leaving the run resumable), evaluate;
+        the checkpoint folder is locked meanwhile."""
+        if stop_at is not None and stop_at < 1:
+            raise ScopaError(f"--stop-at must be a number of steps, at least 1, got {stop_at}")
+        self.prepare_folders()
+        try:
+            return self._train(stop_at)
+        finally:
+            self.release_folder()
+
+    def _train(self, stop_at: int | None) -> dict:
         from torch.utils.tensorboard import SummaryWriter
         from tqdm import tqdm
 
         cfg, c = self.cfg, self.counters
-        if stop_at is not None and stop_at < 1:
-            raise ScopaError(f"--stop-at must be a number of steps, at least 1, got {stop_at}")
-        self.prepare_folders()
         writer = SummaryWriter(str(Path(cfg.runs_dir) / self.name))
         writer.add_text("config", "```toml\n" + cfg.to_toml() + "```", c["steps"])
         for tmp in checkpoint.remove_partial_saves(self.ckpt_dir):
