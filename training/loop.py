@@ -174,13 +174,13 @@ class Run:
         base, k = self.name, 1
         while True:
             self._mkdir("checkpoint folder", self.ckpt_dir)
-            holder = self._lock_folder()
-            held = "" if self.resumed or holder is not None else _checkpoints_in(self.ckpt_dir)
-            if held:
+            holder, held = self._lock_folder(), ""
+            if holder is None:
+                held = "" if self.resumed else _checkpoints_in(self.ckpt_dir)
+                if not held:
+                    break
                 self.release_folder()
-            if holder is None and not held:
-                break
-            if holder is not None and self.resumed:
+            if self.resumed:
                 raise ScopaError(f"run {self.name} is being trained by another process (pid "
                                  f"{holder}) in {str(self.ckpt_dir)!r}: wait for it or stop it; "
                                  f"two processes would write the same checkpoints")
