@@ -830,7 +830,7 @@ def test_two_processes_never_train_into_one_folder(tmp_path, capsys, monkeypatch
     monkeypatch.undo()
     # across processes, as a user meets it: train.py --resume while the run trains
     args = ("--checkpoints-dir", str(tmp_path / "ck"), "--runs-dir", str(tmp_path / "runs"))
-    p = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *args, "--resume", "lk",
+    p = subprocess.Popen([sys.executable, "-u", str(ROOT / "train.py"), *args, "--resume", "lk",
                           "--total-steps", "100000000", "--eval-every", "0"],
                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
