@@ -352,10 +352,11 @@ def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, tmp_path):
     out, rec = tmp_path / "out.json", tmp_path / "games.jsonl"
     out.write_text("old json\n")
     rec.write_text("old records\n")
-    p = subprocess.Popen([sys.executable, "-u", str(ROOT / "evaluate.py"), "--agent", "hard", "--opponent", "hard",
+    p = subprocess.Popen([sys.executable, str(ROOT / "evaluate.py"), "--agent", "hard", "--opponent", "hard",
                           "--matches", "2000", "--workers", workers, "--json", str(out), "--record", str(rec)],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                         start_new_session=True)
+                         start_new_session=True,   # PYTHONUNBUFFERED off: the header comes by itself
+                         env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"})
     try:
         while "win rate" not in p.stdout.readline():      # the header: the matches are starting
             assert p.poll() is None, p.stderr.read()

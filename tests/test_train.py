@@ -1,6 +1,7 @@
 """Training: smoke runs of train.py, checkpoints, exact resume, clear errors."""
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
@@ -36,6 +37,11 @@ def run_main(capsys, *args):
     code = mod.main(list(args))
     out = capsys.readouterr()
     return subprocess.CompletedProcess(args, code, out.out, out.err)
+
+
+# a user's environment, not this machine's PYTHONUNBUFFERED: a CLI's lines must reach a pipe as
+# they are printed by the CLI's own line buffering
+BUFFERED_ENV = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
 
 
 def tiny_cfg(tmp_path, **kw):
@@ -830,9 +836,10 @@ def test_two_processes_never_train_into_one_folder(tmp_path, capsys, monkeypatch
     monkeypatch.undo()
     # across processes, as a user meets it: train.py --resume while the run trains
     args = ("--checkpoints-dir", str(tmp_path / "ck"), "--runs-dir", str(tmp_path / "runs"))
-    p = subprocess.Popen([sys.executable, "-u", str(ROOT / "train.py"), *args, "--resume", "lk",
+    p = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *args, "--resume", "lk",
                           "--total-steps", "100000000", "--eval-every", "0"],
-                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                         env=BUFFERED_ENV)
     try:
         assert p.stdout.readline().startswith("run lk:"), "the run did not start"
         _one_line_error(run_main(capsys, *args, "--resume", "lk"),
