@@ -63,8 +63,7 @@ REQUIRED = ("format", "format_version", "algo", "model_config", "model", "config
 def save_atomic(obj: dict, path: str | Path) -> Path:
     """torch.save to a temp file next to `path`, fsync, then os.replace onto `path`; the dict
     gets its `checksum` (digest() of everything else)."""
-    obj = {k: v for k, v in obj.items() if k != "checksum"}
-    obj["checksum"] = digest(obj)
+    obj = dict(obj, checksum=digest(obj))     # digest() leaves out any old checksum
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
