@@ -107,7 +107,7 @@ def exact_values_any(base, holder, unseen, cards, masks, k, endgame, out, agains
     state = base.copy()
     if holder > 0:
         state[HANDS + holder] = unseen
-    bufs = np.zeros((EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
+    bufs = np.empty((EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
     states = np.zeros((EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
     for j in range(k):
         child = state.copy()

@@ -26,6 +26,9 @@ more moves, so a wide position is never truncated; read the arrays from the env 
   three-players 21, pairs 31, six-players 30, scopone 56, scopone-scientifico 38,
   scopone-trentino 65, scopone-milanese 27. Only the 15-captures without the classic ones
   (quindici, escopa-15: the table grows while no card makes 15) go past 80.
+- free_capture (any card may be laid): players who lay card after card grow the table until one
+  card has thousands of captures (7,166 moves met with quindici "both", laying the lowest card
+  every turn). core.MAX_MOVES (76,680) bounds every position of every rules set.
 
 Episodes and rewards (float32 (B, N), one column per seat):
 - episode="match": an episode is a whole match; hands follow each other inside it.

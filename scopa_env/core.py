@@ -76,7 +76,15 @@ PLAYING, HAND_OVER, MATCH_OVER = 0, 1, 2
 # flags returned by apply_move
 F_CAPTURE, F_SCOPA, F_DEALT, F_HAND_OVER, F_MATCH_OVER = 1, 2, 4, 8, 16
 
-MAX_MOVES = 1024    # far above any reachable table; legal_moves raises if ever exceeded
+# The most legal moves any position of any rules set can have, so a move buffer of this width
+# (new_move_buffer) always holds them. Every legal move has its own action id, and every id
+# belongs to one played card (scopa_env/actions.py), so a hand's moves are at most the ids of its
+# cards; a hand holds at most 20 cards (Rules.hand_cards), and the widest table (scopa a quindici
+# with scopa d'assi) gives the 20 cards with the most ids 4 x 6,410 (the aces) + 4 x 4,894 + ...
+# = 76,680 ids (tests/test_engine_rules.py recomputes it). Real positions stay far below it (80
+# with the classic captures, scopa_env/batched.py), but free_capture lets any card be laid, so
+# the table can hold 30 cards and more, and one re may then have over a thousand sum captures.
+MAX_MOVES = 76_680
 
 RANK = np.array([c % 10 + 1 for c in range(40)], dtype=np.int64)
 RANK_MASK = np.array([sum(1 << (s * 10 + r - 1) for s in range(4)) if r else 0 for r in range(11)],
@@ -314,8 +322,8 @@ def _sum_captures(ids, ranks, pos, t, v, card, out_card, out_mask, n):
             s += ranks[i]
             m |= np.int64(1) << ids[i]
             if s == v:
-                if n >= MAX_MOVES:
-                    raise ValueError("more legal moves than MAX_MOVES")
+                if n >= out_card.shape[0]:
+                    raise ValueError("more legal moves than the move buffer holds")
                 out_card[n] = card
                 out_mask[n] = m
                 n += 1
@@ -332,14 +340,16 @@ def _sum_captures(ids, ranks, pos, t, v, card, out_card, out_mask, n):
 
 
 def new_move_buffer():
-    """The work area legal_moves writes to: row 0 played cards, row 1 captured masks, row 2 scratch."""
-    return np.zeros((3, MAX_MOVES), dtype=np.int64)
+    """The work area legal_moves writes to: row 0 played cards, row 1 captured masks, row 2 scratch.
+    Left uninitialised (1.8 MB): legal_moves writes every slot it reads, and the compiled callers
+    make theirs the same way."""
+    return np.empty((3, MAX_MOVES), dtype=np.int64)
 
 
 @njit(cache=True)
 def _add_move(out_card, out_mask, n, card, mask):
-    if n >= MAX_MOVES:
-        raise ValueError("more legal moves than MAX_MOVES")
+    if n >= out_card.shape[0]:
+        raise ValueError("more legal moves than the move buffer holds")
     out_card[n] = card
     out_mask[n] = mask
     return n + 1
@@ -461,7 +471,7 @@ def is_ace_sweep(state, card, captured, table):
     # a sweep is also a regular capture only if the rules in force make that set one: an equal
     # ace, a 15, a burned ace's capture, and only among the fewest cards with fewest_cards (so
     # not an equal ace under quindici "only", nor a 15 that fewest_cards leaves out)
-    buf = np.zeros((3, MAX_MOVES), dtype=np.int64)     # as new_move_buffer(); rare: an ace sweep
+    buf = np.empty((3, MAX_MOVES), dtype=np.int64)     # as new_move_buffer(); rare: an ace sweep
     ids = buf[2, 0:40]
     ranks = buf[2, 40:80]
     pos = buf[2, 80:121]
@@ -690,7 +700,7 @@ def random_hands_rules(seed, n_hands, header):
     init_match_rules(state, seed, header)
     rng = np.zeros(1, dtype=np.int64)
     seed_rng(rng, 0, seed ^ 0x5DEECE66D)
-    buf = np.zeros((3, MAX_MOVES), dtype=np.int64)
+    buf = np.empty((3, MAX_MOVES), dtype=np.int64)
     done = 0
     check = 0
     while done < n_hands:

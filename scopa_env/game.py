@@ -61,14 +61,14 @@ class Game:
         self.seed = check_seed(seed)
         self.state = np.zeros(core.STATE_SIZE, dtype=np.int64)
         core.init_match_rules(self.state, self.seed, self.rules.to_header())
-        self._buf = core.new_move_buffer()
+        self._buf = None     # the move buffer, made at the first legal_moves (1.8 MB: copies stay cheap)
 
     # ---- copying -------------------------------------------------------------------------
     def copy(self) -> "Game":
         g = Game.__new__(Game)
         g.rules, g.seed = self.rules, self.seed
         g.state = self.state.copy()
-        g._buf = core.new_move_buffer()
+        g._buf = None
         return g
 
     @classmethod
@@ -83,7 +83,7 @@ class Game:
             if g.state[slot] != header[slot]:
                 raise ScopaError(f"the state's rules (header slot {slot} = {int(g.state[slot])}) are not "
                                  f"these rules ({rules.describe()}: {int(header[slot])})")
-        g._buf = core.new_move_buffer()
+        g._buf = None
         return g
 
     def setup(self, hands, table, piles=None, deck=(), dealer: int = 1, to_move: int | None = None,
@@ -270,18 +270,24 @@ class Game:
         return out
 
     # ---- moves ---------------------------------------------------------------------------
+    def _legal(self) -> tuple[np.ndarray, int]:
+        """The mover's legal moves, written into this game's move buffer, and their count."""
+        if self._buf is None:
+            self._buf = core.new_move_buffer()
+        return self._buf, core.legal_moves(self.state, self._buf)
+
     def legal_moves(self) -> list[Move]:
         if self.hand_over:
             return []
-        n = core.legal_moves(self.state, self._buf)
-        return [Move(int(c), int(m)) for c, m in zip(self._buf[0, :n], self._buf[1, :n])]
+        buf, n = self._legal()
+        return [Move(int(c), int(m)) for c, m in zip(buf[0, :n], buf[1, :n])]
 
     def legal_action_ids(self) -> np.ndarray:
         """Action ids (scopa_env/actions.py) of the legal moves, in the engine's move order."""
         if self.hand_over:
             return np.zeros(0, dtype=np.int64)
-        n = core.legal_moves(self.state, self._buf)
-        out = action_table(self.rules).encode_moves(self._buf[0], self._buf[1], n,
+        buf, n = self._legal()
+        out = action_table(self.rules).encode_moves(buf[0], buf[1], n,
                                                     int(self.state[core.TABLE]))
         if n and out.min() < 0:
             raise ScopaError("a legal move has no action id in the action table of these rules")

@@ -275,3 +275,15 @@ def test_a_seed_is_a_whole_number_below_2_63_everywhere(bad):
         with pytest.raises(ScopaError, match=r"seed must be a whole number 0\.\.2\*\*63-1"):
             build()
     assert Game(Rules(), seed=np.int64(2**63 - 1)).seed == 2**63 - 1
+
+
+def test_max_moves_is_the_most_moves_any_rules_allow():
+    """core.MAX_MOVES, the move buffer's width, bounds the legal moves of every position: each
+    move has its own action id of its played card, and a hand holds at most 20 cards, so the 20
+    cards with the most ids in the widest action table bound any hand's moves."""
+    from scopa_env.actions import action_table
+    widest = action_table(Rules(quindici="both", ace_takes_all=True))
+    ids_per_card = np.bincount(widest.card[widest.card >= 0], minlength=40)
+    assert core.MAX_MOVES == int(np.sort(ids_per_card)[::-1][:20].sum()) == 76_680
+    with pytest.raises(ScopaError, match="hand_cards"):
+        Rules(hand_cards=21, table_cards=0)

@@ -370,3 +370,40 @@ def test_batched_rules_by_name():
         BatchedScopa(2, rules="briscola")
     with pytest.raises(ScopaError, match="Rules object or a preset"):
         BatchedScopa(2, rules=4)
+
+
+def test_free_capture_positions_with_thousands_of_moves():
+    """free_capture lets any card be laid, so the table can hold most of the deck and one card
+    then has thousands of captures (this line of play once made the engine raise "more legal
+    moves than MAX_MOVES" past 1,024). Laying the lowest card every turn, the Game and the batched
+    env (its legal arrays widen) agree on every position of a hand, and so do the AEC env's
+    mask and its game."""
+    rules = Rules(free_capture=True, quindici="both")
+    table = action_table(rules)
+
+    def lowest(game):
+        return min(game.hand(game.to_move), key=lambda c: (c % 10, c))
+
+    env = BatchedScopa(1, rules=rules, seed=0, reward="points")
+    env.reset()
+    g = Game.from_state(rules, env.states[0])
+    most = 0
+    while not g.hand_over:
+        ids = g.legal_action_ids()
+        most = max(most, len(ids))
+        assert ids.min() >= 0
+        assert np.array_equal(env.legal_ids[0, :env.legal_count[0]], ids)
+        low = lowest(g)
+        env.step(np.array([table.encode(low)]))
+        g.play(low, [])
+    assert most > 2_000 and env.max_legal >= most
+    aec = raw_env(rules=rules)
+    aec.reset(seed=0)
+    most = 0
+    for _ in range(36):                  # one hand (the env deals the next one itself)
+        mask = aec.observe(aec.agent_selection)["action_mask"]
+        ids = aec.game.legal_action_ids()
+        most = max(most, len(ids))
+        assert np.array_equal(np.flatnonzero(mask), np.sort(ids))
+        aec.step(table.encode(lowest(aec.game)))
+    assert most > 1_024
