@@ -8,6 +8,7 @@ from pathlib import Path
 import scopa_env
 from scopa_env.errors import ScopaError, not_a_file
 from scopa_env.kernel_cache import drop_stale, kernel_sources
+from scopa_env.presets import resolve_rules
 from scopa_env.rules import Rules
 
 # the kernels here call the engine's: rebuilt when either changed (scopa_env/kernel_cache.py)
@@ -71,6 +72,7 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
     """
     spec, spec_options = split_spec(spec)
     options = {**spec_options, **options}
+    rules = None if rules is None else resolve_rules(rules)
     if spec in REGISTRY:
         cls = REGISTRY[spec]
         _check_options(cls, spec, options)

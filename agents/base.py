@@ -15,6 +15,7 @@ import numpy as np
 
 from scopa_env.actions import ActionTable, action_table
 from scopa_env.errors import ScopaError
+from scopa_env.presets import resolve_rules
 from scopa_env.rules import Rules
 from scopa_env.seeds import check_seed
 
@@ -25,7 +26,7 @@ class Agent:
     name = "agent"
 
     def __init__(self, rules: Rules | None = None, seed: int = 0):
-        self.rules = rules or Rules()
+        self.rules = resolve_rules(rules)
         self.actions: ActionTable = action_table(self.rules)
         self.reset(check_seed(seed))
 

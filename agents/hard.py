@@ -105,7 +105,7 @@ class HardAgent(Agent):
         if not 0.0 <= self.epsilon <= 1.0:
             raise ScopaError(f"hard option epsilon must be in [0, 1], got {epsilon!r}")
         self.time_budget = None if time_budget is None else number_option("hard", "time_budget", time_budget)
-        if self.time_budget is not None and self.time_budget <= 0:
+        if self.time_budget is not None and not self.time_budget > 0:     # nan too
             raise ScopaError(f"hard option time_budget must be > 0 seconds, got {time_budget!r}")
         self.exact_last_deal = flag_option("hard", "exact_last_deal", exact_last_deal)
         self.infer = flag_option("hard", "infer", infer)

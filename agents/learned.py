@@ -48,7 +48,7 @@ import torch
 from scopa_env.actions import TAKES_TABLE
 from scopa_env.errors import ScopaError
 from scopa_env.observation import SLICES, layout_for
-from scopa_env.presets import preset_name
+from scopa_env.presets import preset_name, resolve_rules
 from scopa_env.rules import Rules
 
 from .base import Agent, flag_option, number_option, whole_option
@@ -67,6 +67,7 @@ class LearnedAgent(Agent):
 
         if (path is None) == (model is None):
             raise ScopaError("LearnedAgent needs exactly one of a checkpoint path or a model")
+        rules = None if rules is None else resolve_rules(rules)
         if path is not None:
             ckpt = checkpoint.load(path)
             trained = checkpoint.rules_of(ckpt, str(path))

@@ -55,7 +55,8 @@ def obs_scalar(obs: np.ndarray, name: str) -> int:
 
 
 class NormalAgent(Agent):
-    """Plays the move with the best heuristic value (first in engine order on ties)."""
+    """Plays the move with the best heuristic value (the lowest action id on ties); under the
+    classic rules the last `count_last` cards of a hand are counted out exactly."""
 
     name = "normal"
 

@@ -316,14 +316,29 @@ class IllegalMoveWrapper(wrappers.TerminateIllegalWrapper):
             raw.infos[agent] = {**raw.infos.get(agent, {}), "illegal_move": message}
 
 
+class ActionIdWrapper(wrappers.BaseWrapper):
+    """Reads an action as every adapter does (actions.action_id: a Python or numpy integer, or a
+    one-element integer array) and passes it on as an int. Anything else, a bool or a float
+    included, is a ScopaError: Gymnasium's Discrete space counts True as 1, and PettingZoo's
+    TerminateIllegalWrapper then failed on it with a numpy ValueError. None (the step of an
+    agent that is done) passes as it is."""
+
+    def step(self, action) -> None:
+        if action is not None:
+            action = action_id(action, self.env.unwrapped.agent_selection)
+        super().step(action)
+
+
 def env(**options) -> AECEnv:
-    """`raw_env(**options)` in the standard wrapper chain of PettingZoo's classic envs."""
+    """`raw_env(**options)` in the standard wrapper chain of PettingZoo's classic envs, with the
+    action read as an integer id first (ActionIdWrapper)."""
     e = raw_env(**options)
     e = IllegalMoveWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = ActionIdWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
 
 
-if "scopa-v0" not in pettingzoo.aec_registry:
+if "scopa_v0" not in pettingzoo.aec_registry:
     pettingzoo.register("aec", "scopa_v0", entry_point="scopa_env.aec:env")

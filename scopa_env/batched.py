@@ -62,7 +62,7 @@ from . import core
 from .actions import _encode, action_table, encode_move, is_classic
 from .errors import ScopaError
 from .observation import layout_for, write_observation
-from .presets import rules_from_preset
+from .presets import resolve_rules
 from .rules import Rules
 from .seeds import check_seed
 
@@ -72,23 +72,6 @@ MAX_LEGAL_QUINDICI = 256
 _OK = -1
 # the arrays of the current position, saved by state_dict()
 _POSITION = ("obs", "to_move", "legal_count", "legal_ids", "legal_card", "legal_captured")
-
-
-def resolve_rules(rules=None, napola: bool | None = None, target: int | None = None) -> Rules:
-    """The rules an env plays (shared by every env): a Rules object, a preset name
-    (scopa_env/presets.py) or None for the classic game; `napola` / `target`, when given,
-    replace those two options."""
-    if rules is None:
-        r = Rules()
-    elif isinstance(rules, str):
-        r = rules_from_preset(rules)
-    elif isinstance(rules, Rules):
-        r = rules
-    else:
-        raise ScopaError(f"rules must be a Rules object or a preset name, got "
-                         f"{type(rules).__name__}")
-    changes = {k: v for k, v in (("napola", napola), ("target", target)) if v is not None}
-    return r.replace(**changes) if changes else r
 
 
 def side_rewards(values) -> list[float]:
@@ -272,7 +255,8 @@ class BatchedScopa:
     """`num_envs` games under `rules` stepped together. See the module docstring for the arrays."""
 
     def __init__(self, num_envs: int, rules: Rules | None = None, seed: int = 0,
-                 episode: str = "match", reward: str | None = None):
+                 episode: str = "match", reward: str | None = None, napola: bool | None = None,
+                 target: int | None = None):
         if (isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer))
                 or num_envs < 1):
             raise ScopaError(f"num_envs must be a whole number >= 1, got {num_envs!r}")
@@ -280,7 +264,7 @@ class BatchedScopa:
         if rules is not None and not isinstance(rules, (Rules, str)):
             raise ScopaError(f"rules must be a Rules object or a preset name, got "
                              f"{type(rules).__name__}")
-        self.rules = resolve_rules(rules)
+        self.rules = resolve_rules(rules, napola, target)
         self.num_envs = B = int(num_envs)
         self.seed = check_seed(seed)
         self.episode, self.reward = episode, reward

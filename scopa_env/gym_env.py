@@ -41,6 +41,7 @@ from .batched import check_episode_reward, resolve_rules, side_rewards
 from .errors import ScopaError
 from .game import Game
 from .observation import layout_for, observe
+from .rules import Rules
 
 
 class ScopaGymEnv(gymnasium.Env):
@@ -93,6 +94,10 @@ class ScopaGymEnv(gymnasium.Env):
         if spec is not None and not isinstance(spec, str):
             if not callable(getattr(spec, "act", None)):
                 raise ScopaError(f"{role} must be an agent with act() or a name, got {spec!r}")
+            theirs = getattr(spec, "rules", None)
+            if isinstance(theirs, Rules) and theirs != self.rules:
+                raise ScopaError(f"{role} {getattr(spec, 'name', type(spec).__name__)!r} was made for "
+                                 f"rules {theirs.describe()}, not this env's {self.rules.describe()}")
             return [spec] * n
         # imported here, not at the top: agents/ sits above scopa_env in the layering
         from agents import REGISTRY, make_agent
@@ -130,6 +135,8 @@ class ScopaGymEnv(gymnasium.Env):
         self._over = False
         self._play_others()
         info = {"action_mask": self.action_masks(), "learner_seat": self.seat}
+        if self.render_mode == "human":
+            self.render()
         return observe(self.game.state, self.seat), info
 
     def step(self, action):

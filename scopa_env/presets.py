@@ -87,3 +87,20 @@ def list_rules_text() -> str:
         lines.append(f"  {p.name:<{width}}  {p.description} [seed {p.source}]")
         lines.append(f"  {'':<{width}}  options: {p.rules.describe()}")
     return "\n".join(lines)
+
+
+def resolve_rules(rules=None, napola: bool | None = None, target: int | None = None) -> Rules:
+    """The rules an env or an agent plays: a Rules object, a preset name
+    (scopa_env/presets.py) or None for the classic game; `napola` / `target`, when given,
+    replace those two options."""
+    if rules is None:
+        r = Rules()
+    elif isinstance(rules, str):
+        r = rules_from_preset(rules)
+    elif isinstance(rules, Rules):
+        r = rules
+    else:
+        raise ScopaError(f"rules must be a Rules object or a preset name, got "
+                         f"{type(rules).__name__}")
+    changes = {k: v for k, v in (("napola", napola), ("target", target)) if v is not None}
+    return r.replace(**changes) if changes else r

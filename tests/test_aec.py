@@ -190,6 +190,22 @@ def test_illegal_action_wrapped_env_terminates_with_reason():
         f.step(16_200)
 
 
+def test_wrapped_env_reads_actions_as_every_adapter_does():
+    """A bool, a float or a string is one ScopaError (True once reached PettingZoo's illegal-move
+    wrapper, which failed on it with a numpy ValueError); a one-element integer array is a move,
+    as in raw_env, Scopa-v0 and Game."""
+    e = make_env()
+    e.reset(seed=0)
+    for bad in (True, 1.5, "3", np.array([1.0])):
+        with pytest.raises(ScopaError, match="an action is an integer id"):
+            e.step(bad)
+    assert not any(e.terminations.values())
+    first = e.agent_selection
+    legal = np.flatnonzero(e.observe(first)["action_mask"])
+    e.step(np.array([legal[0]]))
+    assert e.agent_selection != first and not any(e.terminations.values())
+
+
 def test_render_shows_only_the_viewers_hand(capsys):
     e = make_env(render_mode="ansi")
     e.reset(seed=4)

@@ -37,6 +37,19 @@ def test_bad_options_are_scopa_errors():
         make_agent("hard", epsilon=2.0)
     with pytest.raises(ScopaError):
         make_agent("normal", weights=[1.0, 2.0])
+    with pytest.raises(ScopaError, match="time_budget must be > 0"):
+        make_agent("hard:time_budget=nan")      # nan <= 0 is False: it used to pass
+
+
+def test_agents_take_rules_or_a_preset_name():
+    """rules as the environments take them: a preset name is that preset (a name was once kept
+    as a string: easy then read 15-capture ids with the classic table), anything else one error."""
+    assert make_agent("easy", rules="quindici").actions.size == 100_648
+    assert make_agent("hard", rules="scopone").rules == Rules(players=4, hand_cards=9, table_cards=4)
+    with pytest.raises(ScopaError, match="unknown rules preset 'briscola'"):
+        make_agent("normal", rules="briscola")
+    with pytest.raises(ScopaError, match="rules must be a Rules object or a preset name, got int"):
+        make_agent("easy", rules=3)
 
 
 @pytest.mark.parametrize("name", LEVELS)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from scopa_env import BatchedScopa, Game, Rules, ScopaError
+from scopa_env.presets import rules_from_preset
 from scopa_env.batched import MAX_LEGAL
 
 
@@ -136,6 +137,13 @@ def test_illegal_actions_raise_and_change_nothing():
 def test_bad_options(kwargs, msg):
     with pytest.raises(ScopaError, match=msg):
         BatchedScopa(**kwargs)
+
+
+def test_napola_and_target_override_the_rules_as_in_the_other_envs():
+    assert BatchedScopa(2, napola=True, target=21).rules == Rules(napola=True, target=21)
+    assert BatchedScopa(2, rules="scopone", target=21).rules == rules_from_preset("scopone").replace(target=21)
+    with pytest.raises(ScopaError, match="target"):
+        BatchedScopa(2, target=0)
 
 
 def test_dense_mask_and_fresh_arrays():

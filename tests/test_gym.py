@@ -39,6 +39,19 @@ def test_default_opponent_and_instances():
         ScopaGymEnv(opponent="grandmaster")
     with pytest.raises(ScopaError, match="opponent must be"):
         ScopaGymEnv(opponent=42)
+    # an agent made for other rules would read its observations with the wrong action table
+    with pytest.raises(ScopaError, match="opponent 'random' was made for rules classic"):
+        ScopaGymEnv(opponent=mine, rules="quindici")
+    assert ScopaGymEnv(opponent=RandomAgent("quindici"), rules="quindici").opponent.rules.quindici == "only"
+
+
+def test_human_render_on_reset_and_step(capsys):
+    env = ScopaGymEnv(opponent="random", render_mode="human")
+    obs, info = env.reset(seed=0)
+    shown = capsys.readouterr().out
+    assert "Scores" in shown
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert "Scores" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("reward", ["win", "points"])

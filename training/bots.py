@@ -12,7 +12,10 @@ The `normal` level (agents/normal.py) scores each legal move with a compiled ker
 mover may know. Here the same kernel runs over many games at once, reading each mover's view
 straight from the engine state (its hand, the table, both piles, the cards it has not seen), so a
 share of training games can be played against it without a Python call per move. It picks the
-best-scoring move, the first in the env's legal order on ties.
+best-scoring move, the first in the env's legal order on ties. So it is the level's judgement,
+not quite the level: the level takes the lowest action id on ties, which is not always the first
+in the env's order, and counts out the last 4 cards of a hand exactly, which this bot does not.
+The periodic and final evaluations of a run play the level itself (agents/arena.py).
 """
 from __future__ import annotations
 
