@@ -111,6 +111,10 @@ class Game:
             raise ScopaError(f"setup needs {n} scope counts, one per seat")
         if scores is not None and len(scores) != sides:
             raise ScopaError(f"setup needs {sides} scores, one per side")
+        for what, seat in (("dealer", dealer), ("to_move", to_move), ("last_capturer", last_capturer)):
+            if seat is not None and (isinstance(seat, bool) or not hasattr(seat, "__index__")
+                                     or not 0 <= int(seat) < n):
+                raise ScopaError(f"setup {what} {seat!r} is not a seat 0..{n - 1}")
         st = self.state
         for p in range(n):
             st[core.HANDS + p] = hands[p]

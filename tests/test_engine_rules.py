@@ -287,3 +287,15 @@ def test_max_moves_is_the_most_moves_any_rules_allow():
     assert core.MAX_MOVES == int(np.sort(ids_per_card)[::-1][:20].sum()) == 76_680
     with pytest.raises(ScopaError, match="hand_cards"):
         Rules(hand_cards=21, table_cards=0)
+
+
+@pytest.mark.parametrize("kw", [dict(to_move=7), dict(to_move=-1), dict(dealer=2), dict(dealer=True),
+                                dict(last_capturer=5), dict(to_move=0.0)])
+def test_setup_refuses_a_seat_that_is_not_one(kw):
+    """A seat outside 0..players-1 read another slot of the state (legal_moves then came back
+    empty); now one error, and the game is left as it was."""
+    g = Game()
+    before = g.state.copy()
+    with pytest.raises(ScopaError, match=f"setup {next(iter(kw))} .* is not a seat 0..1"):
+        g.setup(hands=[["7D"], ["2B"]], table=["4C", "3S"], deck=[], **{"dealer": 1, **kw})
+    assert np.array_equal(g.state, before)
