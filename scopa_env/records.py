@@ -15,7 +15,7 @@ from typing import Iterable, Iterator
 from . import core
 from .actions import action_table
 from .atomic import AtomicFile
-from .cards import card_str, cards_str, parse_card
+from .cards import card_str, cards_str, parse_card, rank_of
 from .errors import ScopaError
 from .game import Game, PlayResult
 from .rules import Rules
@@ -124,6 +124,11 @@ def replay(record: dict) -> Game:
                 if hand["dealer"] != (game.dealer + 1) % n:
                     raise ScopaError(f"hand {h}: dealer {hand['dealer']}, but the deal passes to "
                                      f"{(game.dealer + 1) % n}")
+            table = hand["deals"][0]["table"]
+            if rules.table_cards == 4 and sum(rank_of(parse_card(c)) == 10 for c in table) >= 3:
+                # core.start_hand deals again: RULES.md voids such a deal, so no game plays it
+                raise ScopaError(f"hand {h}: the table {' '.join(table)} holds 3 or more re, a void "
+                                 f"deal that is dealt again")
             game.deal_hand(hand["dealer"], _deck_of(hand, n))
             for i, mv in enumerate(hand["moves"]):
                 where = f"hand {h} move {i}"
@@ -146,5 +151,5 @@ def replay(record: dict) -> Game:
         if record.get("winner") != game.winner:
             raise ScopaError(f"winner {record.get('winner')} differs from the engine's {game.winner}")
         return game
-    except (KeyError, TypeError) as e:
+    except (KeyError, TypeError, IndexError) as e:
         raise ScopaError(f"malformed record: {type(e).__name__} {e}") from None

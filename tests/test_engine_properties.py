@@ -110,6 +110,23 @@ def test_replay_catches_tampering():
     mv["card"] = bad["hands"][0]["deals"][0]["hands"][1 - mv["player"]][0]
     with pytest.raises(ScopaError, match="hand 0 move 0"):
         records.replay(bad)
+    # a deal with 3 re on the 4-card table is void (RULES.md): the engine deals again, so a
+    # record holding one was not played by it
+    bad = json.loads(json.dumps(rec))
+    deals = bad["hands"][0]["deals"]
+    table = deals[0]["table"]
+    places = [(cards, i) for d in deals for cards in d["hands"] for i, c in enumerate(cards)
+              if c.startswith("10")]
+    for t, (cards, i) in zip(range(3 - sum(c.startswith("10") for c in table)), places):
+        k = next(j for j, c in enumerate(table) if not c.startswith("10"))
+        table[k], cards[i] = cards[i], table[k]
+    assert sum(c.startswith("10") for c in table) >= 3
+    with pytest.raises(ScopaError, match="hand 0: the table .* holds 3 or more re, a void deal"):
+        records.replay(bad)
+    bad = json.loads(json.dumps(rec))
+    bad["hands"][0]["deals"] = []
+    with pytest.raises(ScopaError, match="malformed record: IndexError"):
+        records.replay(bad)
 
 
 def test_simulate_cli_writes_records_that_replay(tmp_path):
