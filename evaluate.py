@@ -50,6 +50,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from agents import make_agent
     from agents.arena import check_matches, evaluate
     from agents.stats import Z95, elo, points_interval_text, wilson
+    from scopa_env.cli import Parser, run_main
     from scopa_env.errors import ScopaError
     from scopa_env.presets import list_rules_text, rules_from_preset
     from scopa_env.atomic import AtomicFile
@@ -62,7 +63,7 @@ except KeyboardInterrupt:
 
 
 def parse_args(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
+    p = Parser(
         prog="evaluate.py", description="Evaluate agents on duplicate deals with seats swapped.")
     p.add_argument("--agent", help="the agent to evaluate: random|easy|normal|hard|PATH.pt")
     p.add_argument("--opponent", action="append", default=[], metavar="SPEC",
@@ -70,7 +71,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--round-robin", nargs="+", metavar="SPEC",
                    help="play every pair of these agents; cross table and Elo ratings")
     p.add_argument("--matches", type=int, default=200,
-                   help="matches per opponent (even: each deal is played twice), default 200")
+                   help="matches per opponent, default 200: a multiple of the number of sides (even with two: "
+                        "each deal is played once with the agent on each side; 3 with three-players)")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents, default 0")
     p.add_argument("--rules", default="classic", metavar="PRESET",
                    help="rules preset (see --list-rules), default classic")
@@ -519,4 +521,4 @@ if __name__ == "__main__":
     # each line as it is printed, also into a pipe or a file (`> log`, `| tee`): progress
     # and results of a long run are not held back in a block buffer until it ends
     sys.stdout.reconfigure(line_buffering=True)
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -29,6 +29,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from scopa_env.actions import action_table
     from scopa_env.cards import (SETTEBELLO, SUIT_SYMBOLS, SUITS, card_name_compact, card_name_it,
                                  parse_card, rank_of, suit_of)
+    from scopa_env.cli import Parser
     from scopa_env.errors import ScopaError
     from scopa_env.game import Game, Move, primiera
     from scopa_env.presets import PRESETS, list_rules_text, preset_name, rules_from_preset
@@ -480,7 +481,7 @@ class PlaySession:
         hand = by_rank(g.hand(HUMAN))
         first, captures = parse_move_text(line)
         if NUMBER.fullmatch(first):
-            k = int(first)
+            k = int(first) if len(first) <= 6 else 0     # int() refuses over 4,300 digits
             if not 1 <= k <= len(hand):
                 raise ScopaError(f"you hold {len(hand)} card{'s' if len(hand) > 1 else ''}: "
                                  f"type {span(len(hand))}, a card like 7d, or ? for help")
@@ -515,7 +516,7 @@ class PlaySession:
             answer = self.ask(f"Which (1-{len(options)}, Enter to pick another card)? ").strip()
             if not answer:
                 return None
-            if NUMBER.fullmatch(answer) and 1 <= int(answer) <= len(options):
+            if NUMBER.fullmatch(answer) and len(answer) <= 6 and 1 <= int(answer) <= len(options):
                 return options[int(answer) - 1]
             if answer.lower() == "q":
                 raise Quit
@@ -631,7 +632,7 @@ class PlaySession:
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description="Play scopa against the computer in the terminal.")
+    p = Parser(prog="play.py", description="Play scopa against the computer in the terminal.")
     p.add_argument("--rules", default="classic", metavar="PRESET",
                    help="the rules preset to play (classic; scopone, pairs, ...: see --list-rules)")
     p.add_argument("--list-rules", action="store_true", help="list the rules presets and exit")

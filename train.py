@@ -23,6 +23,7 @@ from pathlib import Path
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 try:    # Ctrl-C while the modules load (numba's caches, about half a second): one line too
+    from scopa_env.cli import Parser, run_main
     from scopa_env.errors import ScopaError
 except KeyboardInterrupt:
     print("train.py: interrupted before the run started: nothing written", file=sys.stderr)
@@ -34,7 +35,7 @@ DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.toml"
 def build_parser() -> argparse.ArgumentParser:
     from training.config import FIELDS, LEGACY_RULES_KEYS, TrainConfig
 
-    p = argparse.ArgumentParser(prog="train.py", description="Self-play training of a scopa agent.",
+    p = Parser(prog="train.py", description="Self-play training of a scopa agent.",
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
                                 epilog="Every config field is also a flag (--total-steps N ...); the defaults shown are the "
                                        "dataclass's, over which configs/default.toml (or --config) applies.")
@@ -133,9 +134,13 @@ def main(argv=None) -> int:
         from training.config import load_toml, make_config
         from training.loop import start
 
+        # an empty value is a mistake (an unset shell variable), not "flag not given"
+        for flag, value in (("--resume", args.resume), ("--config", args.config)):
+            if value is not None and not value.strip():
+                raise ScopaError(f"{flag} needs a value: got an empty one")
         overrides = explicit_overrides(args)
-        if args.resume:
-            if args.config:
+        if args.resume is not None:
+            if args.config is not None:
                 raise ScopaError("--resume continues a run with its own config: drop --config")
             base = make_config(**{k: v for k, v in overrides.items()
                                   if k in ("checkpoints_dir", "runs_dir")})
@@ -144,7 +149,7 @@ def main(argv=None) -> int:
                 print(run.cfg.to_toml(), end="")
                 return 0
         else:
-            path = args.config or DEFAULT_CONFIG
+            path = DEFAULT_CONFIG if args.config is None else args.config
             cfg = make_config(load_toml(path), **overrides)
             if args.print_config:
                 print(cfg.to_toml(), end="")
@@ -165,7 +170,7 @@ def main(argv=None) -> int:
               f"'.[train]' (on these machines first pip install torch==2.13.0)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        if run is not None and run.checkpointed or run is None and args.resume:
+        if run is not None and run.checkpointed or run is None and args.resume is not None:
             print("train.py: interrupted (the last checkpoint is intact; --resume continues)",
                   file=sys.stderr)
         else:
@@ -179,4 +184,4 @@ if __name__ == "__main__":
     # each line as it is printed, also into a pipe or a file (`> log`, `| tee`): progress
     # and results of a long run are not held back in a block buffer until it ends
     sys.stdout.reconfigure(line_buffering=True)
-    sys.exit(main())
+    sys.exit(run_main(main))

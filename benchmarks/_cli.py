@@ -1,5 +1,5 @@
 """What the benchmark scripts share on the command line: argument types that check a number where
-argparse reads it, and a parser whose errors are one line, as the CLIs' (evaluate.py, play.py).
+argparse reads it, and the CLIs' parser whose errors are one line (scopa_env/cli.py).
 
 Bad input is one line `PROG: error: WHAT`, exit code 2, before any work: a bad number from the
 types below, a bad preset or agent or an unreadable file as a ScopaError or OSError caught by
@@ -13,17 +13,11 @@ import math
 import sys
 from pathlib import Path
 
+from scopa_env.cli import Parser
 from scopa_env.errors import ScopaError
 from scopa_env.seeds import check_seed
 
 ROOT = Path(__file__).resolve().parents[1]     # the checkout: defaults such as checkpoints/ live here
-
-
-class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line (no usage block) and exit code 2."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def parser(file: str, description: str, **kw) -> Parser:
@@ -62,8 +56,8 @@ def seed_arg(text: str) -> int:
 
 
 def errors_as_one_line(prog: str):
-    """Decorate a main(): a ScopaError or OSError it raises becomes `prog: error: ...` on stderr
-    and exit code 2 (return value 2), as in evaluate.py."""
+    """Decorate a main(): a ScopaError, OSError or MemoryError it raises becomes `prog: error:
+    ...` on stderr and exit code 2 (return value 2), as in evaluate.py."""
 
     def wrap(main):
         @functools.wraps(main)
@@ -74,6 +68,8 @@ def errors_as_one_line(prog: str):
                 print(f"{prog}: error: {e}", file=sys.stderr)
             except OSError as e:
                 print(f"{prog}: error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+            except MemoryError as e:       # a size far past this machine (--sizes 99999999999)
+                print(f"{prog}: error: not enough memory for these sizes ({e})", file=sys.stderr)
             return 2
         return run
 

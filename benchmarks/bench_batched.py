@@ -83,8 +83,10 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     for preset in args.rules:       # every name checked before the first is timed
         rules_from_preset(preset)
+    if args.baseline is not None and not args.baseline.strip():
+        raise ScopaError("--baseline needs a folder: got an empty value")
     rng = np.random.default_rng(0)
-    if args.baseline:
+    if args.baseline is not None:
         compare(args, rng)
         return 0
     modes = ("index", "ids", "index+dense mask")

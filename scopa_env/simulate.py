@@ -12,12 +12,12 @@ an existing --out as it was.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 
 import numpy as np
 
 from .atomic import AtomicFile
+from .cli import Parser, run_main
 from .errors import ScopaError
 from .game import Game
 from .presets import list_rules_text, rules_from_preset
@@ -40,7 +40,7 @@ def random_match(rules: Rules, seed: int, rng: np.random.Generator, with_legal: 
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m scopa_env.simulate", description=__doc__.split("\n")[0])
+    ap = Parser(prog="python -m scopa_env.simulate", description=__doc__.split("\n")[0])
     ap.add_argument("--matches", type=int, help="number of matches")
     ap.add_argument("--seed", type=int, help="seed of the first match")
     ap.add_argument("--out", help="JSON Lines file to write")
@@ -90,4 +90,4 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -39,6 +39,8 @@ CASES = [
     ("bench_batched.py", ["--seconds", "0"], "argument --seconds"),
     ("bench_batched.py", ["--rules", "classic", "foo"], "unknown rules preset 'foo'"),
     ("bench_batched.py", ["--baseline", "no-such-folder"], "--baseline no-such-folder: not a checkout"),
+    ("bench_batched.py", ["--baseline", ""], "--baseline needs a folder: got an empty value"),
+    ("bench_batched.py", ["--sizes", "99999999999", "--seconds", "0.1"], "not enough memory for these sizes"),
     ("opponent_fit.py", ["--pairs", "0"], "argument --pairs"),
     ("opponent_fit.py", ["--pairs", "-1"], "argument --pairs"),
     ("opponent_fit.py", ["--seed", "-1"], "argument --seed"),

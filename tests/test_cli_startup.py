@@ -1,6 +1,8 @@
-"""Ctrl-C while a CLI loads its modules (numba's caches take about half a second) is the CLI's
-one line, not a traceback. The Ctrl-C is made deterministic: an import hook raises
-KeyboardInterrupt when the CLI first imports the project's packages."""
+"""What every CLI does at its edges: Ctrl-C while it loads its modules (numba's caches take
+about half a second) is the CLI's one line, not a traceback (made deterministic: an import hook
+raises KeyboardInterrupt when the CLI first imports the project's packages); a bad flag is one
+line, not argparse's usage block; a reader that goes away (`| head -1`) ends it quietly."""
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -39,3 +41,36 @@ def test_ctrl_c_while_the_modules_load_is_one_line(cli, args, code, stdout, stde
                        stdin=subprocess.DEVNULL)
     assert (p.returncode, p.stdout, p.stderr) == (code, stdout, stderr), p.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, line", [
+    (["train.py", "--stop-at", "abc"], "train.py: error: argument --stop-at: invalid int value: 'abc'"),
+    (["evaluate.py", "--matches", "x"], "evaluate.py: error: argument --matches: invalid int value: 'x'"),
+    (["play.py", "--target", "abc"], "play.py: error: argument --target: invalid int value: 'abc'"),
+    (["-m", "scopa_env.simulate", "--seed", "s"],
+     "python -m scopa_env.simulate: error: argument --seed: invalid int value: 's'"),
+])
+def test_a_bad_flag_is_one_line(argv, line, tmp_path):
+    """argparse's own errors printed its usage block first (17 lines for train.py)."""
+    cmd = [str(ROOT / argv[0])] if argv[0].endswith(".py") else argv[:2]
+    rest = argv[1:] if argv[0].endswith(".py") else argv[2:]
+    p = subprocess.run([sys.executable, *cmd, *rest], capture_output=True, text=True, cwd=ROOT,
+                       timeout=120, stdin=subprocess.DEVNULL)
+    assert (p.returncode, p.stderr) == (2, line + "\n")
+
+
+@pytest.mark.parametrize("argv", [["train.py", "--list-rules"], ["train.py", "--print-config"],
+                                  ["evaluate.py", "--list-rules"], ["play.py", "--list-rules"],
+                                  ["-m", "scopa_env.simulate", "--list-rules"]])
+def test_output_into_a_closed_pipe_ends_quietly(argv):
+    """`python train.py --list-rules | head -1`: the reader may be gone before the CLI writes. Here
+    it always is (the pipe's read end is closed first): no BrokenPipeError traceback, exit 0."""
+    cmd = [str(ROOT / argv[0]), *argv[1:]] if argv[0].endswith(".py") else argv
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        p = subprocess.run([sys.executable, *cmd], stdout=w, stderr=subprocess.PIPE, text=True,
+                           cwd=ROOT, timeout=120, stdin=subprocess.DEVNULL)
+    finally:
+        os.close(w)
+    assert (p.returncode, p.stderr) == (0, "")

@@ -277,6 +277,17 @@ def test_several_captures_are_listed_and_picked():
     assert {parse_card(c) for c in ("7D", "4C", "3S")} <= set(s.game.pile(0))
 
 
+def test_numbers_longer_than_int_reads_are_answered_not_crashed():
+    """int() refuses a string of over 4,300 digits with a ValueError: a pasted long number at
+    the move or the capture prompt was a traceback."""
+    big = "9" * 5000
+    s, out, _ = session([big, "7d", big, "1", "q"])
+    run_from(s, choice_position())
+    text = out.getvalue()
+    assert "you hold 3 cards: type 1-3" in text and "type a number 1-2" in text
+    assert "You played 7♦ and took 2♣  5♠" in text
+
+
 def test_card_notation_with_captures_and_illegal_capture():
     s, out, _ = session(["7d x 4c", "7d x", "1s x 4c", "d", "7d x 4c", "d", "7d x 4c 3s", "q"])
     run_from(s, choice_position())

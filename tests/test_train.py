@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -190,6 +192,12 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
     with pytest.raises(ScopaError, match=r"not a checkpoint \(not a torch file of plain tensors") as e:
         checkpoint.load(tmp_path / "objects.pt")
     assert "weights_only" not in str(e.value)
+    # a plain pickle: torch warned ("Detected pickle protocol 4") before the one-line error
+    (tmp_path / "pickle.pt").write_bytes(pickle.dumps({"x": 1}, protocol=4))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ScopaError, match="not a checkpoint"):
+            checkpoint.load(tmp_path / "pickle.pt")
     (tmp_path / "folder.pt").mkdir()
     _one_line_error(run_main(capsys, "--export", str(tmp_path / "folder.pt"), str(tmp_path / "o.pt")),
                     "folder.pt' is a folder, not a file")
@@ -567,8 +575,17 @@ def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, caps
                          (("--eval-opponents", ""), "'eval_opponents' needs at least one opponent"),
                          (("--target", "21", "--set", "rules.target=31"),
                           "'target' both set the rules option 'target'"),
-                         (("--stop-at", "-5"), "--stop-at must be a number of steps, at least 1")):
+                         (("--stop-at", "-5"), "--stop-at must be a number of steps, at least 1"),
+                         # int() refuses over 4,300 digits with a ValueError: was a traceback
+                         (("--total-steps", "9" * 5000), "'total_steps' needs a whole number"),
+                         (("--set", "seed=" + "9" * 5000), "'seed' needs a whole number"),
+                         # an empty value (an unset shell variable) ran the default config
+                         (("--config", ""), "--config needs a value: got an empty one"),
+                         (("--resume", ""), "--resume needs a value: got an empty one")):
         _one_line_error(run_main(capsys, "--print-config", *flags), words)
+    (tmp_path / "c.toml").write_text("seed = " + "9" * 5000 + "\n")
+    _one_line_error(run_main(capsys, "--config", str(tmp_path / "c.toml")), "is not valid TOML",
+                    "4300 digits")
     (tmp_path / "c.toml").write_text("seed = 1.0\n")
     _one_line_error(run_main(capsys, "--config", str(tmp_path / "c.toml")), "'seed'", "got 1.0")
     (tmp_path / "c.toml").write_text("target = 21\n[rules]\ntarget = 31\n")
@@ -849,3 +866,19 @@ def test_two_processes_never_train_into_one_folder(tmp_path, capsys, monkeypatch
         p.wait()
     r = run_main(capsys, *args, "--resume", "lk", "--stop-at", "1536")     # the kill freed it
     assert r.returncode == 0, r.stderr
+
+
+def test_ppo_iterations_without_a_learner_decision_learn_nothing_quietly(tmp_path):
+    """With one game and one step a rollout, some rollouts hold no learner decision: that
+    iteration learns nothing (the mean of no losses was NaN in TensorBoard, with numpy's
+    'Mean of empty slice' warnings on the terminal)."""
+    run = Run(tiny_cfg(tmp_path, algo="ppo", num_envs=1, rollout_steps=1, minibatch_size=1,
+                       total_steps=64), log=lambda *_: None)
+    seen = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        while run.algo.steps < 64:
+            seen.append(run.algo.iterate())
+    assert {"charts/samples": 0} in [{k: v for k, v in s.items() if k.startswith(("losses", "charts/samples"))}
+                                     for s in seen]
+    assert all(np.isfinite(v) for s in seen for k, v in s.items() if k.startswith("losses/"))

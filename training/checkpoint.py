@@ -42,6 +42,7 @@ import os
 import pickle
 import random
 import tempfile
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -139,7 +140,11 @@ def load(path: str | Path) -> dict:
             raise ScopaError(f"checkpoint {str(path)!r} is not a regular file")
         raise not_a_file("checkpoint", path)
     try:
-        ckpt = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():
+            # a plain pickle file makes torch warn ("Detected pickle protocol 4") before it
+            # fails: the error below is the one line that says what is wrong
+            warnings.simplefilter("ignore", UserWarning)
+            ckpt = torch.load(path, map_location="cpu", weights_only=True)
     except (RuntimeError, pickle.UnpicklingError, EOFError, zipfile.BadZipFile, OSError,
             ValueError, AttributeError, TypeError, KeyError, IndexError) as e:
         first = first_line(e)

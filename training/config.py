@@ -365,7 +365,8 @@ def load_toml(path: str | Path) -> dict:
         raise not_a_file("config file", path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+    except (ValueError, UnicodeDecodeError) as e:
+        # TOMLDecodeError is a ValueError; so is an integer of over 4,300 digits
         raise ScopaError(f"config file {str(path)!r} is not valid TOML: {e}") from None
     flat = _check_tables(data, str(path))
     for k in flat:
@@ -388,7 +389,7 @@ def parse_override(text: str) -> tuple[str, object]:
         raise ScopaError(f"unknown config key {key!r}")
     try:
         value = tomllib.loads(f"v = {raw}")["v"]
-    except tomllib.TOMLDecodeError:
+    except ValueError:           # not TOML (TOMLDecodeError), or an integer of over 4,300 digits
         value = raw
     return key, value
 

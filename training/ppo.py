@@ -219,6 +219,8 @@ class PPO:
         advantages = torch.from_numpy(adv[t_idx, b_idx])
         returns = torch.from_numpy(ret[t_idx, b_idx].astype(np.float32))
         n = len(t_idx)
+        if n == 0:      # no learner decision in this rollout (tiny settings): nothing to learn,
+            return {"charts/samples": 0}     # and no mean of nothing (NaN losses, numpy warnings)
         stats = {"pg": [], "v": [], "ent": [], "kl": [], "clip": []}
         for _ in range(cfg.update_epochs):
             order = torch.from_numpy(self.rng.permutation(n))
