@@ -882,3 +882,27 @@ def test_ppo_iterations_without_a_learner_decision_learn_nothing_quietly(tmp_pat
     assert {"charts/samples": 0} in [{k: v for k, v in s.items() if k.startswith(("losses", "charts/samples"))}
                                      for s in seen]
     assert all(np.isfinite(v) for s in seen for k, v in s.items() if k.startswith("losses/"))
+
+
+def test_resuming_an_earlier_file_never_overwrites_a_later_run(tmp_path, capsys):
+    """Resuming a step file or best.pt older than the run's latest.pt in the run's own folder
+    overwrote latest.pt with the older state, and the branch's own periodic files (numbered
+    below the later ones) were the first pruned: refused, naming --resume NAME and another
+    --checkpoints-dir; resumed into another folder it runs, and latest.pt itself resumes."""
+    Run(tiny_cfg(tmp_path, run_name="r", checkpoint_every=512), log=lambda *_: None).train()
+    folder = tmp_path / "ck" / "r"
+    before = (folder / "latest.pt").read_bytes()
+    early = folder / "step_0000001024.pt"
+    assert early.is_file()
+    _one_line_error(run_main(capsys, "--resume", str(early), "--total-steps", "4096"),
+                    "this checkpoint is at 1,024 steps but the run's", "is at 2,048",
+                    f"--resume {folder} continues the run", "another --checkpoints-dir")
+    assert (folder / "latest.pt").read_bytes() == before
+    r = run_main(capsys, "--resume", str(early), "--checkpoints-dir", str(tmp_path / "branch"),
+                 "--total-steps", "1536")
+    assert r.returncode == 0, r.stderr
+    branch = torch.load(tmp_path / "branch" / "r" / "latest.pt", weights_only=True)
+    assert branch["counters"]["steps"] >= 1536
+    assert (folder / "latest.pt").read_bytes() == before
+    r = run_main(capsys, "--resume", str(folder), "--total-steps", "2560")
+    assert r.returncode == 0, r.stderr

@@ -198,10 +198,33 @@ class Run:
             self.name = f"{base}-{k}"
             self.ckpt_dir = Path(self.cfg.checkpoints_dir) / self.name
         try:
+            if self.resumed:
+                self._refuse_going_back()
             self._mkdir("log folder", Path(self.cfg.runs_dir) / self.name)
         except ScopaError:
             self.release_folder()
             raise
+
+    def _refuse_going_back(self) -> None:
+        """A resumed run writes into its own folder. Resumed from an earlier file (a step_*.pt,
+        best.pt) it would overwrite a later latest.pt, and its own periodic files, numbered below
+        the later ones, would be the first pruned: refused, naming both ways on. A latest.pt that
+        cannot be read does not stop it: resuming an earlier file is how a run recovers from one."""
+        latest = self.ckpt_dir / "latest.pt"
+        if not latest.is_file():
+            return
+        try:
+            later = int(checkpoint.load(latest)["counters"]["steps"])
+        except (ScopaError, KeyError, TypeError, ValueError):
+            return
+        steps = int(self.counters["steps"])
+        if later > steps:
+            again = self.name if Path(self.cfg.checkpoints_dir) == Path(
+                TrainConfig.checkpoints_dir) else str(self.ckpt_dir)
+            raise ScopaError(f"this checkpoint is at {steps:,} steps but the run's {str(latest)!r} is "
+                             f"at {later:,}: resuming it here would overwrite the later checkpoints. "
+                             f"--resume {again} continues the run; to branch from this file, resume "
+                             f"it with another --checkpoints-dir")
 
     @staticmethod
     def _mkdir(what: str, folder: Path) -> None:
