@@ -182,7 +182,10 @@ def primiera_detail(piles, scale: str) -> str:
     suits), or the sevens of each pile when the point goes to the most sevens."""
     if scale == "most_sevens":
         return " - ".join(f"{sum(1 for c in p if rank_of(c) == 7)} sevens" for p in piles)
-    return " - ".join(str(primiera(p, scale) or "none") for p in piles)
+    # by the suits, not by a value of 0: under figures0 a pile of four suits of figures is
+    # worth 0 and still in the running (with 3 or more sides it can take the point)
+    return " - ".join(str(primiera(p, scale)) if len({suit_of(c) for c in p}) == 4 else "none"
+                      for p in piles)
 
 
 class PlaySession:

@@ -564,3 +564,12 @@ def test_slow_computer_move_says_so(monkeypatch):
     s, out, _ = session(["q"], seed=4)
     s.run()
     assert play.THINKING not in out.getvalue()
+
+
+def test_primiera_detail_says_none_only_without_four_suits():
+    """Under figures0 a pile of figures in all four suits is worth 0 and still counts (with 3 or
+    more sides it can take the point): it was shown as 'none'."""
+    figures = [parse_card(c) for c in ("8D", "9C", "10S", "8B")]
+    three_suits = [parse_card(c) for c in ("7D", "7C", "7S")]
+    assert play.primiera_detail([figures, three_suits], "figures0") == "0 - none"
+    assert play.primiera_detail([figures, three_suits], "standard") == "40 - none"
