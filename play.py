@@ -15,7 +15,6 @@ All I/O goes through `PlaySession(input_fn, output)`, which is how the tests dri
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import secrets
 import sys
@@ -29,7 +28,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from scopa_env.actions import action_table
     from scopa_env.cards import (SETTEBELLO, SUIT_SYMBOLS, SUITS, card_name_compact, card_name_it,
                                  parse_card, rank_of, suit_of)
-    from scopa_env.cli import Parser
+    from scopa_env.cli import Parser, run_main
     from scopa_env.errors import ScopaError
     from scopa_env.game import Game, Move, primiera
     from scopa_env.presets import PRESETS, list_rules_text, preset_name, rules_from_preset
@@ -372,11 +371,19 @@ class PlaySession:
             self.flush_log()
             self.show_hand_score()
 
+    def _thinking_notice(self) -> None:
+        """The notice of a slow computer move, printed from its timer thread. A reader that has
+        gone (`| head`) is the main thread's to end on: no traceback from this thread."""
+        try:
+            self.say(THINKING)
+        except OSError:
+            pass
+
     def computer_turn(self) -> None:
         seat = self.game.to_move
         timer = None
         if THINKING_NOTICE_S is not None:
-            timer = threading.Timer(THINKING_NOTICE_S, self.say, (THINKING,))
+            timer = threading.Timer(THINKING_NOTICE_S, self._thinking_notice)
             timer.daemon = True
             timer.start()
         try:
@@ -712,10 +719,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\nCiao!")
         return 0
-    except BrokenPipeError:     # the reader went away (`| head`): nothing left to show
-        sys.stdout = open(os.devnull, "w")
-        return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))     # the reader gone (`| head`): nothing left to show, exit 0

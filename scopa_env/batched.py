@@ -261,9 +261,6 @@ class BatchedScopa:
                 or num_envs < 1):
             raise ScopaError(f"num_envs must be a whole number >= 1, got {num_envs!r}")
         reward = check_episode_reward(episode, reward)
-        if rules is not None and not isinstance(rules, (Rules, str)):
-            raise ScopaError(f"rules must be a Rules object or a preset name, got "
-                             f"{type(rules).__name__}")
         self.rules = resolve_rules(rules, napola, target)
         self.num_envs = B = int(num_envs)
         self.seed = check_seed(seed)

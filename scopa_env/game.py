@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import core
-from .cards import as_card, card_str, cards_of, cards_str, mask_of, rank_of
+from .cards import as_card, card_str, cards_of, cards_str, mask_of
 from .actions import action_table
 from .errors import ScopaError
 from .observation import observe

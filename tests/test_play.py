@@ -573,3 +573,17 @@ def test_primiera_detail_says_none_only_without_four_suits():
     three_suits = [parse_card(c) for c in ("7D", "7C", "7S")]
     assert play.primiera_detail([figures, three_suits], "figures0") == "0 - none"
     assert play.primiera_detail([figures, three_suits], "standard") == "40 - none"
+
+
+def test_the_thinking_notice_thread_is_quiet_when_the_reader_has_gone():
+    """`python play.py | head -1`: the notice of a slow computer move is printed from a timer
+    thread, which printed a BrokenPipeError traceback of its own; the main thread ends quietly."""
+    class Gone(io.StringIO):
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+    s = play.PlaySession("random", Rules(), 3, input_fn=lambda _: "q", output=Gone())
+    s._thinking_notice()         # raised BrokenPipeError
+    s.out = io.StringIO()
+    s._thinking_notice()
+    assert s.out.getvalue() == play.THINKING + "\n"
