@@ -189,11 +189,9 @@ class Run:
                     raise ScopaError(f"checkpoint folder {str(self.ckpt_dir)!r} is in use by "
                                      f"another training process (pid {holder}): give a new run "
                                      f"another --run-name")
-                again = self.name if Path(self.cfg.checkpoints_dir) == Path(
-                    TrainConfig.checkpoints_dir) else str(self.ckpt_dir)
                 raise ScopaError(f"checkpoint folder {str(self.ckpt_dir)!r} already holds a "
-                                 f"run's checkpoints ({held}): --resume {again} continues "
-                                 f"that run, or give a new run another --run-name")
+                                 f"run's checkpoints ({held}): --resume {self._resume_arg()} "
+                                 f"continues that run, or give a new run another --run-name")
             k += 1
             self.name = f"{base}-{k}"
             self.ckpt_dir = Path(self.cfg.checkpoints_dir) / self.name
@@ -219,12 +217,17 @@ class Run:
             return
         steps = int(self.counters["steps"])
         if later > steps:
-            again = self.name if Path(self.cfg.checkpoints_dir) == Path(
-                TrainConfig.checkpoints_dir) else str(self.ckpt_dir)
             raise ScopaError(f"this checkpoint is at {steps:,} steps but the run's {str(latest)!r} is "
                              f"at {later:,}: resuming it here would overwrite the later checkpoints. "
-                             f"--resume {again} continues the run; to branch from this file, resume "
+                             f"--resume {self._resume_arg()} continues the run; to branch from this file, resume "
                              f"it with another --checkpoints-dir")
+
+    def _resume_arg(self) -> str:
+        """What --resume takes to continue this run: its name in the default checkpoints folder,
+        else its folder."""
+        if Path(self.cfg.checkpoints_dir) == Path(TrainConfig.checkpoints_dir):
+            return self.name
+        return str(self.ckpt_dir)
 
     @staticmethod
     def _mkdir(what: str, folder: Path) -> None:
