@@ -78,3 +78,42 @@ def test_init_from_starts_from_the_checkpoints_network(tmp_path):
     with pytest.raises(ScopaError, match="does not exist"):
         Run(tiny_cfg(tmp_path, run_name="none", init_from=str(tmp_path / "nope.pt")),
             log=lambda *_: None)
+
+
+def test_normal_bot_scores_positions_wider_than_its_first_buffer():
+    """Under free_capture a position can have thousands of legal moves and the batched env's
+    arrays widen; the in-env normal bot's score buffer widens with them (it once stayed at 1,024
+    and the compiled kernel wrote past its end). Its choice is the best-scoring move of the
+    mover's view, the first on ties, at every position of a hand that lays the lowest card."""
+    from agents._scoring import score_moves
+    from scopa_env import BatchedScopa, Game, Rules, core
+    from scopa_env.actions import action_table
+    from training.bots import NormalBot
+
+    rules = Rules(free_capture=True, quindici="both")
+    table = action_table(rules)
+    env = BatchedScopa(1, rules=rules, seed=0, reward="points")
+    env.reset()
+    bot = NormalBot()
+    most = 0
+    g = Game.from_state(rules, env.states[0])
+    while not g.hand_over:
+        n = int(env.legal_count[0])
+        most = max(most, n)
+        st = env.states[0]
+        p = int(st[core.TO_MOVE])
+        hand, tab = int(st[core.HANDS + p]), int(st[core.TABLE])
+        mine, theirs = int(st[core.PILES + p]), int(st[core.PILES + 1 - p])
+        unseen = ~(hand | tab | mine | theirs) & ((1 << 40) - 1)
+        lc = int(st[core.LAST_CAPTURER])
+        out = np.zeros(n)
+        score_moves(hand, tab, mine, theirs, unseen, bin(int(st[core.HANDS + 1 - p])).count("1"),
+                    40 - int(st[core.DECK_POS]), 0 if lc < 0 else (1 if lc == p else 2),
+                    env.legal_card[0, :n].copy(), env.legal_captured[0, :n].copy(), n,
+                    bot.weights, out, bot.scratch)
+        assert bot.choose(env, np.array([0]))[0] == int(np.argmax(out))
+        assert bot.scores.shape[0] >= env.legal_card.shape[1]
+        low = min(g.hand(g.to_move), key=lambda c: (c % 10, c))
+        env.step(np.array([table.encode(low)]))
+        g.play(low, [])
+    assert most > 2_000

@@ -15,6 +15,10 @@ share of training games can be played against it without a Python call per move.
 best-scoring move, the first in the env's legal order on ties. So it is the level's judgement,
 not quite the level: the level takes the lowest action id on ties, which is not always the first
 in the env's order, and counts out the last 4 cards of a hand exactly, which this bot does not.
+Under other 2-player rules it scores the env's legal moves (the variant's captures) with this
+classic judgement (`score_moves`: classic card values, a sweep is a scopa, the reply feared from
+classic captures), where the level uses its generalised judgement (`_scoring.score_any`): a
+sparring partner near the level, not the level.
 The periodic and final evaluations of a run play the level itself (agents/arena.py).
 """
 from __future__ import annotations
@@ -59,10 +63,13 @@ class NormalBot:
     def __init__(self):
         self.weights = WEIGHTS.astype(np.float64)
         self.scratch = new_scratch()
-        self.scores = np.zeros(1024, dtype=np.float64)
+        self.scores = np.empty(0, dtype=np.float64)
 
     def choose(self, env, rows: np.ndarray) -> np.ndarray:
         out = np.zeros(len(rows), dtype=np.int64)
+        width = env.legal_card.shape[1]          # widens with the env (free_capture: thousands)
+        if self.scores.shape[0] < width:
+            self.scores = np.empty(width, dtype=np.float64)
         if len(rows):
             _normal_choices(env.states, rows.astype(np.int64), env.legal_card, env.legal_captured,
                             env.legal_count, self.weights, out, self.scores, self.scratch)
