@@ -57,9 +57,14 @@ class RandomAgent(Agent):
 # Checks of an agent's options as users type them (`hard:budget=9000`, agents.split_spec): a value
 # of the wrong kind is one ScopaError naming the agent and the option, never a ValueError from
 # int() or a silent guess (bool("maybe") is True).
+WHOLE_MAX = 10 ** 9     # far above any useful count; the compiled kernels take 64-bit integers
+
+
 def whole_option(agent: str, name: str, v, low: int) -> int:
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < low:
-        raise ScopaError(f"{agent} option {name} must be a whole number >= {low}, got {v!r}")
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or \
+            not low <= v <= WHOLE_MAX:
+        raise ScopaError(f"{agent} option {name} must be a whole number from {low} to "
+                         f"{WHOLE_MAX:,}, got {v!r}")
     return int(v)
 
 

@@ -458,9 +458,13 @@ def test_spec_options_after_a_colon():
         with pytest.raises(ScopaError, match=f"hard option {bad.split('=')[0]} must be"):
             make_agent(f"hard:{bad}")
     # values of the wrong kind: one error naming the option, never a ValueError or a silent guess
-    for bad, words in (("budget=abc", "a whole number >= 1, got 'abc'"),
-                       ("worlds=2.5", "a whole number >= 1, got 2.5"),
-                       ("endgame_margin=q", "a whole number >= 0"),
+    for bad, words in (("budget=abc", "a whole number from 1 to 1,000,000,000, got 'abc'"),
+                       ("worlds=2.5", "a whole number from 1 to 1,000,000,000, got 2.5"),
+                       ("endgame_margin=q", "a whole number from 0 to"),
+                       # past 64 bits the compiled search raised numba's own TypeError
+                       ("worlds=100000000000000000000000", "a whole number from 1 to "
+                        "1,000,000,000, got 100000000000000000000000"),
+                       ("min_worlds=10000000000", "a whole number from 1 to"),
                        ("epsilon=x", "a number, got 'x'"), ("infer_eps=x", "a number"),
                        ("infer_beta=true", "a number, got True"),
                        ("infer=maybe", "true or false, got 'maybe'"), ("infer=1", "true or false"),
