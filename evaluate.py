@@ -19,7 +19,8 @@ with a 95% Wilson interval, points per hand difference with a 95% interval (dupl
 the independent unit, agents/stats.py; with 3 sides the agent's points minus the mean of the
 other two sides'), scope per hand, and with more than 2 players points per hand per side (the
 agent's first). --round-robin plays every pair and adds
-Elo ratings with 95% intervals (two sides only). --workers K splits the deals over K processes (at
+Elo ratings with 95% intervals (two sides only; in pairs each agent partners a copy of itself,
+so --partner is refused there). --workers K splits the deals over K processes (at
 most one per deal) and gives the same numbers as one. A bad SPEC or unreadable checkpoint prints one
 line and exits with code 2. --json and --record are written to temporary files next to them,
 created before the first match (so an unwritable path fails at once) and renamed over them when
@@ -111,6 +112,9 @@ def parse_args(argv=None) -> argparse.Namespace:
             p.error("--round-robin replaces --agent/--opponent")
         if len(args.round_robin) < 2:
             p.error("--round-robin needs at least two agents")
+        if args.partner:     # it went to the first agent of each pair only: an order-dependent table
+            p.error("--partner is for --agent runs: in a --round-robin each agent's partner is a "
+                    "copy of itself")
     elif not args.agent or not args.opponent:
         p.error("give --agent and at least one --opponent, or --round-robin")
     if args.workers < 1:
@@ -217,7 +221,8 @@ def scheme(rules: Rules, matches: int, partner) -> str:
     """How the matches are played, as one line."""
     sides = rules.teams
     if rules.players == 2:
-        return f"{matches} matches per opponent ({matches // 2} deals x 2 seats)"
+        return (f"{matches} matches per opponent ({matches // 2} deal{'s' if matches > 2 else ''} "
+                f"x 2 seats)")
     if rules.players == 3:
         return (f"{matches} matches per opponent ({matches // 3} deal{'s' if matches > 3 else ''} x 3 seats for the agent, "
                 f"two opponent copies on the other seats)")

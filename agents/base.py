@@ -81,10 +81,17 @@ def flag_option(agent: str, name: str, v) -> bool:
 
 
 def weights_option(agent: str, v, size: int) -> np.ndarray:
+    """A weight vector: numbers, or in a spec (where ',' separates options) text 'a;b;c;...'."""
+    given = v
+    if isinstance(v, str):
+        v = v.split(";")
     try:
         w = np.array(v, dtype=np.float64)
     except (TypeError, ValueError):
-        raise ScopaError(f"{agent} option weights must be {size} numbers, got {v!r}") from None
+        raise ScopaError(f"{agent} option weights must be {size} numbers (in a spec separated by "
+                         f"';'), got {given!r}") from None
     if w.shape != (size,):
         raise ScopaError(f"{agent} weights need {size} values, got {w.size}")
+    if not np.isfinite(w).all():
+        raise ScopaError(f"{agent} weights must be finite numbers, got {given!r}")
     return w

@@ -472,6 +472,16 @@ def test_spec_options_after_a_colon():
         with pytest.raises(ScopaError, match=f"hard option {bad.split('=')[0]} must be {words}"):
             make_agent(f"hard:{bad}")
     assert make_agent("hard:infer=false,exact_last_deal=true,time_budget=2").infer is False
+    # weights in a spec: ';' between the numbers (',' separates options); 16 finite values
+    from agents._scoring import WEIGHTS
+    w = WEIGHTS * 1.5
+    for level in ("normal", "hard"):
+        agent = make_agent(f"{level}:weights=" + ";".join(repr(float(x)) for x in w))
+        assert np.array_equal(agent.weights, w)
+        with pytest.raises(ScopaError, match=f"{level} weights need 16 values, got 2"):
+            make_agent(f"{level}:weights=1;2")
+        with pytest.raises(ScopaError, match=f"{level} weights must be finite numbers"):
+            make_agent(f"{level}:weights=" + ";".join(["nan"] * 16))
     # an option twice used to keep the last value; min_worlds above max_worlds ignored max_worlds
     with pytest.raises(ScopaError, match="agent option 'budget' given twice in 'hard:budget=10,budget=20'"):
         make_agent("hard:budget=10,budget=20")

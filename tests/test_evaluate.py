@@ -229,6 +229,19 @@ def test_cli_odd_matches_is_a_usage_error():
     assert p.returncode == 2 and "even" in p.stderr and "Traceback" not in p.stderr
 
 
+def test_cli_round_robin_refuses_a_partner_and_one_deal_is_singular():
+    """--partner went to the first agent of each round-robin pair only, so the table changed
+    with the order the agents were named in; it is refused there. One deal is 'deal'."""
+    p = run_cli("--rules", "pairs", "--round-robin", "easy", "random", "--partner", "random",
+                "--matches", "4")
+    assert p.returncode == 2 and p.stdout == "" and "Traceback" not in p.stderr
+    assert p.stderr.strip().splitlines() == [
+        "evaluate.py: error: --partner is for --agent runs: in a --round-robin each agent's "
+        "partner is a copy of itself"]
+    p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2")
+    assert p.returncode == 0 and "2 matches per opponent (1 deal x 2 seats)" in p.stdout
+
+
 def test_cli_bad_seed_and_unwritable_outputs_fail_before_playing(tmp_path):
     p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--seed", "-1")
     assert p.returncode == 2 and "--seed must be a whole number 0..2**63-1" in p.stderr
