@@ -244,7 +244,10 @@ def values_any(state, piles, sides, my, w, vals):
         if most_sevens:
             v = w[I_PRIMIERA + r]                      # every 7 (then 6, ace...) counts
         else:
-            # the card counts if it beats the best card of its suit in some side's pile
+            # the card counts if it beats the best card of its suit in some side's pile. The
+            # standard values serve every scale: figures0, veneto and southern order the ranks
+            # 7 > 6 > ace > 5 > 4 > 3 > 2 > figures as standard does, and only the figures
+            # (weight 0) compare differently
             low = 99
             for o in range(sides):
                 low = min(low, PRIM_OF_SUIT[(piles[o] >> (10 * s)) & DENARI])
