@@ -60,6 +60,29 @@ def test_training_against_easy_and_normal_bots(tmp_path, algo):
     assert results is not None
 
 
+@pytest.mark.parametrize("bot_games", [0.0, 1.0])
+def test_dmc_trains_on_every_learner_move_in_bot_games(tmp_path, bot_games):
+    """Every learner move is trained on once its episode ends, or carried to the next iteration:
+    in bot games (bot moves between the learner's) the carried slice was once as long as the
+    count of pending moves, not their span, and most of the learner's moves were lost."""
+    run = Run(tiny_cfg(tmp_path, bot_games=bot_games, bot_levels=("easy",), num_envs=4,
+                       rollout_steps=5), log=lambda *_: None)
+    algo, made, trained = run.algo, [0], [0]
+    samples = algo.samples
+
+    def counted(buf):
+        made[0] += int(buf["valid"].sum())
+        out = samples(buf)
+        trained[0] += len(out["target"])
+        return out
+
+    algo.samples = counted
+    for _ in range(60):
+        algo.iterate()
+    assert made[0] > 400
+    assert trained[0] + int(algo.carry["valid"].sum()) == made[0]
+
+
 def test_init_from_starts_from_the_checkpoints_network(tmp_path):
     src = Run(tiny_cfg(tmp_path, run_name="src"), log=lambda *_: None)
     src.train()

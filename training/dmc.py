@@ -168,7 +168,10 @@ class DMC:
         out = {"obs": seq["obs"][t_idx, b_idx], "card": seq["card"][t_idx, b_idx],
                "captured": seq["captured"][t_idx, b_idx], "target": target.astype(np.float32)}
         pending = seq["valid"] & ~complete
-        tail = int(pending.sum(axis=0).max()) if pending.size else 0
+        # carry from the earliest unfinished move of any game on (a count of pending moves fell
+        # short of that in bot games, whose bot moves sit between the learner's, and lost moves)
+        started = pending.any(axis=0)
+        tail = T - int(pending.argmax(axis=0)[started].min()) if started.any() else 0
         self.carry = {k: v[T - tail:].copy() for k, v in seq.items()}
         self.carry["valid"] = pending[T - tail:].copy()
         return out
