@@ -116,6 +116,32 @@ def test_resume_equals_uninterrupted(tmp_path, algo):
     assert torch.equal(a["algo_state"]["env"]["states"], b["algo_state"]["env"]["states"])
 
 
+def test_a_new_step_budget_on_resume_keeps_the_exploration_schedule(tmp_path):
+    """DMC's epsilon decays over a share of the budget the run started with: a resume with a
+    larger --total-steps once sent epsilon back up. Checkpoints saved before the span was kept
+    take it from the config saved with them."""
+    from training.dmc import epsilon_at
+    half = Run(tiny_cfg(tmp_path, run_name="eps"), log=lambda *_: None)
+    half.train(stop_at=1024)
+    assert half.algo.epsilon_span == 0.5 * TINY["total_steps"]
+    path = tmp_path / "ck" / "eps" / "latest.pt"
+    run = start(tiny_cfg(tmp_path), resume=str(path), overrides={"total_steps": 20_480},
+                log=lambda *_: None)
+    assert run.cfg.total_steps == 20_480 and run.algo.epsilon_span == 1024
+    steps = run.counters["steps"]
+    assert epsilon_at(run.cfg, steps, run.algo.epsilon_span) == pytest.approx(TINY_EPS_END)
+    old = torch.load(path, weights_only=True)
+    del old["algo_state"]["epsilon_span"]
+    del old["checksum"]
+    torch.save(old, tmp_path / "old.pt")
+    run = start(tiny_cfg(tmp_path), resume=str(tmp_path / "old.pt"),
+                overrides={"total_steps": 20_480}, log=lambda *_: None)
+    assert run.algo.epsilon_span == 1024
+
+
+TINY_EPS_END = make_config().epsilon_end
+
+
 def test_resume_keeps_the_checkpoints_features_version(tmp_path, monkeypatch):
     """A run begun with version 3 move features (before the risk features) resumes as version 3
     and ends exactly where an uninterrupted version 3 run ends; a network that cannot be rebuilt

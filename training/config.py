@@ -59,7 +59,8 @@ class TrainConfig:
     """Budget in environment steps (one step = one card played, by either seat)."""
     max_minutes: float = 0.0
     """Stop after this many minutes of training even if the step budget is not spent
-    (0 = no limit; finite). When it triggers, the run is no longer reproducible from its seed."""
+    (0 = no limit; finite): minutes of this leg, the train.py command (a resumed run's earlier
+    legs do not count). When it triggers, the run is no longer reproducible from its seed."""
     rules: Rules = Rules()
     """The rules trained for: a preset name, a [rules] table of Rules options, or a preset plus
     overrides (module docstring). A network is trained for one rules set; its checkpoints carry it."""
@@ -90,7 +91,8 @@ class TrainConfig:
     epsilon_end: float = 0.02
     """DMC: exploration rate after `epsilon_decay_frac` of the budget."""
     epsilon_decay_frac: float = 0.5
-    """DMC: fraction of the step budget over which epsilon decays linearly."""
+    """DMC: fraction of the step budget over which epsilon decays linearly (the budget the run
+    started with: a resume with a new total_steps keeps the schedule)."""
 
     td_lambda: float = 1.0
     """DMC: 1 = Monte-Carlo returns (DouZero). Below 1: lambda-returns over the mover's own

@@ -24,8 +24,13 @@ from .env import make_env, env_state, set_env_state, legal_slice
 from .model import MoveScorer, masked_scores
 
 
-def epsilon_at(cfg: TrainConfig, steps: int) -> float:
-    span = max(1.0, cfg.epsilon_decay_frac * cfg.total_steps)
+def epsilon_span(cfg: TrainConfig) -> float:
+    """The steps over which epsilon decays: `epsilon_decay_frac` of the step budget the run
+    started with (kept in the checkpoint: a resume with a new --total-steps keeps the schedule)."""
+    return max(1.0, cfg.epsilon_decay_frac * cfg.total_steps)
+
+
+def epsilon_at(cfg: TrainConfig, steps: int, span: float) -> float:
     frac = min(1.0, steps / span)
     return cfg.epsilon_start + frac * (cfg.epsilon_end - cfg.epsilon_start)
 
@@ -88,6 +93,7 @@ class DMC:
         self.rng = rng
         self.env = make_env(cfg)
         self.steps = 0
+        self.epsilon_span = epsilon_span(cfg)
         B = cfg.num_envs
         N = self.env.n_players
         # games b < round(bot_games * B) have a rule bot in seat b % 2 (training/bots.py)
@@ -211,7 +217,7 @@ class DMC:
                                    f"{self.cfg.max_grad_norm:g})")
 
     def iterate(self) -> dict:
-        eps = epsilon_at(self.cfg, self.steps)
+        eps = epsilon_at(self.cfg, self.steps, self.epsilon_span)
         buf, info = self.rollout(eps)
         stats = self.learn(self.samples(buf))
         stats["charts/epsilon"] = eps
@@ -222,9 +228,11 @@ class DMC:
     def state_dict(self) -> dict:
         return {"env": env_state(self.env),
                 "carry": {k: torch.from_numpy(v.copy()) for k, v in self.carry.items()},
-                "steps": self.steps}
+                "steps": self.steps, "epsilon_span": self.epsilon_span}
 
     def load_state_dict(self, d: dict) -> None:
         set_env_state(self.env, d["env"])
         self.carry = {k: v.numpy().copy() for k, v in d["carry"].items()}
         self.steps = int(d["steps"])
+        if "epsilon_span" in d:    # checkpoints before it: the caller sets it from the saved config
+            self.epsilon_span = float(d["epsilon_span"])

@@ -128,6 +128,12 @@ class Run:
             raise ScopaError(f"checkpoint cannot be resumed ({type(e).__name__}: {first})") from None
         self.name = counters.pop("run_name")
         self.counters.update(counters)
+        if self.cfg.algo == "dmc" and "epsilon_span" not in ckpt["algo_state"]:
+            # saved before the span was kept: the budget of the config saved with it (a resume
+            # may have given a new total_steps, which must not move the schedule)
+            total = dict(ckpt["config"]).get("total_steps")
+            if isinstance(total, int) and total > 0:
+                self.algo.epsilon_span = max(1.0, self.cfg.epsilon_decay_frac * total)
 
     def _init_from(self, path: str) -> None:
         """Start from another checkpoint's network (config `init_from`): same rules, same shape."""
