@@ -932,3 +932,27 @@ def test_resuming_an_earlier_file_never_overwrites_a_later_run(tmp_path, capsys)
     assert (folder / "latest.pt").read_bytes() == before
     r = run_main(capsys, "--resume", str(folder), "--total-steps", "2560")
     assert r.returncode == 0, r.stderr
+
+
+def test_a_full_disk_while_training_is_one_error_and_keeps_the_last_checkpoint(tmp_path, capsys,
+                                                                                monkeypatch):
+    """A checkpoint that cannot be written (ENOSPC) was an OSError traceback from train.py; it is
+    one line, and the run's last good latest.pt stays as it was and resumes."""
+    from full_disk import full_disk_mkstemp
+    args = ("--checkpoints-dir", str(tmp_path / "ck"), "--runs-dir", str(tmp_path / "runs"),
+            "--total-steps", "2048", "--num-envs", "16", "--rollout-steps", "32", "--hidden", "32",
+            "--eval-every", "0", "--final-matches", "0", "--torch-threads", "1",
+            "--checkpoint-every", "512", "--run-name", "fd")
+    assert run_main(capsys, *args, "--stop-at", "1024").returncode == 0
+    latest = tmp_path / "ck" / "fd" / "latest.pt"
+    before = latest.read_bytes()
+    full_disk_mkstemp(monkeypatch)
+    r = run_main(capsys, "--resume", str(tmp_path / "ck" / "fd"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert r.stderr.strip().splitlines() == [
+        f"train.py: error: cannot write the checkpoint {str(tmp_path / 'ck' / 'fd' / 'step_0000001536.pt')!r} "
+        "(No space left on device); the file there, if any, is as it was"]
+    assert latest.read_bytes() == before
+    assert not [p for p in latest.parent.iterdir() if p.name.endswith(".tmp")]
+    monkeypatch.undo()
+    assert run_main(capsys, "--resume", str(tmp_path / "ck" / "fd")).returncode == 0

@@ -162,12 +162,26 @@ class Run:
     def save(self, tag: str | None = None) -> None:
         d = self.to_checkpoint()
         if tag:
-            checkpoint.save_atomic(d, self.ckpt_dir / f"{tag}.pt")
+            self._write(d, self.ckpt_dir / f"{tag}.pt")
             periodic = sorted(self.ckpt_dir.glob("step_*.pt"))
             for old in periodic[:-KEEP_PERIODIC]:
-                old.unlink()
-        checkpoint.save_atomic(d, self.ckpt_dir / "latest.pt")
+                try:
+                    old.unlink()
+                except OSError as e:
+                    raise ScopaError(f"cannot remove the old checkpoint {str(old)!r} "
+                                     f"({e.strerror or checkpoint.first_line(e)})") from None
+        self._write(d, self.ckpt_dir / "latest.pt")
         self.checkpointed = True
+
+    @staticmethod
+    def _write(d: dict, path: Path) -> None:
+        """save_atomic, a failed write (a full disk) one ScopaError: the file there is untouched."""
+        try:
+            checkpoint.save_atomic(d, path)
+        except OSError as e:
+            raise ScopaError(f"cannot write the checkpoint {str(path)!r} "
+                             f"({e.strerror or checkpoint.first_line(e)}); the file there, if "
+                             f"any, is as it was") from None
 
     def prepare_folders(self) -> None:
         """Create the run's checkpoint and log folders before anything is trained (an unusable
@@ -296,12 +310,12 @@ class Run:
         if best is None or score > best:
             self.counters["best_score"] = score
             d = self.to_checkpoint()
-            checkpoint.save_atomic(d, self.ckpt_dir / "best.pt")
+            self._write(d, self.ckpt_dir / "best.pt")
             if not self.checkpointed:
                 # best.pt is never a run's only checkpoint: the first one comes with a latest.pt,
                 # so a Ctrl-C now leaves a run that --resume continues (and a new run of this name
                 # is rightly refused)
-                checkpoint.save_atomic(d, self.ckpt_dir / "latest.pt")
+                self._write(d, self.ckpt_dir / "latest.pt")
                 self.checkpointed = True
         self.last_eval = results
 
