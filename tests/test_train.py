@@ -561,6 +561,22 @@ def test_config_errors_name_the_kind_wanted(tmp_path, capsys):
     _one_line_error(run_main(capsys, "--config", str(tmp_path)), "is a folder, not a file")
 
 
+def test_text_fields_from_the_command_line_stay_text(capsys):
+    """A flag or --set value is read as TOML, but a text field keeps what was typed: '--run-name
+    2024' was refused as a number ('needs a text, got 2024'), a date as a date. A config file's
+    values keep their TOML types."""
+    for args, key, want in ((("--run-name", "2024"), "run_name", "2024"),
+                            (("--run-name", "2024-06-01"), "run_name", "2024-06-01"),
+                            (("--set", "run_name=true"), "run_name", "true"),
+                            (("--checkpoints-dir", "1"), "checkpoints_dir", "1"),
+                            (("--init-from", "5"), "init_from", "5"),
+                            (("--set", 'run_name="quoted"'), "run_name", "quoted")):
+        r = run_main(capsys, *args, "--print-config")
+        assert r.returncode == 0, r.stderr
+        assert f"{key} = {want!r}".replace("'", '"') in r.stdout, r.stdout
+    _one_line_error(run_main(capsys, "--total-steps", "abc"), "needs a whole number, got 'abc'")
+
+
 def test_the_largest_seed_trains_and_evaluates(tmp_path):
     # every seed derived from the run's (the games', the evaluation's) stays a valid seed
     run = Run(tiny_cfg(tmp_path, seed=2**63 - 1), log=lambda *_: None)

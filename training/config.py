@@ -383,7 +383,8 @@ def load_toml(path: str | Path) -> dict:
 
 
 def parse_override(text: str) -> tuple[str, object]:
-    """'key=value' -> (key, value); the value is read as TOML when it parses, else as text."""
+    """'key=value' -> (key, value); the value is read as TOML when it parses, else as text (and
+    always as text for a text field: a run name '2024' or '2024-06-01' is not a number or date)."""
     if "=" not in text:
         raise ScopaError(f"override {text!r} must look like key=value")
     key, raw = (s.strip() for s in text.split("=", 1))
@@ -393,6 +394,8 @@ def parse_override(text: str) -> tuple[str, object]:
         value = tomllib.loads(f"v = {raw}")["v"]
     except ValueError:           # not TOML (TOMLDecodeError), or an integer of over 4,300 digits
         value = raw
+    if key in FIELDS and _field_type(key) is str and not isinstance(value, str):
+        value = raw              # a text field keeps what was typed: --run-name 2024 is a name
     return key, value
 
 
