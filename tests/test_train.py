@@ -950,6 +950,25 @@ def test_resuming_an_earlier_file_never_overwrites_a_later_run(tmp_path, capsys)
     assert r.returncode == 0, r.stderr
 
 
+def test_resuming_never_overwrites_another_runs_folder(tmp_path, capsys):
+    """A resumed run writes into checkpoints_dir / its run name. With the run's folder renamed
+    and a new run of the old name begun there, resuming the renamed folder overwrote the new
+    run's latest.pt (its seed 99 replaced by seed 1, with no warning): refused."""
+    Run(tiny_cfg(tmp_path, run_name="r", seed=1), log=lambda *_: None).train(stop_at=1024)
+    (tmp_path / "ck" / "r").rename(tmp_path / "ck" / "r-old")
+    Run(tiny_cfg(tmp_path, run_name="r", seed=99), log=lambda *_: None).train(stop_at=512)
+    latest = tmp_path / "ck" / "r" / "latest.pt"
+    before = latest.read_bytes()
+    _one_line_error(run_main(capsys, "--resume", str(tmp_path / "ck" / "r-old")),
+                    f"the run folder {str(tmp_path / 'ck' / 'r')!r} holds another run's "
+                    "checkpoints (seed 99 there, 1 in this checkpoint)", "another --checkpoints-dir")
+    assert latest.read_bytes() == before
+    r = run_main(capsys, "--resume", str(tmp_path / "ck" / "r-old"), "--checkpoints-dir",
+                 str(tmp_path / "elsewhere"))
+    assert r.returncode == 0, r.stderr
+    assert latest.read_bytes() == before
+
+
 def test_a_full_disk_while_training_is_one_error_and_keeps_the_last_checkpoint(tmp_path, capsys,
                                                                                 monkeypatch):
     """A checkpoint that cannot be written (ENOSPC) was an OSError traceback from train.py; it is

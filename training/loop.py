@@ -224,17 +224,31 @@ class Run:
             raise
 
     def _refuse_going_back(self) -> None:
-        """A resumed run writes into its own folder. Resumed from an earlier file (a step_*.pt,
-        best.pt) it would overwrite a later latest.pt, and its own periodic files, numbered below
-        the later ones, would be the first pruned: refused, naming both ways on. A latest.pt that
-        cannot be read does not stop it: resuming an earlier file is how a run recovers from one."""
+        """A resumed run writes into its own folder (checkpoints_dir / its run name). If that
+        folder's latest.pt is another run's (a config that differs beyond what a resume may
+        change: a run folder renamed and a new run of the old name begun, another working
+        directory), resuming would overwrite it: refused. Resumed from an earlier file of the
+        same run (a step_*.pt, best.pt) it would overwrite a later latest.pt, and its own periodic
+        files, numbered below the later ones, would be the first pruned: refused, naming both ways
+        on. A latest.pt that cannot be read does not stop it: resuming an earlier file is how a
+        run recovers from one."""
         latest = self.ckpt_dir / "latest.pt"
         if not latest.is_file():
             return
         try:
-            later = int(checkpoint.load(latest)["counters"]["steps"])
+            there = checkpoint.load(latest)
+            later = int(there["counters"]["steps"])
+            theirs = make_config(dict(there["config"])).to_dict()
         except (ScopaError, KeyError, TypeError, ValueError):
             return
+        mine = self.cfg.to_dict()
+        differ = [k for k in mine if k not in RESUME_OVERRIDABLE and theirs.get(k) != mine[k]]
+        if differ:
+            k = differ[0]
+            raise ScopaError(f"the run folder {str(self.ckpt_dir)!r} holds another run's checkpoints "
+                             f"({k} {theirs.get(k)!r} there, {mine[k]!r} in this checkpoint): "
+                             f"resuming here would overwrite them; resume this checkpoint with "
+                             f"another --checkpoints-dir")
         steps = int(self.counters["steps"])
         if later > steps:
             raise ScopaError(f"this checkpoint is at {steps:,} steps but the run's {str(latest)!r} is "
