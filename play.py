@@ -391,6 +391,7 @@ class PlaySession:
         finally:
             if timer is not None:
                 timer.cancel()
+                timer.join()    # a timer thread still alive at exit aborted the process (134)
         try:
             card, captured = self.actions.decode(action, table=self.game.table)
             move = self.game.resolve(card, captured)
