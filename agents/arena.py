@@ -28,6 +28,7 @@ import numpy as np
 
 from scopa_env.errors import ScopaError
 from scopa_env.game import Game
+from scopa_env.presets import resolve_rules
 from scopa_env.records import Recorder
 from scopa_env.rules import Rules
 from scopa_env.seeds import offset_seed
@@ -240,9 +241,9 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
     agent/opponent/partner: Agent objects or specs for make_agent; the other seats get copies.
     `progress(n_matches_done)` is called as deals finish. `workers` is capped at `pairs` (the
     numbers are the same with any count). Ctrl-C raises KeyboardInterrupt here, in the calling
-    process only, after the workers are terminated.
+    process only, after the workers are terminated. rules: a Rules object, a preset name or None.
     """
-    rules = rules or Rules()
+    rules = resolve_rules(rules)
     if not isinstance(agent, Agent):
         agent = _build(agent, rules, seed)
     if not isinstance(opponent, Agent):
@@ -375,9 +376,9 @@ def evaluate(agent, opponent, matches: int, seed: int = 0, rules: Rules | None =
     is not the agent's is an opponent copy, and in pairs the agent's partner is a copy of the agent
     unless `partner` is given. Returns the evaluate.py --json keys (matches, win_rate, win_ci,
     points_per_hand, points_ci, points_per_side, ...); with record=True also "records", the game
-    records of every match.
+    records of every match. rules: a Rules object, a preset name or None (classic).
     """
-    rules = rules or Rules()
+    rules = resolve_rules(rules)
     matches = check_matches(matches, rules)
     results = run_pairs(agent, opponent, matches // rules.teams, seed, rules, workers, record, progress,
                         partner)

@@ -429,3 +429,17 @@ def test_cli_pool_rejects_damaged_files_before_printing(damage, field, tmp_path,
     out, err = capsys.readouterr()
     assert out == "" and err.count("\n") == 1 and field in err, err
     assert ("a.json" if isinstance(damage, dict) and "seed" in damage else "b.json") in err
+
+
+def test_evaluate_takes_a_preset_name_as_rules():
+    """agents.arena.evaluate(rules="napola") raised AttributeError ('str' has no 'teams'), where
+    make_agent and the environments take preset names."""
+    from scopa_env.presets import rules_from_preset
+    by_name = evaluate("easy", "random", matches=4, seed=3, rules="napola")
+    by_rules = evaluate("easy", "random", matches=4, seed=3, rules=rules_from_preset("napola"))
+    assert by_name["hands"] == by_rules["hands"] and by_name["wins"] == by_rules["wins"]
+    assert by_name["points_per_hand"] == by_rules["points_per_hand"]
+    with pytest.raises(ScopaError, match="rules must be a Rules object or a preset name, got int"):
+        evaluate("easy", "random", matches=2, rules=5)
+    # one deal: no spread, the points interval is infinite (null in --json)
+    assert evaluate("easy", "random", matches=2, seed=3)["points_ci"] == [-math.inf, math.inf]
