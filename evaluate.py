@@ -87,7 +87,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--record", metavar="FILE", help="write every match as a game record (JSON Lines)")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--pool", nargs="+", metavar="FILE",
-                   help="pool the --json results of runs on other seeds (module text)")
+                   help="pool the --json results of runs on other seeds: the same agent, partner and "
+                        "rules, one seed each; counts summed, points per hand weighted by hands")
     args = p.parse_args(argv)
     if args.list_rules:
         return args

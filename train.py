@@ -61,8 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
         fields.add_argument("--" + name.replace("_", "-"), dest="field_" + name, metavar="V",
                             default=None, help=f"(default {default!r})")
     for name in LEGACY_RULES_KEYS:
-        fields.add_argument("--" + name, dest="field_" + name, metavar="V", default=None,
-                            help=f"the rules option {name} (same as --set rules.{name}=V)")
+        # a bare --napola turns it on, as in evaluate.py and play.py; --napola false turns it off
+        flag = dict(nargs="?", const="true") if name == "napola" else {}
+        fields.add_argument("--" + name, dest="field_" + name, metavar="V", default=None, **flag,
+                            help=f"the rules option {name} (same as --set rules.{name}=V"
+                                 + ("; alone: true)" if flag else ")"))
     return p
 
 

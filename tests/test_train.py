@@ -625,6 +625,12 @@ def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, caps
                          (("--config", ""), "--config needs a value: got an empty one"),
                          (("--resume", ""), "--resume needs a value: got an empty one")):
         _one_line_error(run_main(capsys, "--print-config", *flags), words)
+    # a bare --napola turns it on, as in evaluate.py and play.py (it wanted a value)
+    for flags, want in ((("--napola",), "napola = true"), (("--napola", "false"), "napola = false"),
+                        (("--napola", "--seed", "3"), "napola = true")):
+        r = run_main(capsys, *flags, "--print-config")
+        assert r.returncode == 0 and want in r.stdout, r.stderr
+    _one_line_error(run_main(capsys, "--napola", "maybe"), "napola must be true or false")
     (tmp_path / "c.toml").write_text("seed = " + "9" * 5000 + "\n")
     _one_line_error(run_main(capsys, "--config", str(tmp_path / "c.toml")), "is not valid TOML",
                     "4300 digits")
