@@ -76,8 +76,13 @@ def explicit_overrides(args) -> dict:
     texts = list(args.overrides)
     texts += [f"{name}={getattr(args, 'field_' + name)}" for name in (*FIELDS, *LEGACY_RULES_KEYS)
               if getattr(args, "field_" + name) is not None]
+    given = {}
     for text in texts:
         k, v = parse_override(text)
+        if k in given and rules_option(k) is None:    # the last one used to win silently
+            raise ScopaError(f"config key {k!r} given twice on the command line: {given[k]!r} "
+                             f"and {text!r}")
+        given[k] = text
         # a rules option is checked with the rules it changes (make_config)
         out[k] = v if rules_option(k) is not None else _coerce(k, v)
     return out

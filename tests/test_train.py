@@ -617,6 +617,12 @@ def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, caps
                          (("--eval-opponents", ""), "'eval_opponents' needs at least one opponent"),
                          (("--target", "21", "--set", "rules.target=31"),
                           "'target' both set the rules option 'target'"),
+                         # a key twice kept the last silently; rules.preset was "unknown"
+                         (("--set", "seed=3", "--seed", "4"),
+                          "config key 'seed' given twice on the command line: 'seed=3' and 'seed=4'"),
+                         (("--set", "run_name=a", "--set", "run_name=b"), "'run_name' given twice"),
+                         (("--set", "rules.preset=scopone"),
+                          "a preset replaces the rules, give it with --rules PRESET"),
                          (("--stop-at", "-5"), "--stop-at must be a number of steps, at least 1"),
                          # int() refuses over 4,300 digits with a ValueError: was a traceback
                          (("--total-steps", "9" * 5000), "'total_steps' needs a whole number"),

@@ -196,6 +196,9 @@ def rules_option(key: str) -> str | None:
         return key
     if key.startswith("rules."):
         name = key[len("rules."):]
+        if name == "preset":
+            raise ScopaError(f"config key {key!r}: a preset replaces the rules, give it with "
+                             f"--rules PRESET (or --set rules=PRESET)")
         if name not in RULES_KEYS:
             raise ScopaError(f"unknown config key {key!r} (rules options: {', '.join(RULES_KEYS)})")
         return name
