@@ -739,6 +739,26 @@ def test_resume_with_new_intervals_reschedules_them(tmp_path):
     assert steps == ["step_0000001024.pt", "step_0000001536.pt"]
 
 
+def test_new_evaluation_opponents_on_resume_start_best_pt_again(tmp_path):
+    """best.pt keeps the best mean points per hand over the evaluation opponents. A resume with
+    other opponents compared their mean with the saved best (over easy, then over normal: best.pt
+    would hardly ever move); it starts again, and says so. The same opponents keep the best."""
+    cfg = tiny_cfg(tmp_path, run_name="be2", eval_every=512, eval_matches=2,
+                   eval_opponents=("random",))
+    Run(cfg, log=lambda *_: None).train(stop_at=1024)
+    folder = str(tmp_path / "ck" / "be2")
+    best = torch.load(tmp_path / "ck" / "be2" / "latest.pt", weights_only=True)["counters"]["best_score"]
+    assert best is not None
+    same = start(tiny_cfg(tmp_path), resume=folder, log=lambda *_: None)
+    assert same.counters["best_score"] == best
+    said = []
+    other = start(tiny_cfg(tmp_path), resume=folder, overrides={"eval_opponents": ["easy"]},
+                  log=said.append)
+    assert other.counters["best_score"] is None
+    assert said == ["evaluation opponents changed (random -> easy): best.pt starts again from the "
+                    "next evaluation"]
+
+
 def test_export_writes_only_a_regular_file(tmp_path, capsys, monkeypatch):
     """--export OUT: a folder, a FIFO (a device would be the same), a missing or non-folder
     parent, '' or the exported checkpoint itself is one error and nothing is replaced; an

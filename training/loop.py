@@ -449,6 +449,17 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
         raise ScopaError(f"checkpoint rules ({checkpoint.rules_of(ckpt).describe()}) do not match "
                          f"its config's ({cfg.rules.describe()})")
     run = Run(cfg, resume=ckpt, log=log)
+    try:
+        was = tuple(make_config(eval_opponents=saved.get("eval_opponents",
+                                                         TrainConfig.eval_opponents)).eval_opponents)
+    except ScopaError:
+        was = ()
+    if run.counters["best_score"] is not None and tuple(cfg.eval_opponents) != was:
+        # best.pt's score is a mean over the evaluation opponents: another set measures
+        # something else, and the saved best would be compared with it
+        run.counters["best_score"] = None
+        log(f"evaluation opponents changed ({', '.join(was)} -> {', '.join(cfg.eval_opponents)}): "
+            f"best.pt starts again from the next evaluation")
     # a new interval starts a new schedule: the next one at the first multiple of it past the
     # run's steps (an unchanged interval keeps the saved counter, exactly as an unstopped run)
     for key, counter in (("eval_every", "next_eval"), ("checkpoint_every", "next_checkpoint")):
