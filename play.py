@@ -158,7 +158,8 @@ def pile_summary(pile: list[int], scope: int) -> str:
     """'12 cards · 4 denari · settebello · 2 sevens · 1 scopa'."""
     denari = sum(1 for c in pile if suit_of(c) == 0)
     sevens = sum(1 for c in pile if rank_of(c) == 7)
-    parts = [f"{len(pile)} card{'' if len(pile) == 1 else 's'}", f"{denari} denari"]
+    parts = [f"{len(pile)} card{'' if len(pile) == 1 else 's'}",
+             f"{denari} denar{'o' if denari == 1 else 'i'}"]
     if SETTEBELLO in pile:
         parts.append("settebello")
     parts.append(f"{sevens} seven{'' if sevens == 1 else 's'}")

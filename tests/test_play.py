@@ -603,3 +603,11 @@ def test_quitting_after_a_computer_move_exits_cleanly():
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                            timeout=120, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
         assert r.returncode == 0 and r.stderr == "", (r.returncode, r.stderr)
+
+
+def test_pile_summary_counts_in_the_singular_and_plural():
+    """'1 denari' read as the plural: one denaro, as one card, one seven, one scopa."""
+    one = [parse_card(c) for c in ("7D",)]
+    assert play.pile_summary(one, 1) == "1 card · 1 denaro · settebello · 1 seven · 1 scopa"
+    two = [parse_card(c) for c in ("7D", "2D")]
+    assert play.pile_summary(two, 2) == "2 cards · 2 denari · settebello · 1 seven · 2 scope"
