@@ -25,7 +25,8 @@ sides: the difference, +1/-1 for a match), and every seat gets its side's reward
 in pairs are paid alike (players 4 and 6: side of seat s is s % (N / 2)).
 
 Infos: when a hand ends, every agent's info holds "hand_score" (the score lines per side) and
-"scores" (match totals per side); when the match ends also "winning_side" and "winner" (the
+"scores" (match totals per side) until that agent's next step, so each agent reads them once
+with `last()` at its next turn; when the match ends also "winning_side" and "winner" (the
 winning agent's name, or with pairs the tuple of the winning pair's names).
 
 Seeding: `reset(seed=s)` deals a match from the env's generator seeded with s, so the same seed
@@ -147,12 +148,13 @@ class raw_env(AECEnv):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ScopaError(f"render_mode must be one of {self.metadata['render_modes']} or "
                              f"None, got {render_mode!r}")
-        if render_player is not None and (isinstance(render_player, bool)
-                                          or render_player not in range(n)):
+        if render_player is not None and (isinstance(render_player, (bool, np.bool_))
+                                          or not hasattr(render_player, "__index__")
+                                          or not 0 <= int(render_player) < n):
             raise ScopaError(f"render_player must be a seat 0..{n - 1} or None, "
                              f"got {render_player!r}")
         self.render_mode = render_mode
-        self.render_player = render_player
+        self.render_player = None if render_player is None else int(render_player)
         self.table = action_table(self.rules)
         names = agent_names(n)
         self._names = names
@@ -224,7 +226,9 @@ class raw_env(AECEnv):
         names = self._names
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
-        self.infos = {x: {} for x in names}
+        # only the mover's info is spent: the others keep a hand's score until their own turn
+        # (clearing all of them left a hand's score to the next agent to move only)
+        self.infos[agent] = {}
         captured = self.table.captured[a]
         if captured == TAKES_TABLE:
             captured = g.state[core.TABLE]

@@ -55,8 +55,9 @@ class ScopaGymEnv(gymnasium.Env):
         n = self.rules.players
         self.episode = episode
         self.reward_kind = check_episode_reward(episode, reward)
-        if learner_seat is not None and (isinstance(learner_seat, bool)
-                                         or learner_seat not in range(n)):
+        if learner_seat is not None and (isinstance(learner_seat, (bool, np.bool_))
+                                          or not hasattr(learner_seat, "__index__")
+                                          or not 0 <= int(learner_seat) < n):
             raise ScopaError(f"learner_seat must be a seat 0..{n - 1} or None, "
                              f"got {learner_seat!r}")
         if render_mode not in (None, *self.metadata["render_modes"]):
@@ -66,7 +67,7 @@ class ScopaGymEnv(gymnasium.Env):
             raise ScopaError(f"partner is for pairs (4 or 6 players); these rules have {n} "
                              "players each for self")
         self.render_mode = render_mode
-        self.learner_seat_option = learner_seat
+        self.learner_seat_option = None if learner_seat is None else int(learner_seat)
         if isinstance(illegal_reward, (bool, np.bool_)) or \
                 not isinstance(illegal_reward, (int, float, np.integer, np.floating)) or \
                 not np.isfinite(illegal_reward):

@@ -265,3 +265,28 @@ def test_pickle_mid_game_continues_identically():
 def test_bad_options(options, msg):
     with pytest.raises(ScopaError, match=msg):
         raw_env(**options)
+
+
+@pytest.mark.parametrize("rules", [None, "pairs"])
+def test_every_agent_reads_each_hands_score_once(rules):
+    """A hand's score was in every agent's info only until the next step: in match episodes all
+    but the next agent to move never read it with last(). Each agent reads it once, at its next
+    turn (or at the match's end)."""
+    e = make_env(rules=rules)
+    e.reset(seed=1)
+    seen = {a: [] for a in e.possible_agents}
+    hands = 0
+    for agent in e.agent_iter():
+        obs, _, term, trunc, info = e.last()
+        if "hand_score" in info:
+            seen[agent].append(info["scores"])
+        if term or trunc:
+            e.step(None)
+            continue
+        e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+        if "hand_score" in e.unwrapped.infos[agent]:
+            hands += 1
+    assert hands >= 2
+    assert all(len(v) == hands for v in seen.values()), {a: len(v) for a, v in seen.items()}
+    first = next(iter(seen.values()))
+    assert all(v == first for v in seen.values())

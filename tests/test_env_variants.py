@@ -256,6 +256,11 @@ def test_aec_options_and_ace_sweep_ids():
                for s in range(4) if s != viewer)
     with pytest.raises(ScopaError, match="render_player"):
         raw_env(rules="pairs", render_player=4)
+    # a float seat passed 'in range(n)' and failed later (render: a TypeError)
+    for bad in (1.0, "1", np.float64(1)):
+        with pytest.raises(ScopaError, match=f"render_player must be a seat 0..3 or None, got"):
+            raw_env(rules="pairs", render_player=bad)
+    assert raw_env(rules="pairs", render_player=np.int64(1)).render_player == 1
     with pytest.raises(ScopaError, match="unknown rules preset"):
         raw_env(rules="briscola")
     # an ace sweep played through the env: its id decodes with the table and the move applies
@@ -315,6 +320,9 @@ def test_gym_learner_gets_its_sides_reward(name, reward):
         assert env._agent_of((seat + 1) % rules.players) is env._opponents[(seat + 1) % rules.players]
     with pytest.raises(ScopaError, match="learner_seat"):
         ScopaGymEnv(opponent="random", rules=rules, learner_seat=rules.players)
+    for bad in (1.0, "1", np.float64(0)):       # a float passed 'in range(n)', failed at reset
+        with pytest.raises(ScopaError, match="learner_seat must be a seat"):
+            ScopaGymEnv(opponent="random", rules=rules, learner_seat=bad)
 
 
 def test_gym_partner_option():
