@@ -204,6 +204,8 @@ def action_id(action, who: str = "") -> int:
     """An action given to an environment as an int id: a Python or numpy integer, or a
     one-element integer array. Anything else (a float such as 1.5, a bool, a string) is a
     ScopaError, not quietly truncated to a move; `who` prefixes the message."""
+    if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
+        return int(action)       # any size: the caller's range check names it (10**30 too)
     arr = None if isinstance(action, str) else np.asarray(action)
     if arr is None or arr.size != 1 or not np.issubdtype(arr.dtype, np.integer):
         raise ScopaError(f"{who + ': ' if who else ''}an action is an integer id, got {action!r}")

@@ -305,7 +305,8 @@ class BatchedScopa:
 
     # ---- API --------------------------------------------------------------------------------
     def reset(self, seed: int | None = None) -> np.ndarray:
-        """Deal a new match in every game (from `seed`, else the constructor's); returns obs."""
+        """Deal a new match in every game (from `seed`, else the last seed given: to reset() or
+        else the constructor); returns obs."""
         if seed is not None:
             self.seed = check_seed(seed)
         self.max_legal = initial_max_legal(self.rules)
@@ -360,14 +361,14 @@ class BatchedScopa:
         if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
             raise ScopaError(f"step needs an integer array of shape ({self.num_envs},), "
                              f"got {a.dtype} {a.shape}")
-        a = a.astype(np.int64, copy=False)
+        given, a = a, a.astype(np.int64, copy=False)    # a uint64 above 2**63 wraps: illegal
         if not hasattr(self, "_started"):
             raise ScopaError("call reset() before step()")
         bad = _choose(a, by_index, self.legal_count, self.legal_ids, self._chosen)
         if bad != _OK:
             what = "legal-move index" if by_index else "action"
             n = int(self.legal_count[bad])
-            raise ScopaError(f"game {bad}: {what} {int(a[bad])} is not legal (the game has {n} "
+            raise ScopaError(f"game {bad}: {what} {int(given[bad])} is not legal (the game has {n} "
                              f"legal moves; ids {self.legal_ids[bad, :n].tolist()})")
         B, N, T = self.num_envs, self.n_players, self.n_sides
         rewards = np.zeros((B, N), dtype=np.float32)

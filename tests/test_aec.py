@@ -184,10 +184,15 @@ def test_illegal_action_wrapped_env_terminates_with_reason():
     assert f"action {bad}" in msg and "legal:" in msg
     _, reward, term, _, info = e.last()
     assert term and "illegal_move" in e.infos[offender]
-    with pytest.raises(AssertionError):  # outside the action space: PettingZoo's assertion
+    for big in (16_200, 10**30):  # outside the action space: PettingZoo's assertion
         f = make_env()
         f.reset(seed=0)
-        f.step(16_200)
+        with pytest.raises(AssertionError):
+            f.step(big)          # 10**30 was a ScopaError calling it "not an integer"
+    r = raw_env()
+    r.reset(seed=0)
+    with pytest.raises(ScopaError, match=r"action 10{30} \(outside 0..16199\) is not legal"):
+        r.step(10**30)
 
 
 def test_wrapped_env_reads_actions_as_every_adapter_does():

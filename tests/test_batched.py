@@ -94,11 +94,13 @@ def test_seeded_and_distinct():
     assert not np.array_equal(a[0], c[0])
     # games inside one batch are different deals
     assert len({row.tobytes() for row in a[0]}) == 16
-    # reset() without a seed starts the same games again
+    # reset() without a seed starts the same games again: the last seed given's
     env = BatchedScopa(4, seed=9)
     first = env.reset().copy()
     env.step_index(np.zeros(4, dtype=np.int64))
     assert np.array_equal(env.reset(), first)
+    other = env.reset(seed=10).copy()
+    assert not np.array_equal(other, first) and np.array_equal(env.reset(), other)
 
 
 def test_illegal_actions_raise_and_change_nothing():
@@ -122,6 +124,10 @@ def test_illegal_actions_raise_and_change_nothing():
         env.step(actions[:4])
     with pytest.raises(ScopaError, match="integer array of shape"):
         env.step(actions.astype(float))
+    huge = actions.astype(np.uint64)     # above 2**63 it wrapped, and the message said -1
+    huge[3] = 2**64 - 1
+    with pytest.raises(ScopaError, match=f"game 3: action {2**64 - 1} is not legal"):
+        env.step(huge)
     assert np.array_equal(env.states, states)
     env.step(actions)  # still playable after the refusals
     with pytest.raises(ScopaError, match="reset"):
