@@ -23,6 +23,11 @@ Seeding follows Gymnasium: `reset(seed=s)` seeds `self.np_random`, which deals t
 the learner's seat (when not fixed) and seeds the other seats' agents; unseeded, it starts from
 OS entropy.
 
+Infos: after a step in which a hand ended, `hand_score` (the score lines per side) and `scores`
+(match totals per side); when the match ended, `winner`: the winning side's index, as
+`Game.winner` (the learner's side is `rules.team_of(learner seat)`; the AEC env names agents
+instead).
+
 An illegal learner action ends the episode with `illegal_reward` and the reason in
 `info["illegal_move"]` (the PettingZoo convention; Gymnasium has none); stepping again before
 `reset()` raises ScopaError. An illegal action of a built-in agent is a bug in that agent:
