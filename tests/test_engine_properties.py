@@ -217,3 +217,29 @@ def test_kernel_caches_are_dropped_when_a_kernel_source_changes(tmp_path):
     (dep / "core.py").write_text("@njit(cache=True)\ndef g(): return 2\n")   # the callee changed
     assert drop_stale(pkg, kernel_sources(pkg, dep))
     assert not list(cache.glob("*.nb?"))
+
+
+def test_kernel_caches_are_dropped_where_numba_keeps_them(tmp_path, monkeypatch):
+    """Under NUMBA_CACHE_DIR (or a user-wide folder, for a read-only install) numba keeps the
+    caches elsewhere than __pycache__, where drop_stale never looked: they stayed stale. And
+    training's kernels call the levels' (bots.py: agents/_scoring.py), whose changes were not
+    in training's digest."""
+    from numba.core import config
+    from scopa_env.kernel_cache import cache_folder, drop_stale, kernel_sources
+    import training
+    assert {p.name for p in kernel_sources(*training.KERNEL_FOLDERS)} >= {
+        "bots.py", "core.py", "_scoring.py", "_rollout.py"}
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "k.py").write_text("@njit(cache=True)\ndef f(): return 1\n")
+    assert cache_folder(pkg) == pkg / "__pycache__"
+    monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "nc"))
+    cache = cache_folder(pkg)
+    assert cache.parent == tmp_path / "nc" and cache.name.startswith("pkg_")
+    sources = kernel_sources(pkg)
+    drop_stale(pkg, sources)
+    (cache / "k.f-1.py311.nbi").write_bytes(b"x")
+    assert not drop_stale(pkg, sources)
+    (pkg / "k.py").write_text("@njit(cache=True)\ndef f(): return 2\n")
+    assert drop_stale(pkg, kernel_sources(pkg))
+    assert not list(cache.glob("*.nb?")) and not (pkg / "__pycache__" / "kernels.sha256").exists()

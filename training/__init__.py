@@ -1,8 +1,12 @@
 """Self-play training (train.py): config, algorithms, checkpoints."""
+import importlib.util
 from pathlib import Path
 
 import scopa_env
 from scopa_env.kernel_cache import drop_stale, kernel_sources
 
-# the kernels here call the engine's: rebuilt when either changed (scopa_env/kernel_cache.py)
-drop_stale(Path(__file__).parent, kernel_sources(Path(__file__).parent, Path(scopa_env.__file__).parent))
+# the kernels here call the engine's and the levels' (bots.py: agents/_scoring.py): rebuilt when
+# any of them changed (scopa_env/kernel_cache.py)
+KERNEL_FOLDERS = (Path(__file__).parent, Path(scopa_env.__file__).parent,
+                  Path(importlib.util.find_spec("agents").origin).parent)
+drop_stale(Path(__file__).parent, kernel_sources(*KERNEL_FOLDERS))
