@@ -344,5 +344,6 @@ def env(**options) -> AECEnv:
     return e
 
 
-if "scopa_v0" not in pettingzoo.aec_registry:
-    pettingzoo.register("aec", "scopa_v0", entry_point="scopa_env.aec:env")
+# PettingZoo keeps ids normalised ("scopa_v0" is stored as "scopa-v0"); make() takes either
+if "scopa-v0" not in pettingzoo.aec_registry:
+    pettingzoo.register("aec", "scopa-v0", entry_point="scopa_env.aec:env")

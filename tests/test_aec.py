@@ -43,6 +43,14 @@ def test_found_by_registry_and_import():
     assert e.action_space("player_0").n == 16_200
     obs = e.observe("player_0")
     assert obs["observation"].dtype == np.int8 and obs["action_mask"].dtype == np.int8
+    # registered once: the guard looked for "scopa_v0", PettingZoo stores "scopa-v0", and a
+    # second load of the module warned "Overriding environment 'scopa-v0'"
+    import subprocess
+    import sys
+    r = subprocess.run([sys.executable, "-W", "error", "-c", "import importlib, scopa_env.aec; "
+                        "importlib.reload(scopa_env.aec)"], capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
 
 
 @pytest.mark.parametrize("episode,reward", [("match", "win"), ("match", "points"),
