@@ -25,14 +25,17 @@ def parser(file: str, description: str, **kw) -> Parser:
     return Parser(prog=Path(file).name, description=description, **kw)
 
 
+INT_MAX = 2**31 - 1     # far past any useful count; numpy sizes and int64 seeds stay in range
+
+
 def positive_int(text: str) -> int:
-    """An argparse type: a whole number >= 1."""
+    """An argparse type: a whole number 1..2**31-1."""
     try:
         value = int(text)
     except ValueError:
         value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number >= 1, got {text!r}")
+    if not 1 <= value <= INT_MAX:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 1 to {INT_MAX:,}, got {text!r}")
     return value
 
 

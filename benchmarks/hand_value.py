@@ -100,6 +100,9 @@ def main(argv=None) -> int:
     rules = Rules()
     try:                                           # a bad spec or count is one line before any work
         pairs = check_matches(args.matches, rules) // 2
+        if pairs < 2:        # one deal has no spread: its intervals were nan and inf
+            raise ScopaError(f"--matches needs at least 4 (two deals) for its intervals, got "
+                             f"{args.matches}")
         make_agent(args.opponent, rules, 0)
         HardAgent(rules, 0, budget=args.budget, infer=True)
         told_deals = parse_deals(args.told_deals)

@@ -12,7 +12,11 @@ import pytest
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
 CASES = [
-    ("bench_hard.py", ["--matches", "0"], "argument --matches: must be a whole number >= 1"),
+    ("bench_hard.py", ["--matches", "0"], "argument --matches: must be a whole number from 1 to 2,147,483,647"),
+    # past int64 these were tracebacks (OverflowError, numpy's ValueError) or named --seed
+    ("bench_hard.py", ["--matches", "99999999999999999999"], "argument --matches: must be a whole number"),
+    ("bench_engine.py", ["--hands", "99999999999999999999"], "argument --hands: must be a whole number"),
+    ("bench_batched.py", ["--sizes", "99999999999999999999"], "argument --sizes: must be a whole number"),
     ("bench_hard.py", ["--matches", "-1"], "argument --matches"),
     ("bench_hard.py", ["--budget", "0"], "argument --budget"),
     ("bench_hard.py", ["--worlds", "-3"], "argument --worlds"),
@@ -40,7 +44,7 @@ CASES = [
     ("bench_batched.py", ["--rules", "classic", "foo"], "unknown rules preset 'foo'"),
     ("bench_batched.py", ["--baseline", "no-such-folder"], "--baseline no-such-folder: not a checkout"),
     ("bench_batched.py", ["--baseline", ""], "--baseline needs a folder: got an empty value"),
-    ("bench_batched.py", ["--sizes", "99999999999", "--seconds", "0.1"], "not enough memory for these sizes"),
+    ("bench_batched.py", ["--sizes", "2000000000", "--seconds", "0.1"], "not enough memory for these sizes"),
     ("opponent_fit.py", ["--pairs", "0"], "argument --pairs"),
     ("opponent_fit.py", ["--pairs", "-1"], "argument --pairs"),
     ("opponent_fit.py", ["--seed", "-1"], "argument --seed"),
@@ -48,6 +52,7 @@ CASES = [
     ("hand_value.py", ["--seed", "-1"], "argument --seed"),
     ("hand_value.py", ["--budget", "0"], "argument --budget"),
     ("hand_value.py", ["--matches", "3"], "even"),
+    ("hand_value.py", ["--matches", "2"], "--matches needs at least 4 (two deals)"),
     ("hand_value.py", ["--told-deals", "6"], "--told-deals"),
 ]
 
