@@ -92,6 +92,8 @@ class Quit(Exception):
     """The person leaves: `q`, `n` at the new-match offer, or end of input."""
 
 
+# what a terminal without the suit symbols gets: the card letters of the notation, '-' for '·'
+ASCII_TEXT = str.maketrans({**dict(zip(SUIT_SYMBOLS, SUITS)), "\u00b7": "-"})
 FALLBACK_LEVEL = "normal"   # the default opponent when there is no usable shipped agent
 
 
@@ -196,8 +198,13 @@ class PlaySession:
 
     def __init__(self, opponent: str, rules: Rules, seed: int,
                  input_fn: Callable[[str], str] = input, output: TextIO | None = None,
-                 italian: bool = False, partner: str | None = None):
+                 italian: bool = False, partner: str | None = None, ascii_only: bool = False,
+                 implicit_opponent: bool = False):
         self.input_fn = input_fn
+        self.ascii_only = ascii_only    # the output cannot show the suit symbols or '·'
+        # the opponent is the default (the shipped agent), not named by the person: under rules
+        # it cannot play (napola via 'a'), the fallback level plays instead, as at start-up
+        self.implicit_opponent = implicit_opponent
         self.out = output if output is not None else sys.stdout
         self.rules = rules
         self.opponent = opponent
@@ -250,14 +257,20 @@ class PlaySession:
 
     # ---- text ----------------------------------------------------------------------------
     def say(self, text: str = "") -> None:
+        if self.ascii_only:     # a terminal without the symbols: '?' for each was unreadable
+            text = text.translate(ASCII_TEXT)
         print(text, file=self.out)
 
     def ask(self, prompt: str) -> str:
-        try:
-            return self.input_fn(prompt)
-        except EOFError:
-            self.say()          # the prompt is still waiting on its line
-            raise Quit from None
+        while True:
+            try:
+                return self.input_fn(prompt)
+            except EOFError:
+                self.say()          # the prompt is still waiting on its line
+                raise Quit from None
+            except UnicodeDecodeError:     # bytes the terminal's encoding cannot read
+                self.say()
+                self.say("  could not read that line (characters this terminal cannot decode)")
 
     def name(self, card: int) -> str:
         return card_name_it(card) if self.italian else card_name_compact(card)
@@ -554,17 +567,27 @@ class PlaySession:
                     continue
                 return False
             self.agents, self.opponent = agents, spec
+            self.implicit_opponent = False
             self.new_match()
             return True
 
     def change_rules(self, rules: Rules) -> bool:
-        """Switch rules (napola on/off): the opponent is rebuilt for them and a match starts."""
+        """Switch rules (napola on/off): the opponent is rebuilt for them and a match starts.
+        The default opponent (the shipped agent, not named) gives way to the fallback level
+        under rules it cannot play, and comes back under rules it can."""
+        spec = default_opponent() if self.implicit_opponent else self.opponent
         try:
-            agents = self.make_agents(self.opponent, self.partner, rules, self.next_seed)
+            agents = self.make_agents(spec, self.partner, rules, self.next_seed)
         except ScopaError as err:
-            self.say(f"  {err}")
-            return False
-        self.agents, self.rules, self.actions = agents, rules, action_table(rules)
+            if not self.implicit_opponent or spec == FALLBACK_LEVEL:
+                self.say(f"  {err}")
+                return False
+            self.say(f"The shipped agent cannot play here ({err}); you play the "
+                     f"{FALLBACK_LEVEL} level instead.")
+            spec = FALLBACK_LEVEL
+            agents = self.make_agents(spec, self.partner, rules, self.next_seed)
+        self.agents, self.opponent = agents, spec
+        self.rules, self.actions = rules, action_table(rules)
         self.new_match()
         return True
 
@@ -666,10 +689,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def can_show_symbols() -> bool:
-    """Whether stdout can print the suit symbols; if not, cards start with their Italian names
-    and anything unprintable is replaced rather than raised."""
+    """Whether stdout can print the suit symbols and '·'; if not, cards start with their Italian
+    names, the session writes letters for the symbols (ASCII_TEXT), and anything else
+    unprintable is replaced rather than raised."""
     try:
-        "".join(SUIT_SYMBOLS).encode(sys.stdout.encoding or "ascii")
+        ("".join(SUIT_SYMBOLS) + "\u00b7").encode(sys.stdout.encoding or "ascii")
         return True
     except (UnicodeEncodeError, LookupError):
         sys.stdout.reconfigure(errors="replace")
@@ -689,7 +713,10 @@ def main(argv: list[str] | None = None) -> int:
                                      ("target", args.target)) if v is not None}
         rules = rules.replace(**changes) if changes else rules
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-        italian = args.italian or not can_show_symbols()
+        symbols = can_show_symbols()
+        italian = args.italian or not symbols
+        if hasattr(sys.stdin, "reconfigure"):   # a stray byte is an unreadable line, not a crash
+            sys.stdin.reconfigure(errors="replace")
         if args.opponent is not None and not args.opponent.strip():   # used to play the default
             raise ScopaError("--opponent needs an agent: easy, normal, hard, random or a .pt checkpoint")
         opponent = args.opponent or default_opponent()
@@ -699,7 +726,8 @@ def main(argv: list[str] | None = None) -> int:
                                  f"have {rules.players} players")
             make_agent(args.partner, rules, seed)     # a bad --partner: its own error first
         try:
-            session = PlaySession(opponent, rules, seed, italian=italian, partner=args.partner)
+            session = PlaySession(opponent, rules, seed, italian=italian, partner=args.partner,
+                                  ascii_only=not symbols, implicit_opponent=args.opponent is None)
         except ScopaError as err:
             if args.opponent is not None or opponent == FALLBACK_LEVEL:
                 raise
@@ -713,7 +741,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"The shipped agent cannot play here ({err}); you play the "
                   f"{FALLBACK_LEVEL} level instead.")
             session = PlaySession(FALLBACK_LEVEL, rules, seed, italian=italian,
-                                  partner=args.partner)
+                                  partner=args.partner, ascii_only=not symbols,
+                                  implicit_opponent=True)
         return session.run()
     except ScopaError as err:
         print(f"play.py: {err}", file=sys.stderr)

@@ -611,3 +611,54 @@ def test_pile_summary_counts_in_the_singular_and_plural():
     assert play.pile_summary(one, 1) == "1 card · 1 denaro · settebello · 1 seven · 1 scopa"
     two = [parse_card(c) for c in ("7D", "2D")]
     assert play.pile_summary(two, 2) == "2 cards · 2 denari · settebello · 1 seven · 2 scope"
+
+
+def test_napola_toggle_against_the_default_opponent_falls_back_and_comes_back():
+    """'a' against the shipped agent (trained for the classic rules) only printed the checkpoint's
+    error and napola stayed off; as at start-up, the fallback level plays napola, and the shipped
+    agent comes back with the classic rules. An opponent named by the person is not replaced."""
+    pytest.importorskip("torch")
+    if not play.DEFAULT_CHECKPOINT.is_file():
+        pytest.skip("no shipped checkpoint")
+    s, out, _ = session(["a", "a", "q"], seed=3, opponent=play.default_opponent())
+    s.implicit_opponent = True
+    s.run()
+    text = out.getvalue()
+    assert "you play the normal level instead" in text
+    assert "against normal, napola on" in text
+    assert text.count("against scopa-default.pt:search=9000, napola off") == 2
+    named, out, _ = session(["a", "q"], seed=3, opponent=play.default_opponent())
+    named.run()
+    assert "was trained for rules classic" in out.getvalue() and not named.rules.napola
+
+
+def test_lines_the_terminal_cannot_decode_are_answered_not_a_crash():
+    """input() raising UnicodeDecodeError (a stray byte, '7♦' typed into an ASCII terminal) ended
+    play.py with a traceback; the line is refused and the prompt comes back."""
+    lines = iter([UnicodeDecodeError("ascii", b"\xe2", 0, 1, "ordinal not in range"), "q"])
+
+    def read(prompt):
+        item = next(lines)
+        if isinstance(item, Exception):
+            raise item
+        return item
+
+    s, out, _ = session(input_fn=read)
+    assert s.run() == 0
+    assert "could not read that line" in out.getvalue()
+    for data, encoding in ((b"7\xe2\x99\xa6\nq\n", "ascii"), (b"\xff\nq\n", "utf-8")):
+        r = subprocess.run([sys.executable, "play.py", "--opponent", "easy", "--seed", "3"],
+                           input=data, capture_output=True, cwd=ROOT, timeout=120,
+                           env={**os.environ, "PYTHONIOENCODING": encoding})
+        assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
+
+
+def test_an_ascii_terminal_gets_letters_not_question_marks():
+    """Without the suit symbols every '·' and, after 'd', every suit printed as '?' (the help
+    command's character): the session writes the notation's letters and '-'."""
+    s, out, _ = session(["d", "", "q"], seed=3)
+    s.ascii_only = True
+    s.run()
+    text = out.getvalue()
+    assert all(ord(ch) < 128 for ch in text), [ch for ch in text if ord(ch) >= 128]
+    assert "You 0 - Computer 0" in text and "Table:     1C  3B  5D  5B" in text
