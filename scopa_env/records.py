@@ -2,7 +2,9 @@
 
 `Recorder` wraps a Game and writes down each deal, move and hand score as the match is played;
 `replay` rebuilds every hand from the record's deals (not its seed), plays its moves through the
-engine (so an illegal move is caught) and checks the scores, the totals and the winner.
+engine (so an illegal move is caught) and checks each deal against what the engine dealt, the
+scores, the totals (null until the match is over) and the winner, and that "players" names
+every seat.
 A record carries the full rules dict; "players" names one agent per seat, while "score" (one
 dict per side), "totals" and "winner" are per side (a side is a seat with 2 or 3 players, a pair
 with 4 or 6: seat s plays for side s % sides).
@@ -84,8 +86,12 @@ def write(records: Iterable[dict], path: str) -> int:
 
 
 def read(path: str) -> Iterator[dict]:
-    with open(path, encoding="utf-8") as f:
-        for i, line in enumerate(f, 1):
+    with open(path, "rb") as f:
+        for i, raw in enumerate(f, 1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise ScopaError(f"{path}:{i}: not UTF-8 text ({e.reason} at byte {e.start})") from None
             if line.strip():
                 try:
                     yield json.loads(line)
@@ -108,6 +114,19 @@ def _deck_of(hand: dict, n: int) -> list[int]:
     return deck
 
 
+def _check_deal(where: str, deal: dict, game: Game, first: bool) -> None:
+    """The record's deal is the one the engine dealt from the deck it was given: the same cards
+    in each seat's hand (and on the table in a hand's first deal). _deck_of only strings them
+    into one deck, so cards moved between hands, or between a hand and the table, replayed."""
+    dealt = game.last_deal()
+    if [[parse_card(c) for c in h] for h in deal["hands"]] != [list(h) for h in dealt]:
+        raise ScopaError(f"{where}: the deal lists hands {deal['hands']}, the engine dealt "
+                         f"{[cards_str(h) for h in dealt]} from those cards")
+    if first and [parse_card(c) for c in deal["table"]] != list(game.first_table()):
+        raise ScopaError(f"{where}: the deal lists table {deal['table']}, the engine dealt "
+                         f"{cards_str(game.first_table())} from those cards")
+
+
 def replay(record: dict) -> Game:
     """Replay a record through the engine; ScopaError at the first disagreement. Returns the game.
 
@@ -117,6 +136,10 @@ def replay(record: dict) -> Game:
         rules = Rules.from_dict(record["rules"])
         game = Game(rules, seed=record.get("seed", 0))
         n = game.n_players
+        players = record["players"]
+        if not isinstance(players, list) or len(players) != n or \
+                not all(isinstance(p, str) for p in players):
+            raise ScopaError(f"players must name the {n} seats' agents, got {players!r}")
         for h, hand in enumerate(record["hands"]):
             if h > 0:
                 if game.match_over:
@@ -130,6 +153,8 @@ def replay(record: dict) -> Game:
                 raise ScopaError(f"hand {h}: the table {' '.join(table)} holds 3 or more re, a void "
                                  f"deal that is dealt again")
             game.deal_hand(hand["dealer"], _deck_of(hand, n))
+            _check_deal(f"hand {h} deal 0", hand["deals"][0], game, True)
+            deals = 1
             for i, mv in enumerate(hand["moves"]):
                 where = f"hand {h} move {i}"
                 if mv["player"] != game.to_move:
@@ -139,15 +164,25 @@ def replay(record: dict) -> Game:
                     if legal != mv["legal"]:
                         raise ScopaError(f"{where}: recorded legal moves differ from the engine's")
                 try:
-                    game.play(mv["card"], mv["captured"])
+                    result = game.play(mv["card"], mv["captured"])
                 except ScopaError as e:
                     raise ScopaError(f"{where}: {e}") from None
+                if result.dealt:
+                    if deals >= len(hand["deals"]):
+                        raise ScopaError(f"{where}: the engine dealt again, the record lists "
+                                         f"{len(hand['deals'])} deals")
+                    _check_deal(f"hand {h} deal {deals}", hand["deals"][deals], game, False)
+                    deals += 1
             if not game.hand_over:
                 raise ScopaError(f"hand {h}: the moves end before the hand does")
+            if deals != len(hand["deals"]):
+                raise ScopaError(f"hand {h}: the record lists {len(hand['deals'])} deals, the "
+                                 f"hand had {deals}")
             if game.hand_score() != hand["score"]:
                 raise ScopaError(f"hand {h}: score {hand['score']} differs from the engine's {game.hand_score()}")
-        if record.get("totals") is not None and game.scores != record["totals"]:
-            raise ScopaError(f"totals {record['totals']} differ from the engine's {game.scores}")
+        totals = game.scores if game.match_over else None     # null until the match is over
+        if record.get("totals") != totals:
+            raise ScopaError(f"totals {record.get('totals')} differ from the engine's {totals}")
         if record.get("winner") != game.winner:
             raise ScopaError(f"winner {record.get('winner')} differs from the engine's {game.winner}")
         return game

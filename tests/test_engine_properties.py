@@ -127,6 +127,46 @@ def test_replay_catches_tampering():
     bad["hands"][0]["deals"] = []
     with pytest.raises(ScopaError, match="malformed record: IndexError"):
         records.replay(bad)
+    # the deals were only strung into one deck: cards moved between hands, from a hand to the
+    # table, or two deals merged into one kept the deck's order and replayed as if dealt so
+    bad = json.loads(json.dumps(rec))
+    d = bad["hands"][0]["deals"][0]
+    d["hands"][1].insert(0, d["hands"][0].pop())
+    with pytest.raises(ScopaError, match="hand 0 deal 0: the deal lists hands"):
+        records.replay(bad)
+    bad = json.loads(json.dumps(rec))
+    d = bad["hands"][0]["deals"][0]
+    dealer = bad["hands"][0]["dealer"]
+    d["table"].insert(0, d["hands"][dealer].pop())
+    with pytest.raises(ScopaError, match="hand 0 deal 0"):
+        records.replay(bad)
+    bad = json.loads(json.dumps(rec))
+    deals = bad["hands"][0]["deals"]
+    for seat, cards in enumerate(deals[1]["hands"]):
+        deals[2]["hands"][seat][:0] = cards
+    del deals[1]
+    with pytest.raises(ScopaError, match="hand 0 deal 1: the deal lists hands"):
+        records.replay(bad)
+    # totals were checked only when present; players not at all
+    for key, value, words in (("totals", None, "totals None differ"), ("players", ["a"], "players must name"),
+                              ("players", None, "players must name")):
+        bad = json.loads(json.dumps(rec))
+        bad[key] = value
+        with pytest.raises(ScopaError, match=words):
+            records.replay(bad)
+    bad = json.loads(json.dumps(rec))
+    del bad["totals"]
+    with pytest.raises(ScopaError, match="totals None differ"):
+        records.replay(bad)
+
+
+def test_reading_a_file_that_is_not_utf8_is_one_error(tmp_path):
+    import pytest
+    from scopa_env import ScopaError
+    path = tmp_path / "r.jsonl"
+    path.write_bytes(b'{"a":1}\n\xff\xfe\n')
+    with pytest.raises(ScopaError, match=r"r.jsonl:2: not UTF-8 text"):
+        list(records.read(str(path)))
 
 
 def test_simulate_cli_writes_records_that_replay(tmp_path):
