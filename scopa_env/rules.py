@@ -18,6 +18,9 @@ QUINDICI = ("off", "only", "both")
 PRIMIERA_SCALES = ("standard", "figures0", "veneto", "southern", "most_sevens")
 
 
+TARGET_MAX = 100   # the observations' scores are int8 (clipped at 127): a match to 100 fits
+
+
 @dataclass(frozen=True)
 class Rules:
     """Classic 2-player scopa (RULES.md "Default game") unless an option says otherwise."""
@@ -25,7 +28,9 @@ class Rules:
     napola: bool = False
     """Score the napola (1D 2D 3D: 3 points, +1 per further denari in sequence)."""
     target: int = 11
-    """Points that end the match (11 default; 16, 21 and 31 are common)."""
+    """Points that end the match (11 default; 16, 21 and 31 are common); at most 100: the
+    observations hold scores as int8, clipped at 127, and above that every player saw both
+    scores as 127 (no lead, no endgame) long before the end."""
     players: int = 2
     """2, 3 (each for self), 4 or 6 (in pairs, partners opposite: team of seat s is s % (players // 2))."""
     hand_cards: int = 3
@@ -58,7 +63,7 @@ class Rules:
                      "free_capture"):
             if not isinstance(getattr(self, name), bool):
                 raise ScopaError(f"rules option {name} must be true or false, got {getattr(self, name)!r}")
-        _whole(self.target, "target", 1, 1000)
+        _whole(self.target, "target", 1, TARGET_MAX)
         _whole(self.capotto, "capotto", 0, 1000)
         if _whole(self.players, "players", 2, 6) not in PLAYER_COUNTS:
             raise ScopaError(f"rules option players must be one of 2, 3, 4, 6, got {self.players!r}")

@@ -317,6 +317,8 @@ def test_match_to_target_with_three_sides_needs_a_strict_leader():
     (dict(capotto=-1), "capotto"), (dict(ace_scopa=True), "ace_scopa"),
     (dict(burned_ace=False), "burned_ace"), (dict(fewest_cards=1), "fewest_cards"),
     (dict(teams=2), "unknown rules option 'teams'"),
+    # the observations hold scores as int8, clipped at 127: past it every agent saw 127 - 127
+    (dict(target=101), r"target must be a whole number 1..100, got 101"), (dict(target=0), "target"),
 ])
 def test_bad_rules_are_one_error_naming_the_option(bad, match):
     with pytest.raises(ScopaError, match=match):
