@@ -37,12 +37,12 @@ def outcome_any(state, endgame):
 
 
 @njit(cache=True)
-def minimax_any(root, endgame, states, bufs):
+def minimax_any(root, endgame, states, bufs, nodes, cap):
     """Value for side 0 of the rest of a hand with no hidden card: alpha-beta over every move,
     side 0 maximising outcome_any, every other side minimising it (the paranoid assumption; exact
     with two sides, where it is the classic last-deal solver). Needs at most states.shape[0] - 1
     plies left. Iterative (an explicit stack of states; numba's cache cannot reload recursive
-    functions)."""
+    functions). nodes[0] counts the moves it plays; with cap > 0 it gives up (NaN) past cap."""
     n_pl = root[core.NPLAYERS]
     sides = n_pl if n_pl <= 3 else n_pl // 2
     depth_max = states.shape[0] - 1
@@ -63,6 +63,9 @@ def minimax_any(root, endgame, states, bufs):
             i = nxt[d]
             nxt[d] += 1
             states[d + 1, :] = states[d]
+            nodes[0] += 1
+            if cap > 0 and nodes[0] > cap:
+                return np.nan
             flags = apply_move(states[d + 1], bufs[d, 0, i], bufs[d, 1, i])
             if flags & F_HAND_OVER:
                 v = outcome_any(states[d + 1], endgame)
@@ -89,6 +92,11 @@ def minimax_any(root, endgame, states, bufs):
 
 
 EXACT_PLIES = 8    # the exact solvers search at most this many plies (cards left in all hands)
+# the count-out of a level's move gives up past this many positions (exact_values_any's cap):
+# with free_capture a table of 20-30 cards has hundreds to thousands of moves a ply, and one
+# decision searched for minutes whatever time_budget said; the levels then judge as before the
+# count-out (hard: its search; normal: its scoring)
+EXACT_NODES = 1_000_000
 
 
 @njit(cache=True)
@@ -100,10 +108,13 @@ def cards_in_hands(state):
 
 
 @njit(cache=True)
-def exact_values_any(base, holder, unseen, cards, masks, k, endgame, out, against_easy=False):
+def exact_values_any(base, holder, unseen, cards, masks, k, endgame, out, against_easy=False,
+                     cap=0):
     """out[j] = exact value (minimax_any; with against_easy, 2 players: expectimax_easy) of
     candidate j when nothing is hidden any more: the deck is empty and seat `holder` (or nobody,
-    holder < 0) holds every unseen card."""
+    holder < 0) holds every unseen card. Returns False if minimax_any played more than `cap`
+    moves in all (cap > 0; out is then incomplete), else True."""
+    nodes = np.zeros(1, dtype=np.int64)
     state = base.copy()
     if holder > 0:
         state[HANDS + holder] = unseen
@@ -117,7 +128,10 @@ def exact_values_any(base, holder, unseen, cards, masks, k, endgame, out, agains
         elif against_easy:
             out[j] = expectimax_easy(child, endgame, states, bufs)
         else:
-            out[j] = minimax_any(child, endgame, states, bufs)
+            out[j] = minimax_any(child, endgame, states, bufs, nodes, cap)
+            if cap > 0 and nodes[0] > cap:
+                return False
+    return True
 
 
 @njit(cache=True)

@@ -120,7 +120,7 @@ def finish_hand(state, buf, w, values, scratch, rng, epsilon, endgame, exact_las
     as both levels play it, by minimax_any."""
     while True:
         if exact_last and state[DECK_POS] >= 40:
-            return minimax_any(state, endgame, states, bufs)
+            return minimax_any(state, endgame, states, bufs, np.zeros(1, dtype=np.int64), 0)
         n = legal_moves(state, buf)
         k = 0
         if n > 1:
@@ -333,7 +333,7 @@ def finish_hand_any(state, buf, w, values, scratch, rng, epsilon, endgame, exact
     n_pl = state[core.NPLAYERS]
     while True:
         if exact_last and state[DECK_POS] >= 40 and cards_in_hands(state) <= EXACT_PLIES:
-            return minimax_any(state, endgame, states, bufs)
+            return minimax_any(state, endgame, states, bufs, np.zeros(1, dtype=np.int64), 0)
         n = legal_moves(state, buf)
         k = 0
         if n > 1:

@@ -150,9 +150,11 @@ class HardAgent(Agent):
         holder = view.holder()
         if holder is not None and view.cards_left() <= _exact.EXACT_PLIES:
             values = np.zeros(k)
-            _exact.exact_values_any(view.base, holder, view.unseen, cards, masks, k, endgame, values)
-            self.last_worlds = 1
-            return legal, values
+            if _exact.exact_values_any(view.base, holder, view.unseen, cards, masks, k, endgame,
+                                       values, False, _exact.EXACT_NODES):
+                self.last_worlds = 1
+                return legal, values
+            # too many moves to count out (free_capture's big tables): the search instead
         totals = np.zeros(k)
         worlds = self._budget_worlds(view.cards_left() + view.deck_left, k)
         deadline = None if self.time_budget is None else time.perf_counter() + self.time_budget

@@ -344,3 +344,34 @@ def test_cli_list_rules_and_bad_combinations(capsys):
         assert cli.main(args) == 2, args
         err = capsys.readouterr().err
         assert len(err.strip().splitlines()) == 1 and err.startswith("evaluate.py: error:"), err
+
+
+def test_the_count_out_gives_way_to_the_search_on_huge_free_capture_tables(monkeypatch):
+    """Under free_capture a last deal with a 24-card table has hundreds of moves a ply: hard's
+    exact count-out searched for about 30 s (with worlds=1 or a time_budget), and minutes with a
+    larger table. Past EXACT_NODES positions it gives up and the levels judge as before the
+    count-out (hard: its search, normal: its scoring)."""
+    from scopa_env import Game, Rules
+    rules = Rules(free_capture=True)
+    hands = [[9, 19, 6], [29, 39, 16]]
+    table = [c for c in range(40) if c not in hands[0] + hands[1]][:20]
+    rest = [c for c in range(40) if c not in hands[0] + hands[1] + table]
+    g = Game(rules, seed=0).setup(hands, table, piles=[rest, []], dealer=1, to_move=0)
+    obs = g.observation(0)
+    assert int(obs["action_mask"].sum()) > 500
+    monkeypatch.setattr(_exact, "EXACT_NODES", 2_000)
+    hard = make_agent("hard:worlds=2", rules)
+    assert obs["action_mask"][hard.act(obs)] and hard.last_worlds == 2      # searched
+    normal = make_agent("normal:count_last=6", rules)
+    legal, values = normal._any_values(obs, True)
+    _, scored = normal._any_values(obs, False)
+    assert np.array_equal(values, scored)         # its scoring, as before the count-out
+    # a small last deal is still counted out exactly
+    small = Game(rules, seed=0).setup(hands, table[:3], piles=[rest + table[3:], []], dealer=1,
+                                      to_move=0)
+    h = make_agent("hard:worlds=2", rules)
+    h.act(small.observation(0))
+    assert h.last_worlds == 1
+    legal, values = normal._any_values(small.observation(0), True)
+    _, scored = normal._any_values(small.observation(0), False)
+    assert not np.array_equal(values, scored)
