@@ -148,9 +148,7 @@ class raw_env(AECEnv):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ScopaError(f"render_mode must be one of {self.metadata['render_modes']} or "
                              f"None, got {render_mode!r}")
-        if render_player is not None and (isinstance(render_player, (bool, np.bool_))
-                                          or not hasattr(render_player, "__index__")
-                                          or not 0 <= int(render_player) < n):
+        if render_player is not None and not self.rules.is_seat(render_player):
             raise ScopaError(f"render_player must be a seat 0..{n - 1} or None, "
                              f"got {render_player!r}")
         self.render_mode = render_mode

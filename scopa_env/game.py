@@ -112,8 +112,7 @@ class Game:
         if scores is not None and len(scores) != sides:
             raise ScopaError(f"setup needs {sides} scores, one per side")
         for what, seat in (("dealer", dealer), ("to_move", to_move), ("last_capturer", last_capturer)):
-            if seat is not None and (isinstance(seat, bool) or not hasattr(seat, "__index__")
-                                     or not 0 <= int(seat) < n):
+            if seat is not None and not self.rules.is_seat(seat):
                 raise ScopaError(f"setup {what} {seat!r} is not a seat 0..{n - 1}")
         st = self.state
         for p in range(n):
@@ -141,7 +140,7 @@ class Game:
         if sorted(cards) != list(range(40)):
             raise ScopaError(f"a deal must hold each of the 40 cards once, got {len(cards)} cards "
                              f"({len(set(cards))} different)")
-        if not 0 <= int(dealer) < self.n_players:
+        if not self.rules.is_seat(dealer):
             raise ScopaError(f"dealer {dealer!r} is not a seat 0..{self.n_players - 1}")
         if self.match_over:
             raise ScopaError("the match is over: no more hands")

@@ -60,9 +60,7 @@ class ScopaGymEnv(gymnasium.Env):
         n = self.rules.players
         self.episode = episode
         self.reward_kind = check_episode_reward(episode, reward)
-        if learner_seat is not None and (isinstance(learner_seat, (bool, np.bool_))
-                                          or not hasattr(learner_seat, "__index__")
-                                          or not 0 <= int(learner_seat) < n):
+        if learner_seat is not None and not self.rules.is_seat(learner_seat):
             raise ScopaError(f"learner_seat must be a seat 0..{n - 1} or None, "
                              f"got {learner_seat!r}")
         if render_mode not in (None, *self.metadata["render_modes"]):

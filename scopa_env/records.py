@@ -147,6 +147,8 @@ def replay(record: dict) -> Game:
                 if hand["dealer"] != (game.dealer + 1) % n:
                     raise ScopaError(f"hand {h}: dealer {hand['dealer']}, but the deal passes to "
                                      f"{(game.dealer + 1) % n}")
+            if not rules.is_seat(hand["dealer"]):
+                raise ScopaError(f"hand {h}: dealer {hand['dealer']!r} is not a seat 0..{n - 1}")
             table = hand["deals"][0]["table"]
             if rules.table_cards == 4 and sum(rank_of(parse_card(c)) == 10 for c in table) >= 3:
                 # core.start_hand deals again: RULES.md voids such a deal, so no game plays it

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
+import numpy as np
+
 from .errors import ScopaError
 
 PLAYER_COUNTS = (2, 3, 4, 6)
@@ -92,9 +94,15 @@ class Rules:
         """Number of sides: one per player with 2 or 3 players, the pairs with 4 or 6."""
         return self.players if self.players <= 3 else self.players // 2
 
+    def is_seat(self, value) -> bool:
+        """Whether `value` is a seat of these rules: a whole number (Python or numpy; not a bool,
+        a float or a string) in 0..players-1."""
+        return not isinstance(value, (bool, np.bool_)) and hasattr(value, "__index__") \
+            and 0 <= int(value) < self.players
+
     def team_of(self, seat: int) -> int:
         """The side seat `seat` plays for (partners sit opposite: seats s and s + teams)."""
-        if isinstance(seat, bool) or not hasattr(seat, "__index__") or not 0 <= int(seat) < self.players:
+        if not self.is_seat(seat):
             raise ScopaError(f"seat {seat!r} is not a seat 0..{self.players - 1}")
         return int(seat) % self.teams
 

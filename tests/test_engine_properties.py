@@ -155,6 +155,10 @@ def test_replay_catches_tampering():
         with pytest.raises(ScopaError, match=words):
             records.replay(bad)
     bad = json.loads(json.dumps(rec))
+    bad["hands"][0]["dealer"] = "x"     # was "malformed record: TypeError can only concatenate..."
+    with pytest.raises(ScopaError, match="dealer 'x' is not a seat 0..1"):
+        records.replay(bad)
+    bad = json.loads(json.dumps(rec))
     del bad["totals"]
     with pytest.raises(ScopaError, match="totals None differ"):
         records.replay(bad)
