@@ -81,11 +81,11 @@ class NormalAgent(Agent):
         masks = _rollout.resolve_masks(self.actions, legal, int(view.base[core.TABLE]))
         out = np.zeros(len(legal))
         holder = view.holder() if count else None
-        if holder is not None and view.cards_left() <= min(self.count_last, _exact.EXACT_PLIES) and \
-                _exact.exact_values_any(view.base, holder, view.unseen, cards, masks, len(legal),
-                                        False, out, False, _exact.EXACT_NODES):
-            pass          # counted out (unless too many moves: free_capture's big tables)
-        else:
+        # counted out when nothing is hidden, unless it has too many moves (free_capture's tables)
+        counted = holder is not None and view.cards_left() <= min(self.count_last, _exact.EXACT_PLIES) \
+            and _exact.exact_values_any(view.base, holder, view.unseen, cards, masks, len(legal),
+                                        False, out, False, _exact.EXACT_NODES)
+        if not counted:
             _scoring.score_any(view.base, 0, view.sizes, view.unseen, cards, masks, len(legal),
                                self.weights, self._caps, out, self._scratch, self._tmp, self._tbuf,
                                self._piles)
