@@ -12,11 +12,25 @@ import numpy as np
 
 from . import core
 from .cards import as_card, card_str, cards_of, cards_str, mask_of
-from .actions import action_table
+from .actions import action_id, action_table
 from .errors import ScopaError
 from .observation import observe
 from .rules import Rules
 from .seeds import check_seed
+
+
+def _cards_once(cards, what: str) -> list[int]:
+    """A list of cards (ids or notation; a mask as its cards) as ids, each once: mask_of merges
+    a card given twice within one list, and setup dealt it twice."""
+    if hasattr(cards, "__index__") and not isinstance(cards, (bool, np.bool_)):
+        return cards_of(mask_of(cards))
+    if isinstance(cards, str):
+        raise ScopaError(f"{what} must be a list of cards, got the text {cards!r}")
+    ids = [as_card(c) for c in cards]
+    twice = sorted({c for c in ids if ids.count(c) > 1})
+    if twice:
+        raise ScopaError(f"card(s) {' '.join(cards_str(twice))} given twice in {what}")
+    return ids
 
 
 @dataclass(frozen=True)
@@ -96,15 +110,23 @@ class Game:
         """
         n = self.n_players
         sides = self.n_sides
-        hands = [mask_of(h) for h in hands]
-        piles = [mask_of(p) for p in (piles or [[]] * n)]
-        deck = [as_card(c) for c in deck]
-        table_m = mask_of(table)
+        groups = [_cards_once(h, "a hand") for h in hands]
+        groups += [_cards_once(p, "a pile") for p in (piles or [[]] * n)]
+        groups += [_cards_once(table, "the table"), _cards_once(deck, "the deck")]
         seen = 0
-        for m in hands + piles + [table_m, mask_of(deck)]:
+        for cards in groups:
+            m = mask_of(cards)
             if seen & m:
                 raise ScopaError(f"card(s) {' '.join(cards_str(seen & m))} given twice")
             seen |= m
+        hands = [mask_of(h) for h in groups[:len(hands)]]
+        piles = [mask_of(p) for p in groups[len(hands):-2]]
+        table_m, deck = mask_of(groups[-2]), groups[-1]
+        for what, values, count in (("scope", scope, n), ("scores", scores, sides)):
+            if values is not None and not all(isinstance(v, (int, np.integer)) and
+                                              not isinstance(v, (bool, np.bool_)) and v >= 0
+                                              for v in values):
+                raise ScopaError(f"setup {what} must be whole numbers >= 0, got {list(values)!r}")
         if len(hands) != n or len(piles) != n:
             raise ScopaError(f"setup needs {n} hands and {n} piles")
         if scope is not None and len(scope) != n:
@@ -232,17 +254,23 @@ class Game:
         p = int(self.state[core.LAST_CAPTURER])
         return None if p < 0 else p
 
+    def _seat(self, player) -> int:
+        """`player` as a seat index, or ScopaError (a bad index read other state slots)."""
+        if not self.rules.is_seat(player):
+            raise ScopaError(f"player {player!r} is not a seat 0..{self.n_players - 1}")
+        return int(player)
+
     def hand(self, player: int) -> list[int]:
-        return cards_of(self.state[core.HANDS + player])
+        return cards_of(self.state[core.HANDS + self._seat(player)])
 
     def pile(self, player: int) -> list[int]:
-        return cards_of(self.state[core.PILES + player])
+        return cards_of(self.state[core.PILES + self._seat(player)])
 
     def played(self, player: int) -> list[int]:
-        return cards_of(self.state[core.PLAYED + player])
+        return cards_of(self.state[core.PLAYED + self._seat(player)])
 
     def scope(self, player: int) -> int:
-        return int(self.state[core.SCOPE + player])
+        return int(self.state[core.SCOPE + self._seat(player)])
 
     @property
     def scores(self) -> list[int]:
@@ -301,15 +329,30 @@ class Game:
 
         The mask is all zeros unless `player` is to move in a hand in play.
         """
+        player = self._seat(player)
         mask = np.zeros(action_table(self.rules).size, dtype=np.int8)
         if not self.hand_over and player == self.to_move:
             mask[self.legal_action_ids()] = 1
         return {"observation": observe(self.state, player), "action_mask": mask}
 
     def play_action(self, action) -> PlayResult:
-        """Play an action id; ScopaError if it is not legal now."""
-        card, captured = action_table(self.rules).decode(action, table=int(self.state[core.TABLE]))
+        """Play an action id; ScopaError if it is not legal now (not among legal_action_ids():
+        an ace-takes-the-table id decodes against any table, so decoding alone let one play a
+        move under another id)."""
+        a = action_id(action)
+        if self.hand_over:
+            raise ScopaError(self._over_message())
+        card, captured = action_table(self.rules).decode(a, table=int(self.state[core.TABLE]))
+        if a not in self.legal_action_ids():
+            move = self.resolve(card, captured)    # why, when the move itself is not legal
+            raise ScopaError(f"action {a} is not a legal id now: it decodes to {move}, legal "
+                             f"under another id (legal ids: {self.legal_action_ids().tolist()})")
         return self.play(card, captured)
+
+    def _over_message(self) -> str:
+        if self.match_over:
+            return "the match is over: no more moves (a new Game plays a new match)"
+        return "the hand is over: call next_hand() before playing"
 
     def resolve(self, card, captured=None) -> Move:
         """The legal move meant by (card, captured), or ScopaError saying why there is none.
@@ -318,7 +361,7 @@ class Game:
         notation ('7D'); the captured set may be a list of cards or a mask.
         """
         if self.hand_over:
-            raise ScopaError("the hand is over: call next_hand() before playing")
+            raise ScopaError(self._over_message())
         c = as_card(card)
         p = self.to_move
         if not (int(self.state[core.HANDS + p]) >> c) & 1:
@@ -342,6 +385,14 @@ class Game:
         """Validate and apply a move for the player to move. Bad input leaves the state as it was."""
         move = self.resolve(card, captured)
         player = self.to_move
+        left = self.deck_left
+        per_deal = self.n_players * self.rules.hand_cards
+        if 0 < left < per_deal and sum(len(self.hand(p)) for p in range(self.n_players)) == 1:
+            # a deck set up short of a whole deal (setup allows it for positions that end
+            # sooner): dealing from it read past the deck's end, garbage cards
+            raise ScopaError(f"this move ends the deal, but the deck set up holds {left} cards "
+                             f"and a deal takes {per_deal} ({self.n_players} players x "
+                             f"{self.rules.hand_cards})")
         flags = core.apply_move(self.state, move.card, move.captured)
         return PlayResult(player, move, bool(flags & core.F_SCOPA), bool(flags & core.F_DEALT),
                           bool(flags & core.F_HAND_OVER), bool(flags & core.F_MATCH_OVER))

@@ -299,3 +299,44 @@ def test_setup_refuses_a_seat_that_is_not_one(kw):
     with pytest.raises(ScopaError, match=f"setup {next(iter(kw))} .* is not a seat 0..1"):
         g.setup(hands=[["7D"], ["2B"]], table=["4C", "3S"], deck=[], **{"dealer": 1, **kw})
     assert np.array_equal(g.state, before)
+
+
+def test_game_api_refuses_what_it_used_to_take():
+    """Found by a review of the Game API: each of these was accepted (or read other state
+    slots) and is now one ScopaError, the game left as it was."""
+    import pytest
+    g = Game(Rules(), seed=7)
+    # a card twice within one list (mask_of merged them, and the deck dealt a card twice)
+    with pytest.raises(ScopaError, match="5S given twice in the deck"):
+        g.setup([["7D"], ["2C"]], [], deck=["5S"] * 6)
+    with pytest.raises(ScopaError, match="7D given twice in a hand"):
+        g.setup([["7D", "7D", "1C"], ["2C"]], ["3C"])
+    with pytest.raises(ScopaError, match=r"setup scope must be whole numbers >= 0, got \[-5, 'x'\]"):
+        g.setup([["7D"], ["2C"]], ["3C"], scope=[-5, "x"])
+    before = g.state.copy()
+    # a player index that is not a seat read other slots (hand(-26) was the table)
+    for bad in (-26, 2, True, 1.0):
+        with pytest.raises(ScopaError, match="is not a seat 0..1"):
+            g.hand(bad)
+    with pytest.raises(ScopaError, match="player 2 is not a seat"):
+        g.observation(2)
+    assert np.array_equal(g.state, before)
+    # a deck set up short of a whole deal: dealing read past its end
+    short = Game(Rules(), seed=7).setup([["7D"], ["2C"]], [], deck=["5S", "6S", "7S"])
+    short.play("7D")
+    with pytest.raises(ScopaError, match="the deck set up holds 3 cards and a deal takes 6"):
+        short.play("2C")
+    # an ace-takes-the-table id decodes against any table: it played a move under another id
+    r = Rules(ace_takes_all=True)
+    a = Game(r, seed=1).setup([["1D", "5S"], ["2C"]], [], deck=[])
+    assert 16_200 not in a.legal_action_ids()
+    with pytest.raises(ScopaError, match="action 16200 is not a legal id now"):
+        a.play_action(16_200)
+    # after the match: the message said to call next_hand(), which then refused
+    m = Game(Rules(target=1), seed=3)
+    while not m.match_over:
+        if m.hand_over:
+            m.next_hand()
+        m.play_action(int(m.legal_action_ids()[0]))
+    with pytest.raises(ScopaError, match="the match is over"):
+        m.play_action(0)
