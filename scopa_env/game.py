@@ -87,11 +87,27 @@ class Game:
 
     @classmethod
     def from_state(cls, rules: Rules, state: np.ndarray, seed: int = 0) -> "Game":
+        if not isinstance(rules, Rules):
+            raise ScopaError(f"rules must be a Rules object, got {type(rules).__name__}")
         g = cls.__new__(cls)
         g.rules, g.seed = rules, check_seed(seed)
-        g.state = np.array(state, dtype=np.int64, copy=True)
+        given = np.asarray(state)
+        if not np.issubdtype(given.dtype, np.integer):      # a float state was truncated
+            raise ScopaError(f"a state array holds integers, got {given.dtype}")
+        g.state = np.array(given, dtype=np.int64, copy=True)
         if g.state.shape != (core.STATE_SIZE,):
             raise ScopaError(f"a state array has {core.STATE_SIZE} slots, got shape {g.state.shape}")
+        st = g.state
+        # the slots that index others: out of range, they read other slots (to_move 7: no moves)
+        for name, slot, lo in (("dealer", core.DEALER, 0), ("to_move", core.TO_MOVE, 0),
+                               ("last_capturer", core.LAST_CAPTURER, -1)):
+            if not lo <= st[slot] < rules.players:
+                raise ScopaError(f"the state's {name} {int(st[slot])} is not a seat 0..{rules.players - 1}"
+                                 + (" (or -1)" if lo < 0 else ""))
+        if st[core.PHASE] not in (core.PLAYING, core.HAND_OVER, core.MATCH_OVER) or \
+                not 0 <= st[core.DECK_POS] <= 40 or not -1 <= st[core.WINNER] < rules.teams:
+            raise ScopaError(f"the state's phase {int(st[core.PHASE])}, deck position "
+                             f"{int(st[core.DECK_POS])} or winner {int(st[core.WINNER])} is out of range")
         header = rules.to_header()
         for slot in core.OPTION_SLOTS:
             if g.state[slot] != header[slot]:

@@ -340,3 +340,24 @@ def test_game_api_refuses_what_it_used_to_take():
         m.play_action(int(m.legal_action_ids()[0]))
     with pytest.raises(ScopaError, match="the match is over"):
         m.play_action(0)
+
+
+def test_from_state_refuses_a_state_it_cannot_play():
+    """from_state checked only the shape and the rules slots: to_move 7 gave a game without
+    legal moves, phase 5 a hand 'over' in a match going on, a float state was truncated."""
+    import pytest
+    g = Game(Rules(), seed=1)
+    for slot, value, words in ((core.TO_MOVE, 7, "to_move 7 is not a seat 0..1"),
+                               (core.DEALER, -1, "dealer -1 is not a seat"),
+                               (core.LAST_CAPTURER, 2, r"last_capturer 2 is not a seat 0..1 \(or -1\)"),
+                               (core.PHASE, 5, "phase 5"), (core.DECK_POS, 100, "deck position 100"),
+                               (core.WINNER, 2, "winner 2")):
+        st = g.state.copy()
+        st[slot] = value
+        with pytest.raises(ScopaError, match=words):
+            Game.from_state(Rules(), st)
+    with pytest.raises(ScopaError, match="holds integers, got float64"):
+        Game.from_state(Rules(), g.state.astype(float))
+    with pytest.raises(ScopaError, match="rules must be a Rules object, got NoneType"):
+        Game.from_state(None, g.state)
+    assert Game.from_state(Rules(), g.state).legal_moves() == g.legal_moves()
