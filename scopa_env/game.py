@@ -129,16 +129,15 @@ class Game:
         groups = [_cards_once(h, "a hand") for h in hands]
         groups += [_cards_once(p, "a pile") for p in (piles or [[]] * n)]
         groups += [_cards_once(table, "the table"), _cards_once(deck, "the deck")]
+        masks = [mask_of(cards) for cards in groups]
         seen = 0
-        for cards in groups:
-            m = mask_of(cards)
+        for m in masks:
             if seen & m:
                 raise ScopaError(f"card(s) {' '.join(cards_str(seen & m))} given twice")
             seen |= m
-        hands = [mask_of(h) for h in groups[:len(hands)]]
-        piles = [mask_of(p) for p in groups[len(hands):-2]]
-        table_m, deck = mask_of(groups[-2]), groups[-1]
-        for what, values, count in (("scope", scope, n), ("scores", scores, sides)):
+        hands, piles = masks[:len(hands)], masks[len(hands):-2]
+        table_m, deck = masks[-2], groups[-1]
+        for what, values in (("scope", scope), ("scores", scores)):
             if values is not None and not all(isinstance(v, (int, np.integer)) and
                                               not isinstance(v, (bool, np.bool_)) and v >= 0
                                               for v in values):
@@ -358,12 +357,14 @@ class Game:
         a = action_id(action)
         if self.hand_over:
             raise ScopaError(self._over_message())
-        card, captured = action_table(self.rules).decode(a, table=int(self.state[core.TABLE]))
-        if a not in self.legal_action_ids():
-            move = self.resolve(card, captured)    # why, when the move itself is not legal
+        table = action_table(self.rules)
+        board = int(self.state[core.TABLE])
+        card, captured = table.decode(a, table=board)
+        move = self.resolve(card, captured)        # ScopaError when the move itself is illegal
+        if table.encode(move.card, move.captured, table=board) != a:
             raise ScopaError(f"action {a} is not a legal id now: it decodes to {move}, legal "
                              f"under another id (legal ids: {self.legal_action_ids().tolist()})")
-        return self.play(card, captured)
+        return self.play(move.card, move.captured)
 
     def _over_message(self) -> str:
         if self.match_over:
