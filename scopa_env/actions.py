@@ -39,7 +39,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from .cards import N_CARDS, as_card, card_str, cards_str, rank_of, suit_of
+from .cards import N_CARDS, as_card, as_mask, card_str, cards_str, rank_of, suit_of
 from .errors import ScopaError
 from .rules import Rules
 
@@ -161,9 +161,9 @@ class ActionTable:
 
         `table` (cards or a mask) is needed only to name an ace taking the whole table."""
         c = as_card(card)
-        mask = captured if isinstance(captured, (int, np.integer)) else _mask(captured)
-        t = -1 if table is None else (table if isinstance(table, (int, np.integer)) else _mask(table))
-        a = encode_move(self.kernel, c, int(mask), int(t))
+        mask = as_mask(captured, "the captured cards")
+        t = -1 if table is None else as_mask(table, "the table")
+        a = encode_move(self.kernel, c, mask, t)
         if a < 0:
             raise ScopaError(
                 f"{card_str(c)} x {' '.join(cards_str(int(mask)))} is not a move the rules allow")
@@ -186,7 +186,7 @@ class ActionTable:
             if table is None:
                 raise ScopaError(f"action id {a} ({card_str(int(self.card[a]))} takes the table) "
                                  "needs the table to decode")
-            m = int(table) if isinstance(table, (int, np.integer)) else _mask(table)
+            m = as_mask(table, "the table")
         return int(self.card[a]), m
 
     def takes_table(self, action) -> bool:
@@ -210,13 +210,6 @@ def action_id(action, who: str = "") -> int:
     if arr is None or arr.size != 1 or not np.issubdtype(arr.dtype, np.integer):
         raise ScopaError(f"{who + ': ' if who else ''}an action is an integer id, got {action!r}")
     return int(arr.reshape(()))
-
-
-def _mask(cards) -> int:
-    m = 0
-    for x in cards:
-        m |= 1 << as_card(x)
-    return m
 
 
 @njit(cache=True)

@@ -34,7 +34,7 @@ def suit_of(card: int) -> int:
 
 def card_str(card: int) -> str:
     """The RULES.md notation of a card id, e.g. 6 -> '7D'."""
-    if not 0 <= card < N_CARDS:
+    if isinstance(card, bool) or not hasattr(card, "__index__") or not 0 <= card < N_CARDS:
         raise ScopaError(f"card id {card!r} is not in 0..39")
     return f"{rank_of(card)}{SUITS[suit_of(card)]}"
 
@@ -65,10 +65,32 @@ def as_card(card: int | str) -> int:
 
 
 def mask_of(cards: Iterable[int | str]) -> int:
+    """The mask of a list of cards (ids or notation). A text is refused, not read letter by
+    letter: '7C' is the list ['7C']."""
+    if isinstance(cards, str):
+        raise ScopaError(f"cards are a list like ['7C', '3S'], got the text {cards!r}")
+    try:
+        items = iter(cards)
+    except TypeError:
+        raise ScopaError(f"cards are a list like ['7C', '3S'], got {cards!r}") from None
     m = 0
-    for c in cards:
+    for c in items:
         m |= 1 << as_card(c)
     return m
+
+
+def as_mask(cards, what: str = "cards") -> int:
+    """Cards given as a mask (an int of 40 bits) or as a list of ids or notation -> mask."""
+    if isinstance(cards, bool):
+        raise ScopaError(f"{what} are a list like ['7C', '3S'] or a 40-bit mask, got {cards!r}")
+    if hasattr(cards, "__index__"):
+        m = int(cards)
+        if not 0 <= m <= ALL_CARDS_MASK:
+            raise ScopaError(f"{what}: the mask {m} is not in 0..2^40-1")
+        return m
+    if isinstance(cards, str) or not hasattr(cards, "__iter__"):
+        raise ScopaError(f"{what} are a list like ['7C', '3S'] or a 40-bit mask, got {cards!r}")
+    return mask_of(cards)
 
 
 def cards_of(mask: int) -> list[int]:
@@ -78,8 +100,11 @@ def cards_of(mask: int) -> list[int]:
 
 
 def cards_str(mask_or_cards) -> list[str]:
-    if isinstance(mask_or_cards, (int,)) or hasattr(mask_or_cards, "__index__"):
-        return [card_str(c) for c in cards_of(mask_or_cards)]
+    """The notation of the cards in a mask or a list, e.g. 65 -> ['1D', '7D']."""
+    if hasattr(mask_or_cards, "__index__") and not isinstance(mask_or_cards, bool):
+        return [card_str(c) for c in cards_of(as_mask(mask_or_cards))]
+    if isinstance(mask_or_cards, (str, bool)) or not hasattr(mask_or_cards, "__iter__"):
+        raise ScopaError(f"cards are a list like ['7C', '3S'] or a 40-bit mask, got {mask_or_cards!r}")
     return [card_str(as_card(c)) for c in mask_or_cards]
 
 

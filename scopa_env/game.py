@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import core
-from .cards import as_card, card_str, cards_of, cards_str, mask_of
+from .cards import ALL_CARDS_MASK, as_card, as_mask, card_str, cards_of, cards_str, mask_of
 from .actions import action_id, action_table
 from .errors import ScopaError
 from .observation import observe
@@ -23,7 +23,7 @@ def _cards_once(cards, what: str) -> list[int]:
     """A list of cards (ids or notation; a mask as its cards) as ids, each once: mask_of merges
     a card given twice within one list, and setup dealt it twice."""
     if hasattr(cards, "__index__") and not isinstance(cards, (bool, np.bool_)):
-        return cards_of(mask_of(cards))
+        return cards_of(as_mask(cards, what))
     if isinstance(cards, str):
         raise ScopaError(f"{what} must be a list of cards, got the text {cards!r}")
     ids = [as_card(c) for c in cards]
@@ -113,6 +113,26 @@ class Game:
             if g.state[slot] != header[slot]:
                 raise ScopaError(f"the state's rules (header slot {slot} = {int(g.state[slot])}) are not "
                                  f"these rules ({rules.describe()}: {int(header[slot])})")
+        # every card in one place: hands, piles, table and the undealt deck (a card in two places
+        # was played twice and the hand's points did not add up)
+        places = [(f"hand {p}", int(st[core.HANDS + p])) for p in range(rules.players)]
+        places += [(f"pile {p}", int(st[core.PILES + p])) for p in range(rules.players)]
+        places.append(("table", int(st[core.TABLE])))
+        deck = st[core.DECK + int(st[core.DECK_POS]):core.DECK + 40]
+        if ((deck < 0) | (deck >= 40)).any():
+            raise ScopaError(f"the state's undealt deck holds {int(deck[(deck < 0) | (deck >= 40)][0])}, "
+                             "not a card id 0..39")
+        places.append(("the undealt deck", mask_of(_cards_once([int(c) for c in deck], "the undealt deck"))))
+        seen, where = 0, {}
+        for name, m in places:
+            if not 0 <= m <= ALL_CARDS_MASK:
+                raise ScopaError(f"the state's {name} is not a mask of 40 cards: {m}")
+            if seen & m:
+                card = (seen & m).bit_length() - 1
+                raise ScopaError(f"the state holds {card_str(card)} twice: in {where[card]} and in {name}")
+            for c in cards_of(m):
+                where[c] = name
+            seen |= m
         g._buf = None
         return g
 
@@ -181,6 +201,11 @@ class Game:
             raise ScopaError(f"dealer {dealer!r} is not a seat 0..{self.n_players - 1}")
         if self.match_over:
             raise ScopaError("the match is over: no more hands")
+        if self.phase == core.PLAYING and self.state[core.PLAYS] > 0:
+            # it replaced the cards in play and the hand's points lost them
+            made = int(self.state[core.PLAYS])
+            raise ScopaError(f"a hand is being played ({made} move{'s' * (made != 1)} made): "
+                             "deal_hand starts a hand before its first move or after it ends")
         if self.phase == core.HAND_OVER:
             self.state[core.HAND_NO] += 1
         self.state[core.DEALER] = int(dealer)
@@ -390,7 +415,7 @@ class Game:
                 return options[0]
             listed = "; ".join(str(m) for m in options)
             raise ScopaError(f"{card_str(c)} can capture in {len(options)} ways, say which: {listed}")
-        mask = int(captured) if isinstance(captured, (int, np.integer)) else mask_of(captured)
+        mask = as_mask(captured, "the captured cards")
         for m in options:
             if m.captured == mask:
                 return m

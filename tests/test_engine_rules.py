@@ -361,3 +361,72 @@ def test_from_state_refuses_a_state_it_cannot_play():
     with pytest.raises(ScopaError, match="rules must be a Rules object, got NoneType"):
         Game.from_state(None, g.state)
     assert Game.from_state(Rules(), g.state).legal_moves() == g.legal_moves()
+
+
+def test_game_api_refuses_the_last_reviewed_inputs():
+    """Left by the Game API review and fixed since: each was accepted silently, read a text
+    letter by letter or was a TypeError/OverflowError; now one ScopaError naming it."""
+    from scopa_env.actions import decode, encode
+    from scopa_env.cards import cards_str
+    # card_str(True) was '2D'; cards_str(-1) listed all 40 cards
+    with pytest.raises(ScopaError, match="card id True"):
+        card_str(True)
+    for bad in (-1, 2**40):
+        with pytest.raises(ScopaError, match="is not in 0..2\\^40-1"):
+            cards_str(bad)
+    assert cards_str(65) == ["1D", "7D"] and cards_str(["7D", 0]) == ["7D", "1D"]
+    # a captured set given as a text was read letter by letter ('7' is not a card)
+    g = Game(Rules(), seed=1)
+    with pytest.raises(ScopaError, match=r"captured cards are a list like \['7C', '3S'\].*got '7C'"):
+        g.resolve(g.hand(g.to_move)[0], "7C")
+    with pytest.raises(ScopaError, match="got the text '4C'"):
+        mask_of("4C")
+    # encode with a float mask was a TypeError, with a mask past 40 bits an OverflowError
+    with pytest.raises(ScopaError, match="got 1.5"):
+        encode("7D", 1.5)
+    with pytest.raises(ScopaError, match="not in 0..2\\^40-1"):
+        encode("7D", 2**70)
+    assert encode("7D", ["7C"]) == encode("7D", mask_of(["7C"]))
+    from scopa_env.actions import action_table
+    ace = action_table(Rules(ace_takes_all=True)).ace_start
+    with pytest.raises(ScopaError, match="the table: the mask"):
+        decode(ace, Rules(ace_takes_all=True), table=2**45)
+    # setup with a hand given as a mask was a TypeError
+    assert Game().setup([0b111, ["4D"]], ["5D"], deck=[]).hand(0) == [0, 1, 2]
+
+
+def test_deal_hand_refuses_a_hand_in_play():
+    """deal_hand in the middle of a hand replaced the cards in play: the hand's points lost
+    them. It starts a hand before its first move (a replay's first hand) or after one ends."""
+    deck = list(range(40))
+    g = Game(Rules(), seed=2)
+    g.deal_hand(0, deck)                          # before the first move: allowed
+    assert g.hand(1) == [0, 1, 2]
+    g.play_action(int(g.legal_action_ids()[0]))
+    before = g.state.copy()
+    with pytest.raises(ScopaError, match=r"a hand is being played \(1 move made\)"):
+        g.deal_hand(0, deck)
+    assert np.array_equal(g.state, before)
+
+
+def test_from_state_refuses_a_card_in_two_places():
+    """from_state did not check that each card is in one place: a card in a hand and on the
+    table was played twice and the hand's points did not add up."""
+    g = Game(Rules(), seed=2)
+    st = g.state.copy()
+    card = int(g.hand(0)[0])
+    st[core.TABLE] |= 1 << card
+    with pytest.raises(ScopaError, match=f"holds {card_str(card)} twice: in hand 0 and in table"):
+        Game.from_state(Rules(), st)
+    st = g.state.copy()
+    st[core.DECK + 39] = card                     # an undealt card that is also in a hand
+    with pytest.raises(ScopaError, match="twice"):
+        Game.from_state(Rules(), st)
+    st = g.state.copy()
+    st[core.DECK + 39] = 40
+    with pytest.raises(ScopaError, match="undealt deck holds 40"):
+        Game.from_state(Rules(), st)
+    st = g.state.copy()
+    st[core.PILES] = -1
+    with pytest.raises(ScopaError, match="pile 0 is not a mask of 40 cards"):
+        Game.from_state(Rules(), st)
