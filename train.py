@@ -37,8 +37,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = Parser(prog="train.py", description="Self-play training of a scopa agent.",
                                 formatter_class=argparse.RawDescriptionHelpFormatter,
-                                epilog="Every config field is also a flag (--total-steps N ...); the defaults shown are the "
-                                       "dataclass's, over which configs/default.toml (or --config) applies.")
+                                epilog="Every config field is also a flag (--total-steps N ...). A default shown 'from "
+                                       "configs/default.toml' is what `python train.py` uses; --config FILE "
+                                       "applies over the dataclass's defaults instead.")
     p.add_argument("--config", help=f"TOML config file (default: {DEFAULT_CONFIG.relative_to(DEFAULT_CONFIG.parents[1])})")
     p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                    help="override one config field (repeatable)")
@@ -51,6 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
     p.add_argument("--list-rules", action="store_true", help="list the rules presets and exit")
     fields = p.add_argument_group("config fields")
+    try:    # what `python train.py` uses, shown beside the dataclass's own default
+        from training.config import load_toml
+        run_defaults = load_toml(DEFAULT_CONFIG)
+    except (ScopaError, OSError):    # a broken default config is reported when a run loads it
+        run_defaults = {}
     for name in FIELDS:
         if name == "rules":
             fields.add_argument("--rules", dest="field_rules", metavar="PRESET", default=None,
@@ -58,8 +64,14 @@ def build_parser() -> argparse.ArgumentParser:
                                      "file's rules; --set rules.OPTION=V changes one option (default classic)")
             continue
         default = getattr(TrainConfig, name)
+        used = run_defaults.get(name, default)
+        used = tuple(used) if isinstance(used, list) else used      # TOML lists are the tuples
+        if used != default:
+            shown = f"(default {used!r}, from configs/default.toml; dataclass {default!r})"
+        else:
+            shown = f"(default {default!r})"
         fields.add_argument("--" + name.replace("_", "-"), dest="field_" + name, metavar="V",
-                            default=None, help=f"(default {default!r})")
+                            default=None, help=shown)
     for name in LEGACY_RULES_KEYS:
         # a bare --napola turns it on, as in evaluate.py and play.py; --napola false turns it off
         flag = dict(nargs="?", const="true") if name == "napola" else {}
@@ -79,10 +91,13 @@ def explicit_overrides(args) -> dict:
     given = {}
     for text in texts:
         k, v = parse_override(text)
-        if k in given and rules_option(k) is None:    # the last one used to win silently
-            raise ScopaError(f"config key {k!r} given twice on the command line: {given[k]!r} "
+        # the last one used to win silently; a rules option by any of its names (--target and
+        # --set rules.target) is one key
+        key = f"rules.{rules_option(k)}" if rules_option(k) is not None else k
+        if key in given:
+            raise ScopaError(f"config key {key!r} given twice on the command line: {given[key]!r} "
                              f"and {text!r}")
-        given[k] = text
+        given[key] = text
         # a rules option is checked with the rules it changes (make_config)
         out[k] = v if rules_option(k) is not None else _coerce(k, v)
     return out

@@ -616,7 +616,11 @@ def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, caps
                          (("--eval-matches", "0"), "'eval_matches' must be at least 1 while eval_every > 0"),
                          (("--eval-opponents", ""), "'eval_opponents' needs at least one opponent"),
                          (("--target", "21", "--set", "rules.target=31"),
-                          "'target' both set the rules option 'target'"),
+                          "'rules.target' given twice on the command line: 'rules.target=31' and 'target=21'"),
+                         # a rules option twice by --set kept the last silently
+                         (("--set", "rules.target=21", "--set", "rules.target=31"),
+                          "'rules.target' given twice on the command line"),
+
                          # a key twice kept the last silently; rules.preset was "unknown"
                          (("--set", "seed=3", "--seed", "4"),
                           "config key 'seed' given twice on the command line: 'seed=3' and 'seed=4'"),
@@ -1023,3 +1027,30 @@ def test_a_full_disk_while_training_is_one_error_and_keeps_the_last_checkpoint(t
     assert not [p for p in latest.parent.iterdir() if p.name.endswith(".tmp")]
     monkeypatch.undo()
     assert run_main(capsys, "--resume", str(tmp_path / "ck" / "fd")).returncode == 0
+
+
+def test_a_match_count_that_is_not_a_multiple_of_the_sides_is_rounded_and_said(tmp_path):
+    """final_matches 3 was played as 4 without a word (evaluate.py refuses an odd --matches):
+    the run's first lines say how many matches each evaluation plays."""
+    lines = []
+    cfg = tiny_cfg(tmp_path, run_name="odd", final_matches=3, final_opponents=("random",),
+                   eval_every=512, eval_matches=5, eval_opponents=("random",), total_steps=1024)
+    Run(cfg, log=lines.append).train()
+    text = "\n".join(str(x) for x in lines)
+    assert "eval_matches 5 is played as 6 (a multiple of the 2 sides" in text
+    assert "final_matches 3 is played as 4" in text
+    assert re.search(r"^random\s+4\s", text.split("Final evaluation")[1], re.M)
+    quiet = []
+    Run(tiny_cfg(tmp_path, run_name="even", final_matches=2, final_opponents=("random",),
+                 total_steps=512), log=quiet.append).train()
+    assert not any("is played as" in str(x) for x in quiet)
+
+
+def test_train_help_shows_what_the_default_run_uses(tmp_path):
+    """--help showed the dataclass's defaults (total_steps 2,000,000) while `python train.py`
+    runs configs/default.toml (3,000,000)."""
+    from training.config import load_toml
+    r = run_cli("--help", cwd=tmp_path)
+    assert r.returncode == 0
+    steps = load_toml(Path(__file__).resolve().parents[1] / "configs" / "default.toml")["total_steps"]
+    assert f"(default {steps!r}, from configs/default.toml; dataclass 2000000)" in " ".join(r.stdout.split())

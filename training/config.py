@@ -130,13 +130,16 @@ class TrainConfig:
     eval_every: int = 500_000
     """Environment steps between evaluations during training (0 = none)."""
     eval_matches: int = 100
-    """Matches per opponent in each periodic evaluation (duplicate deals: played in pairs; at
-    least 1 while eval_every > 0: eval_every = 0 turns the evaluations off)."""
+    """Matches per opponent in each periodic evaluation (duplicate deals, each played once per
+    side: rounded up to a multiple of the number of sides, 2 in the 2-player game, and the run's
+    first line says so; at least 1 while eval_every > 0: eval_every = 0 turns the evaluations
+    off)."""
     eval_opponents: tuple = ("easy", "normal")
     """Opponents of the periodic evaluations (at least one while eval_every > 0); best.pt keeps
     the best mean points per hand over them."""
     final_matches: int = 200
-    """Matches per opponent in the evaluation table at the end."""
+    """Matches per opponent in the evaluation table at the end (0 = none; rounded up to a
+    multiple of the number of sides, as eval_matches, and the run's first line says so)."""
     final_opponents: tuple = ("easy", "normal")
     """Opponents of the evaluation table at the end ('hard' is slow: add it for long runs)."""
     checkpoint_every: int = 500_000
@@ -308,6 +311,7 @@ def _check(c: TrainConfig) -> None:
     if c.eval_every > 0 and c.eval_matches < 1:
         raise ScopaError("config key 'eval_matches' must be at least 1 while eval_every > 0 "
                          "(eval_every = 0 turns the periodic evaluations off)")
+
     if c.eval_every > 0 and not c.eval_opponents:
         raise ScopaError("config key 'eval_opponents' needs at least one opponent while "
                          "eval_every > 0 (eval_every = 0 turns the periodic evaluations off)")

@@ -356,6 +356,14 @@ class Run:
             self.log(f"removed {tmp.name}, a checkpoint save cut short")
         self.log(f"run {self.name}: {cfg.algo}, {cfg.total_steps:,} steps, logs in "
                  f"{Path(cfg.runs_dir) / self.name}, checkpoints in {self.ckpt_dir}")
+        from agents.arena import round_matches
+        for name, used in (("eval_matches", cfg.eval_every > 0),
+                           ("final_matches", cfg.final_matches > 0 and cfg.final_opponents)):
+            given = getattr(cfg, name)
+            if used and round_matches(given, cfg.rules) != given:
+                # duplicate deals: each deal once per side (evaluate.py refuses such a count)
+                self.log(f"{name} {given} is played as {round_matches(given, cfg.rules)} "
+                         f"(a multiple of the {cfg.rules.teams} sides: each deal once per side)")
         bar = tqdm(total=cfg.total_steps, initial=min(c["steps"], cfg.total_steps), unit="step",
                    unit_scale=True, dynamic_ncols=True, disable=not sys.stderr.isatty())
         start, start_elapsed = time.time(), c["elapsed_s"]
