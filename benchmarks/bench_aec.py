@@ -60,7 +60,7 @@ def make_envs(presets=()) -> dict:
         try:
             envs[name] = pettingzoo.make("aec", f"classic/{name}")
         except Exception as e:  # an extra is missing: say so and go on with the others
-            print(f"{name} skipped: {type(e).__name__}: {e}")
+            print(f"{name} skipped (needs pip install pygame rlcard): {type(e).__name__}: {e}")
     return envs
 
 
