@@ -1054,3 +1054,30 @@ def test_train_help_shows_what_the_default_run_uses(tmp_path):
     assert r.returncode == 0
     steps = load_toml(Path(__file__).resolve().parents[1] / "configs" / "default.toml")["total_steps"]
     assert f"(default {steps!r}, from configs/default.toml; dataclass 2000000)" in " ".join(r.stdout.split())
+
+
+@pytest.mark.parametrize("first", ["step", "best"])
+def test_a_run_killed_during_its_first_save_resumes_by_name(tmp_path, monkeypatch, first):
+    """The first save wrote step_*.pt (or the first evaluation best.pt) before latest.pt: killed
+    in between, the folder refused a new run of its name and had no latest.pt to resume."""
+    from training.loop import resolve_resume
+    written = []
+    real = Run._write
+
+    def killed_after_one(d, path):
+        if written:
+            raise SystemExit("killed")
+        written.append(path.name)
+        real(d, path)
+
+    monkeypatch.setattr(Run, "_write", staticmethod(killed_after_one))
+    kw = dict(checkpoint_every=512) if first == "step" else \
+        dict(checkpoint_every=0, eval_every=512, eval_matches=2, eval_opponents=("random",))
+    cfg = tiny_cfg(tmp_path, run_name="k", total_steps=2048, **kw)
+    with pytest.raises(SystemExit):
+        Run(cfg, log=lambda *_: None).train()
+    assert written == ["latest.pt"]
+    monkeypatch.undo()
+    path = resolve_resume("k", cfg.checkpoints_dir)
+    assert path.name == "latest.pt"
+    assert torch.load(path, weights_only=True)["counters"]["steps"] >= 512

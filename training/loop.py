@@ -161,6 +161,12 @@ class Run:
 
     def save(self, tag: str | None = None) -> None:
         d = self.to_checkpoint()
+        first = not self.checkpointed
+        if first:
+            # a run's first checkpoint is latest.pt: killed between two writes, a folder holding
+            # only a step_*.pt refused a new run of its name and had no latest.pt to resume
+            self._write(d, self.ckpt_dir / "latest.pt")
+            self.checkpointed = True
         if tag:
             self._write(d, self.ckpt_dir / f"{tag}.pt")
             periodic = sorted(self.ckpt_dir.glob("step_*.pt"))
@@ -170,8 +176,8 @@ class Run:
                 except OSError as e:
                     raise ScopaError(f"cannot remove the old checkpoint {str(old)!r} "
                                      f"({e.strerror or checkpoint.first_line(e)})") from None
-        self._write(d, self.ckpt_dir / "latest.pt")
-        self.checkpointed = True
+        if not first:
+            self._write(d, self.ckpt_dir / "latest.pt")
 
     @staticmethod
     def _write(d: dict, path: Path) -> None:
@@ -324,13 +330,13 @@ class Run:
         if best is None or score > best:
             self.counters["best_score"] = score
             d = self.to_checkpoint()
-            self._write(d, self.ckpt_dir / "best.pt")
             if not self.checkpointed:
-                # best.pt is never a run's only checkpoint: the first one comes with a latest.pt,
-                # so a Ctrl-C now leaves a run that --resume continues (and a new run of this name
-                # is rightly refused)
+                # best.pt is never a run's only checkpoint: the first one comes after a latest.pt,
+                # so a kill or Ctrl-C at any moment leaves a run that --resume continues (and a
+                # new run of this name is rightly refused)
                 self._write(d, self.ckpt_dir / "latest.pt")
                 self.checkpointed = True
+            self._write(d, self.ckpt_dir / "best.pt")
         self.last_eval = results
 
     # ---- the loop ----------------------------------------------------------------------------
