@@ -1081,3 +1081,16 @@ def test_a_run_killed_during_its_first_save_resumes_by_name(tmp_path, monkeypatc
     path = resolve_resume("k", cfg.checkpoints_dir)
     assert path.name == "latest.pt"
     assert torch.load(path, weights_only=True)["counters"]["steps"] >= 512
+
+
+def test_a_network_of_another_shape_names_the_mismatch(tmp_path):
+    """evaluate.py and play.py said only 'Error(s) in loading state_dict for MoveScorer:' for
+    weights of another width: the line after it, which names the mismatch, is now kept."""
+    from agents import make_agent
+    ckpt = torch.load(Path(__file__).resolve().parents[1] / "checkpoints" / "scopa-default.pt",
+                      weights_only=True)
+    ckpt["model_config"] = dict(ckpt["model_config"], hidden=ckpt["model_config"]["hidden"] * 2)
+    ckpt.pop("checksum", None)
+    torch.save(ckpt, tmp_path / "wide.pt")
+    with pytest.raises(ScopaError, match="holds no usable network .*MoveScorer: size mismatch for"):
+        make_agent(str(tmp_path / "wide.pt"))

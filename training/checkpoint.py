@@ -128,8 +128,14 @@ def remove_partial_saves(folder: str | Path) -> list[Path]:
 def first_line(e: BaseException) -> str:
     """The first line of an exception's message (its type's name when it has none), for one-line
     errors about a file."""
-    text = str(e).strip()
-    return text.splitlines()[0] if text else type(e).__name__
+    lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
+    if not lines:
+        return type(e).__name__
+    if lines[0].endswith(":") and len(lines) > 1:
+        # "Error(s) in loading state_dict for MoveScorer:" says nothing without the line after
+        # it ("size mismatch for ...")
+        return f"{lines[0]} {lines[1]}"
+    return lines[0]
 
 
 def load(path: str | Path) -> dict:
