@@ -333,6 +333,8 @@ class BatchedScopa:
 
     def state_dict(self) -> dict:
         """Copies of everything that determines the games from here on (numpy arrays)."""
+        if not hasattr(self, "_started"):
+            raise ScopaError("call reset() before state_dict(): there are no games to save yet")
         d = {"seed": self.seed, "states": self._states.copy(), "rng": self._rng.copy()}
         for name in _POSITION:
             d[name] = getattr(self, name).copy()
@@ -347,6 +349,15 @@ class BatchedScopa:
         if np.shape(d["obs"])[1:] != (self.obs_size,):
             raise ScopaError(f"saved observations have {np.shape(d['obs'])[1:]} values, this "
                              f"env's rules give {self.obs_size} (rules differ?)")
+        # the rules are in each game's header slots: other rules with the same observation size
+        # (quindici for classic) loaded, and their action ids overran this env's masks
+        header = self.rules.to_header()
+        slots = list(core.OPTION_SLOTS)
+        saved = np.asarray(d["states"])[:, slots]
+        if (saved != header[slots]).any():
+            game = int(np.flatnonzero((saved != header[slots]).any(axis=1))[0])
+            raise ScopaError(f"saved game {game} was played under other rules than this env's "
+                             f"({self.rules.describe()})")
         self.seed = int(d["seed"])
         self._states[:] = d["states"]
         self._rng[:] = d["rng"]

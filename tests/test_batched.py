@@ -326,3 +326,31 @@ def test_widening_in_play_keeps_agreeing_with_game(monkeypatch):
             assert np.all(env.legal_ids[b, n:] == -1)
             assert np.array_equal(env.obs[b], g.observation(g.to_move)["observation"])
     assert len(widths) >= 3 and env.legal_ids.shape[1] == env.max_legal
+
+
+def test_load_state_dict_refuses_games_of_other_rules():
+    """A quindici env's saved games loaded into a classic env (same observation size): its
+    action ids (up to 100,647) overran the classic masks and the games kept the quindici rules."""
+    from scopa_env import BatchedScopa, ScopaError
+    q = BatchedScopa(8, rules="quindici", seed=0)
+    q.reset()
+    c = BatchedScopa(8, seed=0)
+    c.reset()
+    before = c.state_dict()
+    with pytest.raises(ScopaError, match="saved game 0 was played under other rules"):
+        c.load_state_dict(q.state_dict())
+    after = c.state_dict()
+    assert all(np.array_equal(before[k], after[k]) for k in before)
+    napola = BatchedScopa(8, napola=True, seed=0)
+    napola.reset()
+    with pytest.raises(ScopaError, match="other rules"):
+        c.load_state_dict(napola.state_dict())
+    c.load_state_dict(before)                  # its own saved games still load
+
+
+def test_state_dict_before_reset_is_refused():
+    """state_dict() before reset() saved uninitialised observations; loaded, every step was 'not
+    legal'."""
+    from scopa_env import BatchedScopa, ScopaError
+    with pytest.raises(ScopaError, match=r"call reset\(\) before state_dict\(\)"):
+        BatchedScopa(4, seed=0).state_dict()
