@@ -268,6 +268,8 @@ class raw_env(AECEnv):
 
     # ---- observing ------------------------------------------------------------------------
     def observe(self, agent: str) -> dict:
+        if agent not in self._names:      # tuple.index's ValueError did not say which agents exist
+            raise ScopaError(f"unknown agent {agent!r} (this env's agents: {', '.join(self._names)})")
         p = self._names.index(agent)
         live = not (self.terminations[agent] or self.truncations[agent])
         if live and agent == self.agent_selection:

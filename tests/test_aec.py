@@ -303,3 +303,13 @@ def test_every_agent_reads_each_hands_score_once(rules):
     assert all(len(v) == hands for v in seen.values()), {a: len(v) for a, v in seen.items()}
     first = next(iter(seen.values()))
     assert all(v == first for v in seen.values())
+
+
+def test_observe_an_unknown_agent_names_the_agents():
+    """observe('player_9') was tuple.index's ValueError."""
+    from scopa_env import ScopaError
+    from scopa_env.aec import raw_env
+    e = raw_env()
+    e.reset(seed=1)
+    with pytest.raises(ScopaError, match="unknown agent 'player_9' .*player_0, player_1"):
+        e.observe("player_9")
