@@ -30,7 +30,8 @@ all is done: an error or Ctrl-C (one line, exit 130) leaves existing files as th
 rules, each file its own seed: the same seed twice would count the same deals twice) and prints
 one row per opponent over all of them: matches, hands and wins summed, the Wilson interval over
 all the matches, points per hand weighted by hands with the runs' variances combined (each run's
-interval half-width / 1.96 is its standard error; runs are independent). A run added because
+interval half-width / t is its standard error, t the Student quantile of its deals - 1 degrees
+of freedom; runs are independent; the pooled interval takes t of their degrees of freedom summed). A run added because
 an earlier one was close makes the pooled interval a little optimistic: say so when quoting one.
 """
 from __future__ import annotations
@@ -50,7 +51,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
 
     from agents import make_agent
     from agents.arena import check_matches, evaluate
-    from agents.stats import Z95, elo, points_interval_text, wilson
+    from agents.stats import Z95, elo, points_interval_text, t95, wilson
     from scopa_env.cli import Parser, run_main
     from scopa_env.errors import ScopaError
     from scopa_env.presets import list_rules_text, rules_from_preset
@@ -190,10 +191,10 @@ def play(agent: str, opponent: str, args, rules: Rules, progress, records: list 
     return {"agent": agent, "opponent": opponent, **res}
 
 
-def fmt_row(r: dict, first: str = "opponent") -> str:
+def fmt_row(r: dict, first: str = "opponent", no_interval: str = "one deal") -> str:
     lo, hi = r["win_ci"]
     plo, phi = r["points_ci"]
-    points_ci = f"{points_interval_text(plo, phi):<16}"
+    points_ci = f"{points_interval_text(plo, phi, no_interval):<16}"
     return (f"{r[first]:<16} {r['matches']:>7} {r['hands']:>6}  {100 * r['win_rate']:5.1f}% "
             f"[{100 * lo:5.1f}, {100 * hi:5.1f}]  {r['points_per_hand']:+6.3f} {points_ci}"
             f"  {r['scope_per_hand']:.3f} / {r['opp_scope_per_hand']:.3f}"
@@ -395,6 +396,7 @@ def _pooled(paths: list[str], first: dict, seeds: list, runs: list[dict]) -> dic
         for r in run["results"]:
             rows.setdefault(r["opponent"], []).append((seed, r))
     results = []
+    sides = Rules.from_dict(first["rules"]).teams
     for opp, pairs in rows.items():
         rs = [r for _, r in pairs]
         matches = sum(r["matches"] for r in rs)
@@ -402,15 +404,19 @@ def _pooled(paths: list[str], first: dict, seeds: list, runs: list[dict]) -> dic
         wins = sum(r["wins"] for r in rs)
         w = [r["hands"] / hands for r in rs]
         pph = sum(wi * r["points_per_hand"] for wi, r in zip(w, rs))
-        # a run too small for an interval (one pair: written as null) leaves the pool without one
-        se = math.sqrt(sum((wi * (r["points_ci"][1] - r["points_ci"][0]) / (2 * Z95)) ** 2
-                           for wi, r in zip(w, rs))) if all(None not in r["points_ci"] for r in rs) \
-            else math.inf
+        # each run's standard error from its interval and its own t quantile (deals - 1 degrees
+        # of freedom, as agents.stats.ratio_ci made it); a run too small for an interval (one
+        # deal: written as null) leaves the pool without one
+        dfs = [r["matches"] // sides - 1 for r in rs]
+        whole = all(None not in r["points_ci"] for r in rs) and min(dfs) >= 1
+        se = math.sqrt(sum((wi * (r["points_ci"][1] - r["points_ci"][0]) / (2 * t95(df))) ** 2
+                           for wi, r, df in zip(w, rs, dfs))) if whole else math.inf
+        z = t95(sum(dfs)) if whole else Z95
         lo, hi = wilson(wins, matches)
         results.append({
             "agent": first["agent"], "opponent": opp, "matches": matches, "hands": hands,
             "wins": wins, "win_rate": wins / matches, "win_ci": [lo, hi], "points_per_hand": pph,
-            "points_ci": [pph - Z95 * se, pph + Z95 * se],
+            "points_ci": [pph - z * se, pph + z * se],
             "scope_per_hand": sum(wi * r["scope_per_hand"] for wi, r in zip(w, rs)),
             "opp_scope_per_hand": sum(wi * r["opp_scope_per_hand"] for wi, r in zip(w, rs)),
             "seeds": [seed for seed, _ in pairs],
@@ -424,7 +430,8 @@ def print_pool(out: dict) -> None:
           f"({len(out['seeds'])} runs)")
     print(HEADER)
     for r in out["results"]:
-        print(fmt_row(r) + f"  seeds {', '.join(map(str, r['seeds']))}")
+        # a pooled row has no points interval only when one of its runs was a single deal
+        print(fmt_row(r, no_interval="a run had one deal") + f"  seeds {', '.join(map(str, r['seeds']))}")
 
 
 def json_safe(x):

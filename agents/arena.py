@@ -18,6 +18,7 @@ training use it); it returns the keys evaluate.py --json writes.
 from __future__ import annotations
 
 import copy
+import math
 import multiprocessing as mp
 import signal
 import threading
@@ -328,8 +329,11 @@ def summarize(results: list[MatchResult], sides: int | None = None) -> dict:
         diffs.append(d / others if others > 1 else d)
         hands.append(h)
     total_hands = int(sum(hands))
-    first = np.array([float(r.agent_won) for r in results[0::sides]])
-    second = np.array([float(r.agent_won) for r in results[1::sides]])
+    # the agent's wins in each seat rotation of the deals; with 3 sides the mean over the three
+    # pairs of rotations (the first two alone could say the opposite of the whole)
+    seats = [np.array([float(r.agent_won) for r in results[k::sides]]) for k in range(sides)]
+    pairs = [stats.correlation(seats[i], seats[j]) for i in range(sides) for j in range(i + 1, sides)]
+    pairs = [c for c in pairs if not math.isnan(c)]
     pph, pci = stats.ratio_ci(diffs, hands)
     lo, hi = stats.wilson(wins, n)
     return {
@@ -343,7 +347,7 @@ def summarize(results: list[MatchResult], sides: int | None = None) -> dict:
         "scope_per_hand": my_scope / total_hands if total_hands else float("nan"),
         "opp_scope_per_hand": opp_scope / others / total_hands if total_hands else float("nan"),
         # <= 0 means the Wilson interval over matches is conservative (see agents/stats.py)
-        "pair_win_correlation": stats.correlation(first, second),
+        "pair_win_correlation": float(np.mean(pairs)) if pairs else math.nan,
         "points_per_side": [float(x) / total_hands if total_hands else float("nan") for x in side_points],
     }
 

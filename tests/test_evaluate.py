@@ -35,7 +35,7 @@ def test_wilson_known_values():
 
 def test_mean_ci_known_values():
     m, (lo, hi) = mean_ci([1, 2, 3, 4])
-    half = 1.959963984540054 * math.sqrt(5 / 3) / 2
+    half = 3.1824 * math.sqrt(5 / 3) / 2          # Student's t, 3 degrees of freedom
     assert m == 2.5 and lo == pytest.approx(2.5 - half) and hi == pytest.approx(2.5 + half)
 
 
@@ -44,7 +44,7 @@ def test_ratio_ci_is_cluster_robust():
     r, (lo, hi) = ratio_ci([4, -2, 6], [8, 10, 8])
     R = 8 / 26
     resid = np.array([4 - R * 8, -2 - R * 10, 6 - R * 8])
-    half = 1.959963984540054 * math.sqrt(3 / 2 * (resid ** 2).sum() / 26 ** 2)
+    half = 4.3027 * math.sqrt(3 / 2 * (resid ** 2).sum() / 26 ** 2)    # t, 2 degrees of freedom
     assert r == pytest.approx(R) and lo == pytest.approx(R - half) and hi == pytest.approx(R + half)
     # equal ratios in every cluster: no spread, a zero-width interval
     r, (lo, hi) = ratio_ci([2, 4], [4, 8])
@@ -184,9 +184,10 @@ def test_cli_pool_adds_runs_on_other_seeds(tmp_path):
         assert r["win_ci"] == pytest.approx(list(wilson(r["wins"], 12)))
         wa, wb = a["hands"] / r["hands"], b["hands"] / r["hands"]
         assert r["points_per_hand"] == pytest.approx(wa * a["points_per_hand"] + wb * b["points_per_hand"])
+        # 3 deals a run: each half-width / t(2) is its standard error, the pool's t has 4
         se = math.hypot(wa * (a["points_ci"][1] - a["points_ci"][0]),
-                        wb * (b["points_ci"][1] - b["points_ci"][0])) / 2
-        assert r["points_ci"][1] - r["points_per_hand"] == pytest.approx(se)
+                        wb * (b["points_ci"][1] - b["points_ci"][0])) / 2 / 4.3027
+        assert r["points_ci"][1] - r["points_per_hand"] == pytest.approx(2.7764 * se)
         assert f"{100 * r['win_rate']:5.1f}%" in p.stdout
     p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "s1.json"))
     assert p.returncode == 2 and "seed 1 appears twice" in p.stderr
@@ -443,3 +444,59 @@ def test_evaluate_takes_a_preset_name_as_rules():
         evaluate("easy", "random", matches=2, rules=5)
     # one deal: no spread, the points interval is infinite (null in --json)
     assert evaluate("easy", "random", matches=2, seed=3)["points_ci"] == [-math.inf, math.inf]
+
+
+def test_t95_against_known_quantiles_and_the_normal():
+    """Intervals from few deals take Student's t: with 1.96, one from 3 deals covered about 81%
+    of the time (a review resampled real deals)."""
+    from agents.stats import Z95, t95
+    for df, q in ((1, 12.7062), (2, 4.3027), (5, 2.5706), (30, 2.0423), (31, 2.0395), (40, 2.0211),
+                  (60, 2.0003), (120, 1.9799), (1000, 1.9623)):
+        assert t95(df) == pytest.approx(q, abs=1e-4)
+    assert t95(math.inf) == Z95
+    qs = [t95(df) for df in range(1, 400)]
+    assert all(a > b for a, b in zip(qs, qs[1:])) and qs[-1] > Z95
+    with pytest.raises(ValueError):
+        t95(0)
+
+
+def test_coverage_of_the_points_interval_from_few_deals():
+    """Simulated clusters (hands 3-6, heavy-tailed points): the ratio interval from 3 deals
+    covers the true ratio about 95% of the time (it was about 81% with 1.96)."""
+    rng = np.random.default_rng(5)
+    hits, trials = 0, 4000
+    for _ in range(trials):
+        hands = rng.integers(3, 7, size=3)
+        totals = np.array([rng.standard_t(5, size=h).sum() + 0.5 * h for h in hands])
+        _, (lo, hi) = ratio_ci(totals, hands)
+        hits += lo <= 0.5 <= hi
+    assert 0.93 <= hits / trials <= 0.97
+
+
+def test_pair_win_correlation_with_three_sides_uses_every_pair_of_seats():
+    """With 3 sides it compared rotations 0 and 1 only (+0.035 where the three pairs averaged
+    -0.05 in a review's run); now the mean over the three pairs."""
+    from agents.arena import MatchResult, summarize
+    rng = np.random.default_rng(3)
+    wins = rng.integers(0, 2, size=(40, 3))
+    results = []
+    for d in range(40):
+        for k in range(3):
+            won = int(wins[d, k])
+            results.append(MatchResult(seed=d, agent_seat=k, winner=k if won else (k + 1) % 3,
+                                       totals=[0, 0, 0], hand_points=[[1, 1, 1]],
+                                       hand_scope=[[0, 0, 0]], agent_side=k))
+    want = np.mean([np.corrcoef(wins[:, i], wins[:, j])[0, 1] for i, j in ((0, 1), (0, 2), (1, 2))])
+    assert summarize(results, sides=3)["pair_win_correlation"] == pytest.approx(want)
+    assert want != pytest.approx(np.corrcoef(wins[:, 0], wins[:, 1])[0, 1])
+
+
+def test_a_pool_with_a_one_deal_run_says_so(tmp_path):
+    """A pool with a single-deal run printed '[n/a, one deal]' for dozens of deals."""
+    for seed, matches in ((1, "4"), (2, "2")):
+        p = run_cli("--agent", "normal", "--opponent", "random", "--matches", matches, "--seed", str(seed),
+                    "--json", str(tmp_path / f"s{seed}.json"))
+        assert p.returncode == 0, p.stderr
+    p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"))
+    assert p.returncode == 0, p.stderr
+    assert "[n/a, a run had one deal]" in p.stdout
