@@ -108,6 +108,13 @@ def parse_args(argv=None) -> argparse.Namespace:
             p.error("--pool reads finished runs: drop --agent/--opponent/--round-robin")
         if len(args.pool) < 2:
             p.error("--pool needs at least two result files")
+        played = [f"--{name.replace('_', '-')}" for name in ("matches", "seed", "rules", "partner",
+                                                             "napola", "target", "workers")
+                  if getattr(args, name) != p.get_default(name)]
+        if played:     # they were ignored: the pooled runs' own settings are in their files
+            p.error(f"--pool plays no matches: drop {', '.join(played)} (each run's settings are in its file)")
+        if args.json and any(os.path.realpath(args.json) == os.path.realpath(x) for x in args.pool):
+            p.error(f"--json {args.json} is one of the --pool files: the pooled table would replace it")
         return args
     if args.round_robin:
         if args.agent or args.opponent:
@@ -119,6 +126,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                     "copy of itself")
     elif not args.agent or not args.opponent:
         p.error("give --agent and at least one --opponent, or --round-robin")
+    else:
+        twice = sorted({o for o in args.opponent if args.opponent.count(o) > 1})
+        if twice:      # it played the same deals twice, and --pool refused the file
+            p.error(f"--opponent {twice[0]} is given twice")
     if args.workers < 1:
         p.error("--workers must be >= 1")
     try:
@@ -367,6 +378,10 @@ def pool(paths: list[str]) -> dict:
     """Head-to-head results of several --json files on other seeds, pooled (module text)."""
     runs = []
     for path in paths:
+        if not Path(path).is_file():     # /dev/zero filled memory, a FIFO hung
+            what = "is a folder" if Path(path).is_dir() else \
+                "is not a regular file" if Path(path).exists() else "does not exist"
+            raise ScopaError(f"{path}: {what} (--pool reads evaluate.py --json files)")
         try:
             with open(path, encoding="utf-8") as f:
                 run = json.load(f)

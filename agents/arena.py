@@ -358,11 +358,16 @@ def round_matches(matches: int, rules: Rules) -> int:
     return max(sides, -(-int(matches) // sides) * sides)
 
 
+MAX_MATCHES = 100_000_000      # about four years of evaluate.py at 1,000 matches a second
+
+
 def check_matches(matches, rules: Rules) -> int:
     """`matches` as an int: a positive multiple of the number of sides (each deal once per side)."""
     sides = rules.teams
     ok = not isinstance(matches, bool) and isinstance(matches, (int, np.integer)) and matches >= sides \
         and matches % sides == 0
+    if ok and matches > MAX_MATCHES:     # 10^12 with two workers filled memory before a match
+        raise ScopaError(f"matches must be at most {MAX_MATCHES:,}, got {matches:,}")
     if not ok:
         if sides == 2:
             raise ScopaError(f"matches must be an even number >= 2 (each deal is played twice), got {matches!r}")

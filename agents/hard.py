@@ -75,6 +75,8 @@ from .normal import WEIGHTS, obs_mask, obs_scalar
 ENDGAME_MARGIN = 7     # a hand can decide the match once a score is within this of the target
 EASY = 1               # model_weights: normal, easy, soft
 EASY_GATE = 0.5        # the last deal is played against easy's policy from this model weight on
+MAX_WORLDS = 100_000   # worlds, min_worlds, max_worlds: at most this many per decision
+MAX_ROLLOUTS = 1_000
 
 
 def deciding(obs: np.ndarray, target: int, margin: int = ENDGAME_MARGIN) -> bool:
@@ -100,6 +102,13 @@ class HardAgent(Agent):
             raise ScopaError(f"hard options min_worlds ({self.min_worlds}) > max_worlds "
                              f"({self.max_worlds}): min_worlds must be <= max_worlds")
         self.worlds = None if worlds is None else whole_option("hard", "worlds", worlds, 1)
+        # a compiled search cannot be interrupted (Ctrl-C waits for it): worlds=10^9 ran for days
+        for name, value, most in (("worlds", self.worlds, MAX_WORLDS), ("min_worlds", self.min_worlds, MAX_WORLDS),
+                                  ("max_worlds", self.max_worlds, MAX_WORLDS),
+                                  ("rollouts", self.rollouts, MAX_ROLLOUTS)):
+            if value is not None and value > most:
+                raise ScopaError(f"hard option {name} must be at most {most:,} (one decision would "
+                                 f"run for hours and Ctrl-C cannot stop it), got {value:,}")
         self.endgame_margin = whole_option("hard", "endgame_margin", endgame_margin, 0)
         self.epsilon = number_option("hard", "epsilon", epsilon)
         if not 0.0 <= self.epsilon <= 1.0:

@@ -500,3 +500,33 @@ def test_a_pool_with_a_one_deal_run_says_so(tmp_path):
     p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"))
     assert p.returncode == 0, p.stderr
     assert "[n/a, a run had one deal]" in p.stdout
+
+
+def test_cli_fuzzing_review_findings(tmp_path):
+    """Found by fuzzing the flags: --pool --json onto one of its inputs replaced it; --pool read
+    /dev/zero until memory ran out; --pool ignored play flags; an opponent given twice wrote a
+    file --pool refused; a huge --matches filled memory with two workers."""
+    s1, s2 = tmp_path / "s1.json", tmp_path / "s2.json"
+    for seed, out in ((1, s1), (2, s2)):
+        assert run_cli("--agent", "random", "--opponent", "easy", "--matches", "2", "--seed", str(seed),
+                       "--json", str(out)).returncode == 0
+    before = s1.read_text()
+    p = run_cli("--pool", str(s1), str(s2), "--json", str(s1))
+    assert p.returncode == 2 and "is one of the --pool files" in p.stderr and s1.read_text() == before
+    p = run_cli("--pool", str(s1), "/dev/zero")
+    assert p.returncode == 2 and "/dev/zero: is not a regular file" in p.stderr
+    p = run_cli("--pool", str(s1), str(s2), "--seed", "5", "--matches", "4")
+    assert p.returncode == 2 and "drop --matches, --seed" in p.stderr
+    p = run_cli("--agent", "random", "--opponent", "easy", "--opponent", "easy", "--matches", "2")
+    assert p.returncode == 2 and "--opponent easy is given twice" in p.stderr
+    p = run_cli("--agent", "random", "--opponent", "easy", "--matches", str(10**12), "--workers", "2")
+    assert p.returncode == 2 and "at most 100,000,000" in p.stderr
+
+
+def test_hard_search_sizes_are_capped():
+    """hard:worlds=1000000000 ran one decision for days, and Ctrl-C cannot stop a compiled search."""
+    from agents import make_agent
+    for spec in ("hard:worlds=100001", "hard:max_worlds=1000000000", "hard:rollouts=1001"):
+        with pytest.raises(ScopaError, match="must be at most"):
+            make_agent(spec)
+    assert make_agent("hard:worlds=100000").worlds == 100_000

@@ -617,6 +617,8 @@ def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, caps
                          (("--eval-opponents", ""), "'eval_opponents' needs at least one opponent"),
                          (("--target", "21", "--set", "rules.target=31"),
                           "'rules.target' given twice on the command line: 'rules.target=31' and 'target=21'"),
+                         (("--set", "eval_opponents=" + "[" * 3000 + "]" * 3000),
+                          "'eval_opponents': the value is nested too deeply"),
                          # a rules option twice by --set kept the last silently
                          (("--set", "rules.target=21", "--set", "rules.target=31"),
                           "'rules.target' given twice on the command line"),
@@ -635,6 +637,11 @@ def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, caps
                          (("--config", ""), "--config needs a value: got an empty one"),
                          (("--resume", ""), "--resume needs a value: got an empty one")):
         _one_line_error(run_main(capsys, "--print-config", *flags), words)
+    # a flag given twice kept the last silently (argparse's error: a subprocess)
+    for flags, words in ((("--seed", "1", "--seed", "2"), "--seed given twice: '1' and '2'"),
+                         (("--rules", "scopone", "--rules", "pairs"), "--rules given twice")):
+        r = run_cli("--print-config", *flags, cwd=tmp_path)
+        assert r.returncode == 2 and words in r.stderr and r.stderr.count("\n") == 1, r.stderr
     # a bare --napola turns it on, as in evaluate.py and play.py (it wanted a value)
     for flags, want in ((("--napola",), "napola = true"), (("--napola", "false"), "napola = false"),
                         (("--napola", "--seed", "3"), "napola = true")):

@@ -377,6 +377,8 @@ def load_toml(path: str | Path) -> dict:
     except (ValueError, UnicodeDecodeError) as e:
         # TOMLDecodeError is a ValueError; so is an integer of over 4,300 digits
         raise ScopaError(f"config file {str(path)!r} is not valid TOML: {e}") from None
+    except RecursionError:       # [[[...]]] thousands deep: tomllib's parser recurses
+        raise ScopaError(f"config file {str(path)!r}: a value is nested too deeply") from None
     flat = _check_tables(data, str(path))
     for k in flat:
         if k not in FIELDS and rules_option(k) is None:
@@ -401,6 +403,8 @@ def parse_override(text: str) -> tuple[str, object]:
         value = tomllib.loads(f"v = {raw}")["v"]
     except ValueError:           # not TOML (TOMLDecodeError), or an integer of over 4,300 digits
         value = raw
+    except RecursionError:       # [[[...]]] thousands deep: tomllib's parser recurses
+        raise ScopaError(f"config key {key!r}: the value is nested too deeply") from None
     if key in FIELDS and _field_type(key) is str and not isinstance(value, str):
         value = raw              # a text field keeps what was typed: --run-name 2024 is a name
     return key, value
