@@ -353,9 +353,9 @@ class BatchedScopa:
         # (quindici for classic) loaded, and their action ids overran this env's masks
         header = self.rules.to_header()
         slots = list(core.OPTION_SLOTS)
-        saved = np.asarray(d["states"])[:, slots]
-        if (saved != header[slots]).any():
-            game = int(np.flatnonzero((saved != header[slots]).any(axis=1))[0])
+        other = (np.asarray(d["states"])[:, slots] != header[slots]).any(axis=1)
+        if other.any():
+            game = int(np.flatnonzero(other)[0])
             raise ScopaError(f"saved game {game} was played under other rules than this env's "
                              f"({self.rules.describe()})")
         self.seed = int(d["seed"])
