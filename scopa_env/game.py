@@ -123,15 +123,14 @@ class Game:
             raise ScopaError(f"the state's undealt deck holds {int(deck[(deck < 0) | (deck >= 40)][0])}, "
                              "not a card id 0..39")
         places.append(("the undealt deck", mask_of(_cards_once([int(c) for c in deck], "the undealt deck"))))
-        seen, where = 0, {}
+        seen = 0
         for name, m in places:
             if not 0 <= m <= ALL_CARDS_MASK:
                 raise ScopaError(f"the state's {name} is not a mask of 40 cards: {m}")
             if seen & m:
                 card = (seen & m).bit_length() - 1
-                raise ScopaError(f"the state holds {card_str(card)} twice: in {where[card]} and in {name}")
-            for c in cards_of(m):
-                where[c] = name
+                first = next(other for other, om in places if om >> card & 1)
+                raise ScopaError(f"the state holds {card_str(card)} twice: in {first} and in {name}")
             seen |= m
         g._buf = None
         return g
