@@ -30,6 +30,7 @@ from agents import make_agent  # noqa: E402
 from agents.arena import (AGENT, OPPONENT, MatchResult, agent_seed, check_matches, pair_seed,  # noqa: E402
                           play_match, summarize)
 from agents.hard import HardAgent  # noqa: E402
+from agents.stats import t95  # noqa: E402
 from benchmarks._cli import errors_as_one_line, parser, positive_int, seed_arg  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.rules import Rules  # noqa: E402
@@ -129,9 +130,9 @@ def main(argv=None) -> int:
               f"   {s['points_per_hand']:+.3f} [{s['points_ci'][0]:+.3f}, {s['points_ci'][1]:+.3f}]")
     # per deal: the told search's points margin over both seats minus the fair one's, per hand
     gain = np.array([_margin(d[1]) - _margin(d[0]) for d in deals])
+    half = t95(len(gain) - 1) * gain.std(ddof=1) / np.sqrt(len(gain))  # --matches >= 4: two deals or more
     print(f"told minus fair, per deal (points margin over the deal's hands / its hands): mean "
-          f"{gain.mean():+.3f}, 95% CI [{gain.mean() - 1.96 * gain.std(ddof=1) / np.sqrt(len(gain)):+.3f}, "
-          f"{gain.mean() + 1.96 * gain.std(ddof=1) / np.sqrt(len(gain)):+.3f}]")
+          f"{gain.mean():+.3f}, 95% CI [{gain.mean() - half:+.3f}, {gain.mean() + half:+.3f}]")
     return 0
 
 
