@@ -1,4 +1,5 @@
 """The rule levels: interface, decisions from the observation alone, and what each level does."""
+import copy
 import os
 
 import numpy as np
@@ -130,6 +131,61 @@ def test_hard_values_do_not_depend_on_hidden_cards():
         h.reset(5)
         legal2, v2 = h.move_values(g2.observation(me))
         assert np.array_equal(legal1, legal2) and np.array_equal(v1, v2)
+
+
+def _reshuffle_hidden_in_place(g, me, rng):
+    """Deal the cards `me` cannot see (the other hand and the undealt deck) anew, sizes kept,
+    and change the game's generator; True when some card moved."""
+    st = g.state
+    opp, pos = 1 - me, int(st[core.DECK_POS])
+    size = int(core.popcount(st[core.HANDS + opp]))
+    pool = [c for c in range(40) if st[core.HANDS + opp] >> c & 1] + [int(c) for c in st[core.DECK + pos:]]
+    before = int(st[core.HANDS + opp]), st[core.DECK + pos:].copy()
+    perm = [int(c) for c in rng.permutation(pool)]
+    st[core.HANDS + opp] = mask_of(perm[:size])
+    st[core.DECK + pos:] = perm[size:]
+    st[core.RNG] = int(rng.integers(1, 2**62))
+    return (int(st[core.HANDS + opp]), list(st[core.DECK + pos:])) != (before[0], list(before[1]))
+
+
+def _decision_after_history(spec, seed, k, reshuffle):
+    """Play a match against normal with `spec` at seat 0 up to its k-th choice among two moves or
+    more (after the moves it has seen, which hard's inference reads); there, optionally deal the hidden cards
+    anew: (observation, action, the search's values, whether cards moved)."""
+    me_agent, opp = make_agent(spec, seed=0), make_agent("normal", seed=0)
+    me_agent.reset(seed)
+    opp.reset(seed + 1)
+    search = me_agent if isinstance(me_agent, HardAgent) else me_agent._hard
+    g, count = Game(Rules(), seed), 0
+    while True:
+        while not g.hand_over:
+            choice = g.to_move == 0 and len(g.legal_action_ids()) > 1
+            if choice and count == k:
+                moved = _reshuffle_hidden_in_place(g, 0, np.random.default_rng(seed)) if reshuffle else False
+                o = g.observation(0)
+                twin = copy.deepcopy(search)               # what the search would value, as act() does
+                twin.observe(o["observation"])
+                values = twin.move_values(o)[1]
+                return o["observation"].copy(), me_agent.act(o), values, moved
+            side = me_agent if g.to_move == 0 else opp
+            a = side.act(g.observation(g.to_move))
+            count += choice
+            g.play_action(a)
+        g.next_hand()
+
+
+@pytest.mark.parametrize("spec", ["hard:infer=true,worlds=6", "checkpoints/scopa-default.pt:search=300"])
+def test_agents_that_remember_the_match_decide_the_same_whatever_is_hidden(spec):
+    """The inference reads the opponent's earlier moves from the agent's own observations: deep
+    in a match, dealing the hidden cards anew changes neither the observation, nor the search's
+    move values, nor the action."""
+    moved = 0
+    for seed, k in ((3, 5), (4, 11), (5, 17), (6, 26)):
+        o1, a1, v1, _ = _decision_after_history(spec, seed, k, False)
+        o2, a2, v2, m = _decision_after_history(spec, seed, k, True)
+        moved += m
+        assert len(v1) > 1 and np.array_equal(o1, o2) and a1 == a2 and np.array_equal(v1, v2)
+    assert moved >= 3          # the check had hidden cards to move
 
 
 def test_hard_worlds_agree_with_what_the_player_knows():
