@@ -66,7 +66,7 @@ def as_card(card: int | str) -> int:
 
 def mask_of(cards: Iterable[int | str]) -> int:
     """The mask of a list of cards (ids or notation). A text is refused, not read letter by
-    letter: '7C' is the list ['7C']."""
+    letter: '7C' is the list ['7C']; a card listed twice is refused, not counted once."""
     if isinstance(cards, str):
         raise ScopaError(f"cards are a list like ['7C', '3S'], got the text {cards!r}")
     try:
@@ -75,7 +75,10 @@ def mask_of(cards: Iterable[int | str]) -> int:
         raise ScopaError(f"cards are a list like ['7C', '3S'], got {cards!r}") from None
     m = 0
     for c in items:
-        m |= 1 << as_card(c)
+        bit = 1 << as_card(c)
+        if m & bit:
+            raise ScopaError(f"card {card_str(as_card(c))} is listed twice in {cards!r}")
+        m |= bit
     return m
 
 

@@ -1,10 +1,11 @@
 """Game records: one match per JSON line (format in README "Game records").
 
 `Recorder` wraps a Game and writes down each deal, move and hand score as the match is played;
-`replay` rebuilds every hand from the record's deals (not its seed), plays its moves through the
-engine (so an illegal move is caught) and checks each deal against what the engine dealt, the
-scores, the totals (null until the match is over) and the winner, and that "players" names
-every seat.
+`replay` checks that the record's seed deals its first hand, rebuilds every hand from the
+record's deals, plays its moves through the engine (so an illegal move is caught) and checks each
+deal against what the engine dealt, the scores, the totals (null until the match is over) and the
+winner, that "players" names every seat, and that every part has only the keys and JSON types of
+the layout ("format" 1).
 A record carries the full rules dict; "players" names one agent per seat, while "score" (one
 dict per side), "totals" and "winner" are per side (a side is a seat with 2 or 3 players, a pair
 with 4 or 6: seat s plays for side s % sides).
@@ -12,15 +13,21 @@ with 4 or 6: seat s plays for side s % sides).
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Iterable, Iterator
 
 from . import core
 from .actions import action_table
 from .atomic import AtomicFile
 from .cards import card_str, cards_str, parse_card, rank_of
-from .errors import ScopaError
+from .errors import ScopaError, not_a_file
 from .game import Game, PlayResult
 from .rules import Rules
+
+FORMAT = 1      # the record layout of README "Game records"; a record without "format" is format 1
+_KEYS = {"record": {"format", "rules", "seed", "players", "hands", "totals", "winner"},
+         "hand": {"dealer", "deals", "moves", "score"}, "deal": {"hands", "table"},
+         "move": {"player", "card", "captured", "legal"}}
 
 
 class Recorder:
@@ -32,7 +39,7 @@ class Recorder:
                              f"got {len(players)}")
         self.game = game
         self.with_legal = with_legal
-        self.record = {"rules": game.rules.to_dict(), "seed": game.seed, "players": list(players),
+        self.record = {"format": FORMAT, "rules": game.rules.to_dict(), "seed": game.seed, "players": list(players),
                        "hands": [], "totals": None, "winner": None}
         self._start_hand()
 
@@ -86,17 +93,30 @@ def write(records: Iterable[dict], path: str) -> int:
 
 
 def read(path: str) -> Iterator[dict]:
+    """The records of a JSON Lines file, one per non-blank line; ScopaError (naming the file and
+    line) for a file that is not a regular file, a line that is not UTF-8, not JSON or not a
+    JSON object."""
+    if not Path(path).is_file():
+        raise not_a_file("record file", path)
     with open(path, "rb") as f:
         for i, raw in enumerate(f, 1):
             try:
                 line = raw.decode("utf-8")
             except UnicodeDecodeError as e:
                 raise ScopaError(f"{path}:{i}: not UTF-8 text ({e.reason} at byte {e.start})") from None
-            if line.strip():
-                try:
-                    yield json.loads(line)
-                except json.JSONDecodeError as e:
-                    raise ScopaError(f"{path}:{i}: not a JSON record ({e.msg})") from None
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise ScopaError(f"{path}:{i}: not a JSON record ({e.msg})") from None
+            except RecursionError:
+                raise ScopaError(f"{path}:{i}: not a JSON record (nested too deeply)") from None
+            except ValueError as e:          # e.g. an integer of more digits than Python converts
+                raise ScopaError(f"{path}:{i}: not a JSON record ({e})") from None
+            if not isinstance(record, dict):
+                raise ScopaError(f"{path}:{i}: a record is a JSON object {{...}}, got {type(record).__name__}")
+            yield record
 
 
 def _deck_of(hand: dict, n: int) -> list[int]:
@@ -127,20 +147,86 @@ def _check_deal(where: str, deal: dict, game: Game, first: bool) -> None:
                          f"{cards_str(game.first_table())} from those cards")
 
 
+def _obj(d, kind: str, where: str) -> dict:
+    """`d` is a JSON object with only the keys a `kind` of record part has."""
+    if not isinstance(d, dict):
+        raise ScopaError(f"{where}: a {kind} is a JSON object {{...}}, got {d!r}")
+    unknown = sorted(set(d) - _KEYS[kind])
+    if unknown:
+        raise ScopaError(f"{where}: unknown {kind} key {unknown[0]!r} (a {kind} has "
+                         f"{', '.join(sorted(_KEYS[kind]))})")
+    return d
+
+
+def _whole(x, what: str) -> int:
+    if isinstance(x, bool) or not isinstance(x, int):
+        raise ScopaError(f"{what} is a whole number, got {x!r}")
+    return x
+
+
+def _card_list(x, what: str) -> list:
+    if not isinstance(x, list) or not all(isinstance(c, str) for c in x):
+        raise ScopaError(f"{what} is a list of cards like [\"7D\", \"3S\"], got {x!r}")
+    return x
+
+
+def _same(recorded, engine) -> bool:
+    """Equal, and of the same JSON types: 2.0 or true where the engine has 2 or 1 differ."""
+    if isinstance(engine, dict):
+        return isinstance(recorded, dict) and recorded.keys() == engine.keys() and \
+            all(_same(recorded[k], engine[k]) for k in engine)
+    if isinstance(engine, list):
+        return isinstance(recorded, list) and len(recorded) == len(engine) and \
+            all(_same(r, e) for r, e in zip(recorded, engine))
+    if engine is None:
+        return recorded is None
+    return type(recorded) is int and recorded == engine
+
+
 def replay(record: dict) -> Game:
     """Replay a record through the engine; ScopaError at the first disagreement. Returns the game.
 
     The record's "rules" dict may lack options added after it was written: they take their
-    classic defaults (Rules.from_dict), so old records replay as the classic game they were."""
+    classic defaults (Rules.from_dict), so old records replay as the classic game they were.
+    Every part holds only the keys and JSON types of README "Game records"; "format" (1 when
+    absent: records written before it) must be one this version reads."""
     try:
+        _obj(record, "record", "record")
+        fmt = record.get("format", FORMAT)
+        if isinstance(fmt, bool) or fmt != FORMAT:
+            raise ScopaError(f"record format {fmt!r}: this version reads format {FORMAT}")
+        if not isinstance(record["rules"], dict):
+            raise ScopaError(f"rules is a JSON object of options, got {record['rules']!r}")
         rules = Rules.from_dict(record["rules"])
-        game = Game(rules, seed=record.get("seed", 0))
+        game = Game(rules, seed=record["seed"])
         n = game.n_players
         players = record["players"]
         if not isinstance(players, list) or len(players) != n or \
                 not all(isinstance(p, str) for p in players):
             raise ScopaError(f"players must name the {n} seats' agents, got {players!r}")
+        if not isinstance(record["hands"], list) or not record["hands"]:
+            raise ScopaError(f"hands is a list of the match's hands, got {record['hands']!r}")
+        first = _obj(record["hands"][0], "hand", "hand 0")
+        deal0 = _obj(first["deals"][0], "deal", "hand 0 deal 0")
+        if first["dealer"] != game.dealer or \
+                [[parse_card(c) for c in _card_list(h, "hand 0 deal 0: a hand")] for h in deal0["hands"]] \
+                != [list(h) for h in game.last_deal()] or \
+                [parse_card(c) for c in _card_list(deal0["table"], "hand 0 deal 0: table")] != list(game.first_table()):
+            raise ScopaError(f"seed {record['seed']} does not deal the record's first hand (the engine deals "
+                             f"{[cards_str(h) for h in game.last_deal()]}, table "
+                             f"{cards_str(game.first_table())}, dealer {game.dealer})")
         for h, hand in enumerate(record["hands"]):
+            _obj(hand, "hand", f"hand {h}")
+            _whole(hand["dealer"], f"hand {h}: dealer")
+            if not isinstance(hand["deals"], list) or not isinstance(hand["moves"], list):
+                raise ScopaError(f"hand {h}: deals and moves are lists")
+            for k, deal in enumerate(hand["deals"]):
+                _obj(deal, "deal", f"hand {h} deal {k}")
+                _card_list(deal["table"], f"hand {h} deal {k}: table")
+                if not isinstance(deal["hands"], list):
+                    raise ScopaError(f"hand {h} deal {k}: hands is a list of each seat's cards")
+                for seat_cards in deal["hands"]:
+                    _card_list(seat_cards, f"hand {h} deal {k}: a hand")
             if h > 0:
                 if game.match_over:
                     raise ScopaError(f"hand {h}: the match was already over")
@@ -159,6 +245,11 @@ def replay(record: dict) -> Game:
             deals = 1
             for i, mv in enumerate(hand["moves"]):
                 where = f"hand {h} move {i}"
+                _obj(mv, "move", where)
+                _whole(mv["player"], f"{where}: player")
+                if not isinstance(mv["card"], str):
+                    raise ScopaError(f"{where}: card is written as text like \"7D\", got {mv['card']!r}")
+                _card_list(mv["captured"], f"{where}: captured")
                 if mv["player"] != game.to_move:
                     raise ScopaError(f"{where}: player {mv['player']} moved, but {game.to_move} was to move")
                 if "legal" in mv:
@@ -180,13 +271,15 @@ def replay(record: dict) -> Game:
             if deals != len(hand["deals"]):
                 raise ScopaError(f"hand {h}: the record lists {len(hand['deals'])} deals, the "
                                  f"hand had {deals}")
-            if game.hand_score() != hand["score"]:
+            if not _same(hand["score"], game.hand_score()):
                 raise ScopaError(f"hand {h}: score {hand['score']} differs from the engine's {game.hand_score()}")
         totals = game.scores if game.match_over else None     # null until the match is over
-        if record.get("totals") != totals:
-            raise ScopaError(f"totals {record.get('totals')} differ from the engine's {totals}")
-        if record.get("winner") != game.winner:
-            raise ScopaError(f"winner {record.get('winner')} differs from the engine's {game.winner}")
+        if not _same(record["totals"], totals):
+            raise ScopaError(f"totals {record['totals']} differ from the engine's {totals}")
+        if not _same(record["winner"], game.winner):
+            raise ScopaError(f"winner {record['winner']} differs from the engine's {game.winner}")
         return game
-    except (KeyError, TypeError, IndexError) as e:
+    except KeyError as e:
+        raise ScopaError(f"malformed record: the key {e} is missing") from None
+    except (TypeError, IndexError) as e:
         raise ScopaError(f"malformed record: {type(e).__name__} {e}") from None

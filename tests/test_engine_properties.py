@@ -101,19 +101,21 @@ def test_replay_catches_tampering():
     import pytest
     from scopa_env import ScopaError
     rec = json.loads(records.dumps(random_match(Rules(), 3, np.random.default_rng(3))))
+    H = len(rec["hands"]) - 1       # tamper with a later hand: hand 0 must also be what the seed deals
+    assert H >= 1
     bad = json.loads(json.dumps(rec))
-    bad["hands"][0]["score"][0]["total"] += 1
+    bad["hands"][H]["score"][0]["total"] += 1
     with pytest.raises(ScopaError, match="score"):
         records.replay(bad)
     bad = json.loads(json.dumps(rec))
-    mv = bad["hands"][0]["moves"][0]
-    mv["card"] = bad["hands"][0]["deals"][0]["hands"][1 - mv["player"]][0]
-    with pytest.raises(ScopaError, match="hand 0 move 0"):
+    mv = bad["hands"][H]["moves"][0]
+    mv["card"] = bad["hands"][H]["deals"][0]["hands"][1 - mv["player"]][0]
+    with pytest.raises(ScopaError, match=f"hand {H} move 0"):
         records.replay(bad)
     # a deal with 3 re on the 4-card table is void (RULES.md): the engine deals again, so a
     # record holding one was not played by it
     bad = json.loads(json.dumps(rec))
-    deals = bad["hands"][0]["deals"]
+    deals = bad["hands"][H]["deals"]
     table = deals[0]["table"]
     places = [(cards, i) for d in deals for cards in d["hands"] for i, c in enumerate(cards)
               if c.startswith("10")]
@@ -121,31 +123,31 @@ def test_replay_catches_tampering():
         k = next(j for j, c in enumerate(table) if not c.startswith("10"))
         table[k], cards[i] = cards[i], table[k]
     assert sum(c.startswith("10") for c in table) >= 3
-    with pytest.raises(ScopaError, match="hand 0: the table .* holds 3 or more re, a void deal"):
+    with pytest.raises(ScopaError, match=f"hand {H}: the table .* holds 3 or more re, a void deal"):
         records.replay(bad)
     bad = json.loads(json.dumps(rec))
-    bad["hands"][0]["deals"] = []
+    bad["hands"][H]["deals"] = []
     with pytest.raises(ScopaError, match="malformed record: IndexError"):
         records.replay(bad)
     # the deals were only strung into one deck: cards moved between hands, from a hand to the
     # table, or two deals merged into one kept the deck's order and replayed as if dealt so
     bad = json.loads(json.dumps(rec))
-    d = bad["hands"][0]["deals"][0]
+    d = bad["hands"][H]["deals"][0]
     d["hands"][1].insert(0, d["hands"][0].pop())
-    with pytest.raises(ScopaError, match="hand 0 deal 0: the deal lists hands"):
+    with pytest.raises(ScopaError, match=f"hand {H} deal 0: the deal lists hands"):
         records.replay(bad)
     bad = json.loads(json.dumps(rec))
-    d = bad["hands"][0]["deals"][0]
-    dealer = bad["hands"][0]["dealer"]
+    d = bad["hands"][H]["deals"][0]
+    dealer = bad["hands"][H]["dealer"]
     d["table"].insert(0, d["hands"][dealer].pop())
-    with pytest.raises(ScopaError, match="hand 0 deal 0"):
+    with pytest.raises(ScopaError, match=f"hand {H} deal 0"):
         records.replay(bad)
     bad = json.loads(json.dumps(rec))
-    deals = bad["hands"][0]["deals"]
+    deals = bad["hands"][H]["deals"]
     for seat, cards in enumerate(deals[1]["hands"]):
         deals[2]["hands"][seat][:0] = cards
     del deals[1]
-    with pytest.raises(ScopaError, match="hand 0 deal 1: the deal lists hands"):
+    with pytest.raises(ScopaError, match=f"hand {H} deal 1: the deal lists hands"):
         records.replay(bad)
     # totals were checked only when present; players not at all
     for key, value, words in (("totals", None, "totals None differ"), ("players", ["a"], "players must name"),
@@ -155,12 +157,12 @@ def test_replay_catches_tampering():
         with pytest.raises(ScopaError, match=words):
             records.replay(bad)
     bad = json.loads(json.dumps(rec))
-    bad["hands"][0]["dealer"] = "x"     # was "malformed record: TypeError can only concatenate..."
-    with pytest.raises(ScopaError, match="dealer 'x' is not a seat 0..1"):
+    bad["hands"][H]["dealer"] = "x"     # was "malformed record: TypeError can only concatenate..."
+    with pytest.raises(ScopaError, match=f"hand {H}: dealer is a whole number, got 'x'"):
         records.replay(bad)
     bad = json.loads(json.dumps(rec))
     del bad["totals"]
-    with pytest.raises(ScopaError, match="totals None differ"):
+    with pytest.raises(ScopaError, match="malformed record: the key 'totals' is missing"):
         records.replay(bad)
 
 
@@ -287,3 +289,59 @@ def test_kernel_caches_are_dropped_where_numba_keeps_them(tmp_path, monkeypatch)
     (pkg / "k.py").write_text("@njit(cache=True)\ndef f(): return 2\n")
     assert drop_stale(pkg, kernel_sources(pkg))
     assert not list(cache.glob("*.nb?")) and not (pkg / "__pycache__" / "kernels.sha256").exists()
+
+
+def test_reading_records_refuses_what_is_not_a_record_file(tmp_path):
+    import pytest
+    from scopa_env import ScopaError
+    with pytest.raises(ScopaError, match="is a folder, not a file"):
+        list(records.read(str(tmp_path)))
+    with pytest.raises(ScopaError, match="does not exist"):
+        list(records.read(str(tmp_path / "none.jsonl")))
+    for text, words in (("[" * 100000 + "]" * 100000, "nested too deeply"),   # was a RecursionError
+                        ('{"seed": ' + "9" * 5000 + "}", "not a JSON record"),  # was Python's ValueError
+                        ("[1, 2]", "a record is a JSON object"), ("null", "a record is a JSON object")):
+        path = tmp_path / "r.jsonl"
+        path.write_text('{"a": 1}\n' + text + "\n")
+        with pytest.raises(ScopaError, match=f"r.jsonl:2: .*{words}"):
+            list(records.read(str(path)))
+
+
+def test_replay_holds_records_to_the_documented_keys_and_types():
+    """Each of these replayed before: a record passing replay now has the README's shape."""
+    import pytest
+    from scopa_env import ScopaError
+    rec = json.loads(records.dumps(random_match(Rules(), 3, np.random.default_rng(3))))
+    assert rec["format"] == records.FORMAT == 1
+    old = json.loads(json.dumps(rec))
+    del old["format"]                    # records written before the field: format 1
+    records.replay(old)
+
+    def edit(change):
+        bad = json.loads(json.dumps(rec))
+        change(bad)
+        return bad
+    first = rec["hands"][0]["moves"][0]
+    cases = [
+        (lambda r: r.__setitem__("format", 2), "record format 2: this version reads format 1"),
+        (lambda r: r.__setitem__("version", 7), "unknown record key 'version'"),
+        (lambda r: r["hands"][0]["moves"][0].__setitem__("note", "x"), "hand 0 move 0: unknown move key 'note'"),
+        (lambda r: r.__setitem__("rules", None), "rules is a JSON object"),
+        (lambda r: r.__delitem__("seed"), "the key 'seed' is missing"),
+        (lambda r: r.__setitem__("seed", 12345), "seed 12345 does not deal the record's first hand"),
+        (lambda r: r["hands"][0]["moves"][0].__setitem__("player", bool(first["player"])),
+         "hand 0 move 0: player is a whole number"),
+        (lambda r: r["hands"][0]["moves"][0].__setitem__("card", 6), "hand 0 move 0: card is written as text"),
+        (lambda r: r["hands"][0]["moves"][0].__setitem__("captured", None), "hand 0 move 0: captured is a list"),
+        (lambda r: r.__setitem__("totals", [float(t) for t in r["totals"]]), "totals .* differ"),
+        (lambda r: r.__setitem__("winner", bool(r["winner"])), "winner .* differs"),
+        (lambda r: r["hands"][0]["score"][0].__setitem__("total", float(r["hands"][0]["score"][0]["total"])),
+         "hand 0: score"),
+    ]
+    for change, words in cases:
+        with pytest.raises(ScopaError, match=words):
+            records.replay(edit(change))
+    # a capture listing a card twice was counted once
+    g = Game(Rules(), 0)
+    with pytest.raises(ScopaError, match="listed twice"):
+        g.play(g.hand(g.to_move)[0], [g.table[0], g.table[0]])
