@@ -49,7 +49,7 @@ from pathlib import Path
 try:    # Ctrl-C while the modules load (numba's caches, about half a second): one line too
     import numpy as np
 
-    from agents import make_agent
+    from agents import make_agent, split_spec
     from agents.arena import check_matches, evaluate
     from agents.stats import Z95, elo, points_interval_text, t95, wilson
     from scopa_env.cli import Parser, run_main
@@ -130,6 +130,15 @@ def parse_args(argv=None) -> argparse.Namespace:
         twice = sorted({o for o in args.opponent if args.opponent.count(o) > 1})
         if twice:      # it played the same deals twice, and --pool refused the file
             p.error(f"--opponent {twice[0]} is given twice")
+    for flag, path in (("--json", args.json), ("--record", args.record)):
+        for spec in (args.round_robin or [args.agent, *args.opponent]) + [args.partner]:
+            try:
+                name = spec and split_spec(spec)[0]
+            except ScopaError:
+                continue           # a bad spec is named when the agents are built
+            if name and path and os.path.realpath(name) == os.path.realpath(path):
+                # it replaced the checkpoint under evaluation, exit 0 and no word
+                p.error(f"{flag} {path} is the checkpoint of the agent {spec}: it would be replaced")
     if args.workers < 1:
         p.error("--workers must be >= 1")
     try:

@@ -19,6 +19,7 @@ from scopa_env.rules import Rules
 from full_disk import full_disk_mkstemp
 
 ROOT = Path(__file__).resolve().parents[1]
+CHECKPOINT = ROOT / "checkpoints" / "scopa-default.pt"
 
 
 # ---- statistics ----------------------------------------------------------------------------
@@ -338,6 +339,16 @@ def test_cli_outputs_are_tried_for_real_before_playing(tmp_path):
     same = str(tmp_path / "x")
     p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--json", same, "--record", same)
     assert p.returncode == 2 and "name the same file" in p.stderr and p.stdout == ""
+    # an output naming a checkpoint under evaluation replaced the network, exit 0 and no word
+    ck = tmp_path / "ck.pt"
+    ck.write_bytes(CHECKPOINT.read_bytes())
+    for args in (["--agent", f"{ck}:search=10", "--opponent", "random", "--record", str(ck)],
+                 ["--agent", "easy", "--opponent", "random", "--opponent",
+                  str(tmp_path / ".." / tmp_path.name / "ck.pt"), "--json", str(ck)],
+                 ["--round-robin", "easy", str(ck), "--json", str(ck)]):
+        p = run_cli(*args, "--matches", "2")
+        assert p.returncode == 2 and "is the checkpoint of the agent" in p.stderr and p.stdout == "", p.stderr
+    assert ck.read_bytes() == CHECKPOINT.read_bytes()
 
 
 def test_cli_outputs_to_stdout_through_a_pipe():
