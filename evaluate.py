@@ -492,18 +492,19 @@ def discard(outs: dict[str, AtomicFile]) -> None:
 
 
 def commit(outs: dict[str, AtomicFile]) -> None:
-    """Finish every output, then rename them all over their targets, Ctrl-C held off for the
-    renames so that they happen together."""
+    """Finish every output, then rename them all over their targets, Ctrl-C and SIGTERM held off
+    for the renames so that they happen together."""
     for f in outs.values():
         f.finish()
     main_thread = threading.current_thread() is threading.main_thread()
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if main_thread else None
+    held = (signal.SIGINT, signal.SIGTERM) if main_thread else ()
+    old = [signal.signal(s, signal.SIG_IGN) for s in held]
     try:
         for f in outs.values():
             f.replace()
     finally:
-        if main_thread:
-            signal.signal(signal.SIGINT, old)
+        for s, handler in zip(held, old):
+            signal.signal(s, handler)
 
 
 def write_json(out: dict, f: AtomicFile) -> None:

@@ -4,12 +4,20 @@ reader of their output goes away.
 
 Bad input on the command line is one line `PROG: error: WHAT` and exit code 2 (argparse's own
 error prints its whole usage block first: up to 17 lines for train.py's config flags).
+
+SIGTERM (`kill`, `timeout`, a job scheduler) takes the Ctrl-C path, so its clean-up runs too:
+temporary files are discarded (a killed `simulate --out` left hundreds of MB in a hidden
+`.NAME.*.tmp`), the last checkpoint stays as it was; the exit code is then 143. Like Ctrl-C it
+acts when Python next runs, after a compiled call in progress returns. SIGKILL cannot be caught:
+it may leave such a temporary file (never a half-written target).
 """
 from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
+import threading
 
 
 class Parser(argparse.ArgumentParser):
@@ -19,11 +27,29 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+class Terminated(KeyboardInterrupt):
+    """Raised by the SIGTERM handler run_main installs: the scripts' Ctrl-C handling catches it."""
+
+
+_terminated = False
+
+
+def _on_sigterm(signum, frame):
+    global _terminated
+    _terminated = True
+    raise Terminated()
+
+
 def run_main(main) -> int:
-    """main()'s exit code; when stdout's reader has gone (`--list-rules | head -1`), 0 without a
-    BrokenPipeError traceback: stdout is pointed at /dev/null so Python's last flush is quiet too."""
+    """main()'s exit code; 143 after a SIGTERM (see the module text); when stdout's reader has gone
+    (`--list-rules | head -1`), 0 without a BrokenPipeError traceback: stdout is pointed at
+    /dev/null so Python's last flush is quiet too."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        return main()
+        code = main()
+    except Terminated:       # outside the script's own Ctrl-C handling
+        code = 143
     except BrokenPipeError:
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
@@ -31,3 +57,4 @@ def run_main(main) -> int:
         except OSError:
             pass
         return 0
+    return 143 if _terminated else code

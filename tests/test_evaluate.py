@@ -367,10 +367,12 @@ def test_cli_outputs_to_stdout_through_a_pipe():
     assert sum(line.startswith('{"rules"') for line in p.stdout.splitlines()) == 2
 
 
-@pytest.mark.parametrize("workers", ["1", "2"])
-def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, tmp_path):
+@pytest.mark.parametrize("workers,sig", [("1", "INT"), ("2", "INT"), ("2", "TERM")])
+def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, sig, tmp_path):
     """Ctrl-C (SIGINT to the whole process group, as a terminal sends it): one line, exit 130,
-    the worker pool terminated, the old --json/--record files untouched, no temporary file."""
+    the worker pool terminated, the old --json/--record files untouched, no temporary file.
+    SIGTERM to the main process alone (`kill`, `timeout`) the same, exit 143: it used to kill
+    the process where it stood and leave the temporary files."""
     import os
     import signal
     import time
@@ -386,12 +388,16 @@ def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, tmp_path):
         while "win rate" not in p.stdout.readline():      # the header: the matches are starting
             assert p.poll() is None, p.stderr.read()
         time.sleep(1.5 if workers == "2" else 0.3)          # the pool is running its workers
-        os.killpg(p.pid, signal.SIGINT)
+        if sig == "INT":
+            os.killpg(p.pid, signal.SIGINT)
+        else:
+            os.kill(p.pid, signal.SIGTERM)
         _, err = p.communicate(timeout=60)
     finally:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
-    assert p.returncode == 130 and err == "evaluate.py: interrupted; nothing written\n", err
+    code = 130 if sig == "INT" else 143
+    assert p.returncode == code and err == "evaluate.py: interrupted; nothing written\n", err
     assert out.read_text() == "old json\n" and rec.read_text() == "old records\n"
     assert sorted(x.name for x in tmp_path.iterdir()) == ["games.jsonl", "out.json"]
 
