@@ -400,6 +400,8 @@ def pool(paths: list[str]) -> dict:
             raise ScopaError(f"{path}: not an evaluate.py --json file (not UTF-8 text)") from None
         except RecursionError:
             raise ScopaError(f"{path}: not an evaluate.py --json file (nested too deeply)") from None
+        except ValueError as e:    # an integer of more digits than Python converts
+            raise ScopaError(f"{path}: not an evaluate.py --json file ({e})") from None
         check_pool_run(path, run)
         runs.append(run)
     first = runs[0]
