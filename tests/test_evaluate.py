@@ -406,7 +406,8 @@ def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, sig, tmp_path):
     (b"\x00\xff\xfe random bytes \x80", "not UTF-8"),
     (b'{"agent": "\xe9"}', "not UTF-8"),
     (b"[" * 100000, "nested too deeply"),
-    (b'{"matches": ' + b"9" * 5000 + b"}", "integer string conversion"),   # was a ValueError traceback
+    pytest.param(b'{"matches": ' + b"9" * 5000 + b"}", "integer string conversion",
+                 id="5000-digit-int"),                               # was a ValueError traceback
     ({"wins": 5, "matches": 4}, "wins must be"),
     ({"wins": -1}, "wins must be"),
     ({"matches": 0}, "matches must be"),
