@@ -104,6 +104,7 @@ DEFAULT_SEARCH = 9000      # the shipped agent plays with search (its strongest,
 # which was silence; a long search (hard:budget=...) says so too. None: never (the tests).
 THINKING_NOTICE_S: float | None = 1.5
 THINKING = "(the computer is thinking; the first game after an install also compiles the engine, up to half a minute)"
+THINKING_AGAIN = "(the computer is thinking)"      # the notices after the first
 
 
 def default_opponent() -> str:
@@ -139,10 +140,16 @@ def parse_move_text(text: str) -> tuple[str, list[str] | None]:
     return first, (captures if captures or said_x else None)
 
 
+def echo(text: str, limit: int = 40) -> str:
+    """What the person typed, quoted, cut to `limit` characters (a pasted megabyte was echoed whole)."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} characters)"
+
+
 def read_card(token: str) -> int:
     """A card typed by the person; ScopaError for anything but ASCII notation like '7d'."""
     if not CARD_TEXT.fullmatch(token):
-        raise ScopaError(f"bad card {token!r}: write rank 1-10 then suit D/C/S/B, e.g. 7d or 10b")
+        hint = " (the screen's \u2665 is C, coppe)" if token[-1:].lower() == "h" else ""
+        raise ScopaError(f"bad card {echo(token)}: write rank 1-10 then suit D/C/S/B, e.g. 7d or 10b{hint}")
     return parse_card(token)
 
 
@@ -179,11 +186,34 @@ def rules_label(rules: Rules) -> str:
     return name or rules.describe()
 
 
+MOST_SEVENS_ORDER = ((7, "seven"), (6, "six"), (1, "ace"), (5, "five"), (4, "four"), (3, "three"),
+                     (2, "two"), (None, "figure"))      # core.most_sevens_key's order
+
+
+def most_sevens_detail(piles) -> str:
+    """Each pile's counts under most_sevens, up to the first rank whose counts differ (the one
+    that decided): '2 sevens, 3 sixes - 2 sevens, 1 six'; the sevens alone when all agree."""
+    def count(p, rank):
+        return sum(1 for c in p if (rank_of(c) >= 8 if rank is None else rank_of(c) == rank))
+
+    shown = []
+    for rank, word in MOST_SEVENS_ORDER:
+        shown.append((rank, word))
+        if len({count(p, rank) for p in piles}) > 1:
+            break
+    else:
+        shown = shown[:1]       # a tie all the way: nobody takes the point
+
+    def said(n, word):
+        return f"{n} {word}" if n == 1 else f"{n} {'sixes' if word == 'six' else word + 's'}"
+    return " - ".join(", ".join(said(count(p, rank), word) for rank, word in shown) for p in piles)
+
+
 def primiera_detail(piles, scale: str) -> str:
     """'78 - 61' (the primiera of each pile under the rules' scale; 'none' without all four
     suits), or the sevens of each pile when the point goes to the most sevens."""
     if scale == "most_sevens":
-        return " - ".join(f"{sum(1 for c in p if rank_of(c) == 7)} sevens" for p in piles)
+        return most_sevens_detail(piles)
     # by the suits, not by a value of 0: under figures0 a pile of four suits of figures is
     # worth 0 and still in the running (with 3 or more sides it can take the point)
     return " - ".join(str(primiera(p, scale)) if len({suit_of(c) for c in p}) == 4 else "none"
@@ -218,6 +248,7 @@ class PlaySession:
         self.italian = italian
         self.game: Game | None = None
         self.log: list[str] = []    # what happened since the person last saw the table
+        self._first_think = True     # the first thinking notice also mentions compiling
 
     # ---- seats ---------------------------------------------------------------------------
     @staticmethod
@@ -389,11 +420,13 @@ class PlaySession:
         """The notice of a slow computer move, printed from its timer thread. A reader that has
         gone (`| head`) is the main thread's to end on: no traceback from this thread."""
         try:
-            self.say(THINKING)
+            self.say(THINKING if self._first_think else THINKING_AGAIN)
+            self._first_think = False
         except OSError:
             pass
 
     def computer_turn(self) -> None:
+        self.flush_log()     # the person's own move first: the thinking notice printed above it
         seat = self.game.to_move
         timer = None
         if THINKING_NOTICE_S is not None:
@@ -439,7 +472,7 @@ class PlaySession:
         the sides' pooled piles (pairs), whose turn, the person's hand."""
         g, rules = self.game, self.rules
         sides = side_names(rules.players)
-        scores = " · ".join(f"{sides[t]} {g.scores[t]}" for t in range(rules.teams))
+        scores = " · ".join(f"{sides[t]}: {g.scores[t]}" for t in range(rules.teams))
         deals = "you deal" if g.dealer == HUMAN else f"{self.seat_name(g.dealer)} deals"
         self.say(f"--- {scores} (to {rules.target}) · hand {g.hand_no + 1}, {deals} · deck "
                  f"{g.deck_left}{' · napola' if rules.napola else ''} ---")
@@ -517,9 +550,11 @@ class PlaySession:
                 raise ScopaError(f"you don't hold {self.name(card)}: your hand is "
                                  f"{self.names(hand)}")
         else:
-            raise ScopaError(f"{line!r} is not a command: type {span(len(hand))} or ? for help")
+            raise ScopaError(f"{echo(line)} is not a command: type {span(len(hand))} or ? for help")
         options = [m for m in g.legal_moves() if m.card == card]
         if captures is not None:
+            if len(captures) > len(g.table):
+                raise ScopaError(f"illegal capture: {len(captures)} cards named, the table holds {len(g.table)}")
             wanted = sorted(read_card(t) for t in captures)
             for m in options:
                 if sorted(m.captured_cards) == wanted:
@@ -607,13 +642,22 @@ class PlaySession:
         self.say(f"\n{f'Hand {g.hand_no + 1} score':<16}{'You':>5}{'Computer':>10}")
         for key in g.score_lines()[:-1]:       # the classic rules: SCORE_LINES' order
             label = LINE_LABELS[key]
-            if key == "napola" and not self.rules.napola:
-                continue
+            if key == "napola" and not self.rules.napola or key == "napoleone" and self.rules.napoleone == "win":
+                continue            # napoleone "win" ends the match instead: its line is always 0
             extra = f"   ({detail[key]})" if key in detail else ""
             self.say(f"  {label:<14}{lines[0][key]:>5}{lines[1][key]:>10}{extra}")
         self.say(f"  {'hand total':<14}{lines[0]['total']:>5}{lines[1]['total']:>10}")
         you, cpu = g.scores
         self.say(f"Match: you {you}, computer {cpu} (to {self.rules.target})")
+        self.say_tie()
+
+    def say_tie(self) -> None:
+        """After a hand: a tie at the top at or past the target plays another hand, which the
+        screen went on to without a word."""
+        g = self.game
+        top = max(g.scores)
+        if not g.match_over and top >= self.rules.target and g.scores.count(top) > 1:
+            self.say(f"Tied at {top}: another hand decides.")
 
     def show_hand_score_many(self) -> None:
         """End-of-hand score lines, one column per side (pooled piles in pairs)."""
@@ -629,26 +673,28 @@ class PlaySession:
         w = max(8, *(len(n) + 2 for n in sides))
         self.say(f"\n{f'Hand {g.hand_no + 1} score':<16}" + "".join(f"{n:>{w}}" for n in sides))
         for key in g.score_lines():
-            if key == "total" or (key == "napola" and not rules.napola):
+            if key == "total" or (key == "napola" and not rules.napola) or \
+                    (key == "napoleone" and rules.napoleone == "win"):
                 continue
             extra = f"   ({detail[key]})" if key in detail else ""
             self.say(f"  {LINE_LABELS[key]:<14}" + "".join(f"{ln[key]:>{w}}" for ln in lines) + extra)
         self.say(f"  {'hand total':<14}" + "".join(f"{ln['total']:>{w}}" for ln in lines))
         if g.napoleone_side is not None:
             self.say(f"Napoleone: {sides[g.napoleone_side]} took all ten denari.")
-        totals = ", ".join(f"{sides[t]} {g.scores[t]}" for t in range(rules.teams))
+        totals = ", ".join(f"{sides[t]}: {g.scores[t]}" for t in range(rules.teams))
         self.say(f"Match: {totals} (to {rules.target})")
+        self.say_tie()
 
     def end_of_match(self) -> None:
         g = self.game
         if self.rules.players != 2:
             sides = side_names(self.rules.players)
-            others = ", ".join(f"{sides[t]} {g.scores[t]}" for t in range(self.rules.teams)
+            others = ", ".join(f"{sides[t]}: {g.scores[t]}" for t in range(self.rules.teams)
                                if t != g.winner)
             if g.winner == 0:
                 who = "You win" if self.rules.players == 3 else "You and your partner win"
             else:
-                who = f"{sides[g.winner]} win{'s' if self.rules.players == 3 else ''}"
+                who = f"{sides[g.winner]} {'win' if sides[g.winner] == 'Them' else 'wins'}"
             self.say(f"\n*** {who} the match with {g.scores[g.winner]} ({others}){'!' if g.winner == 0 else '.'} ***")
         else:
             you, cpu = g.scores

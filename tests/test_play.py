@@ -471,7 +471,7 @@ def test_pairs_screen_shows_partner_opponents_and_side_scores():
     s.run()
     text = out.getvalue()
     assert "New match of six-players to 21 with your partner (random) against random" in text
-    for part in ("Us 0 · Side B 0 · Side C 0 (to 21)", "Partner:", "Opponent B1:", "Opponent C2:",
+    for part in ("Us: 0 · Side B: 0 · Side C: 0 (to 21)", "Partner:", "Opponent B1:", "Opponent C2:",
                  "You took:", "Us (you + partner) together:", "Side C together:",
                  "Your turn (then ", "Your hand: 1) "):
         assert part in text, part
@@ -489,7 +489,7 @@ def test_pairs_match_scores_each_side_and_partner_follows_the_level():
     assert g.match_over and text.count("hand total") == g.hand_no + 1
     header = text.split("Hand 1 score")[1].splitlines()[0]
     assert "Us" in header and "Them" in header
-    assert "Match: Us " in text and ("You and your partner win" in text or "Them win" in text)
+    assert "Match: Us: " in text and ("You and your partner win" in text or "Them win" in text)
     s2, _, _ = session(["l", "normal", "q"], seed=1, rules=rules)
     s2.run()
     assert {type(a).__name__ for a in s2.agents.values()} == {"NormalAgent"}
@@ -662,3 +662,66 @@ def test_an_ascii_terminal_gets_letters_not_question_marks():
     text = out.getvalue()
     assert all(ord(ch) < 128 for ch in text), [ch for ch in text if ord(ch) >= 128]
     assert "You 0 - Computer 0" in text and "Table:     1C  3B  5D  5B" in text
+
+
+def test_most_sevens_detail_shows_the_rank_that_decided():
+    """escopa-15's point went to one side of '2 sevens - 2 sevens' with no reason shown: the
+    counts now run to the first rank that differs (core.most_sevens_key's order)."""
+    cards = lambda text: [parse_card(c) for c in text.split()]   # noqa: E731
+    a, b = cards("7D 7C 6D 6C 6S"), cards("7S 7B 6B 1D")
+    assert play.most_sevens_detail([a, b]) == "2 sevens, 3 sixes - 2 sevens, 1 six"
+    assert play.most_sevens_detail([cards("7D 1C"), cards("7S 1B")]) == "1 seven - 1 seven"   # a tie
+    assert play.most_sevens_detail([cards("7D 8C"), cards("7S 2B")]) == \
+        "1 seven, 0 sixes, 0 aces, 0 fives, 0 fours, 0 threes, 0 twos - 1 seven, 0 sixes, 0 aces, 0 fives, 0 fours, 0 threes, 1 two"
+    assert play.primiera_detail([a, b], "most_sevens") == "2 sevens, 3 sixes - 2 sevens, 1 six"
+
+
+def test_typed_text_is_echoed_cut_short_and_7h_is_explained():
+    s, out, _ = session(["a" * 100000, "6s x " + "1c " * 30, "q"])
+    s.run()
+    said = [line for line in out.getvalue().splitlines() if not line.startswith("Your play")]  # not the input
+    assert max(len(line) for line in said) < 300      # was 100,070 characters
+    assert "(100,000 characters) is not a command" in out.getvalue()
+    assert "30 cards named, the table holds" in out.getvalue()
+    with pytest.raises(ScopaError, match="\u2665 is C, coppe"):
+        play.read_card("7h")
+
+
+def test_a_tie_at_the_target_says_another_hand_decides():
+    s, out, _ = session()
+    s.game = Game(Rules()).setup(hands=[["1D"], ["2D"]], table=["3D"], scores=[11, 11])
+    s.say_tie()
+    assert out.getvalue() == "Tied at 11: another hand decides.\n"
+    s, out, _ = session()
+    s.game = Game(Rules()).setup(hands=[["1D"], ["2D"]], table=["3D"], scores=[12, 11])
+    s.say_tie()
+    assert out.getvalue() == ""
+
+
+def test_the_persons_move_is_shown_before_the_thinking_notice(monkeypatch):
+    class Slow(RandomAgent):
+        def act(self, observation):
+            time.sleep(0.3)
+            return super().act(observation)
+
+    s, out, _ = session(["1", "q"], seed=3)       # seed 3: the person plays first
+    s.agents = {1: Slow(Rules(), 0)}
+    monkeypatch.setattr(play, "THINKING_NOTICE_S", 0.05)
+    s.run()
+    text = out.getvalue()
+    assert text.index("You played") < text.index(play.THINKING) < text.index("Computer played")
+    assert text.count(play.THINKING) == 1        # the compile note once; later ones are short
+
+
+def test_napoleone_win_has_no_score_row():
+    """Under napoleone "win" the line is always 0 (the match ends instead): no row for it."""
+    from scopa_env.presets import rules_from_preset
+    rules = rules_from_preset("scopone-trentino")
+    assert rules.napoleone == "win"
+    s, out, _ = session(rules=rules)
+    s.new_match()
+    g = s.game
+    while not g.hand_over:
+        g.play_action(g.legal_action_ids()[0])
+    s.show_hand_score()
+    assert "hand total" in out.getvalue() and "napoleone " not in out.getvalue()
