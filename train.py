@@ -23,22 +23,13 @@ from pathlib import Path
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 try:    # Ctrl-C while the modules load (numba's caches, about half a second): one line too
-    from scopa_env.cli import Parser, run_main
+    from scopa_env.cli import Once, Parser, run_main
     from scopa_env.errors import ScopaError
 except KeyboardInterrupt:
     print("train.py: interrupted before the run started: nothing written", file=sys.stderr)
     sys.exit(130)
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.toml"
-
-
-class _Once(argparse.Action):
-    """A config field flag: given twice it is an error (argparse kept the last one silently)."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        if getattr(namespace, self.dest) is not None:
-            parser.error(f"{option_string} given twice: {getattr(namespace, self.dest)!r} and {values!r}")
-        setattr(namespace, self.dest, self.const if values is None else values)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
         run_defaults = {}
     for name in FIELDS:
         if name == "rules":
-            fields.add_argument("--rules", dest="field_rules", metavar="PRESET", default=None, action=_Once,
+            fields.add_argument("--rules", dest="field_rules", metavar="PRESET", default=None, action=Once,
                                 help="train for a rules preset (--list-rules), replacing the config "
                                      "file's rules; --set rules.OPTION=V changes one option (default classic)")
             continue
@@ -80,12 +71,12 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             shown = f"(default {default!r})"
         fields.add_argument("--" + name.replace("_", "-"), dest="field_" + name, metavar="V",
-                            default=None, help=shown, action=_Once)
+                            default=None, help=shown, action=Once)
     for name in LEGACY_RULES_KEYS:
         # a bare --napola turns it on, as in evaluate.py and play.py; --napola false turns it off
         flag = dict(nargs="?", const="true") if name == "napola" else {}
         fields.add_argument("--" + name, dest="field_" + name, metavar="V", default=None, **flag,
-                            action=_Once,
+                            action=Once,
                             help=f"the rules option {name} (same as --set rules.{name}=V"
                                  + ("; alone: true)" if flag else ")"))
     return p

@@ -73,6 +73,8 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
     spec, spec_options = split_spec(spec)
     options = {**spec_options, **options}
     rules = None if rules is None else resolve_rules(rules)
+    if spec not in REGISTRY and str(spec).lower() in REGISTRY:
+        spec = str(spec).lower()        # 'Normal' as presets, commands and cards: any case
     if spec in REGISTRY:
         cls = REGISTRY[spec]
         _check_options(cls, spec, options)

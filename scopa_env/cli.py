@@ -20,11 +20,37 @@ import sys
 import threading
 
 
+_GIVEN = "_flags_given"     # a namespace attribute while parsing: the flags met so far
+
+
+class Once(argparse.Action):
+    """A flag that takes a value, given twice: an error (argparse kept the last one silently,
+    so `--opponent easy --opponent hard` played hard without a word)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault(_GIVEN, {})
+        if self.dest in given:
+            parser.error(f"{option_string} given twice: {given[self.dest]!r} and {values!r}")
+        given[self.dest] = values
+        setattr(namespace, self.dest, self.const if values is None else values)
+
+
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line (no usage block) and exit code 2."""
+    """An ArgumentParser whose errors are one line (no usage block) and exit code 2, and whose
+    flags that store a value may be given once (Once)."""
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def add_argument(self, *args, **kwargs):
+        if args and str(args[0]).startswith("-") and kwargs.get("action") in (None, "store"):
+            kwargs["action"] = Once
+        return super().add_argument(*args, **kwargs)
+
+    def parse_known_args(self, args=None, namespace=None):
+        ns, extras = super().parse_known_args(args, namespace)
+        ns.__dict__.pop(_GIVEN, None)
+        return ns, extras
 
 
 class Terminated(KeyboardInterrupt):

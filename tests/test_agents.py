@@ -29,6 +29,8 @@ def test_registry_has_the_levels():
     for name in LEVELS:
         a = make_agent(name)
         assert isinstance(a, Agent) and a.name == name
+        # any case, as presets, commands and card notation ('Normal' was an unknown agent)
+        assert make_agent(name.upper()).name == make_agent(name.capitalize()).name == name
 
 
 def test_bad_options_are_scopa_errors():

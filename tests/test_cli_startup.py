@@ -49,6 +49,14 @@ def test_ctrl_c_while_the_modules_load_is_one_line(cli, args, code, stdout, stde
     (["play.py", "--target", "abc"], "play.py: error: argument --target: invalid int value: 'abc'"),
     (["-m", "scopa_env.simulate", "--seed", "s"],
      "python -m scopa_env.simulate: error: argument --seed: invalid int value: 's'"),
+    # a flag given twice kept the last value without a word (play.py played hard)
+    (["play.py", "--opponent", "easy", "--opponent", "hard"],
+     "play.py: error: --opponent given twice: 'easy' and 'hard'"),
+    (["evaluate.py", "--agent", "easy", "--opponent", "random", "--matches", "2", "--matches", "4"],
+     "evaluate.py: error: --matches given twice: 2 and 4"),
+    (["-m", "scopa_env.simulate", "--seed", "1", "--seed", "2"],
+     "python -m scopa_env.simulate: error: --seed given twice: 1 and 2"),
+    (["train.py", "--resume", "a", "--resume", "b"], "train.py: error: --resume given twice: 'a' and 'b'"),
 ])
 def test_a_bad_flag_is_one_line(argv, line, tmp_path):
     """argparse's own errors printed its usage block first (17 lines for train.py)."""
