@@ -158,8 +158,12 @@ def test_four_player_checkpoint_round_trip_resume_and_mismatch(tmp_path):
     assert resumed.cfg.rules == SCOPONE
     resumed.train()
     assert resumed.counters["steps"] >= 1024
-    with pytest.raises(ScopaError, match="'rules' cannot change"):
+    # naming both rules sets, as the README says (it named neither)
+    with pytest.raises(ScopaError, match="'rules' cannot change when resuming: the run trains for rules "
+                                         "scopone.*, not rules classic"):
         start(tiny_cfg(tmp_path), resume=str(path), overrides={"rules": Rules()})
+    with pytest.raises(ScopaError, match="the run trains for rules scopone.*, not napola=True"):
+        start(tiny_cfg(tmp_path), resume=str(path), overrides={"napola": True})
     # other rules for the agent, or a file whose rules disagree with its network: clear errors
     with pytest.raises(ScopaError, match="was trained for rules scopone"):
         make_agent(str(path), Rules(), 0)

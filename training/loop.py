@@ -23,7 +23,7 @@ from scopa_env.presets import preset_name
 from scopa_env.rules import Rules
 from scopa_env.seeds import offset_seed
 from . import checkpoint
-from .config import TrainConfig, make_config
+from .config import LEGACY_RULES_KEYS, TrainConfig, make_config
 from .model import FEATURE_SIZES, FEATURES_VERSION, MoveScorer, model_config, widen_features
 
 KEEP_PERIODIC = 3
@@ -450,8 +450,18 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
                          "it cannot be resumed")
     bad = sorted(set(overrides or {}) - RESUME_OVERRIDABLE)
     if bad:
-        raise ScopaError(f"config key {bad[0]!r} cannot change when resuming (only "
-                         f"{', '.join(sorted(RESUME_OVERRIDABLE))})")
+        trained = ""
+        if bad[0] == "rules" or bad[0].startswith("rules.") or bad[0] in LEGACY_RULES_KEYS:
+            def named(r: Rules) -> str:
+                return preset_name(r) or r.describe()
+            asked = overrides[bad[0]]
+            asked = f"rules {named(asked)}" if isinstance(asked, Rules) else f"{bad[0]}={asked!r}"
+            try:       # name both rules sets, as an agent for other rules does
+                trained = f": the run trains for rules {named(Rules.from_dict(ckpt.get('rules')))}, not {asked}"
+            except (ScopaError, TypeError):
+                trained = f": the run's rules cannot change, not {asked}"
+        raise ScopaError(f"config key {bad[0]!r} cannot change when resuming{trained} (only "
+                         f"{', '.join(sorted(RESUME_OVERRIDABLE))} may)")
     saved = ckpt["config"]
     if not isinstance(saved, dict):
         raise ScopaError(f"{resume!r} holds no config table (got {type(saved).__name__}): it cannot "
