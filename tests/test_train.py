@@ -926,7 +926,13 @@ def test_two_processes_never_train_into_one_folder(tmp_path, capsys, monkeypatch
     starting.prepare_folders()                        # no checkpoint yet
     with pytest.raises(ScopaError, match="is in use by another training process"):
         Run(tiny_cfg(tmp_path, run_name="new"), log=lambda *_: None).train()
+    # a resume of it names the pid too (it said only that the folder had no latest.pt)
+    with pytest.raises(ScopaError, match=rf"'.*new' has no latest.pt yet: another process \(pid "
+                                         rf"{os.getpid()}\) is training that run"):
+        start(tiny_cfg(tmp_path), resume="new", log=lambda *_: None)
     starting.release_folder()
+    with pytest.raises(ScopaError, match="'.*new' has no latest.pt to resume"):
+        start(tiny_cfg(tmp_path), resume="new", log=lambda *_: None)
     monkeypatch.setattr(time, "time", lambda: 1_700_000_000.0)
     a = Run(tiny_cfg(tmp_path), log=lambda *_: None)
     a.prepare_folders()

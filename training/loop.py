@@ -56,8 +56,30 @@ def resolve_resume(target: str, checkpoints_dir: str = "checkpoints") -> Path:
         if folder.is_dir():
             if (folder / "latest.pt").is_file():
                 return folder / "latest.pt"
+            holder = _lock_holder(folder)
+            if holder is not None:     # a run before its first checkpoint: say who trains it
+                raise ScopaError(f"run folder {str(folder)!r} has no latest.pt yet: another process "
+                                 f"(pid {holder}) is training that run; wait for it or stop it")
             raise ScopaError(f"run folder {str(folder)!r} has no latest.pt to resume")
     raise ScopaError(f"nothing to resume at {target!r}: not a checkpoint file, run folder or run name")
+
+
+def _lock_holder(folder: Path) -> str | None:
+    """The pid in `folder`'s lock file when a process holds the lock, else None (the lock is
+    only probed: released at once, the file never created)."""
+    if fcntl is None:
+        return None
+    try:
+        f = open(folder / LOCK_FILE, encoding="utf-8")
+    except OSError:
+        return None
+    with f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return f.read().strip() or "unknown"
+        fcntl.flock(f, fcntl.LOCK_UN)
+        return None
 
 
 class Run:
