@@ -202,6 +202,12 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
     for name in ("truncated.pt", "garbage.pt"):
         with pytest.raises(ScopaError, match="corrupt"):
             checkpoint.load(tmp_path / name)
+    # a text file and an empty one: torch's own words were "(101)" and "(EOFError)"
+    (tmp_path / "text.pt").write_text("hello")
+    (tmp_path / "empty.pt").write_bytes(b"")
+    for name, words in (("text.pt", "not a torch file"), ("empty.pt", "an empty file")):
+        with pytest.raises(ScopaError, match=rf"{name}' is corrupt or not a checkpoint \({words}"):
+            checkpoint.load(tmp_path / name)
     for key, word in (("obs_layout_version", "observation layout"),
                       ("action_layout_version", "action layout")):
         bad = torch.load(good, weights_only=True)

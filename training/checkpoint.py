@@ -154,7 +154,10 @@ def load(path: str | Path) -> dict:
     except (RuntimeError, pickle.UnpicklingError, EOFError, zipfile.BadZipFile, OSError,
             ValueError, AttributeError, TypeError, KeyError, IndexError) as e:
         first = first_line(e)
-        if first.startswith("Weights only load failed"):
+        if path.stat().st_size == 0:
+            first = "an empty file"           # torch says only "EOFError"
+        elif isinstance(e, KeyError) or first.startswith("Weights only load failed"):
+            # KeyError: a text file, which torch's old-format reader fails on with "(101)";
             # torch's advice to load with weights_only=False would run whatever the file holds
             first = "not a torch file of plain tensors and values"
         raise ScopaError(f"checkpoint {str(path)!r} is corrupt or not a checkpoint ({first})") from None
