@@ -360,11 +360,11 @@ def test_cli_outputs_to_stdout_through_a_pipe():
     assert json.loads(p.stdout[start:p.stdout.index("\n}\n", start) + 3])["results"][0]["matches"] == 2
     p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--record", "/dev/stdout")
     assert p.returncode == 0, p.stderr
-    assert sum(line.startswith('{"rules"') for line in p.stdout.splitlines()) == 2
+    assert sum(line.startswith('{"format"') for line in p.stdout.splitlines()) == 2
     p = subprocess.run([sys.executable, "-m", "scopa_env.simulate", "--matches", "2", "--seed", "1", "--out",
                         "/dev/stdout"], capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert p.returncode == 0, p.stderr
-    assert sum(line.startswith('{"rules"') for line in p.stdout.splitlines()) == 2
+    assert sum(line.startswith('{"format"') for line in p.stdout.splitlines()) == 2
 
 
 @pytest.mark.parametrize("workers,sig", [("1", "INT"), ("2", "INT"), ("2", "TERM")])
