@@ -209,10 +209,10 @@ def test_play_py_scopone_with_a_partner_scripted():
     out = r.stdout
     assert "New match of scopone to 1 with your partner (easy) against random" in out
     assert "Partner:" in out and "Opponent 1:" in out and "Opponent 2:" in out
-    assert "Us 0 · Them 0 (to 1)" in out and "Your turn (then " in out
+    assert "Us: 0 · Them: 0 (to 1)" in out and "Your turn (then " in out
     score = out.split("Hand 1 score")[1]
     assert "Us" in score.splitlines()[0] and "Them" in score.splitlines()[0]
-    assert "hand total" in score and "Match: Us " in score
+    assert "hand total" in score and "Match: Us: " in score
     assert "win the match" in out or "wins the match" in out or "Them win the match" in out
     assert out.rstrip().endswith("Ciao!")
 
