@@ -1113,3 +1113,53 @@ def test_a_network_of_another_shape_names_the_mismatch(tmp_path):
     torch.save(ckpt, tmp_path / "wide.pt")
     with pytest.raises(ScopaError, match="holds no usable network .*MoveScorer: size mismatch for"):
         make_agent(str(tmp_path / "wide.pt"))
+
+
+def test_ppo_sampling_never_draws_a_move_of_probability_zero():
+    """A legal move whose probability underflowed to 0 before the last one: the old clamp (to
+    the count of positive moves) drew it half the time and never drew the last move."""
+    from training.ppo import sample
+    logits = torch.tensor([[0.0, -120.0, 0.0, -1e9]]).repeat(4000, 1)
+    drawn = np.bincount(sample(logits, np.random.default_rng(0)), minlength=4)
+    assert drawn[1] == 0 and drawn[3] == 0 and 1800 < drawn[0] < 2200 and drawn[0] + drawn[2] == 4000
+    ordinary = torch.randn(500, 6)
+    p = torch.softmax(ordinary, 1).double().numpy()
+    u = np.random.default_rng(1).random(500)[:, None] * np.cumsum(p, 1)[:, -1:]
+    assert np.array_equal(sample(ordinary, np.random.default_rng(1)), (np.cumsum(p, 1) <= u).sum(1))
+
+
+def test_ppo_opponents_change_only_when_their_game_ends(tmp_path):
+    """With the pool full, the oldest snapshot leaving shifted every pool game onto the next
+    snapshot mid-episode; it now leaves the draw at once and the pool when no game plays it."""
+    run = Run(tiny_cfg(tmp_path, algo="ppo", snapshot_every=1, pool_size=2, latest_opponent_prob=0.0,
+                       rollout_steps=16), log=lambda *_: None)     # classic hands end every 36 steps
+    algo = run.algo
+    algo._add_snapshot()
+    algo._add_snapshot()
+    algo._draw_opponents(np.ones(len(algo.opponent), dtype=bool))    # every game on a snapshot
+    assert (algo.opponent > 0).all()
+
+    def opponents():
+        return [id(algo.pool_models[k - 1]) if k > 0 else k for k in algo.opponent]
+    changed_mid_game = kept = ends = 0
+    for _ in range(10):
+        before = opponents()
+        ended = np.zeros(len(algo.opponent), dtype=bool)
+        step = algo.env.step_index
+
+        def spy(idx, _step=step):
+            out = _step(idx)
+            ended[:] |= out[2]
+            return out
+        algo.env.step_index = spy
+        algo.iterate()
+        algo.env.step_index = step
+        after = opponents()
+        changed_mid_game += sum(b != a for b, a, e in zip(before, after, ended) if not e and b != 0)
+        retired = len(algo.pool) - algo.cfg.pool_size
+        # a game that ended drew from the newest pool_size (before this iteration's snapshot);
+        # the retired snapshots stay only while a game plays them
+        assert all(k >= retired for k, e in zip(algo.opponent, ended) if e)
+        assert set(range(1, retired + 1)) <= set(algo.opponent.tolist())
+        kept, ends = max(kept, retired), ends + int(ended.sum())
+    assert changed_mid_game == 0 and kept > 0 and ends > 0
