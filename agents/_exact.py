@@ -15,7 +15,8 @@ from scopa_env.core import (F_HAND_OVER, HANDS, LINE_TOTAL, LINES, NLINES, PHASE
 
 @njit(cache=True)
 def outcome_any(state, endgame):
-    """Side 0's result of a finished hand: its points minus the best other side's, or in the
+    """Side 0's result of a finished hand: its points minus the best other side's (plus or minus
+    target + 20 when the hand ended the match under napoleone "win" or capotto), or in the
     endgame the chance of winning the match (1 or 0 when it ended, else a guess from the score
     difference) plus a hundredth of the point difference to break ties. With two sides: seat 0's
     point difference."""
@@ -28,6 +29,12 @@ def outcome_any(state, endgame):
         other_score = max(other_score, state[SCORES + s])
     diff = state[LINES + LINE_TOTAL] - other
     if not endgame:
+        if state[PHASE] == core.MATCH_OVER and (state[core.NAPOLEONE] == core.NAPOLEONE_WIN or
+                                                state[core.CAPOTTO] > 0):
+            # a match ended far from the target (napoleone "win", capotto) is won or lost
+            # outright: counted as its points alone, all ten denari given away looked harmless
+            bonus = float(state[core.TARGET] + 20)
+            return float(diff) + (bonus if state[WINNER] == 0 else -bonus)
         return float(diff)
     if state[PHASE] == core.MATCH_OVER:
         win = 1.0 if state[WINNER] == 0 else 0.0

@@ -375,3 +375,24 @@ def test_the_count_out_gives_way_to_the_search_on_huge_free_capture_tables(monke
     legal, values = normal._any_values(small.observation(0), True)
     _, scored = normal._any_values(small.observation(0), False)
     assert not np.array_equal(values, scored)
+
+
+def test_hard_does_not_give_away_a_napoleone_that_ends_the_match_early():
+    """napoleone "win" far from the target: a hand that ends the match was worth its points alone
+    outside the endgame, so hard let the opponent take the tenth denaro (1-3, match lost) where
+    10B x 6D 4S keeps it out of reach (a review's position)."""
+    rules = Rules(napoleone="win", target=21)
+    g = Game(rules, seed=1).setup(
+        [[39, 18, 20], [27, 13, 35]], [31, 14, 23, 5, 24],
+        piles=[[10, 12, 15, 17, 19, 21, 25, 26, 29, 32, 33, 34, 36, 37, 38],
+               [0, 1, 2, 3, 4, 6, 7, 8, 9, 11, 16, 22, 28, 30]],      # seat 1 holds 9 denari; 6D is on the table
+        dealer=1, to_move=0, scores=[0, 0], last_capturer=1)
+    hard = make_agent("hard", rules, seed=0)
+    assert hard.actions.decode(hard.act(g.observation(0))) == (39, mask_of(["6D", "4S"]))
+    # the value itself: a finished hand that ended the match outside the endgame
+    st = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    st[core.NPLAYERS], st[core.TARGET], st[core.PHASE] = 2, 21, core.MATCH_OVER
+    st[core.NAPOLEONE], st[core.WINNER] = core.NAPOLEONE_WIN, 1
+    assert _exact.outcome_any(st, False) == -41.0
+    st[core.NAPOLEONE] = core.NAPOLEONE_OFF         # the classic game: points alone, as before
+    assert _exact.outcome_any(st, False) == 0.0
