@@ -134,17 +134,18 @@ def _deck_of(hand: dict, n: int) -> list[int]:
     return deck
 
 
-def _check_deal(where: str, deal: dict, game: Game, first: bool) -> None:
-    """The record's deal is the one the engine dealt from the deck it was given: the same cards
-    in each seat's hand (and on the table in a hand's first deal). _deck_of only strings them
-    into one deck, so cards moved between hands, or between a hand and the table, replayed."""
+def _check_deal(where: str, deal: dict, game: Game, first: bool, source: str = "those cards") -> None:
+    """The record's deal is the one the engine dealt from the deck it was given (or, `source`,
+    from the record's seed): the same cards in each seat's hand (and on the table in a hand's
+    first deal). _deck_of only strings them into one deck, so cards moved between hands, or
+    between a hand and the table, replayed."""
     dealt = game.last_deal()
     if [[parse_card(c) for c in h] for h in deal["hands"]] != [list(h) for h in dealt]:
         raise ScopaError(f"{where}: the deal lists hands {deal['hands']}, the engine dealt "
-                         f"{[cards_str(h) for h in dealt]} from those cards")
+                         f"{[cards_str(h) for h in dealt]} from {source}")
     if first and [parse_card(c) for c in deal["table"]] != list(game.first_table()):
         raise ScopaError(f"{where}: the deal lists table {deal['table']}, the engine dealt "
-                         f"{cards_str(game.first_table())} from those cards")
+                         f"{cards_str(game.first_table())} from {source}")
 
 
 def _obj(d, kind: str, where: str) -> dict:
@@ -206,15 +207,13 @@ def replay(record: dict) -> Game:
             raise ScopaError(f"players must name the {n} seats' agents, got {players!r}")
         if not isinstance(record["hands"], list) or not record["hands"]:
             raise ScopaError(f"hands is a list of the match's hands, got {record['hands']!r}")
+        # the first hand is the one the seed deals (README)
         first = _obj(record["hands"][0], "hand", "hand 0")
-        deal0 = _obj(first["deals"][0], "deal", "hand 0 deal 0")
-        if first["dealer"] != game.dealer or \
-                [[parse_card(c) for c in _card_list(h, "hand 0 deal 0: a hand")] for h in deal0["hands"]] \
-                != [list(h) for h in game.last_deal()] or \
-                [parse_card(c) for c in _card_list(deal0["table"], "hand 0 deal 0: table")] != list(game.first_table()):
-            raise ScopaError(f"seed {record['seed']} does not deal the record's first hand (the engine deals "
-                             f"{[cards_str(h) for h in game.last_deal()]}, table "
-                             f"{cards_str(game.first_table())}, dealer {game.dealer})")
+        if first["dealer"] != game.dealer:
+            raise ScopaError(f"hand 0: dealer {first['dealer']!r}, the engine deals seed {record['seed']} "
+                             f"with dealer {game.dealer}")
+        _check_deal("hand 0 deal 0", _obj(first["deals"][0], "deal", "hand 0 deal 0"), game, True,
+                    f"seed {record['seed']}")
         for h, hand in enumerate(record["hands"]):
             _obj(hand, "hand", f"hand {h}")
             _whole(hand["dealer"], f"hand {h}: dealer")
