@@ -74,12 +74,21 @@ def _lock_holder(folder: Path) -> str | None:
     except OSError:
         return None
     with f:
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return f.read().strip() or "unknown"
-        fcntl.flock(f, fcntl.LOCK_UN)
-        return None
+        holder = _flock_or_holder(f)
+        if holder is None:
+            fcntl.flock(f, fcntl.LOCK_UN)
+        return holder
+
+
+def _flock_or_holder(f) -> str | None:
+    """Take the lock of the open lock file `f` without waiting: None when taken, else the pid
+    its holder wrote in it."""
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        return f.read().strip() or "unknown"
+    return None
 
 
 class Run:
@@ -311,11 +320,8 @@ class Run:
         except OSError as e:
             raise ScopaError(f"cannot create the lock file {str(path)!r} "
                              f"({e.strerror or checkpoint.first_line(e)})") from None
-        try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            f.seek(0)
-            holder = f.read().strip() or "unknown"
+        holder = _flock_or_holder(f)
+        if holder is not None:
             f.close()
             return holder
         f.seek(0)
