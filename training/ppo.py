@@ -14,15 +14,19 @@ the padding out of the softmax.
 Only the learner's decisions are trained on. A learner decision's reward is what its side earns
 until the side's next decision (partners share the side's reward, so in pairs the side's
 decisions, alternating between the partners, form one sequence); GAE runs over each game's
-sequence of learner decisions, and the last one of an iteration is bootstrapped with the value of
-the learner's own observation of the current position (the side's first seat; computed from the
-engine state, since the env shows only the mover's view). A known approximation, not fixed: in
-about half the games that position is another seat's turn, where the value head is never trained
-(it learns from the learner's turns only); a review measured it reading +0.22 points above the
-value at the learner's next decision on a 250k-step network, in a term that reaches about 31% of
-the samples with a mean weight of 0.25. Carrying each game's unfinished tail into the next
-iteration and bootstrapping at the learner's next decision would remove it. DMC, the algorithm of
-the default run and the shipped agent, has no bootstrap.
+sequence of learner decisions. A rollout ends wherever its last step falls, so the last learner
+decision of a game whose episode goes on (its "tail") has an unfinished return. The tail is not
+trained in that iteration: it is carried into the next one as row 0 of its buffer (the
+observation, the legal moves, the move and its log-probability under the policy that played it,
+and the reward earned after it so far), where its return completes at the learner's next
+decision. GAE in the iteration that made the tail bootstraps at the tail's own value, computed by
+the value head at a learner decision, where the head is trained. (The first version bootstrapped
+at the current position seen from the learner's seat, which in about half the games is another
+seat's turn, where the value head is never trained: a review measured +0.22 points of bias
+there.) The carried row's value is computed again by the network of the iteration that trains
+it; its log-probability stays the one it was played with, as PPO's ratio needs. The tails are
+part of the run's state, so a resume continues exactly; a checkpoint written before tails were
+carried (it trained every decision, bootstrapping as above) resumes with none.
 """
 from __future__ import annotations
 
@@ -31,8 +35,6 @@ import math
 
 import numpy as np
 import torch
-
-from scopa_env.observation import write_observation
 
 from . import checkpoint
 from .bots import BotSeats
@@ -91,6 +93,7 @@ class PPO:
         self.opponent = np.zeros(B, dtype=np.int64)
         self.opponent[self.bots.seat >= 0] = -1
         self._draw_opponents(np.ones(B, dtype=bool))
+        self.tail = self._no_tails()
 
     # ---- opponents ---------------------------------------------------------------------------
     def _draw_opponents(self, which: np.ndarray) -> None:
@@ -162,39 +165,81 @@ class PPO:
         logp = torch.log_softmax(logits, dim=1)[torch.arange(len(idx)), torch.from_numpy(idx)]
         return idx, logp.numpy(), values.numpy(), learner_moves
 
-    @torch.no_grad()
-    def _learner_values_now(self) -> np.ndarray:
-        """Value of the current position from each learner's own observation."""
-        states = self.env.states
-        obs = np.zeros((len(states), self.env.obs_size), dtype=np.int8)
-        for b in range(len(states)):
-            write_observation(states[b], int(self.learner_seat[b]), obs[b])
-        return self.model.value(self.model.encode(self.model.obs_tensor(obs))).numpy()
+    # ---- the carried tails (module docstring) -------------------------------------------------
+    _TAIL_KEYS = ("obs", "cards", "captured", "count", "idx", "logp", "reward")
 
+    def _no_tails(self) -> dict:
+        B, L = self.cfg.num_envs, self.env.legal_card.shape[1]
+        return {"on": np.zeros(B, dtype=bool), "obs": np.zeros((B, self.env.obs_size), dtype=np.int8),
+                "cards": np.zeros((B, L), dtype=np.int64), "captured": np.zeros((B, L), dtype=np.int64),
+                "count": np.zeros(B, dtype=np.int64), "idx": np.zeros(B, dtype=np.int64),
+                "logp": np.zeros(B, dtype=np.float32), "reward": np.zeros(B, dtype=np.float32)}
+
+    @staticmethod
+    def find_tails(buf: dict) -> tuple[np.ndarray, np.ndarray]:
+        """(T+1, B) mask of each game's tail: its last learner decision with no episode end at
+        or after it; and per game the reward earned from the tail's move to the rollout's end."""
+        T1, B = buf["done"].shape
+        tail = np.zeros((T1, B), dtype=bool)
+        running = np.ones(B, dtype=bool)        # no episode end seen yet, scanning backward
+        found = np.zeros(B, dtype=bool)
+        carried = np.zeros(B, dtype=np.float32)
+        for t in range(T1 - 1, -1, -1):
+            running &= ~buf["done"][t]
+            open_ = running & ~found
+            carried += np.where(open_, buf["reward"][t], 0.0).astype(np.float32)
+            tail[t] = open_ & buf["learner"][t]
+            found |= tail[t]
+        return tail, np.where(found, carried, 0.0).astype(np.float32)
+
+    def _carry_tails(self, buf: dict, tail: np.ndarray, carried: np.ndarray) -> None:
+        on = tail.any(axis=0)
+        row = np.argmax(tail, axis=0)
+        games = np.arange(len(on))
+        new = {"on": on, "reward": carried}
+        for key in self._TAIL_KEYS[:-1]:
+            new[key] = buf[key][row, games].copy()
+            new[key][~on] = 0
+        self.tail = new
+
+    @torch.no_grad()
     def rollout(self) -> dict:
+        """cfg.rollout_steps steps in every game, in rows 1..T of the buffer; row 0 holds the
+        tails carried from the last iteration."""
         env, cfg = self.env, self.cfg
         T, B = cfg.rollout_steps, cfg.num_envs
-        L = env.legal_card.shape[1]
+        T1 = T + 1
+        L = max(env.legal_card.shape[1], self.tail["cards"].shape[1])
         buf = {
-            "obs": np.zeros((T, B, env.obs_size), dtype=np.int8),
-            "cards": np.zeros((T, B, L), dtype=np.int64),
-            "captured": np.zeros((T, B, L), dtype=np.int64),
-            "count": np.zeros((T, B), dtype=np.int64),
-            "idx": np.zeros((T, B), dtype=np.int64),
-            "logp": np.zeros((T, B), dtype=np.float32),
-            "value": np.zeros((T, B), dtype=np.float32),
-            "learner": np.zeros((T, B), dtype=bool),
-            "reward": np.zeros((T, B), dtype=np.float32),
-            "done": np.zeros((T, B), dtype=bool),
+            "obs": np.zeros((T1, B, env.obs_size), dtype=np.int8),
+            "cards": np.zeros((T1, B, L), dtype=np.int64),
+            "captured": np.zeros((T1, B, L), dtype=np.int64),
+            "count": np.zeros((T1, B), dtype=np.int64),
+            "idx": np.zeros((T1, B), dtype=np.int64),
+            "logp": np.zeros((T1, B), dtype=np.float32),
+            "value": np.zeros((T1, B), dtype=np.float32),
+            "learner": np.zeros((T1, B), dtype=bool),
+            "reward": np.zeros((T1, B), dtype=np.float32),
+            "done": np.zeros((T1, B), dtype=bool),
         }
+        on = self.tail["on"]
+        for key in ("obs", "count", "idx", "logp", "reward"):
+            buf[key][0] = self.tail[key]
+        width = self.tail["cards"].shape[1]
+        buf["cards"][0, :, :width] = self.tail["cards"]
+        buf["captured"][0, :, :width] = self.tail["captured"]
+        buf["learner"][0] = on
+        if on.any():        # valued again by this iteration's network
+            buf["value"][0, on] = self.model.value(self.model.encode(
+                self.model.obs_tensor(buf["obs"][0, on]))).numpy()
         rows = np.arange(B)
         episodes, learner_return = 0, 0.0
-        for t in range(T):
+        for t in range(1, T1):
             idx, logp, value, learner = self._act()
             if env.legal_card.shape[1] > buf["cards"].shape[2]:
                 # the env widened its legal arrays (a position with more moves): widen ours
                 for key, pad in (("cards", 0), ("captured", 0)):
-                    wide = np.full((T, B, env.legal_card.shape[1]), pad, dtype=np.int64)
+                    wide = np.full((T1, B, env.legal_card.shape[1]), pad, dtype=np.int64)
                     wide[:, :, :buf[key].shape[2]] = buf[key]
                     buf[key] = wide
             buf["obs"][t] = env.obs
@@ -209,16 +254,19 @@ class PPO:
             learner_return += float(buf["reward"][t][dones].sum())
             self._draw_opponents(dones)
         self.steps += T * B
-        buf["bootstrap"] = self._learner_values_now()
+        buf["tail"], carried = self.find_tails(buf)
+        self._carry_tails(buf, buf["tail"], carried)
         buf["episodes"], buf["learner_return"] = episodes, learner_return
         return buf
 
     def advantages(self, buf: dict) -> tuple[np.ndarray, np.ndarray]:
-        """GAE over each game's learner decisions -> advantages and returns, shape (T, B)."""
+        """GAE over each game's learner decisions -> advantages and returns, shape (T + 1, B).
+        A tail is where its game's sequence is cut: the decisions before it bootstrap at its
+        value, with no advantage beyond it; its own entries are 0 (it is trained next time)."""
         cfg = self.cfg
         T, B = buf["done"].shape
         adv = np.zeros((T, B), dtype=np.float32)
-        next_value = buf["bootstrap"].astype(np.float32)
+        next_value = np.zeros(B, dtype=np.float32)
         next_adv = np.zeros(B, dtype=np.float32)
         acc_r = np.zeros(B, dtype=np.float32)
         acc_done = np.zeros(B, dtype=bool)
@@ -230,6 +278,7 @@ class PPO:
             cont = (~acc_done).astype(np.float32)
             delta = acc_r + cfg.gamma * next_value * cont - buf["value"][t]
             a = delta + cfg.gamma * cfg.gae_lambda * cont * next_adv
+            a = np.where(buf["tail"][t], 0.0, a)
             adv[t] = np.where(mine, a, 0.0)
             next_value = np.where(mine, buf["value"][t], next_value)
             next_adv = np.where(mine, a, next_adv)
@@ -241,7 +290,7 @@ class PPO:
     def learn(self, buf: dict) -> dict:
         cfg = self.cfg
         adv, ret = self.advantages(buf)
-        t_idx, b_idx = np.nonzero(buf["learner"])
+        t_idx, b_idx = np.nonzero(buf["learner"] & ~buf["tail"])
         width = max(1, int(buf["count"].max()))
         obs = self.model.obs_tensor(buf["obs"][t_idx, b_idx])
         cards = torch.from_numpy(buf["cards"][t_idx, b_idx, :width])
@@ -315,6 +364,7 @@ class PPO:
     def state_dict(self) -> dict:
         return {"env": env_state(self.env), "pool": list(self.pool),
                 "opponent": torch.from_numpy(self.opponent.copy()),
+                "tail": {k: torch.from_numpy(v.copy()) for k, v in self.tail.items()},
                 "steps": self.steps, "iterations": self.iterations}
 
     def load_state_dict(self, d: dict) -> None:
@@ -322,5 +372,8 @@ class PPO:
         self.pool = list(d["pool"])
         self._sync_pool_models()
         self.opponent = d["opponent"].numpy().copy()
+        # written before the tails were carried: that run trained every decision, none waits
+        self.tail = ({k: v.numpy().copy() for k, v in d["tail"].items()} if "tail" in d
+                     else self._no_tails())
         self.steps = int(d["steps"])
         self.iterations = int(d["iterations"])
