@@ -137,7 +137,8 @@ def finish_hand(state, buf, w, values, scratch, rng, epsilon, endgame, exact_las
                 lc = state[LAST_CAPTURER]
                 last = 0 if lc < 0 else (1 if lc == p else 2)
                 score_moves(hand, table, mine, theirs, unseen, popcount(state[HANDS + o]),
-                            40 - state[DECK_POS], last, buf[0], buf[1], n, w, values, scratch)
+                            40 - state[DECK_POS], last, state[core.NAPOLA], buf[0], buf[1], n, w,
+                            values, scratch)
                 best = values[0]
                 for i in range(1, n):
                     if values[i] > best:
@@ -211,7 +212,8 @@ def hand_weights(base, unseen, h, rows, nrows, w, eps, beta, hands, w_normal, w_
                 pe *= 1.0 / k
             if k > 1:
                 score_moves(hand, table, theirs, mine, ALL & ~(hand | table | theirs | mine), rows[m, 5],
-                            rows[m, 6], rows[m, 7], buf[0], buf[1], k, w, values, scratch)
+                            rows[m, 6], rows[m, 7], base[core.NAPOLA], buf[0], buf[1], k, w, values,
+                            scratch)
                 best = values[0]
                 for j in range(1, k):
                     best = max(best, values[j])

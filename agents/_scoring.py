@@ -17,7 +17,7 @@ from numba import njit
 
 from scopa_env import core
 from scopa_env.core import (DECK_POS, HANDS, LAST_CAPTURER, PILES, PRIM_OF_SUIT, RANK, TABLE, TO_MOVE,
-                            legal_moves, popcount)
+                            legal_moves, napola_points, popcount)
 
 
 # ---- the normal level's move scoring (also the rollout policy) ---------------------------
@@ -46,9 +46,58 @@ def new_scratch() -> np.ndarray:
     return np.zeros(SCRATCH, dtype=np.float64)
 
 
+# the napola (1D 2D 3D, then the denari in unbroken sequence): cards that complete or extend a
+# side's napola are worth the points they add at once; towards one that is still open (no other
+# side holds any of the three) the first of the three in a side's pile is worth NAPOLA_CARD and
+# the second NAPOLA_HALF
+NAPOLA_CARD = 0.3
+NAPOLA_HALF = 1.0
+NAPOLA_PROGRESS = np.array([0.0, NAPOLA_CARD, NAPOLA_CARD + NAPOLA_HALF, 0.0])
+
+
 @njit(cache=True)
-def card_values(my_pile, opp_pile, w, vals):
-    """vals[c]: what card c is worth to whoever takes it, given the piles so far."""
+def napola_gain(taken, pile, others):
+    """What the cards `taken` add, through the napola, to the side holding `pile` if it takes
+    them (`others`: every other side's pile)."""
+    if (others & 7) != 0 or (taken & DENARI) == 0:
+        return 0.0                      # some other side holds the ace, two or three of denari
+    gain = napola_points(pile | taken) - napola_points(pile)
+    if gain > 0:
+        return float(gain)
+    return NAPOLA_PROGRESS[popcount((pile | taken) & 7)] - NAPOLA_PROGRESS[popcount(pile & 7)]
+
+
+@njit(cache=True)
+def napola_joint(taken, piles, sides):
+    """What taking the cards `taken` together is worth through the napola beyond the sum of their
+    card values: the card values count each denaro for the side it helps most on its own, but
+    1D and 2D taken together complete a napola that neither completes alone. 0 unless `taken`
+    holds two denari or more."""
+    if popcount(taken & DENARI) < 2:
+        return 0.0
+    every = np.int64(0)
+    for s in range(sides):
+        every |= piles[s]
+    joint = 0.0
+    for s in range(sides):
+        joint = max(joint, napola_gain(taken, piles[s], every & ~piles[s]))
+    alone = 0.0
+    rest = taken & DENARI
+    while rest != 0:
+        low = rest & -rest
+        rest ^= low
+        best = 0.0
+        for s in range(sides):
+            best = max(best, napola_gain(low, piles[s], every & ~piles[s]))
+        alone += best
+    return joint - alone
+
+
+@njit(cache=True)
+def card_values(my_pile, opp_pile, napola, w, vals):
+    """vals[c]: what card c is worth to whoever takes it, given the piles so far (napola: the
+    napola is scored; a denaro then also counts what it adds to it for the side it helps most,
+    which is what it is worth to take: it gains that side those points or keeps them from it)."""
     den_done = popcount(my_pile & DENARI) >= 6 or popcount(opp_pile & DENARI) >= 6
     carte_done = popcount(my_pile) >= 21 or popcount(opp_pile) >= 21
     for c in range(40):
@@ -64,6 +113,9 @@ def card_values(my_pile, opp_pile, w, vals):
             v += w[I_DENARO]
         if c == 6:
             v += w[I_SETTEBELLO]
+        if napola and c < 10:
+            bit = np.int64(1) << c
+            v += max(napola_gain(bit, my_pile, opp_pile), napola_gain(bit, opp_pile, my_pile))
         vals[c] = v
 
 
@@ -162,14 +214,18 @@ def reply_threat(table, unseen, h, opp_last, w, vals, scratch):
 
 
 @njit(cache=True)
-def score_moves(hand, table, my_pile, opp_pile, unseen, opp_hand, deck_left, last_capturer,
+def score_moves(hand, table, my_pile, opp_pile, unseen, opp_hand, deck_left, last_capturer, napola,
                 cards, masks, n, w, out, scratch):
     """out[i] = heuristic value of move (cards[i], masks[i]) for the player to move.
 
     last_capturer: 0 nobody yet, 1 me, 2 the opponent. unseen: cards the mover has not seen.
+    napola: whether the napola is scored (card_values).
     """
     vals = scratch[SCRATCH - 48:SCRATCH - 8]
-    card_values(my_pile, opp_pile, w, vals)
+    card_values(my_pile, opp_pile, napola, w, vals)
+    two = np.empty(2, dtype=np.int64)
+    two[0] = my_pile
+    two[1] = opp_pile
     for i in range(n):
         c = cards[i]
         m = masks[i]
@@ -179,6 +235,8 @@ def score_moves(hand, table, my_pile, opp_pile, unseen, opp_hand, deck_left, las
         if m != 0:
             new_table = table & ~m
             gain = _mask_value(m, vals) + vals[c]
+            if napola:
+                gain += napola_joint(m | bit, two, 2)
             if new_table == 0 and not last_play:
                 gain += w[I_SCOPA]
         else:
@@ -202,7 +260,6 @@ def score_moves(hand, table, my_pile, opp_pile, unseen, opp_hand, deck_left, las
 
 # ==== any rules: variants, 3 players, pairs ==================================================
 # (see the module text)
-NAPOLA_CARD = 0.3       # 1D, 2D, 3D while no other side holds one of them (napola scored)
 NAPOLEONE_CARD = np.array([0.0, 0.15, 0.1])   # per denaro while no other side holds one (off, win, ten)
 
 
@@ -236,7 +293,7 @@ def values_any(state, piles, sides, my, w, vals):
         if den[s] > d_other + left_den:
             den_done = True
     most_sevens = state[core.PRIMIERA_SCALE] == core.PRIM_MOST_SEVENS
-    napola_open = state[core.NAPOLA] != 0 and (others & 7) == 0
+    napola = state[core.NAPOLA] != 0
     napoleone = NAPOLEONE_CARD[state[core.NAPOLEONE]] if (others & DENARI) == 0 else 0.0
     for c in range(40):
         s = c // 10
@@ -258,8 +315,11 @@ def values_any(state, piles, sides, my, w, vals):
             if not den_done:
                 v += w[I_DENARO]
             v += napoleone
-            if c < 3 and napola_open:
-                v += NAPOLA_CARD
+            if napola:                         # card_values: the side it helps most
+                best = 0.0
+                for o in range(sides):
+                    best = max(best, napola_gain(np.int64(1) << c, piles[o], taken & ~piles[o]))
+                v += best
         if c == 6 or (c == 9 and state[core.RE_BELLO] != 0):
             v += w[I_SETTEBELLO]
         vals[c] = v
@@ -353,6 +413,8 @@ def score_any(state, p, sizes, unseen, cards, masks, n, w, classic_caps, out, sc
         if m != 0:
             new_table = table & ~m
             gain = _mask_value(m, vals) + vals[c]
+            if state[core.NAPOLA] != 0:
+                gain += napola_joint(m | bit, piles, sides)
             if new_table == 0 and not last_play and _scopa_counts(state, c, m, table):
                 gain += w[I_SCOPA]
         else:

@@ -19,6 +19,10 @@ hands it counts them out: it plays the rest of the deal exactly (alpha-beta to t
 agents/_rollout.py `last_deal_values`), as a player does with the last few cards. With the whole
 last deal searched (6) it beat easy by more but hard by less; 4 keeps the ladder of README.
 
+With the napola scored, the card values count what a denaro adds to the napola of the side it
+helps most, and a capture of two or more denari counts what they add together (1D 2D 3D at once
+is a napola neither card makes alone): `_scoring.napola_gain`, `napola_joint`.
+
 Any other rules (variants, 3 players, pairs) go through the same judgement generalised in
 `_scoring.score_any`: card values per rules (re bello, napola and napoleone chances, most-sevens),
 my side's pile pooled with my partner's, the scopa that an ace sweep is not (unless ace_scopa),
@@ -102,7 +106,7 @@ class NormalAgent(Agent):
         out = np.zeros(len(legal))
         score_moves(obs_mask(obs, "hand"), obs_mask(obs, "table"), obs_mask(obs, "my_pile"),
                     obs_mask(obs, "opp_pile"), obs_mask(obs, "unseen"), obs_scalar(obs, "opp_hand_size"),
-                    obs_scalar(obs, "deck_left"), obs_scalar(obs, "last_capturer"),
+                    obs_scalar(obs, "deck_left"), obs_scalar(obs, "last_capturer"), int(self.rules.napola),
                     cards, masks, len(legal), self.weights, out, self._scratch)
         return legal, out
 

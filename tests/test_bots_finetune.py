@@ -131,7 +131,7 @@ def test_normal_bot_scores_positions_wider_than_its_first_buffer():
         lc = int(st[core.LAST_CAPTURER])
         out = np.zeros(n)
         score_moves(hand, tab, mine, theirs, unseen, bin(int(st[core.HANDS + 1 - p])).count("1"),
-                    40 - int(st[core.DECK_POS]), 0 if lc < 0 else (1 if lc == p else 2),
+                    40 - int(st[core.DECK_POS]), 0 if lc < 0 else (1 if lc == p else 2), int(st[core.NAPOLA]),
                     env.legal_card[0, :n].copy(), env.legal_captured[0, :n].copy(), n,
                     bot.weights, out, bot.scratch)
         assert bot.choose(env, np.array([0]))[0] == int(np.argmax(out))

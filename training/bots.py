@@ -48,7 +48,7 @@ def _normal_choices(states, rows, legal_card, legal_captured, legal_count, w, ou
         last = 0 if lc < 0 else (1 if lc == p else 2)
         n = legal_count[b]
         score_moves(hand, table, my_pile, opp_pile, unseen, core.popcount(st[core.HANDS + o]),
-                    40 - st[core.DECK_POS], last, legal_card[b], legal_captured[b], n, w, scores,
+                    40 - st[core.DECK_POS], last, st[core.NAPOLA], legal_card[b], legal_captured[b], n, w, scores,
                     scratch)
         best = 0
         for i in range(1, n):
