@@ -8,7 +8,8 @@ Match i is dealt from seed S + i, and its random player draws from its own gener
 from (S, i), so any single match can be regenerated alone. Every record written is replayed
 through the engine (records.replay) before the next one, unless --no-check. The file is written
 to a temporary name and renamed over --out when complete: an error or Ctrl-C (exit 130) leaves
-an existing --out as it was.
+an existing --out as it was. `--out -` writes the records to standard output as they are made
+(and the closing line to standard error), for a pipe.
 """
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def main(argv=None) -> int:
     ap = Parser(prog="python -m scopa_env.simulate", description=__doc__.split("\n")[0])
     ap.add_argument("--matches", type=int, help="number of matches")
     ap.add_argument("--seed", type=int, help="seed of the first match")
-    ap.add_argument("--out", help="JSON Lines file to write")
+    ap.add_argument("--out", help="JSON Lines file to write (- for standard output)")
     ap.add_argument("--rules", default="classic", help="rules preset (see --list-rules; default classic)")
     ap.add_argument("--list-rules", action="store_true", help="list the rules presets and exit")
     ap.add_argument("--napola", action="store_true", help="score the napola (on top of the preset)")
@@ -70,23 +71,36 @@ def main(argv=None) -> int:
             rules = rules.replace(target=args.target)
         if not args.out:
             raise ScopaError("--out needs a file name")
-        # a temporary file renamed over --out when complete: a failure or Ctrl-C keeps the old file
-        with AtomicFile(args.out) as f:
-            for i in range(args.matches):
-                rng = np.random.default_rng([args.seed, i])
-                record = random_match(rules, args.seed + i, rng, args.with_legal)
-                if not args.no_check:
-                    replay(record)
-                f.write(dumps(record) + "\n")
+        if args.out == "-":
+            write_records(sys.stdout, rules, args)
+            sys.stdout.flush()
+        else:
+            # a temporary file renamed over --out when complete: a failure or Ctrl-C keeps the old file
+            with AtomicFile(args.out) as f:
+                write_records(f, rules, args)
+    except BrokenPipeError:         # the reader stopped (| head): nothing more to say
+        sys.stderr.close()
+        return 0
     except (ScopaError, OSError) as e:
         print(f"simulate: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("simulate: interrupted; nothing written", file=sys.stderr)
+        print("simulate: interrupted" + ("" if args.out == "-" else "; nothing written"), file=sys.stderr)
         return 130
-    print(f"wrote {args.matches} matches under rules {args.rules} ({rules.describe()}) to {args.out}"
-          + ("" if args.no_check else "; each replayed through the engine"))
+    print(f"wrote {args.matches} matches under rules {args.rules} ({rules.describe()}) to "
+          + ("standard output" if args.out == "-" else args.out)
+          + ("" if args.no_check else "; each replayed through the engine"),
+          file=sys.stderr if args.out == "-" else sys.stdout)
     return 0
+
+
+def write_records(f, rules: Rules, args) -> None:
+    for i in range(args.matches):
+        rng = np.random.default_rng([args.seed, i])
+        record = random_match(rules, args.seed + i, rng, args.with_legal)
+        if not args.no_check:
+            replay(record)
+        f.write(dumps(record) + "\n")
 
 
 if __name__ == "__main__":

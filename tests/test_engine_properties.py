@@ -199,6 +199,22 @@ def test_simulate_cli_writes_records_that_replay(tmp_path):
     assert len(list(records.read(str(out)))) == 5      # checked before the file was opened
 
 
+def test_simulate_out_dash_writes_standard_output(tmp_path):
+    """`--out -` streams the records to standard output (it wrote a file named "-"), the closing
+    line on standard error; a reader that stops early (| head) ends it quietly."""
+    cmd = [sys.executable, "-m", "scopa_env.simulate", "--matches", "3", "--seed", "9", "--out", "-"]
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 0 and list(tmp_path.iterdir()) == []
+    lines = r.stdout.splitlines()
+    assert [json.loads(x)["seed"] for x in lines] == [9, 10, 11]
+    assert r.stderr.startswith("wrote 3 matches under rules classic (classic) to standard output")
+    cmd[cmd.index("3")] = "200"
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    p.stdout.readline()
+    p.stdout.close()
+    assert p.wait(timeout=120) == 0 and p.stderr.read() == b""
+
+
 def test_simulate_failure_or_ctrl_c_keeps_the_old_file(tmp_path, monkeypatch, capsys):
     """A full disk or Ctrl-C while writing --out: one line naming the problem, the old file as it
     was, no temporary file left (it is written aside and renamed over --out when complete)."""
