@@ -18,8 +18,9 @@ sequence of learner decisions. A rollout ends wherever its last step falls, so t
 decision of a game whose episode goes on (its "tail") has an unfinished return. The tail is not
 trained in that iteration: it is carried into the next one as row 0 of its buffer (the
 observation, the legal moves, the move and its log-probability under the policy that played it,
-and the reward earned after it so far), where its return completes at the learner's next
-decision. GAE in the iteration that made the tail bootstraps at the tail's own value, computed by
+and the reward earned after it so far), and trained in the first iteration that holds the
+learner's next decision or the episode's end (with rollouts shorter than the gap between a
+side's turns, one that holds neither carries it again, adding up its reward). GAE in the iteration that made the tail bootstraps at the tail's own value, computed by
 the value head at a learner decision, where the head is trained. (The first version bootstrapped
 at the current position seen from the learner's seat, which in about half the games is another
 seat's turn, where the value head is never trained: a review measured +0.22 points of bias
@@ -82,8 +83,7 @@ class PPO:
         self.iterations = 0
         B = cfg.num_envs
         self.sides = self.env.n_sides
-        # the learner's side in game b; seat s plays for side s % sides, so side k's first seat
-        # is seat k (where the bootstrap value is read)
+        # the learner's side in game b (seat s plays for side s % sides)
         self.learner_seat = np.arange(B) % self.sides
         self.pool: list[dict] = []          # state_dicts of past policies
         self.pool_models: list[MoveScorer] = []
