@@ -68,19 +68,20 @@ def napola_gain(taken, pile, others):
 
 
 @njit(cache=True)
-def napola_joint(taken, piles, sides):
-    """What taking the cards `taken` together is worth through the napola beyond the sum of their
-    card values: the card values count each denaro for the side it helps most on its own, but
-    1D and 2D taken together complete a napola that neither completes alone. 0 unless `taken`
-    holds two denari or more."""
+def napola_joint(taken, piles, sides, my):
+    """What side `my` taking the cards `taken` together is worth through the napola, minus the sum
+    of their card values' napola parts (which count each denaro alone, for the side it helps
+    most): together they are worth what they add to my napola (1D and 2D taken at once may
+    complete one that neither completes alone), or, if more, the most any one of them would
+    give another side (one card is enough to keep the opponent from its napola or stop its
+    run: taking two of the cards it lacks keeps nothing more from it). 0 unless `taken` holds
+    two denari or more."""
     if popcount(taken & DENARI) < 2:
         return 0.0
     every = np.int64(0)
     for s in range(sides):
         every |= piles[s]
-    joint = 0.0
-    for s in range(sides):
-        joint = max(joint, napola_gain(taken, piles[s], every & ~piles[s]))
+    together = napola_gain(taken, piles[my], every & ~piles[my])
     alone = 0.0
     rest = taken & DENARI
     while rest != 0:
@@ -88,9 +89,12 @@ def napola_joint(taken, piles, sides):
         rest ^= low
         best = 0.0
         for s in range(sides):
-            best = max(best, napola_gain(low, piles[s], every & ~piles[s]))
+            g = napola_gain(low, piles[s], every & ~piles[s])
+            best = max(best, g)
+            if s != my:
+                together = max(together, g)
         alone += best
-    return joint - alone
+    return together - alone
 
 
 @njit(cache=True)
@@ -236,7 +240,7 @@ def score_moves(hand, table, my_pile, opp_pile, unseen, opp_hand, deck_left, las
             new_table = table & ~m
             gain = _mask_value(m, vals) + vals[c]
             if napola:
-                gain += napola_joint(m | bit, two, 2)
+                gain += napola_joint(m | bit, two, 2, 0)
             if new_table == 0 and not last_play:
                 gain += w[I_SCOPA]
         else:
@@ -414,7 +418,7 @@ def score_any(state, p, sizes, unseen, cards, masks, n, w, classic_caps, out, sc
             new_table = table & ~m
             gain = _mask_value(m, vals) + vals[c]
             if state[core.NAPOLA] != 0:
-                gain += napola_joint(m | bit, piles, sides)
+                gain += napola_joint(m | bit, piles, sides, my)
             if new_table == 0 and not last_play and _scopa_counts(state, c, m, table):
                 gain += w[I_SCOPA]
         else:

@@ -20,8 +20,10 @@ agents/_rollout.py `last_deal_values`), as a player does with the last few cards
 last deal searched (6) it beat easy by more but hard by less; 4 keeps the ladder of README.
 
 With the napola scored, the card values count what a denaro adds to the napola of the side it
-helps most, and a capture of two or more denari counts what they add together (1D 2D 3D at once
-is a napola neither card makes alone): `_scoring.napola_gain`, `napola_joint`.
+helps most, and a capture of two or more denari counts what they add together to the mover's
+napola (1D 2D 3D at once is a napola no one card makes) or, if more, the most one of them would
+give the opponent (one is enough to keep it from its napola): `_scoring.napola_gain`,
+`napola_joint`. The reply feared still values the opponent's captures card by card.
 
 Any other rules (variants, 3 players, pairs) go through the same judgement generalised in
 `_scoring.score_any`: card values per rules (re bello, napola and napoleone chances, most-sevens),

@@ -286,6 +286,29 @@ def test_completes_a_napola(name):
     assert _play(name, g, worlds=40) == (mask_of(["6S"]).bit_length() - 1, mask_of(["1D", "2D", "3D"]))
 
 
+def test_napola_keeping_is_not_counted_twice():
+    """The opponent holds 1D: taking 2D (or 3D) keeps it from its napola, and taking both keeps
+    nothing more. The joint term credited 2D 3D together with the opponent's whole napola, so
+    normal took 2D 1C with 3D over the scopa 8S x 2D 1C 5S, which takes 2D too (found by a
+    review in normal's self-play under the napola; hard's rollouts take the scopa)."""
+    hand, table, opp = ["3D", "2B", "8S"], ["2D", "1C", "5S"], ["4C", "9C", "10B"]
+    piles = [["5D", "10D"], ["1D", "6D", "7D", "9D"]]
+    rest = _rest(hand, table, opp, *piles)
+    deck, left = rest[:12], rest[12:]
+    piles[0] += left[::2]
+    piles[1] += left[1::2]
+    g = Game(Rules(napola=True))
+    g.setup(hands=[hand, opp], table=table, piles=piles, deck=deck, dealer=1, to_move=0)
+    assert _play("normal", g) == (mask_of(["8S"]).bit_length() - 1, mask_of(["2D", "1C", "5S"]))
+    from agents._scoring import napola_gain, napola_joint
+    two = np.array([0, mask_of(["1D"])], dtype=np.int64)
+    both = mask_of(["2D", "3D"])
+    alone = napola_gain(mask_of(["2D"]), two[1], two[0]) + napola_gain(mask_of(["3D"]), two[1], two[0])
+    assert alone + napola_joint(both, two, 2, 0) == napola_gain(mask_of(["2D"]), two[1], two[0]) == 1.0
+    two[0], two[1] = two[1], 0              # mine now: 2D and 3D together complete my napola
+    assert napola_gain(both, two[0], 0) == 3.0 and napola_joint(both, two, 2, 0) == 3.0 - 2 * 1.0
+
+
 def test_hard_takes_a_scopa():
     hand, table, opp = ["5D", "9C", "1B"], ["5C"], ["2D", "8S", "4B"]
     g = _position(hand, table, opp)
