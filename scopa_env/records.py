@@ -96,6 +96,25 @@ def read(path: str) -> Iterator[dict]:
     """The records of a JSON Lines file, one per non-blank line; ScopaError (naming the file and
     line) for a file that is not a regular file, a line that is not UTF-8, not JSON or not a
     JSON object."""
+    for _, record in read_numbered(path):
+        yield record
+
+
+def replay_file(path: str) -> int:
+    """Replay every record of a JSON Lines file through the engine; returns how many. A record
+    that does not replay is one ScopaError naming the file and its line, as read's are."""
+    n = 0
+    for i, record in read_numbered(path):
+        try:
+            replay(record)
+        except ScopaError as e:
+            raise ScopaError(f"{path}:{i}: {e}") from None
+        n += 1
+    return n
+
+
+def read_numbered(path: str) -> Iterator[tuple[int, dict]]:
+    """read(), each record with its line number in the file (from 1)."""
     if not Path(path).is_file():
         raise not_a_file("record file", path)
     with open(path, "rb") as f:
@@ -116,7 +135,7 @@ def read(path: str) -> Iterator[dict]:
                 raise ScopaError(f"{path}:{i}: not a JSON record ({e})") from None
             if not isinstance(record, dict):
                 raise ScopaError(f"{path}:{i}: a record is a JSON object {{...}}, got {type(record).__name__}")
-            yield record
+            yield i, record
 
 
 def _deck_of(hand: dict, n: int) -> list[int]:

@@ -1,6 +1,7 @@
 """Invariants of the engine over random seeds (hypothesis), and records checked against an
 independent reading of RULES.md (tests/reference_rules.py)."""
 import json
+import re
 import subprocess
 import sys
 
@@ -197,6 +198,18 @@ def test_simulate_cli_writes_records_that_replay(tmp_path):
         assert bad.returncode == 2 and "must be a whole number 0..2**63-1" in bad.stderr, bad.stderr
         assert "Traceback" not in bad.stderr
     assert len(list(records.read(str(out)))) == 5      # checked before the file was opened
+
+
+def test_replay_file_names_the_line_of_a_record_that_does_not_replay(tmp_path):
+    import pytest
+    from scopa_env import ScopaError
+    recs = [random_match(Rules(), 30 + i, np.random.default_rng(i)) for i in range(3)]
+    path = tmp_path / "r.jsonl"
+    assert records.write(recs, str(path)) == 3 and records.replay_file(str(path)) == 3
+    recs[2]["hands"][0]["score"][0]["total"] += 1
+    path.write_text("\n".join(records.dumps(r) for r in recs[:2]) + "\n\n" + records.dumps(recs[2]) + "\n")
+    with pytest.raises(ScopaError, match=f"^{re.escape(str(path))}:4: .*score"):
+        records.replay_file(str(path))
 
 
 def test_simulate_out_dash_writes_standard_output(tmp_path):
