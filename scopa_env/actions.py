@@ -191,7 +191,8 @@ class ActionTable:
 
     def takes_table(self, action) -> bool:
         """True for the ace-takes-the-table ids (their captured set depends on the table)."""
-        return 0 <= int(action) < self.size and int(self.captured[int(action)]) == TAKES_TABLE
+        a = action_id(action, "takes_table")     # a float or a string is refused, not truncated
+        return 0 <= a < self.size and int(self.captured[a]) == TAKES_TABLE
 
     def describe(self, action, table=None) -> str:
         if self.takes_table(action) and table is None:

@@ -271,7 +271,8 @@ class raw_env(AECEnv):
         if agent not in self._names:      # tuple.index's ValueError did not say which agents exist
             raise ScopaError(f"unknown agent {agent!r} (this env's agents: {', '.join(self._names)})")
         p = self._names.index(agent)
-        live = not (self.terminations[agent] or self.truncations[agent])
+        # an agent done and removed (its last step(None)) has no entry left: it is not live
+        live = not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
         if live and agent == self.agent_selection:
             mask = self._mask.copy()
         else:

@@ -313,3 +313,28 @@ def test_observe_an_unknown_agent_names_the_agents():
     e.reset(seed=1)
     with pytest.raises(ScopaError, match="unknown agent 'player_9' .*player_0, player_1"):
         e.observe("player_9")
+
+
+def test_observe_an_agent_after_its_last_step():
+    """PettingZoo drops a done agent's terminations entry at its last step(None); observe() of it
+    was a bare KeyError. It is the final position, with an empty action mask."""
+    import scopa_env
+    e = scopa_env.raw_env(target=1)
+    e.reset(seed=0)
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert e.agents == []
+    for agent in e.possible_agents:
+        seen = e.observe(agent)
+        assert not seen["action_mask"].any() and seen["observation"].shape == (e.observation_spaces[agent]["observation"].shape)
+
+
+def test_takes_table_refuses_what_is_not_an_action_id():
+    """takes_table(16200.7) was int()'s truncation, True: it now refuses as action_id does."""
+    import scopa_env
+    from scopa_env import ScopaError
+    t = scopa_env.action_table(scopa_env.Rules(ace_takes_all=True))
+    for bad in (16200.7, "16201", True):
+        with pytest.raises(ScopaError, match="takes_table: an action is an integer id"):
+            t.takes_table(bad)
