@@ -142,6 +142,18 @@ def export(src: str, out: str) -> None:
     print(f"wrote {path} ({size / 1e6:.1f} MB) from {src}")
 
 
+def config_error(e: ScopaError, loaded: dict, path) -> str:
+    """make_config's error, naming the config file when the file alone makes it (a bad value
+    there, or two of its keys setting one rules option); one the flags make is theirs."""
+    from training.config import make_config
+    try:
+        make_config(loaded)
+    except ScopaError as alone:
+        if str(alone) == str(e):
+            return f"{path}: {e}"
+    return str(e)
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     run = None
@@ -174,7 +186,11 @@ def main(argv=None) -> int:
                 return 0
         else:
             path = DEFAULT_CONFIG if args.config is None else args.config
-            cfg = make_config(load_toml(path), **overrides)
+            loaded = load_toml(path)
+            try:
+                cfg = make_config(loaded, **overrides)
+            except ScopaError as e:
+                raise ScopaError(config_error(e, loaded, path)) from None
             if args.print_config:
                 print(cfg.to_toml(), end="")
                 return 0

@@ -9,11 +9,15 @@ SIGTERM (`kill`, `timeout`, a job scheduler) takes the Ctrl-C path, so its clean
 temporary files are discarded (a killed `simulate --out` left hundreds of MB in a hidden
 `.NAME.*.tmp`), the last checkpoint stays as it was; the exit code is then 143. Like Ctrl-C it
 acts when Python next runs, after a compiled call in progress returns. SIGKILL cannot be caught:
-it may leave such a temporary file (never a half-written target).
+it may leave such a temporary file (never a half-written target). A write that an interrupt
+would break in a way that is not a clean KeyboardInterrupt (torch.save's zip writer, stopped
+mid-file, fails with its own RuntimeError as it closes) runs under `deferred_interrupts()`: a
+Ctrl-C or SIGTERM then acts as soon as the write is done.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -64,6 +68,27 @@ def _on_sigterm(signum, frame):
     global _terminated
     _terminated = True
     raise Terminated()
+
+
+@contextlib.contextmanager
+def deferred_interrupts():
+    """Hold Ctrl-C and SIGTERM off for the block and deliver them when it ends (to the handlers
+    there were before: KeyboardInterrupt, run_main's Terminated). A block that fails lets its
+    own error through, and a signal held off then is delivered after it. Only the main thread
+    receives signals; elsewhere this does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+    held = (signal.SIGINT, signal.SIGTERM)
+    old = {s: signal.signal(s, lambda signum, frame: pending.append(signum)) for s in held}
+    try:
+        yield
+    finally:
+        for s in held:      # None: a handler not set from Python; the default then
+            signal.signal(s, signal.SIG_DFL if old[s] is None else old[s])
+        if pending:
+            signal.raise_signal(pending[0])
 
 
 def run_main(main) -> int:

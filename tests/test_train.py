@@ -6,6 +6,7 @@ import pickle
 import re
 import subprocess
 import sys
+import tomllib
 import warnings
 from pathlib import Path
 
@@ -402,6 +403,54 @@ def test_atomic_save_keeps_last_good_file(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["latest.pt"]
 
 
+@pytest.mark.parametrize("signame", ["SIGINT", "SIGTERM"])
+def test_an_interrupt_during_a_save_acts_once_the_file_is_written(tmp_path, monkeypatch, signame):
+    """Ctrl-C (or SIGTERM through run_main's handler) landing while torch.save writes: torch's
+    zip writer, stopped mid-file, failed with its own RuntimeError ("unexpected pos") as it
+    closed, a traceback and exit 1 from train.py. The interrupt now waits for the save: the new
+    file is whole, then the interrupt is raised as itself."""
+    import os
+    import signal
+    from scopa_env import cli
+    path = tmp_path / "latest.pt"
+    if signame == "SIGTERM":
+        old = signal.signal(signal.SIGTERM, cli._on_sigterm)
+        monkeypatch.setattr(cli, "_terminated", False)
+    real_fdopen, writes = os.fdopen, []
+
+    class Interrupting:
+        def __init__(self, f):
+            self.f = f
+
+        def write(self, data):
+            writes.append(len(data))
+            if len(writes) == 3:
+                os.kill(os.getpid(), getattr(signal, signame))
+            return self.f.write(data)
+
+        def __getattr__(self, name):
+            return getattr(self.f, name)
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return self.f.__exit__(*exc)
+
+    monkeypatch.setattr(checkpoint.os, "fdopen", lambda *a, **k: Interrupting(real_fdopen(*a, **k)))
+    state = {"v": torch.arange(50_000.0)}
+    try:
+        with pytest.raises(cli.Terminated if signame == "SIGTERM" else KeyboardInterrupt):
+            checkpoint.save_atomic(state, path)
+    finally:
+        if signame == "SIGTERM":
+            signal.signal(signal.SIGTERM, old)
+    monkeypatch.undo()
+    assert len(writes) > 3
+    assert torch.equal(torch.load(path, weights_only=True)["v"], state["v"])
+    assert [p.name for p in tmp_path.iterdir()] == ["latest.pt"]
+
+
 def test_killed_training_leaves_a_loadable_checkpoint_and_resumes(tmp_path):
     """SIGKILL train.py at uneven moments while it writes a checkpoint every few batches: each
     time latest.pt loads with weights_only=True, never goes back in steps, and the run resumes
@@ -670,6 +719,54 @@ def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, caps
     assert make_config(target=21).rules.target == 21
     r = run_main(capsys, "--print-config", "--rules", "napola", "--set", "rules.target=31")
     assert r.returncode == 0 and "target = 31" in r.stdout, r.stderr
+
+
+def test_print_config_escapes_control_characters(tmp_path, capsys):
+    """--print-config escaped only \\ and ": a path with a control character printed invalid TOML
+    that --config then refused. Its output loads back as the same config."""
+    odd = "x\x01y\tz\n\"q\"\\w\x7f.pt"
+    r = run_main(capsys, "--print-config", "--init-from", odd, "--checkpoints-dir", "ck\rdir")
+    assert r.returncode == 0, r.stderr
+    (tmp_path / "p.toml").write_text(r.stdout)
+    again = run_main(capsys, "--print-config", "--config", str(tmp_path / "p.toml"))
+    assert again.returncode == 0 and again.stdout == r.stdout, again.stderr
+    assert make_config(tomllib.loads(r.stdout)).init_from == odd
+
+
+def test_a_config_files_own_bad_value_names_the_file(tmp_path, capsys):
+    """A bad value in the config file, or two of its keys setting one rules option, named no
+    file; a bad flag is the flag's, not the file's."""
+    path = tmp_path / "c.toml"
+    path.write_text("target = 21\n[rules]\ntarget = 31\n")
+    _one_line_error(run_main(capsys, "--config", str(path), "--print-config"),
+                    f"error: {path}: config keys 'target' and 'rules.target' both set")
+    path.write_text("num_envs = -3\n")
+    _one_line_error(run_main(capsys, "--config", str(path), "--print-config"),
+                    f"error: {path}: config key 'num_envs' must be at least 1, got -3")
+    assert run_main(capsys, "--config", str(path), "--num-envs", "4", "--print-config").returncode == 0
+    path.write_text("num_envs = 3\n")
+    r = run_main(capsys, "--config", str(path), "--num-envs", "-4", "--print-config")
+    _one_line_error(r, "error: config key 'num_envs' must be at least 1, got -4")
+    assert str(path) not in r.stderr
+
+
+def test_periodic_checkpoints_are_pruned_by_step_count(tmp_path):
+    """The step_*.pt files were pruned by name, in order only up to 10 digits of steps; past
+    them the newest sorted first and was deleted. Files not named step_<digits>.pt are not the
+    run's and stay."""
+    run = Run(tiny_cfg(tmp_path, run_name="prune"), log=lambda *_: None)
+    run.prepare_folders()
+    folder = run.ckpt_dir
+    for steps in (9_999_999_000, 10_000_000_000):
+        (folder / f"step_{steps:010d}.pt").write_bytes(b"old")
+    (folder / "step_mine.pt").write_bytes(b"keep")
+    run.algo.steps = 20_000_000_000
+    for k in range(3):
+        run.counters["steps"] = 20_000_000_000 + k
+        run.save(f"step_{20_000_000_000 + k:010d}")
+    names = sorted(p.name for p in folder.glob("step_*.pt"))
+    assert names == ["step_20000000000.pt", "step_20000000001.pt", "step_20000000002.pt", "step_mine.pt"]
+    run.release_folder()
 
 
 def test_unusable_output_folders_and_run_names_fail_before_training(tmp_path, capsys):

@@ -51,6 +51,7 @@ import torch
 
 from scopa_env.actions import ACTION_LAYOUT_VERSION
 from scopa_env.atomic import sync_folder
+from scopa_env.cli import deferred_interrupts
 from scopa_env.errors import ScopaError, not_a_file
 from scopa_env.observation import OBS_LAYOUT_VERSION, layout
 from scopa_env.rules import Rules
@@ -63,10 +64,19 @@ REQUIRED = ("format", "format_version", "algo", "model_config", "model", "config
 
 def save_atomic(obj: dict, path: str | Path) -> Path:
     """torch.save to a temp file next to `path`, fsync, then os.replace onto `path`; the dict
-    gets its `checksum` (digest() of everything else)."""
+    gets its `checksum` (digest() of everything else). Ctrl-C and SIGTERM wait for the write to
+    end (scopa_env/cli.py `deferred_interrupts`: torch.save interrupted mid-file failed with a
+    RuntimeError traceback instead of the clean interrupt)."""
     obj = dict(obj, checksum=digest(obj))     # digest() leaves out any old checksum
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    with deferred_interrupts():
+        _write_replace(obj, path)
+    sync_folder(path.parent)        # make the rename itself durable
+    return path
+
+
+def _write_replace(obj: dict, path: Path) -> None:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
@@ -81,8 +91,6 @@ def save_atomic(obj: dict, path: str | Path) -> Path:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
-    sync_folder(path.parent)        # make the rename itself durable
-    return path
 
 
 def digest(obj: dict) -> str:

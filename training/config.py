@@ -228,11 +228,22 @@ def rules_from_config(value) -> Rules:
                      f"got {value!r}")
 
 
+_TOML_ESCAPES = {"\\": "\\\\", '"': '\\"', "\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
+
+
+def _toml_char(ch: str) -> str:
+    """A character inside a TOML basic string: \\, " and control characters escaped (a path with
+    a control character made --print-config's output invalid TOML)."""
+    if ch in _TOML_ESCAPES:
+        return _TOML_ESCAPES[ch]
+    return ch if 32 <= ord(ch) != 127 else f"\\u{ord(ch):04x}"
+
+
 def _toml_value(v) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, str):
-        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, str):      # a TOML basic string
+        return '"' + "".join(_toml_char(ch) for ch in v) + '"'
     if isinstance(v, (list, tuple)):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     return repr(v)

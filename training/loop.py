@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import sys
 import time
 from pathlib import Path
@@ -200,8 +201,11 @@ class Run:
             self.checkpointed = True
         if tag:
             self._write(d, self.ckpt_dir / f"{tag}.pt")
-            periodic = sorted(self.ckpt_dir.glob("step_*.pt"))
-            for old in periodic[:-KEEP_PERIODIC]:
+            # oldest first by step count (names sort so only up to 10 digits); only this run's
+            # own step_<digits>.pt files
+            periodic = sorted((int(m.group(1)), p) for p in self.ckpt_dir.glob("step_*.pt")
+                              if (m := re.fullmatch(r"step_(\d+)\.pt", p.name)))
+            for _, old in periodic[:-KEEP_PERIODIC]:
                 try:
                     old.unlink()
                 except OSError as e:
