@@ -58,7 +58,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from scopa_env.atomic import AtomicFile
     from scopa_env.records import dumps
     from scopa_env.rules import Rules
-    from scopa_env.seeds import check_seed
+    from scopa_env.seeds import SEED_LIMIT, check_seed
 except KeyboardInterrupt:
     print("evaluate.py: interrupted; nothing written", file=sys.stderr)
     sys.exit(130)
@@ -121,6 +121,9 @@ def parse_args(argv=None) -> argparse.Namespace:
             p.error("--round-robin replaces --agent/--opponent")
         if len(args.round_robin) < 2:
             p.error("--round-robin needs at least two agents")
+        twice = sorted({s for s in args.round_robin if args.round_robin.count(s) > 1})
+        if twice:      # it was dropped without a word, as --opponent twice is not
+            p.error(f"--round-robin names {twice[0]} twice")
         if args.partner:     # it went to the first agent of each pair only: an order-dependent table
             p.error("--partner is for --agent runs: in a --round-robin each agent's partner is a "
                     "copy of itself")
@@ -273,7 +276,7 @@ def head_to_head(args, rules: Rules, records) -> dict:
 
 
 def round_robin(args, rules: Rules, records) -> dict:
-    specs = list(dict.fromkeys(args.round_robin))
+    specs = list(args.round_robin)
     if len(specs) < 2:
         raise ScopaError("--round-robin needs at least two different agents")
     if rules.teams != 2:
@@ -365,8 +368,9 @@ def check_pool_run(path: str, run) -> None:
         raise ScopaError(f"{path}: agent must be an agent spec, got {run['agent']!r}")
     if run["partner"] is not None and not isinstance(run["partner"], str):
         raise ScopaError(f"{path}: partner must be an agent spec or null, got {run['partner']!r}")
-    if not _whole(run["seed"]) or run["seed"] < 0:
-        raise ScopaError(f"{path}: seed must be a whole number >= 0, got {run['seed']!r}")
+    if not _whole(run["seed"]) or not 0 <= run["seed"] < SEED_LIMIT:
+        # pair_seed takes 63 bits: 2**63 + 3 would be seed 3's deals again
+        raise ScopaError(f"{path}: seed must be a whole number 0..2**63-1, got {run['seed']!r}")
     try:
         sides = Rules.from_dict(run["rules"]).teams
     except (ScopaError, TypeError, ValueError, AttributeError, KeyError) as e:
@@ -405,10 +409,17 @@ def pool(paths: list[str]) -> dict:
         check_pool_run(path, run)
         runs.append(run)
     first = runs[0]
+    rules = Rules.from_dict(first["rules"])
     for path, run in zip(paths[1:], runs[1:]):
-        for key in ("agent", "partner", "rules"):
+        for key in ("agent", "partner"):
             if run[key] != first[key]:
                 raise ScopaError(f"{path}: {key} {run[key]!r} differs from {paths[0]}'s {first[key]!r}")
+        # as Rules (a file written before an option existed has it at its classic default),
+        # naming the options that differ
+        other = Rules.from_dict(run["rules"]).to_dict()
+        differ = [f"{k} {v!r} (not {rules.to_dict()[k]!r})" for k, v in other.items() if rules.to_dict()[k] != v]
+        if differ:
+            raise ScopaError(f"{path}: its rules differ from {paths[0]}'s: {', '.join(differ)}")
     seeds = [run["seed"] for run in runs]
     twice = sorted({x for x in seeds if seeds.count(x) > 1})
     if twice:

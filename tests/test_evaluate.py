@@ -201,6 +201,39 @@ def test_cli_pool_adds_runs_on_other_seeds(tmp_path):
     assert p.returncode == 2
 
 
+def test_seeds_from_2_to_the_32_deal_no_other_seeds_deals():
+    """numpy splits a seed of 2**32 or more into 32-bit words and pads with zero words, so
+    [seed, index] made deal 0 of seed 5 + 3 * 2**32 deal 3 of seed 5 (and --pool counted those
+    matches twice). Seeds below 2**32, every figure quoted, deal as they always have."""
+    from agents.arena import pair_seed
+    assert pair_seed(5, 3) == int(np.random.SeedSequence([5, 3]).generate_state(1, np.uint64)[0] & (2**62 - 1))
+    big = [pair_seed(5 + k * 2**32, i) for k in range(1, 4) for i in range(4)]
+    small = [pair_seed(5, i) for i in range(16)] + [pair_seed(5 + k * 2**32, 0) for k in (0,)]
+    assert len(set(big)) == len(big) and not set(big) & set(small)
+    assert pair_seed(2**63 - 1, 2**40) != pair_seed(2**63 - 1, 0)
+    with pytest.raises(ValueError):
+        pair_seed(2**63 + 3, 0)
+
+
+def test_pool_compares_rules_as_rules(tmp_path):
+    """A file written before a rules option existed has it at its classic default: the same
+    rules (it was refused, with two whole rules dicts in one 637-character line); rules that
+    differ are named."""
+    out = tmp_path / "s1.json"
+    assert run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--seed", "1",
+                   "--json", str(out)).returncode == 0
+    run = json.loads(out.read_text())
+    del run["rules"]["capotto"]
+    run["seed"] = 2
+    (tmp_path / "old.json").write_text(json.dumps(run))
+    assert run_cli("--pool", str(out), str(tmp_path / "old.json")).returncode == 0
+    run["rules"]["napola"], run["rules"]["target"] = True, 21
+    (tmp_path / "nap.json").write_text(json.dumps(run))
+    p = run_cli("--pool", str(out), str(tmp_path / "nap.json"))
+    assert p.returncode == 2 and p.stderr.strip().endswith(
+        "its rules differ from " + str(out) + "'s: napola True (not False), target 21 (not 11)"), p.stderr
+
+
 def test_cli_one_deal_has_no_points_interval(tmp_path):
     out = tmp_path / "one.json"
     p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--json", str(out))
@@ -242,6 +275,9 @@ def test_cli_round_robin_refuses_a_partner_and_one_deal_is_singular():
         "partner is a copy of itself"]
     p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2")
     assert p.returncode == 0 and "2 matches per opponent (1 deal x 2 seats)" in p.stdout
+    # a name given twice was dropped without a word (--opponent twice is an error)
+    p = run_cli("--round-robin", "random", "easy", "random", "--matches", "2")
+    assert p.returncode == 2 and p.stderr.strip() == "evaluate.py: error: --round-robin names random twice"
 
 
 def test_cli_bad_seed_and_unwritable_outputs_fail_before_playing(tmp_path):
@@ -419,6 +455,7 @@ def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, sig, tmp_path):
     ({"opponent": None}, "opponent must be"),
     ({"points_per_hand": "x"}, "points_per_hand must be"),
     ({"seed": [1]}, "seed must be"),
+    ({"seed": 2**63 + 3}, "seed must be a whole number 0..2**63-1"),   # seed 3's deals again
 ])
 def test_cli_pool_rejects_damaged_files_before_printing(damage, field, tmp_path, capsys):
     """Every field of every row is checked first: one line naming the file and the field, never
