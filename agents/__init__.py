@@ -51,7 +51,8 @@ def split_spec(spec: str) -> tuple[str, dict]:
             raise ScopaError(f"bad agent option {item!r} in {spec!r}: write SPEC:key=value[,key=value]")
         if key.strip() in options:      # the last one used to win silently
             raise ScopaError(f"agent option {key.strip()!r} given twice in {spec!r}")
-        options[key.strip()] = _option_value(value)
+        # a name is text as typed (name=123 was the number 123, and game records need text)
+        options[key.strip()] = value.strip() if key.strip() == "name" else _option_value(value)
     return head, options
 
 

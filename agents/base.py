@@ -60,11 +60,11 @@ class RandomAgent(Agent):
 WHOLE_MAX = 10 ** 9     # far above any useful count; the compiled kernels take 64-bit integers
 
 
-def whole_option(agent: str, name: str, v, low: int) -> int:
+def whole_option(agent: str, name: str, v, low: int, high: int = WHOLE_MAX) -> int:
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or \
-            not low <= v <= WHOLE_MAX:
+            not low <= v <= high:
         raise ScopaError(f"{agent} option {name} must be a whole number from {low} to "
-                         f"{WHOLE_MAX:,}, got {v!r}")
+                         f"{high:,}, got {v!r}")
     return int(v)
 
 

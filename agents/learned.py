@@ -67,6 +67,8 @@ class LearnedAgent(Agent):
 
         if (path is None) == (model is None):
             raise ScopaError("LearnedAgent needs exactly one of a checkpoint path or a model")
+        if name is not None and (not isinstance(name, str) or not name):
+            raise ScopaError(f"learned option name must be a non-empty text, got {name!r}")
         rules = None if rules is None else resolve_rules(rules)
         if path is not None:
             ckpt = checkpoint.load(path)
@@ -91,9 +93,7 @@ class LearnedAgent(Agent):
         classic = rules.replace(napola=False, target=11) == Rules()
         if count_last is None:
             count_last = 6 if classic else 0
-        count_last = whole_option("learned", "count_last", count_last, 0)
-        if count_last > 6:
-            raise ScopaError(f"learned option count_last must be a whole number 0..6, got {count_last!r}")
+        count_last = whole_option("learned", "count_last", count_last, 0, 6)
         if count_last and not classic:
             raise ScopaError(f"learned option count_last solves the classic 2-player last deal; "
                              f"these rules ({_label(rules)}) are another game: use count_last=0")

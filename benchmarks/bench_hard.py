@@ -5,7 +5,8 @@
 
 Plays hard against normal (seats alternating) and times every hard decision, and every normal
 decision beside it. With --rules (a preset, default classic) the seats alternate hard, normal,
-... around the table (in pairs: a hard pair against a normal pair), shifted by one seat each match. Prints wall-clock and CPU time (this process's CPU time, which stays close to
+... around the table (in pairs: a hard pair against a normal pair; with six players, whose sides
+are seats s, s + 3, each side is one hard and one normal), shifted by one seat each match. Prints wall-clock and CPU time (this process's CPU time, which stays close to
 the one-core figure when other jobs share the machine, while wall time does not), over all
 decisions and over those with a real choice (more than one legal move; hard answers a single legal
 move at once). The first match is played before timing so that compilation is not counted.

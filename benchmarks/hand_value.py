@@ -49,6 +49,9 @@ class ToldHard(HardAgent):
     def hand_posterior(self, obs):
         if self.told is None:
             return super().hand_posterior(obs)
+        # the models are still weighed on this deal's evidence, as the fair search weighs them
+        # (skipped, a told deal's evidence never reached the later inferred deals' weights)
+        self._weigh(obs, self.rows)
         return np.array([self.told], dtype=np.int64), np.array([1.0 + 1e-12])
 
 

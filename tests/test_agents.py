@@ -677,3 +677,13 @@ def test_a_folder_named_like_a_checkpoint_is_said_to_be_a_folder(tmp_path):
     os.mkfifo(tmp_path / "pipe.pt")            # exists, but no file to read (and reading it would wait)
     with pytest.raises(ScopaError, match="pipe.pt' is not a regular file"):
         make_agent(str(tmp_path / "pipe.pt"))
+
+
+def test_a_learned_agents_name_option_is_text():
+    """name=123 was the number 123, name=true True: evaluate.py wrote them into game records,
+    which then failed to replay ("players must name the seats' agents")."""
+    from agents.learned import LearnedAgent
+    for typed in ("123", "true", "1.5"):
+        assert make_agent(f"checkpoints/scopa-default.pt:name={typed}").name == typed
+    with pytest.raises(ScopaError, match="name must be a non-empty text, got 5"):
+        LearnedAgent(path="checkpoints/scopa-default.pt", name=5)
