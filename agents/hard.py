@@ -77,6 +77,8 @@ EASY = 1               # model_weights: normal, easy, soft
 EASY_GATE = 0.5        # the last deal is played against easy's policy from this model weight on
 MAX_WORLDS = 100_000   # worlds, min_worlds, max_worlds: at most this many per decision
 MAX_ROLLOUTS = 1_000
+INFER_EPS = 0.02       # infer_eps: the chance the normal model gives a move off its judgement
+INFER_BETA = 2.5       # infer_beta: the soft model's exp(beta x score) (benchmarks/opponent_fit.py)
 
 
 def deciding(obs: np.ndarray, target: int, margin: int = ENDGAME_MARGIN) -> bool:
@@ -91,8 +93,8 @@ class HardAgent(Agent):
     def __init__(self, rules=None, seed: int = 0, worlds: int | None = None, budget: int = 9_000,
                  min_worlds: int = 8, max_worlds: int = 400, rollouts: int = 1, epsilon: float = 0.0,
                  time_budget: float | None = None, endgame_margin: int = ENDGAME_MARGIN, weights=None,
-                 exact_last_deal: bool = False, infer: bool = False, infer_eps: float = 0.02,
-                 infer_beta: float = 2.5, easy_last_deal: bool = False):
+                 exact_last_deal: bool = False, infer: bool = False, infer_eps: float | None = None,
+                 infer_beta: float | None = None, easy_last_deal: bool = False):
         super().__init__(rules, seed)
         self.budget, self.min_worlds, self.max_worlds, self.rollouts = (
             whole_option("hard", name, v, 1) for name, v in (
@@ -119,12 +121,18 @@ class HardAgent(Agent):
         self.exact_last_deal = flag_option("hard", "exact_last_deal", exact_last_deal)
         self.infer = flag_option("hard", "infer", infer)
         self.easy_last_deal = flag_option("hard", "easy_last_deal", easy_last_deal)
-        self.infer_eps = number_option("hard", "infer_eps", infer_eps)
+        self.infer_eps = number_option("hard", "infer_eps", INFER_EPS if infer_eps is None else infer_eps)
         if not 0.0 < self.infer_eps <= 1.0:
             raise ScopaError(f"hard option infer_eps must be in (0, 1], got {infer_eps!r}")
-        self.infer_beta = number_option("hard", "infer_beta", infer_beta)
+        self.infer_beta = number_option("hard", "infer_beta", INFER_BETA if infer_beta is None else infer_beta)
         if not 0.0 <= self.infer_beta <= 100.0:
             raise ScopaError(f"hard option infer_beta must be in [0, 100], got {infer_beta!r}")
+        # the inference's options do nothing without it: refused, as the learned agent's
+        # easy_last_deal without search is (they were accepted without a word)
+        for name, given in (("infer_eps", infer_eps is not None), ("infer_beta", infer_beta is not None),
+                            ("easy_last_deal", self.easy_last_deal)):
+            if given and not self.infer:
+                raise ScopaError(f"hard option {name} is the inference's: give infer=true too")
         self.weights = weights_option("hard", WEIGHTS if weights is None else weights, WEIGHTS.size)
         self.last_worlds = 0
         self._classic = _rollout.classic_rules(self.rules)

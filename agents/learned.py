@@ -61,7 +61,7 @@ class LearnedAgent(Agent):
 
     def __init__(self, rules: Rules | None = None, seed: int = 0, path: str | None = None,
                  model=None, name: str | None = None, count_last: int | None = None,
-                 search: int = 0, search_weight: float = 0.5, easy_last_deal: bool = False):
+                 search: int = 0, search_weight: float | None = None, easy_last_deal: bool = False):
         from training import checkpoint
         from training.model import build_model
 
@@ -99,9 +99,12 @@ class LearnedAgent(Agent):
                              f"these rules ({_label(rules)}) are another game: use count_last=0")
         self.count_last = count_last
         search = whole_option("learned", "search", search, 0)
-        search_weight = number_option("learned", "search_weight", search_weight)
+        weight_given = search_weight is not None
+        search_weight = number_option("learned", "search_weight", 0.5 if search_weight is None else search_weight)
         if not 0.0 <= search_weight <= 1.0:
             raise ScopaError(f"learned option search_weight must be a number in [0, 1], got {search_weight!r}")
+        if weight_given and not search:      # accepted without a word, and did nothing
+            raise ScopaError("learned option search_weight blends the search: give search > 0 too")
         if search and not classic:
             raise ScopaError(f"learned option search is the hard level's classic 2-player search with "
                              f"opponent modelling; these rules ({_label(rules)}) are another game: use search=0")

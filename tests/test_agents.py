@@ -687,3 +687,15 @@ def test_a_learned_agents_name_option_is_text():
         assert make_agent(f"checkpoints/scopa-default.pt:name={typed}").name == typed
     with pytest.raises(ScopaError, match="name must be a non-empty text, got 5"):
         LearnedAgent(path="checkpoints/scopa-default.pt", name=5)
+
+
+def test_options_that_would_do_nothing_are_refused():
+    """The inference's options without infer, and search_weight without search, were accepted
+    without a word and did nothing (easy_last_deal without search was already refused)."""
+    for spec in ("hard:infer_eps=0.1", "hard:infer_beta=3", "hard:easy_last_deal=true"):
+        with pytest.raises(ScopaError, match=f"hard option {spec[5:].split('=')[0]} is the inference's: give infer=true too"):
+            make_agent(spec)
+    assert make_agent("hard:infer=true,infer_eps=0.1,infer_beta=3,easy_last_deal=true").infer_beta == 3
+    with pytest.raises(ScopaError, match="search_weight blends the search: give search > 0 too"):
+        make_agent("checkpoints/scopa-default.pt:search_weight=0.7")
+    assert make_agent("checkpoints/scopa-default.pt:search=10,search_weight=0.7").search_weight == 0.7
