@@ -98,6 +98,15 @@ def napola_joint(taken, piles, sides, my):
 
 
 @njit(cache=True)
+def _napola_joint_two(taken, my_pile, opp_pile):
+    """napola_joint for the classic two sides (the piles' array made only when it is needed)."""
+    two = np.empty(2, dtype=np.int64)
+    two[0] = my_pile
+    two[1] = opp_pile
+    return napola_joint(taken, two, 2, 0)
+
+
+@njit(cache=True)
 def card_values(my_pile, opp_pile, napola, w, vals):
     """vals[c]: what card c is worth to whoever takes it, given the piles so far (napola: the
     napola is scored; a denaro then also counts what it adds to it for the side it helps most,
@@ -227,9 +236,6 @@ def score_moves(hand, table, my_pile, opp_pile, unseen, opp_hand, deck_left, las
     """
     vals = scratch[SCRATCH - 48:SCRATCH - 8]
     card_values(my_pile, opp_pile, napola, w, vals)
-    two = np.empty(2, dtype=np.int64)
-    two[0] = my_pile
-    two[1] = opp_pile
     for i in range(n):
         c = cards[i]
         m = masks[i]
@@ -240,7 +246,7 @@ def score_moves(hand, table, my_pile, opp_pile, unseen, opp_hand, deck_left, las
             new_table = table & ~m
             gain = _mask_value(m, vals) + vals[c]
             if napola:
-                gain += napola_joint(m | bit, two, 2, 0)
+                gain += _napola_joint_two(m | bit, my_pile, opp_pile)
             if new_table == 0 and not last_play:
                 gain += w[I_SCOPA]
         else:
