@@ -12,22 +12,22 @@ network scores legal moves by their features (training/model.py), so masking is 
 the padding out of the softmax.
 
 Only the learner's decisions are trained on. A learner decision's reward is what its side earns
-until the side's next decision (partners share the side's reward, so in pairs the side's
-decisions, alternating between the partners, form one sequence); GAE runs over each game's
-sequence of learner decisions. A rollout ends wherever its last step falls, so the last learner
-decision of a game whose episode goes on (its "tail") has an unfinished return. The tail is not
-trained in that iteration: it is carried into the next one as row 0 of its buffer (the
-observation, the legal moves, the move and its log-probability under the policy that played it,
-and the reward earned after it so far), and trained in the first iteration that holds the
-learner's next decision or the episode's end (with rollouts shorter than the gap between a
-side's turns, one that holds neither carries it again, adding up its reward). GAE in the iteration that made the tail bootstraps at the tail's own value, computed by
-the value head at a learner decision, where the head is trained. (The first version bootstrapped
-at the current position seen from the learner's seat, which in about half the games is another
-seat's turn, where the value head is never trained: a review measured +0.22 points of bias
-there.) The carried row's value is computed again by the network of the iteration that trains
-it; its log-probability stays the one it was played with, as PPO's ratio needs. The tails are
-part of the run's state, so a resume continues exactly; a checkpoint written before tails were
-carried (it trained every decision, bootstrapping as above) resumes with none.
+until the side's next decision (partners share the side's reward, so in pairs the side's decisions,
+alternating between the partners, form one sequence); GAE runs over each game's sequence of learner
+decisions. A rollout ends wherever its last step falls, so the last learner decision of a game
+whose episode goes on (its "tail") has an unfinished return. The tail is not trained in that
+iteration: it is carried into the next one as row 0 of its buffer (the observation, the legal
+moves, the move and its log-probability under the policy that played it, and the reward earned
+after it so far), and trained in the first iteration that holds the learner's next decision or the
+episode's end (with rollouts shorter than the gap between a side's turns, one that holds neither
+carries it again, adding up its reward). GAE in the iteration that made the tail bootstraps at the
+tail's own value, computed by the value head at a learner decision, where the head is trained. (The
+first version bootstrapped at the current position seen from the learner's seat, which in about
+half the games is another seat's turn, where the value head is never trained: a review measured
++0.22 points of bias there.) The carried row's value is computed again by the network of the
+iteration that trains it; its log-probability stays the one it was played with, as PPO's ratio
+needs. The tails are part of the run's state, so a resume continues exactly; a checkpoint written
+before tails were carried (it trained every decision, bootstrapping as above) resumes with none.
 """
 from __future__ import annotations
 
