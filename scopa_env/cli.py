@@ -72,10 +72,10 @@ def _on_sigterm(signum, frame):
 
 @contextlib.contextmanager
 def deferred_interrupts():
-    """Hold Ctrl-C and SIGTERM off for the block and deliver them when it ends (to the handlers
-    there were before: KeyboardInterrupt, run_main's Terminated). A block that fails lets its
-    own error through, and a signal held off then is delivered after it. Only the main thread
-    receives signals; elsewhere this does nothing."""
+    """Hold Ctrl-C and SIGTERM off for the block and deliver the first one when it ends (to the
+    handlers there were before: KeyboardInterrupt, run_main's Terminated), also when the block
+    failed: the interrupt then takes its error's place. Only the main thread receives signals;
+    elsewhere this does nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

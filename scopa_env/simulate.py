@@ -78,9 +78,8 @@ def main(argv=None) -> int:
             # a temporary file renamed over --out when complete: a failure or Ctrl-C keeps the old file
             with AtomicFile(args.out) as f:
                 write_records(f, rules, args)
-    except BrokenPipeError:         # the reader stopped (| head): nothing more to say
-        sys.stderr.close()
-        return 0
+    except BrokenPipeError:         # the reader stopped (| head): run_main ends quietly
+        raise
     except (ScopaError, OSError) as e:
         print(f"simulate: {e}", file=sys.stderr)
         return 2
