@@ -166,7 +166,7 @@ class PPO:
         return idx, logp.numpy(), values.numpy(), learner_moves
 
     # ---- the carried tails (module docstring) -------------------------------------------------
-    _TAIL_KEYS = ("obs", "cards", "captured", "count", "idx", "logp", "reward")
+    _TAIL_ROW = ("obs", "cards", "captured", "count", "idx", "logp")    # copied from its buffer row
 
     def _no_tails(self) -> dict:
         B, L = self.cfg.num_envs, self.env.legal_card.shape[1]
@@ -197,7 +197,7 @@ class PPO:
         row = np.argmax(tail, axis=0)
         games = np.arange(len(on))
         new = {"on": on, "reward": carried}
-        for key in self._TAIL_KEYS[:-1]:
+        for key in self._TAIL_ROW:
             new[key] = buf[key][row, games].copy()
             new[key][~on] = 0
         self.tail = new
