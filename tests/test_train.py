@@ -220,6 +220,13 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
             make_agent(str(tmp_path / f"{key}.pt"))
     _one_line_error(run_main(capsys, "--resume", str(tmp_path / "truncated.pt")),
                     "corrupt", "truncated.pt")
+    # the algo key and the config disagreeing (an edited file, checksum made again): a resume
+    # rebuilt the config's algorithm onto the other's state without a word
+    bad = torch.load(good, weights_only=True)
+    bad["algo"] = "ppo"
+    checkpoint.save_atomic(bad, tmp_path / "algo.pt")
+    with pytest.raises(ScopaError, match="says algo 'ppo' but its config says 'dmc'"):
+        checkpoint.load(tmp_path / "algo.pt")
     # a torch file holding Python objects: no advice to load it with weights_only=False
     torch.save({"obj": object()}, tmp_path / "objects.pt")
     with pytest.raises(ScopaError, match=r"not a checkpoint \(not a torch file of plain tensors") as e:

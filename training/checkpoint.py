@@ -221,6 +221,10 @@ def check(ckpt, where: str = "checkpoint") -> None:
     if not isinstance(ckpt["config"], dict):
         raise ScopaError(f"checkpoint {where!r} has a config of {_show(ckpt['config'])}, not a table "
                          f"of config keys")
+    if "algo" in ckpt["config"] and ckpt["config"]["algo"] != ckpt["algo"]:
+        # a resume rebuilt the config's algorithm onto the other one's state without a word
+        raise ScopaError(f"checkpoint {where!r} says algo {_show(ckpt['algo'])} but its config says "
+                         f"{_show(ckpt['config']['algo'])}")
     _check_counters(ckpt, where)
     for key in ("model", "optimizer"):
         if key in ckpt:
