@@ -64,6 +64,18 @@ except KeyboardInterrupt:
     sys.exit(130)
 
 
+def same_agent_key(spec: str):
+    """What makes two specs one agent: the level's name in any case, or the checkpoint's path
+    normalised; the options in any order. A spec that does not parse is its own key (the agent
+    checks report it)."""
+    try:
+        head, options = split_spec(spec)
+    except ScopaError:
+        return spec
+    head = os.path.normpath(head) if head.endswith(".pt") else head.lower()
+    return head, tuple(sorted((k, repr(v)) for k, v in options.items()))
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     p = Parser(
         prog="evaluate.py", description="Evaluate agents on duplicate deals with seats swapped.")
@@ -121,9 +133,13 @@ def parse_args(argv=None) -> argparse.Namespace:
             p.error("--round-robin replaces --agent/--opponent")
         if len(args.round_robin) < 2:
             p.error("--round-robin needs at least two agents")
-        twice = sorted({s for s in args.round_robin if args.round_robin.count(s) > 1})
-        if twice:      # it was dropped without a word, as --opponent twice is not
-            p.error(f"--round-robin names {twice[0]} twice")
+        seen = {}
+        for spec in args.round_robin:   # one agent under two spellings (Easy, ./x.pt, options
+            key = same_agent_key(spec)  # in another order) played itself in the table
+            if key in seen:
+                p.error(f"--round-robin names one agent twice: {seen[key]} and {spec}"
+                        if seen[key] != spec else f"--round-robin names {spec} twice")
+            seen[key] = spec
         if args.partner:     # it went to the first agent of each pair only: an order-dependent table
             p.error("--partner is for --agent runs: in a --round-robin each agent's partner is a "
                     "copy of itself")

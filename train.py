@@ -132,20 +132,28 @@ def export_target(out: str, src: str) -> Path:
 def export(src: str, out: str) -> None:
     from training import checkpoint
 
+    from scopa_env.cli import deferred_interrupts
+
     ckpt = checkpoint.load(src)
     target = export_target(out, src)
-    try:
-        path = checkpoint.save_atomic(checkpoint.agent_only(ckpt), target)
-        size = path.stat().st_size
-    except OSError as e:
-        raise ScopaError(f"cannot write --export output {out!r} ({e.strerror or e})") from None
-    print(f"wrote {path} ({size / 1e6:.1f} MB) from {src}")
+    with deferred_interrupts():     # a Ctrl-C during the write acts once it is written and said
+        try:
+            path = checkpoint.save_atomic(checkpoint.agent_only(ckpt), target)
+            size = path.stat().st_size
+        except OSError as e:
+            raise ScopaError(f"cannot write --export output {out!r} ({e.strerror or e})") from None
+        print(f"wrote {path} ({size / 1e6:.1f} MB) from {src}")
 
 
-def config_error(e: ScopaError, loaded: dict, path) -> str:
+def config_error(e: ScopaError, loaded: dict, overrides: dict, path) -> str:
     """make_config's error, naming the config file when the file alone makes it (a bad value
     there, or two of its keys setting one rules option); one the flags make is theirs."""
     from training.config import make_config
+    try:
+        make_config(**overrides)        # the flags alone on the defaults: their error is theirs
+    except ScopaError as flags:
+        if str(flags) == str(e):
+            return str(e)
     try:
         make_config(loaded)
     except ScopaError as alone:
@@ -190,7 +198,7 @@ def main(argv=None) -> int:
             try:
                 cfg = make_config(loaded, **overrides)
             except ScopaError as e:
-                raise ScopaError(config_error(e, loaded, path)) from None
+                raise ScopaError(config_error(e, loaded, overrides, path)) from None
             if args.print_config:
                 print(cfg.to_toml(), end="")
                 return 0
@@ -210,7 +218,10 @@ def main(argv=None) -> int:
               f"'.[train]' (on these machines first pip install torch==2.13.0)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        if run is not None and run.checkpointed or run is None and args.resume is not None:
+        if args.export:
+            print("train.py: interrupted (--export wrote its output only if it said so above)",
+                  file=sys.stderr)
+        elif run is not None and run.checkpointed or run is None and args.resume is not None:
             print("train.py: interrupted (the last checkpoint is intact; --resume continues)",
                   file=sys.stderr)
         else:

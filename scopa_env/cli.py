@@ -81,14 +81,30 @@ def deferred_interrupts():
         return
     pending: list[int] = []
     held = (signal.SIGINT, signal.SIGTERM)
-    old = {s: signal.signal(s, lambda signum, frame: pending.append(signum)) for s in held}
+    with _blocked(held):     # a signal between two swaps left a handler on the wrong one
+        old = {s: signal.signal(s, lambda signum, frame: pending.append(signum)) for s in held}
     try:
         yield
     finally:
-        for s in held:      # None: a handler not set from Python; the default then
-            signal.signal(s, signal.SIG_DFL if old[s] is None else old[s])
+        with _blocked(held):
+            for s in held:      # None: a handler not set from Python; the default then
+                signal.signal(s, signal.SIG_DFL if old[s] is None else old[s])
         if pending:
             signal.raise_signal(pending[0])
+
+
+@contextlib.contextmanager
+def _blocked(signals):
+    """The signals held by the OS for the block (delivered when it ends), where it can."""
+    mask = getattr(signal, "pthread_sigmask", None)
+    if mask is None:
+        yield
+        return
+    mask(signal.SIG_BLOCK, signals)
+    try:
+        yield
+    finally:
+        mask(signal.SIG_UNBLOCK, signals)
 
 
 def run_main(main) -> int:

@@ -278,6 +278,11 @@ def test_cli_round_robin_refuses_a_partner_and_one_deal_is_singular():
     # a name given twice was dropped without a word (--opponent twice is an error)
     p = run_cli("--round-robin", "random", "easy", "random", "--matches", "2")
     assert p.returncode == 2 and p.stderr.strip() == "evaluate.py: error: --round-robin names random twice"
+    for a, b in (("easy", "Easy"), ("hard:worlds=5,rollouts=2", "hard:rollouts=2,worlds=5"),
+                 ("checkpoints/scopa-default.pt", "./checkpoints/scopa-default.pt")):
+        p = run_cli("--round-robin", a, "random", b, "--matches", "2")
+        assert p.returncode == 2 and p.stderr.strip() == \
+            f"evaluate.py: error: --round-robin names one agent twice: {a} and {b}", p.stderr
 
 
 def test_cli_bad_seed_and_unwritable_outputs_fail_before_playing(tmp_path):

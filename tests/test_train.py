@@ -458,6 +458,58 @@ def test_an_interrupt_during_a_save_acts_once_the_file_is_written(tmp_path, monk
     assert [p.name for p in tmp_path.iterdir()] == ["latest.pt"]
 
 
+@pytest.mark.parametrize("what", ["first checkpoint", "export"])
+def test_an_interrupt_held_off_by_a_write_reports_what_was_written(tmp_path, capsys, monkeypatch, what):
+    """The interrupt held off during a run's first latest.pt arrived before the run noted that
+    the file existed: "no checkpoint was written yet", and a new run of the name was refused.
+    --export said the same of its written output."""
+    import os
+    import signal
+    real = checkpoint.torch.save
+
+    def interrupted(obj, f):
+        os.kill(os.getpid(), signal.SIGINT)
+        real(obj, f)
+    monkeypatch.setattr(checkpoint.torch, "save", interrupted)
+    monkeypatch.chdir(tmp_path)
+    if what == "export":
+        r = run_main(capsys, "--export", str(ROOT / "checkpoints" / "scopa-default.pt"), "out.pt")
+        assert r.returncode == 130 and "wrote out.pt" in r.stdout, r
+        assert r.stderr == "train.py: interrupted (--export wrote its output only if it said so above)\n"
+        assert checkpoint.load("out.pt")["model"]
+        return
+    r = run_main(capsys, "--total-steps", "1024", "--num-envs", "16", "--rollout-steps", "32",
+                 "--hidden", "32", "--eval-every", "0", "--final-matches", "0", "--torch-threads", "1",
+                 "--run-name", "first")
+    assert r.returncode == 130 and "last checkpoint is intact" in r.stderr, r
+    assert checkpoint.load(tmp_path / "checkpoints" / "first" / "latest.pt")["counters"]["steps"] > 0
+
+
+def test_deferred_interrupts_restores_both_handlers_when_a_signal_lands_between_them(monkeypatch):
+    """A Ctrl-C landing after SIGINT's handler was restored but before SIGTERM's raised out of
+    the restore and left SIGTERM on the deferring handler: later SIGTERMs were swallowed. The
+    swaps now happen with both signals held by the OS."""
+    import os
+    import signal
+    from scopa_env import cli
+    before = signal.getsignal(signal.SIGTERM)
+    real, calls = signal.signal, []
+
+    def swap(signum, handler):
+        old = real(signum, handler)
+        calls.append(signum)
+        if len(calls) == 3:             # the restore of SIGINT, the first of the two
+            os.kill(os.getpid(), signal.SIGINT)
+        return old
+    monkeypatch.setattr(signal, "signal", swap)
+    with pytest.raises(KeyboardInterrupt):
+        with cli.deferred_interrupts():
+            pass
+    monkeypatch.undo()
+    assert calls == [signal.SIGINT, signal.SIGTERM, signal.SIGINT, signal.SIGTERM]
+    assert signal.getsignal(signal.SIGTERM) == before
+
+
 def test_killed_training_leaves_a_loadable_checkpoint_and_resumes(tmp_path):
     """SIGKILL train.py at uneven moments while it writes a checkpoint every few batches: each
     time latest.pt loads with weights_only=True, never goes back in steps, and the run resumes
@@ -738,6 +790,9 @@ def test_print_config_escapes_control_characters(tmp_path, capsys):
     again = run_main(capsys, "--print-config", "--config", str(tmp_path / "p.toml"))
     assert again.returncode == 0 and again.stdout == r.stdout, again.stderr
     assert make_config(tomllib.loads(r.stdout)).init_from == odd
+    # a byte that is not UTF-8 (a path from the command line): one error, not invalid TOML
+    _one_line_error(run_main(capsys, "--print-config", "--checkpoints-dir", "ck\udcffx"),
+                    "a config value holds a byte that is not UTF-8 text (b'\\xff')")
 
 
 def test_a_config_files_own_bad_value_names_the_file(tmp_path, capsys):
@@ -752,6 +807,10 @@ def test_a_config_files_own_bad_value_names_the_file(tmp_path, capsys):
                     f"error: {path}: config key 'num_envs' must be at least 1, got -3")
     assert run_main(capsys, "--config", str(path), "--num-envs", "4", "--print-config").returncode == 0
     path.write_text("num_envs = 3\n")
+    r = run_main(capsys, "--config", str(path), "--num-envs", "-4", "--print-config")
+    _one_line_error(r, "error: config key 'num_envs' must be at least 1, got -4")
+    assert str(path) not in r.stderr
+    path.write_text("num_envs = -4\n")         # the flag repeats the file's bad value: the flag's
     r = run_main(capsys, "--config", str(path), "--num-envs", "-4", "--print-config")
     _one_line_error(r, "error: config key 'num_envs' must be at least 1, got -4")
     assert str(path) not in r.stderr

@@ -72,7 +72,7 @@ def save_atomic(obj: dict, path: str | Path) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     with deferred_interrupts():
         _write_replace(obj, path)
-    sync_folder(path.parent)        # make the rename itself durable
+        sync_folder(path.parent)        # make the rename itself durable
     return path
 
 

@@ -236,6 +236,10 @@ def _toml_char(ch: str) -> str:
     a control character made --print-config's output invalid TOML)."""
     if ch in _TOML_ESCAPES:
         return _TOML_ESCAPES[ch]
+    if 0xD800 <= ord(ch) <= 0xDFFF:     # a byte that was not UTF-8 (a path from the command line)
+        byte = ch.encode("utf-8", "surrogateescape")
+        raise ScopaError(f"a config value holds a byte that is not UTF-8 text ({byte!r}): a config "
+                         f"file cannot hold it; use a path in UTF-8")
     return ch if 32 <= ord(ch) != 127 else f"\\u{ord(ch):04x}"
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from scopa_env.cli import deferred_interrupts
 from scopa_env.errors import ScopaError
 from scopa_env.presets import preset_name
 from scopa_env.rules import Rules
@@ -197,14 +198,13 @@ class Run:
         if first:
             # a run's first checkpoint is latest.pt: killed between two writes, a folder holding
             # only a step_*.pt refused a new run of its name and had no latest.pt to resume
-            self._write(d, self.ckpt_dir / "latest.pt")
-            self.checkpointed = True
+            self._write_first(d)
         if tag:
             self._write(d, self.ckpt_dir / f"{tag}.pt")
             # oldest first by step count (names sort so only up to 10 digits); only this run's
             # own step_<digits>.pt files
             periodic = sorted((int(m.group(1)), p) for p in self.ckpt_dir.glob("step_*.pt")
-                              if (m := re.fullmatch(r"step_(\d+)\.pt", p.name)))
+                              if (m := re.fullmatch(r"step_([0-9]+)\.pt", p.name)))
             for _, old in periodic[:-KEEP_PERIODIC]:
                 try:
                     old.unlink()
@@ -213,6 +213,13 @@ class Run:
                                      f"({e.strerror or checkpoint.first_line(e)})") from None
         if not first:
             self._write(d, self.ckpt_dir / "latest.pt")
+
+    def _write_first(self, d: dict) -> None:
+        """The run's first latest.pt, and the note that it exists, together: a Ctrl-C held off
+        during the write (save_atomic) acts after both (it said no checkpoint was written)."""
+        with deferred_interrupts():
+            self._write(d, self.ckpt_dir / "latest.pt")
+            self.checkpointed = True
 
     @staticmethod
     def _write(d: dict, path: Path) -> None:
@@ -366,8 +373,7 @@ class Run:
                 # best.pt is never a run's only checkpoint: the first one comes after a latest.pt,
                 # so a kill or Ctrl-C at any moment leaves a run that --resume continues (and a
                 # new run of this name is rightly refused)
-                self._write(d, self.ckpt_dir / "latest.pt")
-                self.checkpointed = True
+                self._write_first(d)
             self._write(d, self.ckpt_dir / "best.pt")
         self.last_eval = results
 
