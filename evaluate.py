@@ -76,6 +76,17 @@ def same_agent_key(spec: str):
     return head, tuple(sorted((k, repr(v)) for k, v in options.items()))
 
 
+def first_repeat(specs: list[str]) -> tuple[str, str] | None:
+    """The first two specs that name one agent (same_agent_key), or None."""
+    seen: dict = {}
+    for spec in specs:
+        key = same_agent_key(spec)
+        if key in seen:
+            return seen[key], spec
+        seen[key] = spec
+    return None
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     p = Parser(
         prog="evaluate.py", description="Evaluate agents on duplicate deals with seats swapped.")
@@ -133,22 +144,22 @@ def parse_args(argv=None) -> argparse.Namespace:
             p.error("--round-robin replaces --agent/--opponent")
         if len(args.round_robin) < 2:
             p.error("--round-robin needs at least two agents")
-        seen = {}
-        for spec in args.round_robin:   # one agent under two spellings (Easy, ./x.pt, options
-            key = same_agent_key(spec)  # in another order) played itself in the table
-            if key in seen:
-                p.error(f"--round-robin names one agent twice: {seen[key]} and {spec}"
-                        if seen[key] != spec else f"--round-robin names {spec} twice")
-            seen[key] = spec
+        twice = first_repeat(args.round_robin)   # one agent under two spellings (Easy, ./x.pt,
+        if twice:                                # options in another order) played itself
+            a, b = twice
+            p.error(f"--round-robin names one agent twice: {a} and {b}" if a != b
+                    else f"--round-robin names {a} twice")
         if args.partner:     # it went to the first agent of each pair only: an order-dependent table
             p.error("--partner is for --agent runs: in a --round-robin each agent's partner is a "
                     "copy of itself")
     elif not args.agent or not args.opponent:
         p.error("give --agent and at least one --opponent, or --round-robin")
     else:
-        twice = sorted({o for o in args.opponent if args.opponent.count(o) > 1})
+        twice = first_repeat(args.opponent)
         if twice:      # it played the same deals twice, and --pool refused the file
-            p.error(f"--opponent {twice[0]} is given twice")
+            a, b = twice
+            p.error(f"--opponent {a} is given twice" if a == b
+                    else f"--opponent names one agent twice: {a} and {b}")
     for flag, path in (("--json", args.json), ("--record", args.record)):
         for spec in (args.round_robin or [args.agent, *args.opponent]) + [args.partner]:
             try:

@@ -283,6 +283,10 @@ def test_cli_round_robin_refuses_a_partner_and_one_deal_is_singular():
         p = run_cli("--round-robin", a, "random", b, "--matches", "2")
         assert p.returncode == 2 and p.stderr.strip() == \
             f"evaluate.py: error: --round-robin names one agent twice: {a} and {b}", p.stderr
+    # --opponent by the same test (it compared the text only)
+    p = run_cli("--agent", "easy", "--opponent", "random", "--opponent", "Random", "--matches", "2")
+    assert p.returncode == 2 and p.stderr.strip() == \
+        "evaluate.py: error: --opponent names one agent twice: random and Random", p.stderr
 
 
 def test_cli_bad_seed_and_unwritable_outputs_fail_before_playing(tmp_path):
