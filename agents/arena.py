@@ -32,7 +32,7 @@ from scopa_env.game import Game
 from scopa_env.presets import resolve_rules
 from scopa_env.records import Recorder
 from scopa_env.rules import Rules
-from scopa_env.seeds import offset_seed
+from scopa_env.seeds import offset_seed, pair_entropy
 
 from . import stats
 from .base import Agent
@@ -64,22 +64,11 @@ class MatchResult:
         return self.winner == self.agent_side
 
 
-_M32 = 2**32 - 1
-_WIDE_SEED = 0x5C0BA     # the last word of a seed's entropy from 2**32 up: never 0, never a count
-
-
 def pair_seed(seed: int, index: int) -> int:
-    """The match seed of duplicate deal `index` in a run seeded `seed` (0 <= seed < 2**63).
-
-    Below 2**32 it hashes [seed, index], as it always has (every figure quoted used such seeds).
-    numpy splits an entry of 2**32 or more into 32-bit words and pads the entropy with zero
-    words, so for bigger seeds [seed, index] made deal 0 of seed s + k * 2**32 deal k of seed s
-    (and --pool counted it twice); they hash fixed-width words ending in a marker instead."""
-    seed, index = int(seed), int(index)
-    if not 0 <= seed < 2**63 or not 0 <= index < 2**64:
-        raise ValueError(f"pair_seed: seed must be 0..2**63-1 and index 0..2**64-1, got {seed}, {index}")
-    words = [seed, index] if seed <= _M32 and index <= _M32 else \
-        [seed & _M32, seed >> 32, index & _M32, index >> 32, _WIDE_SEED]
+    """The match seed of duplicate deal `index` in a run seeded `seed` (0 <= seed < 2**63):
+    a hash of scopa_env.seeds.pair_entropy (below 2**32 [seed, index], as it always was; every
+    figure quoted used such seeds)."""
+    words = pair_entropy(seed, index)
     return int(np.random.SeedSequence(words).generate_state(1, np.uint64)[0] & (2**62 - 1))
 
 

@@ -4,8 +4,8 @@ python -m scopa_env.simulate --matches N --seed S --out FILE [--rules PRESET] [-
                              [--with-legal] [--no-check]
 python -m scopa_env.simulate --list-rules
 
-Match i is dealt from seed S + i, and its random player draws from its own generator seeded
-from (S, i), so any single match can be regenerated alone. Every record written is replayed
+Match i is dealt from seed S + i, and its random player draws from its own generator
+(`player_rng(S, i)`), so any single match can be regenerated alone. Every record written is replayed
 through the engine (records.replay) before the next one, unless --no-check. The file is written
 to a temporary name and renamed over --out when complete: an error or Ctrl-C (exit 130) leaves
 an existing --out as it was. `--out -` writes the records to standard output as they are made
@@ -24,7 +24,7 @@ from .game import Game
 from .presets import list_rules_text, rules_from_preset
 from .records import Recorder, dumps, replay
 from .rules import Rules
-from .seeds import check_seed
+from .seeds import check_seed, pair_entropy
 
 
 def random_match(rules: Rules, seed: int, rng: np.random.Generator, with_legal: bool = False) -> dict:
@@ -38,6 +38,13 @@ def random_match(rules: Rules, seed: int, rng: np.random.Generator, with_legal: 
             return rec.record
         if result.hand_over:
             rec.next_hand()
+
+
+def player_rng(seed: int, i: int) -> np.random.Generator:
+    """The random player's generator in match `i` of a run seeded `seed`: seeded [seed, i] below
+    2**32, as it always was; from 2**32 up by fixed-width words (seeds.pair_entropy), where
+    [seed, i] gave match 0 of seed s + k * 2**32 the draws of match k of seed s."""
+    return np.random.default_rng(pair_entropy(seed, i))
 
 
 def main(argv=None) -> int:
@@ -72,6 +79,8 @@ def main(argv=None) -> int:
         if not args.out:
             raise ScopaError("--out needs a file name")
         if args.out == "-":
+            if sys.stdout is None:      # started with standard output closed (>&-)
+                raise ScopaError("--out -: standard output is closed")
             write_records(sys.stdout, rules, args)
             sys.stdout.flush()
         else:
@@ -95,7 +104,7 @@ def main(argv=None) -> int:
 
 def write_records(f, rules: Rules, args) -> None:
     for i in range(args.matches):
-        rng = np.random.default_rng([args.seed, i])
+        rng = player_rng(args.seed, i)
         record = random_match(rules, args.seed + i, rng, args.with_legal)
         if not args.no_check:
             replay(record)

@@ -1,6 +1,7 @@
 """Invariants of the engine over random seeds (hypothesis), and records checked against an
 independent reading of RULES.md (tests/reference_rules.py)."""
 import json
+import os
 import re
 import subprocess
 import sys
@@ -375,3 +376,24 @@ def test_replay_holds_records_to_the_documented_keys_and_types():
     g = Game(Rules(), 0)
     with pytest.raises(ScopaError, match="listed twice"):
         g.play(g.hand(g.to_move)[0], [g.table[0], g.table[0]])
+
+
+def test_simulate_random_players_of_big_seeds_draw_their_own_numbers():
+    """The random player of match i drew from default_rng([seed, i]); numpy pads [seed, i] with
+    zero words, so match 0 of seed 5 + 3 * 2**32 drew match 3 of seed 5's numbers. Below 2**32
+    the generator is as it was (records written before replay the same)."""
+    from scopa_env.simulate import player_rng
+
+    def draws(seed, i):
+        return tuple(player_rng(seed, i).integers(2**62, size=4))
+    assert draws(5, 3) == tuple(np.random.default_rng([5, 3]).integers(2**62, size=4))
+    big = {draws(5 + k * 2**32, i) for k in range(1, 4) for i in range(4)}
+    small = {draws(5, i) for i in range(16)}
+    assert len(big) == 12 and not big & small
+
+
+def test_simulate_to_a_closed_standard_output_is_one_error():
+    r = subprocess.run([sys.executable, "-m", "scopa_env.simulate", "--matches", "1", "--seed", "1",
+                        "--out", "-"], stdout=None, stderr=subprocess.PIPE, text=True,
+                       preexec_fn=lambda: os.close(1))
+    assert r.returncode == 2 and r.stderr == "simulate: --out -: standard output is closed\n", r.stderr
