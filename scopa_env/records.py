@@ -153,6 +153,18 @@ def _deck_of(hand: dict, n: int) -> list[int]:
     return deck
 
 
+def _check_seed_deck(deck: list[int], game: Game, rules: Rules, seed) -> None:
+    """The first hand's deals, strung into one deck, are the deck `seed` dealt (game as the seed
+    made it); deal 0 alone was compared, so later deals of the first hand could be any cards."""
+    seeded = [int(c) for c in game.state[core.DECK:core.DECK + 40]]
+    for i, (c, want) in enumerate(zip(deck, seeded)):
+        if c != want:
+            first = rules.players * rules.hand_cards + rules.table_cards
+            k = 0 if i < first else 1 + (i - first) // (rules.players * rules.hand_cards)
+            raise ScopaError(f"hand 0 deal {k}: the record deals {card_str(c)} where seed {seed} "
+                             f"deals {card_str(want)} (the seed deals the whole first hand)")
+
+
 def _check_deal(where: str, deal: dict, game: Game, first: bool, source: str = "those cards") -> None:
     """The record's deal is the one the engine dealt from the deck it was given (or, `source`,
     from the record's seed): the same cards in each seat's hand (and on the table in a hand's
@@ -258,7 +270,10 @@ def replay(record: dict) -> Game:
                 # core.start_hand deals again: RULES.md voids such a deal, so no game plays it
                 raise ScopaError(f"hand {h}: the table {' '.join(table)} holds 3 or more re, a void "
                                  f"deal that is dealt again")
-            game.deal_hand(hand["dealer"], _deck_of(hand, n))
+            deck = _deck_of(hand, n)
+            if h == 0:      # the seed deals the whole first hand, its later deals too
+                _check_seed_deck(deck, game, rules, record["seed"])
+            game.deal_hand(hand["dealer"], deck)
             _check_deal(f"hand {h} deal 0", hand["deals"][0], game, True)
             deals = 1
             for i, mv in enumerate(hand["moves"]):

@@ -397,3 +397,23 @@ def test_simulate_to_a_closed_standard_output_is_one_error():
                         "--out", "-"], stdout=None, stderr=subprocess.PIPE, text=True,
                        preexec_fn=lambda: os.close(1))
     assert r.returncode == 2 and r.stderr == "simulate: --out -: standard output is closed\n", r.stderr
+
+
+def test_replay_checks_every_deal_of_the_first_hand_against_the_seed():
+    """README: Game(rules, seed) deals the record's first hand and replay checks that it does;
+    only its first deal was compared, so a record whose later deals were other cards replayed."""
+    import pytest
+    from scopa_env import ScopaError
+    game = Game(Rules(), seed=5)
+    deck = [int(c) for c in game.state[core.DECK:core.DECK + 40]]
+    game.deal_hand(game.dealer, deck[:10] + deck[10:][::-1])     # deal 1 on: other cards
+    rec = records.Recorder(game, ["a", "b"])
+    rng = np.random.default_rng(0)
+    while not game.hand_over:
+        moves = game.legal_moves()
+        m = moves[rng.integers(len(moves))]
+        rec.play(m.card, m.captured)
+    rec.record["hands"][0]["score"] = game.hand_score()
+    with pytest.raises(ScopaError, match=r"^hand 0 deal 1: the record deals \S+ where seed 5 deals \S+"):
+        records.replay(rec.record)
+    assert records.replay(random_match(Rules(), 5, np.random.default_rng(0))).match_over
