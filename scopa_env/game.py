@@ -375,9 +375,14 @@ class Game:
         return {"observation": observe(self.state, player), "action_mask": mask}
 
     def play_action(self, action) -> PlayResult:
-        """Play an action id; ScopaError if it is not legal now (not among legal_action_ids():
-        an ace-takes-the-table id decodes against any table, so decoding alone let one play a
-        move under another id)."""
+        """Play an action id; ScopaError if it is not legal now (move_of_action)."""
+        move = self.move_of_action(action)
+        return self.play(move.card, move.captured)
+
+    def move_of_action(self, action) -> Move:
+        """The legal move action id `action` stands for now; ScopaError if it is not among
+        legal_action_ids() (an ace-takes-the-table id decodes against any table, so decoding
+        alone let one play a move under another id)."""
         a = action_id(action)
         if self.hand_over:
             raise ScopaError(self._over_message())
@@ -388,7 +393,7 @@ class Game:
         if table.encode(move.card, move.captured, table=board) != a:
             raise ScopaError(f"action {a} is not a legal id now: it decodes to {move}, legal "
                              f"under another id (legal ids: {self.legal_action_ids().tolist()})")
-        return self.play(move.card, move.captured)
+        return move
 
     def _over_message(self) -> str:
         if self.match_over:

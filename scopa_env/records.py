@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from . import core
-from .actions import action_table
 from .atomic import AtomicFile
 from .cards import card_str, cards_str, parse_card, rank_of
 from .errors import ScopaError, not_a_file
@@ -70,8 +69,9 @@ class Recorder:
         return result
 
     def play_action(self, action) -> PlayResult:
-        card, captured = action_table(self.game.rules).decode(action, table=self.game.state[core.TABLE])
-        return self.play(card, captured)
+        """Play an action id, checked as Game.play_action checks it."""
+        move = self.game.move_of_action(action)
+        return self.play(move.card, move.captured)
 
     def next_hand(self) -> None:
         self.game.next_hand()

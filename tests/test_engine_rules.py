@@ -332,6 +332,13 @@ def test_game_api_refuses_what_it_used_to_take():
     assert 16_200 not in a.legal_action_ids()
     with pytest.raises(ScopaError, match="action 16200 is not a legal id now"):
         a.play_action(16_200)
+    # ... and a Recorder played it, and wrote the move into its record (review)
+    from scopa_env.records import Recorder
+    b = Game(r, seed=1).setup([["1D", "4C"], ["9B"]], ["1C"], deck=["8S"], dealer=1)
+    before = b.state.copy()
+    with pytest.raises(ScopaError, match="action 16200 is not a legal id now"):
+        Recorder(b, ["x", "y"]).play_action(16_200)
+    assert np.array_equal(b.state, before)
     # after the match: the message said to call next_hand(), which then refused
     m = Game(Rules(target=1), seed=3)
     while not m.match_over:
