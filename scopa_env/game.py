@@ -141,6 +141,9 @@ class Game:
 
         Cards are lists of ids or notation; `deck` lists the undealt cards in dealing order.
         Cards need not total 40 (a position may leave some out), but none may appear twice.
+        Hands need not go round evenly, but the seat to move must hold a card (unless every hand
+        is empty: a position to score), and a move that leaves the next seat to move without a
+        card while the hand goes on is refused (play).
         `hands`, `piles` and `scope` are per seat, `scores` per side (rules.teams).
         """
         n = self.n_players
@@ -170,6 +173,11 @@ class Game:
         for what, seat in (("dealer", dealer), ("to_move", to_move), ("last_capturer", last_capturer)):
             if seat is not None and not self.rules.is_seat(seat):
                 raise ScopaError(f"setup {what} {seat!r} is not a seat 0..{n - 1}")
+        mover = (dealer + 1) % n if to_move is None else to_move
+        if hands[mover] == 0 and any(hands):
+            # no legal move and the hand not over: the game stalled
+            raise ScopaError(f"setup: seat {mover} is to move with no card while other hands hold "
+                             f"cards")
         st = self.state
         for p in range(n):
             st[core.HANDS + p] = hands[p]
@@ -439,7 +447,15 @@ class Game:
             raise ScopaError(f"this move ends the deal, but the deck set up holds {left} cards "
                              f"and a deal takes {per_deal} ({self.n_players} players x "
                              f"{self.rules.hand_cards})")
+        before = self.state.copy()
         flags = core.apply_move(self.state, move.card, move.captured)
+        if self.phase == core.PLAYING and self.state[core.HANDS + self.to_move] == 0:
+            # only a position set up with hands that do not go round evenly gets here (setup
+            # allows puzzles): the next seat could not move and the hand would never end
+            stuck = self.to_move
+            self.state[:] = before
+            raise ScopaError(f"after {move}, seat {stuck} would be to move with no card while the "
+                             f"hand goes on: the hands set up do not go round one card each")
         return PlayResult(player, move, bool(flags & core.F_SCOPA), bool(flags & core.F_DEALT),
                           bool(flags & core.F_HAND_OVER), bool(flags & core.F_MATCH_OVER))
 

@@ -437,3 +437,19 @@ def test_from_state_refuses_a_card_in_two_places():
     st[core.PILES] = -1
     with pytest.raises(ScopaError, match="pile 0 is not a mask of 40 cards"):
         Game.from_state(Rules(), st)
+
+
+def test_setup_positions_that_would_stall_are_refused():
+    """Game.setup took a seat to move with no card (no legal move, the hand never over), and
+    hands that leave the next seat without a card after a move (review). Puzzles that leave
+    cards out and end sooner stay allowed."""
+    with pytest.raises(ScopaError, match="seat 1 is to move with no card"):
+        Game().setup(hands=[["2D"], []], table=["5B"], deck=[], dealer=0, to_move=1)
+    g = Game().setup(hands=[["2D", "3D"], []], table=["5B"], deck=[], dealer=1, to_move=0)
+    before = g.state.copy()
+    with pytest.raises(ScopaError, match="after 2D, seat 1 would be to move with no card"):
+        g.play("2D")
+    assert np.array_equal(g.state, before)
+    last = Game().setup(hands=[["2D"], []], table=["5B"], deck=[], dealer=1, to_move=0)
+    assert last.play("2D").hand_over                     # the last card of a hand: fine
+    assert Game().setup(hands=[[], []], table=[], deck=[]).legal_moves() == []   # scoring positions
