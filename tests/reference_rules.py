@@ -183,9 +183,10 @@ def check_record(record: dict) -> None:
                 next_deal += 1
             mover = (mover + 1) % n
         assert not any(hands) and next_deal == len(deals), "the hand was not played out"
-        if last is not None:
+        if last is not None:        # nobody captured (free_capture): the table goes to nobody
             piles[last] += table
-        all_cards = sorted(c for p in piles for c in p)
+            table = []
+        all_cards = sorted(c for p in piles + [table] for c in p)
         assert len(all_cards) == 40 and len(set(all_cards)) == 40, "40 cards must be conserved"
         side_piles = [sum((piles[p] for p in range(n) if p % sides == s), []) for s in range(sides)]
         side_scope = [sum(scope[p] for p in range(n) if p % sides == s) for s in range(sides)]

@@ -417,3 +417,22 @@ def test_replay_checks_every_deal_of_the_first_hand_against_the_seed():
     with pytest.raises(ScopaError, match=r"^hand 0 deal 1: the record deals \S+ where seed 5 deals \S+"):
         records.replay(rec.record)
     assert records.replay(random_match(Rules(), 5, np.random.default_rng(0))).match_over
+
+
+def test_reference_agrees_when_nobody_captures_in_a_hand():
+    """With free_capture a hand can pass with no capture: the engine leaves the table to nobody;
+    the reference asserted that all 40 cards end in piles and refused the engine's record."""
+    game = Game(Rules(free_capture=True, target=1), seed=3)
+    rec = records.Recorder(game, ["a", "b"])
+    rng = np.random.default_rng(3)
+    first = True
+    while not game.match_over:
+        if game.hand_over:
+            rec.next_hand()
+            first = False
+        moves = [m for m in game.legal_moves() if not (first and m.captured)]
+        m = moves[rng.integers(len(moves))]
+        rec.play(m.card, m.captured)
+    assert rec.record["hands"][0]["score"][0]["total"] == 0 and len(rec.record["hands"]) > 1
+    check_record(json.loads(records.dumps(rec.record)))
+    records.replay(rec.record)
