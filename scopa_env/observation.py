@@ -58,6 +58,9 @@ N / 2 and shares my side (`my_side`).
 | my_side       | N      | 1 for the seats on my side (me, and my partner in pairs)          |
 
 Sizes: 3 players 384, 4 players 469, 6 players 642. Card masks index cards by id (cards.py).
+
+In both layouts the scores are the match totals before this hand while it is played; in an
+observation of a finished hand (the last one of a hand episode) they include that hand.
 """
 from __future__ import annotations
 
@@ -236,7 +239,11 @@ def write_observation(state, player, out):
 
 
 def observe(state: np.ndarray, player: int) -> np.ndarray:
-    """A fresh int8 observation vector of `player` in `state`."""
+    """A fresh int8 observation vector of `player` in `state`; ScopaError if `player` is not a
+    seat of the state's game (the compiled writer read other state slots, the deck among them)."""
+    n = int(state[core.NPLAYERS])
+    if isinstance(player, (bool, np.bool_)) or not hasattr(player, "__index__") or not 0 <= int(player) < n:
+        raise ScopaError(f"player {player!r} is not a seat 0..{n - 1}")
     out = np.zeros(int(_SIZES[int(state[core.NPLAYERS])]), dtype=np.int8)
     write_observation(state, player, out)
     return out
@@ -250,7 +257,11 @@ def view(obs: np.ndarray, name: str, players: int | None = None) -> np.ndarray:
         players = next((n for n in PLAYER_COUNTS if layout(n).size == obs.shape[-1]), None)
         if players is None:
             raise ScopaError(f"no observation layout has {obs.shape[-1]} values")
-    part = obs[..., layout(players).slices[name]]
+    slices = layout(players).slices
+    if name not in slices:
+        raise ScopaError(f"the observation of {players} players has no part {name!r} (its parts: "
+                         f"{', '.join(slices)})")
+    part = obs[..., slices[name]]
     if players != 2 and name in ("pile", "played"):
         return part.reshape(*obs.shape[:-1], players, 40)
     return part

@@ -453,3 +453,17 @@ def test_setup_positions_that_would_stall_are_refused():
     last = Game().setup(hands=[["2D"], []], table=["5B"], deck=[], dealer=1, to_move=0)
     assert last.play("2D").hand_over                     # the last card of a hand: fine
     assert Game().setup(hands=[[], []], table=[], deck=[]).legal_moves() == []   # scoring positions
+
+
+def test_observe_and_view_name_a_bad_seat_or_part():
+    """scopa_env.observe(state, 2) of a 2-player game wrote a plausible vector from other state
+    slots (the deck's among them); view(obs, 'pile') of a 2-player vector was a bare KeyError."""
+    from scopa_env import observe
+    from scopa_env.observation import view
+    g = Game(seed=0)
+    for seat in (2, 114, -1, True, 1.0):
+        with pytest.raises(ScopaError, match="is not a seat 0..1"):
+            observe(g.state, seat)
+    assert np.array_equal(observe(g.state, np.int64(1)), g.observation(1)["observation"])
+    with pytest.raises(ScopaError, match=r"the observation of 2 players has no part 'pile' \(its parts: hand,"):
+        view(observe(g.state, 0), "pile")
