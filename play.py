@@ -44,12 +44,15 @@ NAMES = ("You", "Computer")
 WIDTH = 79
 CARD_TEXT = re.compile(r"[0-9]{1,2}[DCSB]", re.IGNORECASE)
 NUMBER = re.compile(r"[0-9]+")     # ASCII only: str.isdigit() also accepts '²'
+QUIT_WORDS = ("q", "quit", "exit")     # at every prompt
 
 
+SUIT_HELP = f"D denari {SUIT_SYMBOLS[0]}, C coppe {SUIT_SYMBOLS[1]}, S spade {SUIT_SYMBOLS[2]}, B bastoni {SUIT_SYMBOLS[3]}"
+HEART_HINT = " (the screen's \u2665 is C, coppe)"
 HELP = f"""\
   1 2 3           play that card of your hand (several ways to capture: you pick one)
   7d   7d x 4c 3s play a card by notation, optionally saying what it takes; suits are
-                  D denari {SUIT_SYMBOLS[0]}, C coppe {SUIT_SYMBOLS[1]}, S spade {SUIT_SYMBOLS[2]}, B bastoni {SUIT_SYMBOLS[3]}
+                  {SUIT_HELP}
   ?  this help    d  card names Italian/compact    Enter  show the table again
   n  new match    l  change level    a  napola on/off (both start a new match)    q  quit"""
 
@@ -89,11 +92,13 @@ def side_names(players: int) -> tuple[str, ...]:
 
 
 class Quit(Exception):
-    """The person leaves: `q`, `n` at the new-match offer, or end of input."""
+    """The person leaves: `q` (or quit, exit), `n` at the new-match offer, or end of input."""
 
 
 # what a terminal without the suit symbols gets: the card letters of the notation, '-' for '·'
 ASCII_TEXT = str.maketrans({**dict(zip(SUIT_SYMBOLS, SUITS)), "\u00b7": "-"})
+# where the symbols explain the letters, a screen of letters drops them ("D denari D")
+ASCII_PHRASES = ((SUIT_HELP, "D denari, C coppe, S spade, B bastoni"), (HEART_HINT, ""))
 FALLBACK_LEVEL = "normal"   # the default opponent when there is no usable shipped agent
 
 
@@ -148,7 +153,7 @@ def echo(text: str, limit: int = 40) -> str:
 def read_card(token: str) -> int:
     """A card typed by the person; ScopaError for anything but ASCII notation like '7d'."""
     if not CARD_TEXT.fullmatch(token):
-        hint = " (the screen's \u2665 is C, coppe)" if token[-1:].lower() == "h" else ""
+        hint = HEART_HINT if token[-1:].lower() == "h" else ""
         raise ScopaError(f"bad card {echo(token)}: write rank 1-10 then suit D/C/S/B, e.g. 7d or 10b{hint}")
     return parse_card(token)
 
@@ -289,6 +294,8 @@ class PlaySession:
     # ---- text ----------------------------------------------------------------------------
     def say(self, text: str = "") -> None:
         if self.ascii_only:     # a terminal without the symbols: '?' for each was unreadable
+            for fancy, plain in ASCII_PHRASES:
+                text = text.replace(fancy, plain)
             text = text.translate(ASCII_TEXT)
         print(text, file=self.out)
 
@@ -382,7 +389,8 @@ class PlaySession:
         if g.match_over:
             self.end_of_match()
         elif g.hand_over:
-            if self.ask("Enter for the next hand (q quits) ").strip().lower() == "q":
+            # any other answer goes on (scripts pipe a play's number here); 'quit' went on too
+            if self.ask("Enter for the next hand (q quits) ").strip().lower() in QUIT_WORDS:
                 raise Quit
             g.next_hand()
             self.log.append(self.hand_banner())
@@ -508,7 +516,7 @@ class PlaySession:
             elif command in ("?", "h", "help"):
                 dealt = self.rules.hand_cards
                 self.say(HELP if dealt == 3 else HELP.replace("1 2 3      ", f"1 2 ... {dealt:<3}", 1))
-            elif command == "q":
+            elif command in QUIT_WORDS:
                 raise Quit
             elif command == "d":
                 self.italian = not self.italian
@@ -570,15 +578,16 @@ class PlaySession:
 
     def choose(self, card: int, options: list[Move]) -> Move | None:
         self.say(f"{self.name(card)} can take:")
-        for i, m in enumerate(options, 1):
-            self.say(f"  {i}) {self.names(by_rank(m.captured_cards))}")
+        for i, m in enumerate(options, 1):   # free_capture: laying it is one of the choices
+            taken = self.names(by_rank(m.captured_cards)) if m.captured else "nothing (it stays on the table)"
+            self.say(f"  {i}) {taken}")
         while True:
             answer = self.ask(f"Which (1-{len(options)}, Enter to pick another card)? ").strip()
             if not answer:
                 return None
             if NUMBER.fullmatch(answer) and len(answer) <= 6 and 1 <= int(answer) <= len(options):
                 return options[int(answer) - 1]
-            if answer.lower() == "q":
+            if answer.lower() in QUIT_WORDS:
                 raise Quit
             self.say(f"  type a number 1-{len(options)}, or Enter to go back")
 
@@ -594,6 +603,8 @@ class PlaySession:
             if not spec:
                 self.say("Level unchanged.")
                 return False
+            if asked and spec.lower() in QUIT_WORDS:
+                raise Quit
             try:
                 agents = self.make_agents(spec, self.partner, self.rules, self.next_seed)
             except ScopaError as err:
@@ -617,10 +628,14 @@ class PlaySession:
             if not self.implicit_opponent or spec == FALLBACK_LEVEL:
                 self.say(f"  {err}")
                 return False
+            try:    # the partner (a checkpoint) may not play these rules either
+                agents = self.make_agents(FALLBACK_LEVEL, self.partner, rules, self.next_seed)
+            except ScopaError as partner_err:
+                self.say(f"  {partner_err}")
+                return False
             self.say(f"The shipped agent cannot play here ({err}); you play the "
                      f"{FALLBACK_LEVEL} level instead.")
             spec = FALLBACK_LEVEL
-            agents = self.make_agents(spec, self.partner, rules, self.next_seed)
         self.agents, self.opponent = agents, spec
         self.rules, self.actions = rules, action_table(rules)
         self.new_match()
@@ -707,7 +722,7 @@ class PlaySession:
             if answer in ("y", "yes", "s", "si", "sì"):
                 self.new_match()
                 return
-            if answer in ("n", "no", "q"):
+            if answer in ("n", "no") or answer in QUIT_WORDS:
                 raise Quit
             self.say("  answer y or n")
 
@@ -759,6 +774,9 @@ def main(argv: list[str] | None = None) -> int:
                                      ("target", args.target)) if v is not None}
         rules = rules.replace(**changes) if changes else rules
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+        for stream, name in ((sys.stdin, "input"), (sys.stdout, "output")):
+            if stream is None:      # started with <&- or >&-: input() and print() would fail
+                raise ScopaError(f"standard {name} is closed: play.py needs a terminal (or a pipe)")
         symbols = can_show_symbols()
         italian = args.italian or not symbols
         if hasattr(sys.stdin, "reconfigure"):   # a stray byte is an unreadable line, not a crash

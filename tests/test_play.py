@@ -725,3 +725,65 @@ def test_napoleone_win_has_no_score_row():
         g.play_action(g.legal_action_ids()[0])
     s.show_hand_score()
     assert "hand total" in out.getvalue() and "napoleone " not in out.getvalue()
+
+
+def test_napola_key_with_a_checkpoint_partner_that_cannot_follow_keeps_the_match(tmp_path):
+    """Pairs with a checkpoint partner and the default opponent: 'a' (napola on) fell back to the
+    normal level for the opponent, then the partner's own refusal ended play.py with exit 2."""
+    torch = pytest.importorskip("torch")
+    from scopa_env.presets import rules_from_preset
+    from training.checkpoint import base_dict, save_atomic
+    from training.model import MoveScorer, model_config
+    rules = rules_from_preset("pairs")
+    torch.manual_seed(0)
+    model = MoveScorer(hidden=16, players=4)
+    ckpt = save_atomic(base_dict("dmc", model_config(model), model.state_dict(), {}, rules.to_dict()),
+                       tmp_path / "pairs.pt")
+    out = io.StringIO()
+    s = play.PlaySession(play.FALLBACK_LEVEL, rules, 3, input_fn=Script(["a", "q"], out), output=out,
+                         partner=str(ckpt), implicit_opponent=True)
+    assert s.run() == 0
+    text = out.getvalue()
+    assert "was trained for rules pairs" in text and "level instead" not in text
+    assert s.rules == rules and text.count("=== New match") == 1
+
+
+@pytest.mark.parametrize("word", ["quit", "exit", "Q"])
+def test_quit_words_at_every_prompt(word):
+    """'quit' was 'not a command' at the play prompt, started the next hand at the end-of-hand
+    prompt (any other text still does: scripts pipe numbers), and was an unknown agent at the
+    level prompt (review)."""
+    s, out, _ = session([word, "1"])
+    assert s.run() == 0 and out.getvalue().rstrip().endswith("Ciao!") and not s.game.pile(0)
+    s, out, _ = session(["1", word, ""], rules=Rules(napola=True))
+    assert run_from(s, end_position()) == 0 and s.game.hand_over and "--- Hand 2:" not in out.getvalue()
+    s, out, _ = session(["l", word, "easy"])
+    assert s.run() == 0 and "unknown agent" not in out.getvalue() and s.opponent == "random"
+
+
+def test_ascii_terminal_help_and_hints_name_the_suits_once():
+    s, out, _ = session(["?", "7h", "q"], seed=3)
+    s.ascii_only = True
+    s.run()
+    text = out.getvalue()
+    assert "D denari, C coppe, S spade, B bastoni" in text and "denari D" not in text
+    assert "e.g. 7d or 10b\n" in text and "is C, coppe" not in text
+
+
+def test_free_capture_choice_to_lay_the_card_says_so():
+    rules = Rules(free_capture=True)
+    s, out, _ = session(["7d", "3", "q"], rules=rules)
+    g = Game(rules, seed=1).setup([["7D", "2B"], ["1S"]], ["4C", "3S", "5S", "2C"], dealer=1, to_move=0)
+    run_from(s, g)
+    text = out.getvalue()
+    assert "  3) nothing (it stays on the table)\n" in text and "(empty)" not in text
+    assert 0 in s.game.table or parse_card("7D") in s.game.table
+
+
+@pytest.mark.parametrize("redirect", ["<&-", ">&-"])
+def test_closed_standard_stream_is_one_error(redirect):
+    r = subprocess.run(f"{sys.executable} play.py --opponent easy --seed 1 {redirect}", shell=True,
+                       cwd=ROOT, capture_output=redirect == "<&-", stderr=subprocess.PIPE
+                       if redirect == ">&-" else None, timeout=120, text=True)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
+    assert f"standard {'input' if redirect == '<&-' else 'output'} is closed" in r.stderr
