@@ -487,27 +487,44 @@ def test_an_interrupt_held_off_by_a_write_reports_what_was_written(tmp_path, cap
 
 def test_deferred_interrupts_restores_both_handlers_when_a_signal_lands_between_them(monkeypatch):
     """A Ctrl-C landing after SIGINT's handler was restored but before SIGTERM's raised out of
-    the restore and left SIGTERM on the deferring handler: later SIGTERMs were swallowed. The
-    swaps now happen with both signals held by the OS."""
-    import os
+    the restore and left SIGTERM on the deferring handler: later SIGTERMs were swallowed. The OS
+    holds the signals off in the main thread, but another thread (torch's) may take one, and
+    Python then runs the handler of the moment between the swaps: the test raised the signal
+    and failed now and then; it now raises what that handler raises, exactly there."""
     import signal
     from scopa_env import cli
-    before = signal.getsignal(signal.SIGTERM)
-    real, calls = signal.signal, []
+    before = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)]
+    real = signal.signal
 
-    def swap(signum, handler):
-        old = real(signum, handler)
-        calls.append(signum)
-        if len(calls) == 3:             # the restore of SIGINT, the first of the two
-            os.kill(os.getpid(), signal.SIGINT)
-        return old
+    def swap_raising_at(k, exc):
+        calls = []
+
+        def swap(signum, handler):
+            calls.append(signum)
+            if len(calls) == k and k % 2 == 0:     # before the swap: the old handler ran
+                raise exc
+            old = real(signum, handler)
+            if len(calls) == k:                     # just after it: the new handler ran
+                raise exc
+            return old
+        return swap, calls
+    # the restore: SIGINT's own handler raises once it is back, before SIGTERM's swap
+    swap, calls = swap_raising_at(3, KeyboardInterrupt())
     monkeypatch.setattr(signal, "signal", swap)
     with pytest.raises(KeyboardInterrupt):
         with cli.deferred_interrupts():
             pass
     monkeypatch.undo()
     assert calls == [signal.SIGINT, signal.SIGTERM, signal.SIGINT, signal.SIGTERM]
-    assert signal.getsignal(signal.SIGTERM) == before
+    assert [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)] == before
+    # the set-up: SIGTERM's old handler (run_main's) raises before its swap; SIGINT was deferred
+    swap, calls = swap_raising_at(2, cli.Terminated())
+    monkeypatch.setattr(signal, "signal", swap)
+    with pytest.raises(cli.Terminated):
+        with cli.deferred_interrupts():
+            pytest.fail("the block ran")
+    monkeypatch.undo()
+    assert [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)] == before
 
 
 def test_killed_training_leaves_a_loadable_checkpoint_and_resumes(tmp_path):
@@ -1395,3 +1412,27 @@ def test_ppo_state_written_before_tails_were_carried_resumes_with_none(tmp_path)
     assert not run.algo.tail["on"].any()
     buf = run.algo.rollout()
     assert not buf["learner"][0].any() and buf["tail"].any()
+
+
+def test_no_epsilon_decay_explores_at_epsilon_end_from_the_start():
+    """epsilon_decay_frac = 0 made a span of one step, and the first iteration (thousands of
+    moves) explored at epsilon_start (review)."""
+    from training.dmc import epsilon_at, epsilon_span
+    cfg = make_config(epsilon_decay_frac=0.0, total_steps=100_000)
+    assert [epsilon_at(cfg, s, epsilon_span(cfg)) for s in (0, 8192)] == [cfg.epsilon_end] * 2
+    cfg = make_config(epsilon_decay_frac=0.5, total_steps=100_000)
+    assert epsilon_at(cfg, 0, epsilon_span(cfg)) == cfg.epsilon_start
+
+
+def test_bot_games_that_leave_a_level_out_are_refused():
+    """bot_games 0.5 of 1 game rounded to no bot game at all, and 2 bot games for two levels put
+    only the first level in play: pure self-play or a missing bot without a word (review)."""
+    with pytest.raises(ScopaError, match=r"is 0 bot games; bot_levels \(normal\) need 2"):
+        make_config(num_envs=1, bot_games=0.5)
+    with pytest.raises(ScopaError, match=r"is 2 bot games; bot_levels \(easy, normal\) need 4.*share of at least 1\b"):
+        make_config(num_envs=4, bot_games=0.5, bot_levels=("easy", "normal"))
+    from training.bots import BotSeats
+    cfg = make_config(num_envs=8, bot_games=0.5, bot_levels=("easy", "normal"))
+    seats = BotSeats(cfg.bot_games, cfg.bot_levels, cfg.num_envs, np.random.default_rng(0))
+    assert {(int(s), int(lv)) for s, lv in zip(seats.seat, seats.level) if s >= 0} == \
+        {(0, 0), (1, 0), (0, 1), (1, 1)}

@@ -2,7 +2,8 @@
 
 `BotSeats` gives a share of the training games (config `bot_games`) a rule-bot opponent in one
 seat: game b < n_bot has its bot in seat b % 2, of level `bot_levels[(b // 2) % len(bot_levels)]`
-(so every level sits in both seats). The bots' moves are made here, never trained on.
+(so every level sits in both seats: the config asks for at least 2 bot games per level). The
+bots' moves are made here, never trained on.
 
 `easy` (agents/easy.py) captures when it can, choosing uniformly among the captures, else lays a
 uniformly random card; here it draws from the training run's generator, so a run (and its
@@ -28,6 +29,8 @@ from numba import njit
 
 from agents.normal import WEIGHTS, new_scratch, score_moves
 from scopa_env import core
+
+from .config import bot_game_count
 
 _ALL = (np.int64(1) << 40) - 1
 
@@ -100,7 +103,7 @@ class BotSeats:
     """Which games have a rule bot, in which seat, of which level; `play` makes their moves."""
 
     def __init__(self, bot_games: float, levels: tuple, num_envs: int, rng: np.random.Generator):
-        n_bot = int(round(bot_games * num_envs))
+        n_bot = bot_game_count(bot_games, num_envs)
         b = np.arange(num_envs)
         self.seat = np.where(b < n_bot, b % 2, -1)
         self.level = np.where(b < n_bot, (b // 2) % max(len(levels), 1), -1)

@@ -373,6 +373,22 @@ def _check(c: TrainConfig) -> None:
     if c.bot_games > 0 and c.rules.players != 2:
         raise ScopaError(f"config key 'bot_games' needs 2-player rules (an in-env rule bot "
                          f"plays one opponent), these rules have {c.rules.players} players")
+    n_bot, need = bot_game_count(c.bot_games, c.num_envs), 2 * len(c.bot_levels)
+    if c.bot_games > 0 and n_bot < need:
+        # a share that rounded to 0 games was pure self-play without a word; fewer games than
+        # 2 per level left a level out, or out of one seat
+        more = (f"a bot_games share of at least {need / c.num_envs:.4g}" if need <= c.num_envs
+                else f"num_envs of at least {need}")
+        raise ScopaError(
+            f"config key 'bot_games' = {c.bot_games} of {c.num_envs} game{'s' if c.num_envs != 1 else ''} "
+            f"(num_envs) is {n_bot} bot game{'s' if n_bot != 1 else ''}; bot_levels "
+            f"({', '.join(c.bot_levels)}) need {need}, each level in both seats: use {more}, or "
+            f"bot_games = 0")
+
+
+def bot_game_count(bot_games: float, num_envs: int) -> int:
+    """How many of the num_envs training games have a rule bot (training/bots.py BotSeats)."""
+    return int(round(bot_games * num_envs))
 
 
 def _check_tables(data: dict, source: str) -> dict:

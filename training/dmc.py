@@ -24,14 +24,20 @@ from .env import make_env, env_state, set_env_state, legal_slice
 from .model import MoveScorer, masked_scores
 
 
-def epsilon_span(cfg: TrainConfig) -> float:
+def epsilon_span(cfg: TrainConfig, total_steps: int | None = None) -> float:
     """The steps over which epsilon decays: `epsilon_decay_frac` of the step budget the run
-    started with (kept in the checkpoint: a resume with a new --total-steps keeps the schedule)."""
-    return max(1.0, cfg.epsilon_decay_frac * cfg.total_steps)
+    started with (kept in the checkpoint: a resume with a new --total-steps keeps the schedule);
+    at least 1, and 1 means no decay (epsilon_at: epsilon_end from the first step)."""
+    total = cfg.total_steps if total_steps is None else total_steps
+    return max(1.0, cfg.epsilon_decay_frac * total)
 
 
 def epsilon_at(cfg: TrainConfig, steps: int, span: float) -> float:
-    frac = min(1.0, steps / span)
+    # a span of a step or none (epsilon_decay_frac = 0) explored its first iteration, thousands
+    # of moves, at epsilon_start
+    frac = 1.0 if span <= 1.0 else min(1.0, steps / span)
+    if frac >= 1.0:
+        return cfg.epsilon_end      # exactly (start + 1.0 * (end - start) rounds)
     return cfg.epsilon_start + frac * (cfg.epsilon_end - cfg.epsilon_start)
 
 
@@ -142,7 +148,7 @@ class DMC:
             "vmax": np.zeros((T, B), dtype=np.float32),
         }
         rows = np.arange(B)
-        episodes, hand_points = 0, 0.0
+        episodes = 0
         for t in range(T):
             idx = self.choose(epsilon)
             buf["obs"][t] = env.obs
@@ -155,9 +161,8 @@ class DMC:
             buf["reward"][t] = rewards
             buf["done"][t] = dones
             episodes += int(dones.sum())
-            hand_points += float(np.abs(rewards[:, 0]).sum())
         self.steps += T * B
-        return buf, {"episodes": episodes, "abs_return_sum": hand_points}
+        return buf, {"episodes": episodes}
 
     # ---- learning ----------------------------------------------------------------------------
     def samples(self, buf: dict) -> dict:

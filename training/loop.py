@@ -166,7 +166,8 @@ class Run:
             # may have given a new total_steps, which must not move the schedule)
             total = dict(ckpt["config"]).get("total_steps")
             if isinstance(total, int) and total > 0:
-                self.algo.epsilon_span = max(1.0, self.cfg.epsilon_decay_frac * total)
+                from .dmc import epsilon_span
+                self.algo.epsilon_span = epsilon_span(self.cfg, total)
 
     def _init_from(self, path: str) -> None:
         """Start from another checkpoint's network (config `init_from`): same rules, same shape."""
