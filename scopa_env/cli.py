@@ -81,16 +81,38 @@ def deferred_interrupts():
         return
     pending: list[int] = []
     held = (signal.SIGINT, signal.SIGTERM)
-    with _blocked(held):     # a signal between two swaps left a handler on the wrong one
-        old = {s: signal.signal(s, lambda signum, frame: pending.append(signum)) for s in held}
+    # None: a handler not set from Python; the default then
+    old = [signal.SIG_DFL if h is None else h for h in map(signal.getsignal, held)]
+
+    def defer(signum, frame):
+        pending.append(signum)
+    # The OS holds both signals off in this thread while the handlers change; another thread
+    # (torch's, numba's) may still take one, and Python then runs the handler of the moment in
+    # this thread between two bytecodes: the swaps are written so that no handler can be left
+    # on the wrong side (_set_both)
+    with _blocked(held):
+        try:
+            _set_both(defer, defer)
+        except BaseException:       # an old handler ran (and raised) between the two swaps
+            _set_both(*old)
+            raise
     try:
         yield
     finally:
         with _blocked(held):
-            for s in held:      # None: a handler not set from Python; the default then
-                signal.signal(s, signal.SIG_DFL if old[s] is None else old[s])
+            _set_both(*old)
         if pending:
             signal.raise_signal(pending[0])
+
+
+def _set_both(on_int, on_term) -> None:
+    """SIGINT's handler, then SIGTERM's: SIGTERM's also when the handler of a signal landing
+    between the two raises (a restored KeyboardInterrupt once left SIGTERM deferred, and every
+    later SIGTERM swallowed)."""
+    try:
+        signal.signal(signal.SIGINT, on_int)
+    finally:
+        signal.signal(signal.SIGTERM, on_term)
 
 
 @contextlib.contextmanager
