@@ -74,8 +74,8 @@ def _on_sigterm(signum, frame):
 def deferred_interrupts():
     """Hold Ctrl-C and SIGTERM off for the block and deliver the first one when it ends (to the
     handlers there were before: KeyboardInterrupt, run_main's Terminated), also when the block
-    failed: the interrupt then takes its error's place. Only the main thread receives signals;
-    elsewhere this does nothing."""
+    failed: the interrupt then takes its error's place. Only the main thread runs Python's
+    signal handlers (and may change them): elsewhere this does nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
