@@ -227,6 +227,15 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
     checkpoint.save_atomic(bad, tmp_path / "algo.pt")
     with pytest.raises(ScopaError, match="says algo 'ppo' but its config says 'dmc'"):
         checkpoint.load(tmp_path / "algo.pt")
+    # the algorithm's step count or exploration span edited (checksum made again): the resumed
+    # run's schedule and counters went their own ways without a word
+    for edit, words in ((lambda d: d["algo_state"].update(steps=d["counters"]["steps"] + 7), "dmc state is at step"),
+                        (lambda d: d["algo_state"].update(epsilon_span=float("nan")), "exploration span is nan")):
+        bad = torch.load(good, weights_only=True)
+        edit(bad)
+        checkpoint.save_atomic(bad, tmp_path / "edited.pt")
+        with pytest.raises(ScopaError, match=words):
+            start(tiny_cfg(tmp_path), resume=str(tmp_path / "edited.pt"), log=lambda *_: None)
     # a torch file holding Python objects: no advice to load it with weights_only=False
     torch.save({"obj": object()}, tmp_path / "objects.pt")
     with pytest.raises(ScopaError, match=r"not a checkpoint \(not a torch file of plain tensors") as e:

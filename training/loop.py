@@ -161,6 +161,10 @@ class Run:
             raise ScopaError(f"checkpoint cannot be resumed ({type(e).__name__}: {first})") from None
         self.name = counters.pop("run_name")
         self.counters.update(counters)
+        if self.algo.steps != self.counters["steps"]:     # only an edited file with a new checksum
+            raise ScopaError(f"checkpoint cannot be resumed: its {self.cfg.algo} state is at step "
+                             f"{self.algo.steps:,} and its counters at step "
+                             f"{self.counters['steps']:,}")
         if self.cfg.algo == "dmc" and "epsilon_span" not in ckpt["algo_state"]:
             # saved before the span was kept: the budget of the config saved with it (a resume
             # may have given a new total_steps, which must not move the schedule)
@@ -168,6 +172,9 @@ class Run:
             if isinstance(total, int) and total > 0:
                 from .dmc import epsilon_span
                 self.algo.epsilon_span = epsilon_span(self.cfg, total)
+        span = getattr(self.algo, "epsilon_span", 1.0)
+        if not 1.0 <= span < float("inf"):                  # nan too; an edited file again
+            raise ScopaError(f"checkpoint cannot be resumed: its exploration span is {span!r} steps")
 
     def _init_from(self, path: str) -> None:
         """Start from another checkpoint's network (config `init_from`): same rules, same shape."""
