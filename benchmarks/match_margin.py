@@ -40,7 +40,8 @@ def resampled_win_rate(hands: np.ndarray, shift: float, target: int, n: int,
     can = hands[:, 1] >= 1
     p = 0.0 if shift <= 0 else shift / (2 * can.mean()) if can.any() else math.inf
     if p > 1:
-        raise ScopaError(f"shift {shift} is more than moving a point in every hand can give")
+        raise ScopaError(f"shift {shift} is more than moving a point in every hand the opponent "
+                         f"scored in can give: at most {2 * can.mean():.3f} with these hands")
     won = 0
     for _ in range(n):
         a = b = 0
@@ -56,13 +57,16 @@ def resampled_win_rate(hands: np.ndarray, shift: float, target: int, n: int,
 
 
 def shift_list(text: str) -> list[float]:
-    """An argparse type: '0,0.5,1' -> [0.0, 0.5, 1.0], each a number >= 0."""
+    """An argparse type: '0,0.5,1' -> [0.0, 0.5, 1.0], each a number 0..2 (a point moved from
+    the opponent to the agent in every hand adds 2 to the margin: the most a shift can be; the
+    measured hands may allow less, checked once they are played)."""
     try:
         shifts = [float(s) for s in text.split(",")]
     except ValueError:
         shifts = [math.nan]
-    if not all(math.isfinite(s) and s >= 0 for s in shifts):
-        raise argparse.ArgumentTypeError(f"must be numbers >= 0 separated by commas, got {text!r}")
+    if not all(math.isfinite(s) and 0 <= s <= 2 for s in shifts):
+        raise argparse.ArgumentTypeError(f"must be numbers 0..2 separated by commas (moving a point "
+                                         f"in every hand adds 2), got {text!r}")
     return shifts
 
 

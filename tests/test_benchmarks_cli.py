@@ -33,6 +33,7 @@ CASES = [
     ("match_margin.py", ["--samples", "0"], "argument --samples"),
     ("match_margin.py", ["--shifts", "0,x"], "argument --shifts"),
     ("match_margin.py", ["--shifts", "-0.5"], "argument --shifts"),
+    ("match_margin.py", ["--shifts", "0,2.5"], "must be numbers 0..2"),
     ("bench_engine.py", ["--repeats", "0"], "argument --repeats"),
     ("bench_engine.py", ["--hands", "-5"], "argument --hands"),
     ("bench_aec.py", ["--repeats", "0"], "argument --repeats"),
