@@ -6,7 +6,7 @@ import inspect
 from pathlib import Path
 
 import scopa_env
-from scopa_env.errors import ScopaError, not_a_file
+from scopa_env.errors import ScopaError, regular_file
 from scopa_env.kernel_cache import drop_stale, kernel_sources
 from scopa_env.presets import resolve_rules
 from scopa_env.rules import Rules
@@ -37,13 +37,36 @@ def _option_value(text: str):
     return text.strip()
 
 
+def _is_file(path: str) -> bool:
+    try:
+        return Path(path).is_file()
+    except OSError:         # a name too long: make_agent says so
+        return False
+
+
 def split_spec(spec: str) -> tuple[str, dict]:
     """'hard:worlds=50,rollouts=2' -> ('hard', {'worlds': 50, 'rollouts': 2}); a spec without
-    ':key=value' is returned as it is with no options."""
+    ':key=value' is returned as it is with no options.
+
+    The options start after the first colon that ends an agent's name (a level, any case) or a
+    .pt path; a path with colons of its own is whole: a .pt file that exists is a path with no
+    options ('runs/exp:lr=1e-3/latest.pt'), and where several colons end a .pt path the one
+    after an existing file wins ('a.pt:b.pt:search=9' for a file named 'a.pt:b.pt'). A value may
+    then hold a colon ('x.pt:name=v1:best')."""
     spec = str(spec)
-    head, sep, tail = spec.rpartition(":")
-    if not sep or ("=" not in tail and head not in REGISTRY and not head.endswith(".pt")):
-        return spec, {}     # no options ('C:/runs/x.pt' is a path, not options)
+    if spec.endswith(".pt") and _is_file(spec):
+        return spec, {}
+    heads = [i for i, ch in enumerate(spec) if ch == ":" and
+             (spec[:i].lower() in REGISTRY or spec[:i].endswith(".pt"))]
+    if heads:
+        cut = next((i for i in heads if _is_file(spec[:i])), heads[0])
+        head, tail = spec[:cut], spec[cut + 1:]
+    elif spec.endswith(".pt"):
+        return spec, {}         # a path: 'C:/runs/x.pt', 'D:\\a=b\\x.pt' (its error: does not exist)
+    else:
+        head, sep, tail = spec.rpartition(":")
+        if not sep or "=" not in tail:
+            return spec, {}     # no options
     options = {}
     for item in tail.split(","):
         key, eq, value = item.partition("=")
@@ -81,8 +104,7 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
         _check_options(cls, spec, options)
         return cls(rules=rules, seed=seed, **options)
     if str(spec).endswith(".pt"):
-        if not Path(spec).is_file():
-            raise not_a_file("checkpoint", spec)
+        regular_file("checkpoint", spec)
         try:
             from .learned import LearnedAgent  # imports torch: only when a checkpoint is asked for
         except ImportError as e:               # a core install (no [train] extra) has no torch

@@ -80,7 +80,7 @@ class LearnedAgent(Agent):
             try:
                 model = build_model(ckpt["model_config"])
                 model.load_state_dict(ckpt["model"])
-            except (ValueError, KeyError, RuntimeError, TypeError) as e:
+            except (ValueError, KeyError, RuntimeError, TypeError, AttributeError, IndexError) as e:
                 first = checkpoint.first_line(e)
                 raise ScopaError(f"checkpoint {str(path)!r} holds no usable network ({first})") from None
             self.name = name or str(path).rsplit("/", 1)[-1].removesuffix(".pt")

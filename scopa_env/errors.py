@@ -10,6 +10,20 @@ class ScopaError(ValueError):
     """
 
 
+def regular_file(kind: str, path) -> Path:
+    """`path` as a Path when it is a regular file; else one ScopaError: what is there instead
+    (not_a_file), or what the system said when it could not look (a name too long, a folder it
+    may not search: Path.is_file() let those out as OSError tracebacks)."""
+    p = Path(path)
+    try:
+        if p.is_file():
+            return p
+        error = not_a_file(kind, p)
+    except OSError as e:
+        raise ScopaError(f"{kind} {str(path)!r}: {e.strerror or e}") from None
+    raise error
+
+
 def not_a_file(kind: str, path) -> ScopaError:
     """The error for a `kind` ('checkpoint', 'config file') at `path` that is not a file: a folder
     is said to be one, and anything else there (a pipe, a device) not a regular file, rather than

@@ -19,7 +19,7 @@ from typing import Iterable, Iterator
 from . import core
 from .atomic import AtomicFile
 from .cards import card_str, cards_str, parse_card, rank_of
-from .errors import ScopaError, not_a_file
+from .errors import ScopaError, regular_file
 from .game import Game, PlayResult
 from .rules import Rules
 
@@ -115,8 +115,7 @@ def replay_file(path: str) -> int:
 
 def read_numbered(path: str) -> Iterator[tuple[int, dict]]:
     """read(), each record with its line number in the file (from 1)."""
-    if not Path(path).is_file():
-        raise not_a_file("record file", path)
+    regular_file("record file", path)
     with open(path, "rb") as f:
         for i, raw in enumerate(f, 1):
             try:

@@ -699,3 +699,69 @@ def test_options_that_would_do_nothing_are_refused():
     with pytest.raises(ScopaError, match="search_weight blends the search: give search > 0 too"):
         make_agent("checkpoints/scopa-default.pt:search_weight=0.7")
     assert make_agent("checkpoints/scopa-default.pt:search=10,search_weight=0.7").search_weight == 0.7
+
+
+def _tiny_checkpoint(path, rules=None, edit=None):
+    torch = pytest.importorskip("torch")
+    from training.checkpoint import base_dict, save_atomic
+    from training.model import MoveScorer, model_config
+    torch.manual_seed(0)
+    model = MoveScorer(hidden=8)
+    d = base_dict("dmc", model_config(model), model.state_dict(), {}, (rules or Rules()).to_dict())
+    if edit:
+        edit(d)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return save_atomic(d, path)
+
+
+def test_spec_paths_with_colons_and_values_with_colons(tmp_path):
+    """A run named 'exp:lr=1e-3' writes exp:lr=1e-3/latest.pt, and naming that file read 'exp'
+    as the agent and 'lr' as an option; 'x.pt:name=v1:best' was an unknown agent; 'Hard:budget'
+    was an unknown agent where 'hard:budget' names the bad option (review)."""
+    from agents import split_spec
+    ckpt = _tiny_checkpoint(tmp_path / "exp:lr=1e-3" / "latest.pt")
+    assert split_spec(str(ckpt)) == (str(ckpt), {})
+    assert make_agent(str(ckpt)).name == "latest"
+    assert split_spec(f"{ckpt}:search=5") == (str(ckpt), {"search": 5})
+    assert make_agent(f"{ckpt}:name=v1:best").name == "v1:best"
+    assert split_spec("D:\\a=b\\x.pt") == ("D:\\a=b\\x.pt", {})
+    with pytest.raises(ScopaError, match="bad agent option 'budget' in 'Hard:budget'"):
+        make_agent("Hard:budget")
+    named = tmp_path / "a.pt:b.pt"
+    _tiny_checkpoint(named)
+    assert split_spec(f"{named}:count_last=6") == (str(named), {"count_last": 6})
+
+
+def test_a_path_the_system_cannot_look_up_is_one_error(tmp_path):
+    """A name too long made Path.is_file() raise OSError: a traceback in every reader, and in
+    play.py's level prompt the match was lost (review)."""
+    from scopa_env import records
+    from training import checkpoint
+    from training.config import load_toml
+    from training.loop import resolve_resume
+    long = str(tmp_path / ("a" * 300 + ".pt"))
+    for read in (make_agent, checkpoint.load, load_toml, lambda p: list(records.read(p)), resolve_resume):
+        with pytest.raises(ScopaError, match="File name too long"):
+            read(long)
+
+
+def test_checkpoints_broken_in_structure_are_one_error(tmp_path):
+    from training import checkpoint
+    good = _tiny_checkpoint(tmp_path / "good.pt")
+    data = good.read_bytes()
+    (tmp_path / "cut.pt").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ScopaError, match=r"cut.pt' is corrupt or not a checkpoint \(a zip file cut short\)"):
+        checkpoint.load(tmp_path / "cut.pt")
+    import zipfile
+    with zipfile.ZipFile(tmp_path / "zip.pt", "w") as z:
+        z.writestr("foo.txt", "hello")
+    with pytest.raises(ScopaError, match=r"\(a zip file that is not a torch file\)"):
+        checkpoint.load(tmp_path / "zip.pt")
+    # a key that is not text in the network's weights (AttributeError in load_state_dict)
+    odd = _tiny_checkpoint(tmp_path / "odd.pt", edit=lambda d: d["model"].update({7: next(iter(d["model"].values()))}))
+    with pytest.raises(ScopaError, match="holds no usable network"):
+        make_agent(str(odd))
+    # a network for hands of 5 cards under rules that deal 3 scaled its inputs without a word
+    five = _tiny_checkpoint(tmp_path / "five.pt", edit=lambda d: d["model_config"].update(hand_cards=5))
+    with pytest.raises(ScopaError, match="a network for hands of 5 cards, but its rules deal 3"):
+        checkpoint.load(five)

@@ -52,7 +52,7 @@ import torch
 from scopa_env.actions import ACTION_LAYOUT_VERSION
 from scopa_env.atomic import sync_folder
 from scopa_env.cli import deferred_interrupts
-from scopa_env.errors import ScopaError, not_a_file
+from scopa_env.errors import ScopaError, regular_file
 from scopa_env.observation import OBS_LAYOUT_VERSION, layout
 from scopa_env.rules import Rules
 
@@ -148,11 +148,7 @@ def first_line(e: BaseException) -> str:
 
 def load(path: str | Path) -> dict:
     """Read and check a checkpoint; any problem is one ScopaError naming it."""
-    path = Path(path)
-    if not path.is_file():
-        if path.exists() and not path.is_dir():     # a FIFO or device: reading it could block
-            raise ScopaError(f"checkpoint {str(path)!r} is not a regular file")
-        raise not_a_file("checkpoint", path)
+    path = regular_file("checkpoint", path)     # a FIFO or device: reading it could block
     try:
         with warnings.catch_warnings():
             # a plain pickle file makes torch warn ("Detected pickle protocol 4") before it
@@ -162,8 +158,14 @@ def load(path: str | Path) -> dict:
     except (RuntimeError, pickle.UnpicklingError, EOFError, zipfile.BadZipFile, OSError,
             ValueError, AttributeError, TypeError, KeyError, IndexError) as e:
         first = first_line(e)
+        with open(path, "rb") as f:
+            magic = f.read(4)
         if path.stat().st_size == 0:
             first = "an empty file"           # torch says only "EOFError"
+        elif magic == b"PK\x03\x04" and not zipfile.is_zipfile(path):
+            first = "a zip file cut short"    # torch says "[Errno 22] Invalid argument"
+        elif magic == b"PK\x03\x04" and first.startswith("[enforce fail"):
+            first = "a zip file that is not a torch file"     # torch's own C++ check
         elif isinstance(e, KeyError) or first.startswith("Weights only load failed"):
             # KeyError: a text file, which torch's old-format reader fails on with "(101)";
             # torch's advice to load with weights_only=False would run whatever the file holds
@@ -218,6 +220,10 @@ def check(ckpt, where: str = "checkpoint") -> None:
     if players != rules.players:
         raise ScopaError(f"checkpoint {where!r} holds a network for {_show(players)} players, but its "
                          f"rules have {rules.players}")
+    hand_cards = mc.get("hand_cards", 3)     # the observation's hand-size scale (model.py)
+    if hand_cards != rules.hand_cards:
+        raise ScopaError(f"checkpoint {where!r} holds a network for hands of {_show(hand_cards)} "
+                         f"cards, but its rules deal {rules.hand_cards}")
     if not isinstance(ckpt["config"], dict):
         raise ScopaError(f"checkpoint {where!r} has a config of {_show(ckpt['config'])}, not a table "
                          f"of config keys")

@@ -29,7 +29,7 @@ import tomllib
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
-from scopa_env.errors import ScopaError, not_a_file
+from scopa_env.errors import ScopaError, regular_file
 from scopa_env.presets import rules_from_preset
 from scopa_env.rules import Rules
 from scopa_env.seeds import check_seed
@@ -400,9 +400,7 @@ def _check_tables(data: dict, source: str) -> dict:
 
 def load_toml(path: str | Path) -> dict:
     """The key/value pairs of a config file, checked against the fields (ScopaError names a bad one)."""
-    path = Path(path)
-    if not path.is_file():
-        raise not_a_file("config file", path)
+    path = regular_file("config file", path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (ValueError, UnicodeDecodeError) as e:

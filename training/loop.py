@@ -51,6 +51,13 @@ def make_algo(cfg: TrainConfig, model: MoveScorer, optimizer, rng: np.random.Gen
 
 def resolve_resume(target: str, checkpoints_dir: str = "checkpoints") -> Path:
     """A checkpoint file, a run folder, or a run name -> the checkpoint file to resume."""
+    try:
+        return _resolve_resume(target, checkpoints_dir)
+    except OSError as e:        # a name too long, a folder it may not search
+        raise ScopaError(f"cannot look for a checkpoint at {target!r}: {e.strerror or e}") from None
+
+
+def _resolve_resume(target: str, checkpoints_dir: str) -> Path:
     p = Path(target)
     if p.is_file():
         return p
@@ -156,7 +163,7 @@ class Run:
             self.algo.load_state_dict(ckpt["algo_state"])
             checkpoint.set_rng_state(ckpt["rng"], self.rng)
             counters = dict(ckpt["counters"])
-        except (KeyError, RuntimeError, ValueError, TypeError) as e:
+        except (KeyError, RuntimeError, ValueError, TypeError, AttributeError, IndexError) as e:
             first = checkpoint.first_line(e)
             raise ScopaError(f"checkpoint cannot be resumed ({type(e).__name__}: {first})") from None
         self.name = counters.pop("run_name")
@@ -196,7 +203,7 @@ class Run:
             if old < new:     # an earlier features version: the new inputs start at zero weight
                 state = widen_features(state, old, new)
             self.model.load_state_dict(state)
-        except (KeyError, RuntimeError, ValueError, TypeError) as e:
+        except (KeyError, RuntimeError, ValueError, TypeError, AttributeError, IndexError) as e:
             first = checkpoint.first_line(e)
             raise ScopaError(f"init_from {path!r} holds no usable network ({first})") from None
 
