@@ -447,15 +447,16 @@ class Game:
             raise ScopaError(f"this move ends the deal, but the deck set up holds {left} cards "
                              f"and a deal takes {per_deal} ({self.n_players} players x "
                              f"{self.rules.hand_cards})")
-        before = self.state.copy()
-        flags = core.apply_move(self.state, move.card, move.captured)
-        if self.phase == core.PLAYING and self.state[core.HANDS + self.to_move] == 0:
-            # only a position set up with hands that do not go round evenly gets here (setup
-            # allows puzzles): the next seat could not move and the hand would never end
-            stuck = self.to_move
-            self.state[:] = before
-            raise ScopaError(f"after {move}, seat {stuck} would be to move with no card while the "
+        hands = [int(h) for h in self.state[core.HANDS:core.HANDS + self.n_players]]
+        hands[player] &= ~(1 << move.card)
+        nxt = (player + 1) % self.n_players
+        if any(hands) and not hands[nxt]:
+            # while cards are held, play goes round: only a position set up with hands that do
+            # not go round evenly (setup allows puzzles) gets here, and the next seat could not
+            # move and the hand would never end
+            raise ScopaError(f"after {move}, seat {nxt} would be to move with no card while the "
                              f"hand goes on: the hands set up do not go round one card each")
+        flags = core.apply_move(self.state, move.card, move.captured)
         return PlayResult(player, move, bool(flags & core.F_SCOPA), bool(flags & core.F_DEALT),
                           bool(flags & core.F_HAND_OVER), bool(flags & core.F_MATCH_OVER))
 

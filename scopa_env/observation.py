@@ -244,7 +244,7 @@ def observe(state: np.ndarray, player: int) -> np.ndarray:
     n = int(state[core.NPLAYERS])
     if isinstance(player, (bool, np.bool_)) or not hasattr(player, "__index__") or not 0 <= int(player) < n:
         raise ScopaError(f"player {player!r} is not a seat 0..{n - 1}")
-    out = np.zeros(int(_SIZES[int(state[core.NPLAYERS])]), dtype=np.int8)
+    out = np.zeros(int(_SIZES[n]), dtype=np.int8)
     write_observation(state, player, out)
     return out
 
