@@ -516,7 +516,11 @@ def apply_move(state, card, captured):
         if state[ACE_SCOPA] != 0 or not is_ace_sweep(state, card, captured, table_before):
             state[SCOPE + p] += 1
             flags |= F_SCOPA
-    state[TO_MOVE] = (p + 1) % n
+    q = (p + 1) % n
+    if not hands_empty:
+        while state[HANDS + q] == 0:    # never in a dealt hand (play goes round evenly); in a
+            q = (q + 1) % n             # position set up with uneven hands a seat with no card passes
+    state[TO_MOVE] = q
     if hands_empty:
         if state[DECK_POS] < 40:
             _deal_round(state)

@@ -141,9 +141,9 @@ class Game:
 
         Cards are lists of ids or notation; `deck` lists the undealt cards in dealing order.
         Cards need not total 40 (a position may leave some out), but none may appear twice.
-        Hands need not go round evenly, but the seat to move must hold a card (unless every hand
-        is empty: a position to score), and a move that leaves the next seat to move without a
-        card while the hand goes on is refused (play).
+        Hands need not go round evenly: a seat with no card then passes (core.apply_move), but the
+        seat to move must hold one. Every hand empty is a position for core.end_hand to score
+        (no moves; the hand is not over until it is called).
         `hands`, `piles` and `scope` are per seat, `scores` per side (rules.teams).
         """
         n = self.n_players
@@ -447,15 +447,6 @@ class Game:
             raise ScopaError(f"this move ends the deal, but the deck set up holds {left} cards "
                              f"and a deal takes {per_deal} ({self.n_players} players x "
                              f"{self.rules.hand_cards})")
-        hands = [int(h) for h in self.state[core.HANDS:core.HANDS + self.n_players]]
-        hands[player] &= ~(1 << move.card)
-        nxt = (player + 1) % self.n_players
-        if any(hands) and not hands[nxt]:
-            # while cards are held, play goes round: only a position set up with hands that do
-            # not go round evenly (setup allows puzzles) gets here, and the next seat could not
-            # move and the hand would never end
-            raise ScopaError(f"after {move}, seat {nxt} would be to move with no card while the "
-                             f"hand goes on: the hands set up do not go round one card each")
         flags = core.apply_move(self.state, move.card, move.captured)
         return PlayResult(player, move, bool(flags & core.F_SCOPA), bool(flags & core.F_DEALT),
                           bool(flags & core.F_HAND_OVER), bool(flags & core.F_MATCH_OVER))
