@@ -765,3 +765,18 @@ def test_checkpoints_broken_in_structure_are_one_error(tmp_path):
     five = _tiny_checkpoint(tmp_path / "five.pt", edit=lambda d: d["model_config"].update(hand_cards=5))
     with pytest.raises(ScopaError, match="a network for hands of 5 cards, but its rules deal 3"):
         checkpoint.load(five)
+
+
+def test_a_checkpoint_that_cannot_be_read_is_one_error(tmp_path, monkeypatch):
+    """A file without read permission: the message's look at the file's first bytes raised the
+    PermissionError again, a traceback in every reader (review). Run as root here, so the
+    refusal is made by hand."""
+    from training import checkpoint
+    good = _tiny_checkpoint(tmp_path / "locked.pt")
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(good))
+    monkeypatch.setattr(checkpoint.torch, "load", refuse)
+    monkeypatch.setattr(checkpoint, "open", refuse, raising=False)
+    with pytest.raises(ScopaError, match=r"locked.pt' is corrupt or not a checkpoint \(\[Errno 13\] Permission denied"):
+        checkpoint.load(good)

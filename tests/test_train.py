@@ -1436,10 +1436,13 @@ def test_no_epsilon_decay_explores_at_epsilon_end_from_the_start():
 def test_bot_games_that_leave_a_level_out_are_refused():
     """bot_games 0.5 of 1 game rounded to no bot game at all, and 2 bot games for two levels put
     only the first level in play: pure self-play or a missing bot without a word (review)."""
+    from training.config import check_bot_games
     with pytest.raises(ScopaError, match=r"is 0 bot games; bot_levels \(normal\) need 2"):
-        make_config(num_envs=1, bot_games=0.5)
+        Run(make_config(num_envs=1, bot_games=0.5), log=lambda *_: None)
     with pytest.raises(ScopaError, match=r"is 2 bot games; bot_levels \(easy, normal\) need 4.*share of at least 1\b"):
-        make_config(num_envs=4, bot_games=0.5, bot_levels=("easy", "normal"))
+        check_bot_games(make_config(num_envs=4, bot_games=0.5, bot_levels=("easy", "normal")))
+    # a run saved before the check (the config alone is valid) still resumes
+    assert make_config(num_envs=4, bot_games=0.5, bot_levels=("easy", "normal")).bot_games == 0.5
     from training.bots import BotSeats
     cfg = make_config(num_envs=8, bot_games=0.5, bot_levels=("easy", "normal"))
     seats = BotSeats(cfg.bot_games, cfg.bot_levels, cfg.num_envs, np.random.default_rng(0))

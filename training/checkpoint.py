@@ -158,8 +158,11 @@ def load(path: str | Path) -> dict:
     except (RuntimeError, pickle.UnpicklingError, EOFError, zipfile.BadZipFile, OSError,
             ValueError, AttributeError, TypeError, KeyError, IndexError) as e:
         first = first_line(e)
-        with open(path, "rb") as f:
-            magic = f.read(4)
+        try:
+            with open(path, "rb") as f:
+                magic = f.read(4)
+        except OSError:         # not readable (permissions): torch's own words say so
+            magic = b""
         if path.stat().st_size == 0:
             first = "an empty file"           # torch says only "EOFError"
         elif magic == b"PK\x03\x04" and not zipfile.is_zipfile(path):

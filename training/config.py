@@ -373,6 +373,11 @@ def _check(c: TrainConfig) -> None:
     if c.bot_games > 0 and c.rules.players != 2:
         raise ScopaError(f"config key 'bot_games' needs 2-player rules (an in-env rule bot "
                          f"plays one opponent), these rules have {c.rules.players} players")
+
+
+def check_bot_games(c: TrainConfig) -> None:
+    """A new run's bot games: at least 2 per level (a run saved before this check resumes as it
+    was: its bot_games and num_envs cannot change on resume)."""
     n_bot, need = bot_game_count(c.bot_games, c.num_envs), 2 * len(c.bot_levels)
     if c.bot_games > 0 and n_bot < need:
         # a share that rounded to 0 games was pure self-play without a word; fewer games than

@@ -25,7 +25,7 @@ from scopa_env.presets import preset_name
 from scopa_env.rules import Rules
 from scopa_env.seeds import offset_seed
 from . import checkpoint
-from .config import LEGACY_RULES_KEYS, TrainConfig, make_config
+from .config import LEGACY_RULES_KEYS, TrainConfig, check_bot_games, make_config
 from .model import FEATURE_SIZES, FEATURES_VERSION, MoveScorer, model_config, widen_features
 
 KEEP_PERIODIC = 3
@@ -104,6 +104,8 @@ class Run:
     """One training run (new or resumed). `train()` runs it to the end and returns the results."""
 
     def __init__(self, cfg: TrainConfig, resume: dict | None = None, log=print):
+        if resume is None:
+            check_bot_games(cfg)
         self.cfg = cfg
         self.log = log
         torch.set_num_threads(cfg.torch_threads)
