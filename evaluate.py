@@ -436,7 +436,7 @@ def pool(paths: list[str]) -> dict:
         check_pool_run(path, run)
         runs.append(run)
     first = runs[0]
-    rules = Rules.from_dict(first["rules"])
+    rules = Rules.from_dict(first["rules"]).to_dict()
     for path, run in zip(paths[1:], runs[1:]):
         for key in ("agent", "partner"):
             if run[key] != first[key]:
@@ -444,7 +444,7 @@ def pool(paths: list[str]) -> dict:
         # as Rules (a file written before an option existed has it at its classic default),
         # naming the options that differ
         other = Rules.from_dict(run["rules"]).to_dict()
-        differ = [f"{k} {v!r} (not {rules.to_dict()[k]!r})" for k, v in other.items() if rules.to_dict()[k] != v]
+        differ = [f"{k} {v!r} (not {rules[k]!r})" for k, v in other.items() if rules[k] != v]
         if differ:
             raise ScopaError(f"{path}: its rules differ from {paths[0]}'s: {', '.join(differ)}")
     seeds = [run["seed"] for run in runs]
