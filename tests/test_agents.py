@@ -769,8 +769,8 @@ def test_checkpoints_broken_in_structure_are_one_error(tmp_path):
 
 def test_a_checkpoint_that_cannot_be_read_is_one_error(tmp_path, monkeypatch):
     """A file without read permission: the message's look at the file's first bytes raised the
-    PermissionError again, a traceback in every reader (review). Run as root here, so the
-    refusal is made by hand."""
+    PermissionError again, a traceback in every reader (review). It is said to be unreadable,
+    not corrupt: the file may be fine. Run as root here, so the refusal is made by hand."""
     from training import checkpoint
     good = _tiny_checkpoint(tmp_path / "locked.pt")
 
@@ -778,5 +778,5 @@ def test_a_checkpoint_that_cannot_be_read_is_one_error(tmp_path, monkeypatch):
         raise PermissionError(13, "Permission denied", str(good))
     monkeypatch.setattr(checkpoint.torch, "load", refuse)
     monkeypatch.setattr(checkpoint, "open", refuse, raising=False)
-    with pytest.raises(ScopaError, match=r"locked.pt' is corrupt or not a checkpoint \(\[Errno 13\] Permission denied"):
+    with pytest.raises(ScopaError, match=r"locked.pt' cannot be read \(Permission denied\)$"):
         checkpoint.load(good)

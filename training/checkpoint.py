@@ -150,6 +150,11 @@ def load(path: str | Path) -> dict:
     """Read and check a checkpoint; any problem is one ScopaError naming it."""
     path = regular_file("checkpoint", path)     # a FIFO or device: reading it could block
     try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+    except OSError as e:        # no read permission: the file may be fine, so not "corrupt"
+        raise ScopaError(f"checkpoint {str(path)!r} cannot be read ({e.strerror or e})") from None
+    try:
         with warnings.catch_warnings():
             # a plain pickle file makes torch warn ("Detected pickle protocol 4") before it
             # fails: the error below is the one line that says what is wrong
@@ -158,11 +163,6 @@ def load(path: str | Path) -> dict:
     except (RuntimeError, pickle.UnpicklingError, EOFError, zipfile.BadZipFile, OSError,
             ValueError, AttributeError, TypeError, KeyError, IndexError) as e:
         first = first_line(e)
-        try:
-            with open(path, "rb") as f:
-                magic = f.read(4)
-        except OSError:         # not readable (permissions): torch's own words say so
-            magic = b""
         if path.stat().st_size == 0:
             first = "an empty file"           # torch says only "EOFError"
         elif magic == b"PK\x03\x04" and not zipfile.is_zipfile(path):
