@@ -215,7 +215,12 @@ class raw_env(AECEnv):
         self._mask[self._legal] = 1
 
     # ---- playing --------------------------------------------------------------------------
+    def _check_started(self, what: str) -> None:
+        if self.game is None:       # the attributes reset() makes were an AttributeError
+            raise ScopaError(f"call reset() before {what}()")
+
     def step(self, action) -> None:
+        self._check_started("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
@@ -270,6 +275,7 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict:
         if agent not in self._names:      # tuple.index's ValueError did not say which agents exist
             raise ScopaError(f"unknown agent {agent!r} (this env's agents: {', '.join(self._names)})")
+        self._check_started("observe")
         p = self._names.index(agent)
         # an agent done and removed (its last step(None)) has no entry left: it is not live
         live = not (self.terminations.get(agent, True) or self.truncations.get(agent, True))
@@ -278,6 +284,10 @@ class raw_env(AECEnv):
         else:
             mask = np.zeros(self.table.size, dtype=np.int8)
         return {"observation": observe(self.game.state, p), "action_mask": mask}
+
+    def last(self, observe: bool = True):
+        self._check_started("last")
+        return super().last(observe)
 
     def render(self) -> str | None:
         viewer = self.render_player

@@ -278,6 +278,10 @@ class BatchedScopa:
         self._buf = core.new_move_buffer()
         self._chosen = np.zeros(B, dtype=np.int64)
         self._alloc()
+        # before reset() there is no game: no seat to move, a blank observation (the kernels
+        # fill np.empty arrays on every step; unset, these showed whatever memory held)
+        self.obs.fill(0)
+        self.to_move.fill(-1)
 
     # ---- public arrays --------------------------------------------------------------------
     def _alloc(self):
@@ -327,6 +331,8 @@ class BatchedScopa:
 
     def action_masks(self) -> np.ndarray:
         """Dense int8 (B, n_actions) mask of the legal moves, built on demand."""
+        if not hasattr(self, "_started"):
+            raise ScopaError("call reset() before action_masks(): there are no games yet")
         out = np.zeros((self.num_envs, self.n_actions), dtype=np.int8)
         _dense_masks(self.legal_count, self.legal_ids, out)
         return out

@@ -257,6 +257,10 @@ def view(obs: np.ndarray, name: str, players: int | None = None) -> np.ndarray:
         players = next((n for n in PLAYER_COUNTS if layout(n).size == obs.shape[-1]), None)
         if players is None:
             raise ScopaError(f"no observation layout has {obs.shape[-1]} values")
+    elif layout(players).size != obs.shape[-1]:
+        # the slices of another layout read the wrong values (or none) without a word
+        raise ScopaError(f"an observation of {players} players has {layout(players).size} values, "
+                         f"this one has {obs.shape[-1]}")
     slices = layout(players).slices
     if name not in slices:
         raise ScopaError(f"the observation of {players} players has no part {name!r} (its parts: "

@@ -61,6 +61,16 @@ class Rules:
     """0: off; k > 0: after a hand, a side with at least k points while every other side has 0 wins the match."""
 
     def __post_init__(self):
+        # numpy's scalars (a loop over np.arange, a value read from an array) are stored as the
+        # Python values they stand for, so equal rules compare, hash and print alike
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, np.bool_):
+                object.__setattr__(self, f.name, bool(value))
+            elif isinstance(value, np.integer):
+                object.__setattr__(self, f.name, int(value))
+            elif isinstance(value, np.str_):
+                object.__setattr__(self, f.name, str(value))
         for name in ("napola", "re_bello", "ace_takes_all", "ace_scopa", "burned_ace", "fewest_cards",
                      "free_capture"):
             if not isinstance(getattr(self, name), bool):

@@ -338,3 +338,15 @@ def test_takes_table_refuses_what_is_not_an_action_id():
     for bad in (16200.7, "16201", True):
         with pytest.raises(ScopaError, match="takes_table: an action is an integer id"):
             t.takes_table(bad)
+
+
+def test_raw_env_before_reset_says_so():
+    """raw_env().observe / step / last before reset() were AttributeErrors ('no attribute
+    terminations' / 'agent_selection'); render() already said to reset (review)."""
+    e = raw_env()
+    for call, name in ((lambda: e.observe("player_0"), "observe"), (lambda: e.step(0), "step"),
+                       (e.last, "last")):
+        with pytest.raises(ScopaError, match=rf"call reset\(\) before {name}\(\)"):
+            call()
+    e.reset(seed=0)
+    assert e.last()[0]["action_mask"].any()

@@ -354,3 +354,14 @@ def test_state_dict_before_reset_is_refused():
     from scopa_env import BatchedScopa, ScopaError
     with pytest.raises(ScopaError, match=r"call reset\(\) before state_dict\(\)"):
         BatchedScopa(4, seed=0).state_dict()
+
+
+def test_before_reset_no_seat_moves_and_masks_are_refused():
+    """Before reset() obs and to_move showed uninitialised memory (negative observation values,
+    to_move 94201576738674) and action_masks() all zeros (review)."""
+    env = BatchedScopa(3, seed=0)
+    assert not env.obs.any() and (env.to_move == -1).all()
+    with pytest.raises(ScopaError, match=r"call reset\(\) before action_masks\(\)"):
+        env.action_masks()
+    env.reset()
+    assert (env.action_masks().sum(axis=1) > 0).all()

@@ -470,3 +470,27 @@ def test_observe_and_view_name_a_bad_seat_or_part():
     assert np.array_equal(observe(g.state, np.int64(1)), g.observation(1)["observation"])
     with pytest.raises(ScopaError, match=r"the observation of 2 players has no part 'pile' \(its parts: hand,"):
         view(observe(g.state, 0), "pile")
+
+
+def test_view_refuses_a_vector_of_another_layout():
+    """view(obs, 'my_side', players=3) of a 2-player vector gave an empty array, and 'pile' a
+    (3, 40) array read from the 2-player slots, without a word (review)."""
+    from scopa_env.observation import view
+    obs = Game(seed=0).observation(0)["observation"]
+    for players in (3, 4, 6):
+        with pytest.raises(ScopaError, match=rf"an observation of {players} players has \d+ values, this one has 291"):
+            view(obs, "pile", players=players)
+    assert np.array_equal(view(obs, "table", players=2), view(obs, "table"))
+
+
+def test_rules_take_numpy_scalars_as_the_python_values():
+    """Rules(target=np.int64(21)) said 'must be a whole number 1..100, got np.int64(21)', through
+    every env; seeds and seats took numpy integers already (review)."""
+    import scopa_env
+    r = Rules(target=np.int64(21), napola=np.bool_(True), players=np.int32(2), quindici=np.str_("both"))
+    plain = Rules(target=21, napola=True, quindici="both")
+    assert r == plain and hash(r) == hash(plain) and type(r.target) is int and type(r.napola) is bool
+    assert scopa_env.raw_env(target=np.int64(21)).rules.target == 21
+    for bad in (dict(target=np.float64(21.0)), dict(target=np.bool_(True)), dict(napola=np.int64(1))):
+        with pytest.raises(ScopaError, match="rules option"):
+            Rules(**bad)
