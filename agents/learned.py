@@ -27,7 +27,8 @@ network's scores with the hard level's determinized Monte Carlo with opponent mo
 options `budget=search`, `infer=True`: the worlds draw the opponent's hand from those that
 explain its moves this deal, agents/hard.py): the move played maximises
 (1 - search_weight) * network + search_weight * search (default weight 0.5). Both are the hand's
-expected point difference, so they share a scale. When a hand can decide the match (a score
+expected point difference, so they share a scale (a DMC network's; a PPO checkpoint's scores are
+logits, and search with one is a ScopaError). When a hand can decide the match (a score
 within 7 of the target) the search scores a move by its chance of winning the match, and then
 the search alone chooses: the network knows nothing of the match score's stakes. The search's
 generator is seeded from the agent's seed: same observations after the same reset, same moves.
@@ -108,6 +109,12 @@ class LearnedAgent(Agent):
         if search and not classic:
             raise ScopaError(f"learned option search is the hard level's classic 2-player search with "
                              f"opponent modelling; these rules ({_label(rules)}) are another game: use search=0")
+        if search and path is not None and ckpt["algo"] != "dmc":
+            # the blend adds the network's scores to the search's expected points: a DMC network's
+            # scores are such points, a PPO policy's are logits on a scale of their own
+            raise ScopaError(f"learned option search blends the network's expected points with the "
+                             f"search's; checkpoint {str(path)!r} is a {ckpt['algo']} policy, whose "
+                             f"move scores are logits, not points: use search=0 or a dmc checkpoint")
         self.search, self.search_weight = search, search_weight
         easy_last_deal = flag_option("learned", "easy_last_deal", easy_last_deal)
         if easy_last_deal and not search:

@@ -780,3 +780,17 @@ def test_a_checkpoint_that_cannot_be_read_is_one_error(tmp_path, monkeypatch):
     monkeypatch.setattr(checkpoint, "open", refuse, raising=False)
     with pytest.raises(ScopaError, match=r"locked.pt' cannot be read \(Permission denied\)$"):
         checkpoint.load(good)
+
+
+def test_search_refuses_a_ppo_policy(tmp_path):
+    """The search blends the network's scores with expected points: a PPO policy's scores are
+    logits (0.06 beside the search's -1.25 in the review's position), so `search_weight` meant
+    nothing definite. A DMC network with search, and a PPO one without, still load."""
+    def as_ppo(d):
+        d["algo"] = "ppo"
+    ppo = _tiny_checkpoint(tmp_path / "ppo.pt", edit=as_ppo)
+    dmc = _tiny_checkpoint(tmp_path / "dmc.pt")
+    with pytest.raises(ScopaError, match=r"ppo.pt' is a ppo policy, whose move scores are logits, not points"):
+        make_agent(f"{ppo}:search=10")
+    assert make_agent(str(ppo)).search == 0
+    assert make_agent(f"{dmc}:search=10").search == 10
