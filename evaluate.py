@@ -50,7 +50,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     import numpy as np
 
     from agents import make_agent, split_spec
-    from agents.arena import check_matches, evaluate
+    from agents.arena import check_matches, evaluate, round_matches
     from agents.stats import Z95, elo, points_interval_text, t95, wilson
     from scopa_env.cli import Parser, run_main
     from scopa_env.errors import ScopaError
@@ -76,6 +76,11 @@ def same_agent_key(spec: str):
     return head, tuple(sorted((k, repr(v)) for k, v in options.items()))
 
 
+def _agent_key(spec: str | None):
+    """same_agent_key, with None (no partner) its own key."""
+    return None if spec is None else same_agent_key(spec)
+
+
 def first_repeat(specs: list[str]) -> tuple[str, str] | None:
     """The first two specs that name one agent (same_agent_key), or None."""
     seen: dict = {}
@@ -87,6 +92,9 @@ def first_repeat(specs: list[str]) -> tuple[str, str] | None:
     return None
 
 
+DEFAULT_MATCHES = 200       # per opponent, rounded up to a multiple of the number of sides
+
+
 def parse_args(argv=None) -> argparse.Namespace:
     p = Parser(
         prog="evaluate.py", description="Evaluate agents on duplicate deals with seats swapped.")
@@ -95,9 +103,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="an opponent (repeat for several)")
     p.add_argument("--round-robin", nargs="+", metavar="SPEC",
                    help="play every pair of these agents; cross table and Elo ratings")
-    p.add_argument("--matches", type=int, default=200,
-                   help="matches per opponent, default 200: a multiple of the number of sides (even with two: "
-                        "each deal is played once with the agent on each side; 3 with three-players)")
+    p.add_argument("--matches", type=int, default=None,
+                   help="matches per opponent: a multiple of the number of sides (even with two: "
+                        "each deal is played once with the agent on each side; 3 with three-players); "
+                        "default 200, 201 with three sides")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents, default 0")
     p.add_argument("--rules", default="classic", metavar="PRESET",
                    help="rules preset (see --list-rules), default classic")
@@ -166,7 +175,8 @@ def parse_args(argv=None) -> argparse.Namespace:
                 name = spec and split_spec(spec)[0]
             except ScopaError:
                 continue           # a bad spec is named when the agents are built
-            if name and path and os.path.realpath(name) == os.path.realpath(path):
+            # only a .pt spec is a file (a level's name is no path, though a file may have it)
+            if name and name.endswith(".pt") and path and os.path.realpath(name) == os.path.realpath(path):
                 # it replaced the checkpoint under evaluation, exit 0 and no word
                 p.error(f"{flag} {path} is the checkpoint of the agent {spec}: it would be replaced")
     if args.workers < 1:
@@ -409,9 +419,9 @@ def check_pool_run(path: str, run) -> None:
         problem = check_pool_row(r, sides)
         if problem:
             raise ScopaError(f"{path}: results[{k}]: {problem}")
-        if r["opponent"] in seen:
+        if same_agent_key(r["opponent"]) in seen:
             raise ScopaError(f"{path}: results[{k}]: opponent {r['opponent']!r} appears twice")
-        seen.add(r["opponent"])
+        seen.add(same_agent_key(r["opponent"]))
 
 
 def pool(paths: list[str]) -> dict:
@@ -439,7 +449,8 @@ def pool(paths: list[str]) -> dict:
     rules = Rules.from_dict(first["rules"]).to_dict()
     for path, run in zip(paths[1:], runs[1:]):
         for key in ("agent", "partner"):
-            if run[key] != first[key]:
+            # one agent by any spelling evaluate.py takes for it ('Easy', options in any order)
+            if _agent_key(run[key]) != _agent_key(first[key]):
                 raise ScopaError(f"{path}: {key} {run[key]!r} differs from {paths[0]}'s {first[key]!r}")
         # as Rules (a file written before an option existed has it at its classic default),
         # naming the options that differ
@@ -455,14 +466,15 @@ def pool(paths: list[str]) -> dict:
 
 
 def _pooled(paths: list[str], first: dict, seeds: list, runs: list[dict]) -> dict:
-    rows: dict[str, list[tuple[object, dict]]] = {}     # opponent -> (seed, its row) per run
+    rows: dict = {}     # opponent's same_agent_key -> (seed, its row) per run
     for seed, run in zip(seeds, runs):
         for r in run["results"]:
-            rows.setdefault(r["opponent"], []).append((seed, r))
+            rows.setdefault(same_agent_key(r["opponent"]), []).append((seed, r))
     results = []
     sides = Rules.from_dict(first["rules"]).teams
-    for opp, pairs in rows.items():
+    for pairs in rows.values():
         rs = [r for _, r in pairs]
+        opp = rs[0]["opponent"]       # as the first file that has it spells it
         matches = sum(r["matches"] for r in rs)
         hands = sum(r["hands"] for r in rs)
         wins = sum(r["wins"] for r in rs)
@@ -564,6 +576,8 @@ def main(argv=None) -> int:
             print_pool(out)
         else:
             rules = build_rules(args)
+            if args.matches is None:    # 200 was an error, about a number never typed, with 3 sides
+                args.matches = round_matches(DEFAULT_MATCHES, rules)
             check_matches(args.matches, rules)
             if args.partner is not None and rules.players <= 3:
                 raise ScopaError(f"--partner needs pairs (4 or 6 players); these rules have {rules.players}")

@@ -595,3 +595,64 @@ def test_hard_search_sizes_are_capped():
         with pytest.raises(ScopaError, match="must be at most"):
             make_agent(spec)
     assert make_agent("hard:worlds=100000").worlds == 100_000
+
+
+def _evaluate_module():
+    spec = importlib.util.spec_from_file_location("evaluate_cli", ROOT / "evaluate.py")
+    cli = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cli)
+    return cli
+
+
+def test_default_matches_fit_three_sides(tmp_path, monkeypatch, capsys):
+    """The default 200 matches is no multiple of 3: `--rules three-players` without --matches
+    was an error about a number nobody typed (review). The default is rounded up to the sides."""
+    cli = _evaluate_module()
+    monkeypatch.setattr(cli, "DEFAULT_MATCHES", 2)      # 3 with three sides, 2 with two
+    out = tmp_path / "three.json"
+    assert cli.main(["--rules", "three-players", "--agent", "easy", "--opponent", "random",
+                     "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["results"][0]["matches"] == 3
+    assert cli.main(["--agent", "easy", "--opponent", "random", "--json", str(out)]) == 0
+    assert json.loads(out.read_text())["results"][0]["matches"] == 2
+    p = run_cli("--pool", str(out), str(out), "--matches", "200")    # typed: refused, not ignored
+    assert p.returncode == 2 and "drop --matches" in p.stderr
+
+
+def test_pool_takes_one_agent_by_any_spelling(tmp_path):
+    """--pool compared agents and grouped opponents by their exact text, where evaluate.py takes
+    'Easy' and 'easy' (options in any order) for one agent: one opponent in two unpooled rows, or
+    the same agent refused as another (review)."""
+    out = tmp_path / "s1.json"
+    assert run_cli("--agent", "hard:worlds=4,rollouts=1", "--opponent", "random", "--opponent", "easy",
+                   "--matches", "2", "--seed", "1", "--json", str(out)).returncode == 0
+    run = json.loads(out.read_text())
+    run.update(seed=2, agent="Hard:rollouts=1,worlds=4")
+    run["results"][0]["opponent"] = "Random"
+    (tmp_path / "s2.json").write_text(json.dumps(run))
+    pooled = tmp_path / "pooled.json"
+    p = run_cli("--pool", str(out), str(tmp_path / "s2.json"), "--json", str(pooled))
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(pooled.read_text())["results"]
+    assert [(r["opponent"], r["matches"]) for r in rows] == [("random", 4), ("easy", 4)]
+    run["results"][1]["opponent"] = "RANDOM"       # one file naming one opponent twice
+    (tmp_path / "twice.json").write_text(json.dumps(run))
+    p = run_cli("--pool", str(out), str(tmp_path / "twice.json"))
+    assert p.returncode == 2 and "opponent 'RANDOM' appears twice" in p.stderr
+
+
+def test_an_output_named_like_a_level_is_no_checkpoint(tmp_path):
+    """A file named 'random' in the working folder made `--record random` 'the checkpoint of the
+    agent random' and the run was refused (review): only a .pt spec is a file."""
+    (tmp_path / "random").write_text("")
+    p = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--agent", "easy", "--opponent",
+                        "random", "--matches", "2", "--record", "random"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert len((tmp_path / "random").read_text().splitlines()) == 2
+    ckpt = tmp_path / "x.pt"
+    ckpt.write_text("")
+    p = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--agent", "x.pt", "--opponent",
+                        "random", "--matches", "2", "--json", "x.pt"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120)
+    assert p.returncode == 2 and "is the checkpoint of the agent x.pt" in p.stderr
