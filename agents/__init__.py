@@ -87,6 +87,11 @@ def _check_options(cls, name: str, options: dict) -> None:
                          f"(known: {', '.join(sorted(known)) or 'none'})")
 
 
+def _spec_value(v) -> str:
+    """An option's value as a spec writes it (true, not True)."""
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
 def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) -> Agent:
     """'random' | a level name | path/to/checkpoint.pt -> an Agent. Bad specs raise ScopaError.
 
@@ -102,7 +107,10 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
     if spec in REGISTRY:
         cls = REGISTRY[spec]
         _check_options(cls, spec, options)
-        return cls(rules=rules, seed=seed, **options)
+        agent = cls(rules=rules, seed=seed, **options)
+        if options:     # records tell 'hard:worlds=4' from 'hard' (levels take no name= option)
+            agent.name = f"{spec}:{','.join(f'{k}={_spec_value(v)}' for k, v in options.items())}"
+        return agent
     if str(spec).endswith(".pt"):
         regular_file("checkpoint", spec)
         try:

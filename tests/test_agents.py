@@ -794,3 +794,11 @@ def test_search_refuses_a_ppo_policy(tmp_path):
         make_agent(f"{ppo}:search=10")
     assert make_agent(str(ppo)).search == 0
     assert make_agent(f"{dmc}:search=10").search == 10
+
+
+def test_a_level_with_options_is_named_with_them():
+    """Records of `--agent hard:worlds=4 --opponent hard` said ["hard", "hard"]: the seats could
+    not be told apart (review). A level given options is named with them, as a spec writes them."""
+    assert make_agent("hard:worlds=4,infer=true").name == "hard:worlds=4,infer=true"
+    assert make_agent("Hard").name == "hard" and make_agent("easy").name == "easy"
+    assert make_agent("hard", budget=300).name == "hard:budget=300"
