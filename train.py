@@ -176,7 +176,7 @@ def main(argv=None) -> int:
         if args.stop_at is not None and args.stop_at < 1:
             raise ScopaError(f"--stop-at must be a number of steps, at least 1, got {args.stop_at}")
         from training.config import load_toml, make_config
-        from training.loop import start
+        from training.loop import check_new_run, start
 
         # an empty value is a mistake (an unset shell variable), not "flag not given"
         for flag, value in (("--resume", args.resume), ("--config", args.config)):
@@ -188,7 +188,10 @@ def main(argv=None) -> int:
                 raise ScopaError("--resume continues a run with its own config: drop --config")
             base = make_config(**{k: v for k, v in overrides.items()
                                   if k in ("checkpoints_dir", "runs_dir")})
-            run = start(base, resume=args.resume, overrides=overrides)
+            # with --print-config standard output holds the TOML alone: start()'s notes go to
+            # standard error (a note printed first made the output no TOML)
+            log = (lambda *a, **k: print(*a, file=sys.stderr)) if args.print_config else print
+            run = start(base, resume=args.resume, overrides=overrides, log=log)
             if args.print_config:         # the resumed run's config, overrides applied; no training
                 print(run.cfg.to_toml(), end="")
                 return 0
@@ -200,6 +203,7 @@ def main(argv=None) -> int:
             except ScopaError as e:
                 raise ScopaError(config_error(e, loaded, overrides, path)) from None
             if args.print_config:
+                check_new_run(cfg)      # what the run would refuse is refused here too
                 print(cfg.to_toml(), end="")
                 return 0
             run = start(cfg)

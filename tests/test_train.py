@@ -1448,3 +1448,51 @@ def test_bot_games_that_leave_a_level_out_are_refused():
     seats = BotSeats(cfg.bot_games, cfg.bot_levels, cfg.num_envs, np.random.default_rng(0))
     assert {(int(s), int(lv)) for s, lv in zip(seats.seat, seats.level) if s >= 0} == \
         {(0, 0), (1, 0), (0, 1), (1, 1)}
+
+
+def test_review_of_the_command_line_and_its_config(tmp_path, capsys):
+    """Found by the review of train.py's config and command line:
+    - `--resume R --print-config` printed start()'s note (new evaluation opponents) on standard
+      output before the TOML, which then did not parse;
+    - `--resume R --seed 1` (the run's own seed) or `--rules classic` on a classic run said "cannot
+      change ... rules classic, not rules classic";
+    - `--print-config` printed configs the run refused (too few bot games, a missing init_from),
+      and the missing init_from's error did not name the key."""
+    import tomllib
+    cfg = tiny_cfg(tmp_path, run_name="pc2", eval_every=512, eval_matches=2,
+                   eval_opponents=("random",))
+    Run(cfg, log=lambda *_: None).train(stop_at=512)
+    folder = str(tmp_path / "ck" / "pc2")
+    r = run_main(capsys, "--resume", folder, "--eval-opponents", "easy", "--print-config")
+    assert r.returncode == 0, r.stderr
+    assert tomllib.loads(r.stdout)["eval_opponents"] == ["easy"]
+    assert "evaluation opponents changed" in r.stderr
+    seed = str(cfg.seed)
+    r = run_main(capsys, "--resume", folder, "--seed", seed, "--rules", "classic", "--target", "11",
+                 "--hidden", "32", "--print-config")
+    assert r.returncode == 0, r.stderr
+    _one_line_error(run_main(capsys, "--resume", folder, "--seed", str(cfg.seed + 1), "--print-config"),
+                    "config key 'seed' cannot change when resuming")
+    _one_line_error(run_main(capsys, "--resume", folder, "--target", "21", "--print-config"),
+                    "the run trains for rules classic, not target=21")
+    _one_line_error(run_main(capsys, "--print-config", "--bot-games", "0.01"),
+                    "config key 'bot_games' = 0.01")
+    _one_line_error(run_main(capsys, "--print-config", "--init-from", str(tmp_path / "none.pt")),
+                    "config key 'init_from': checkpoint", "none.pt' does not exist")
+
+
+def test_the_final_evaluation_has_tags_of_its_own_and_follows_a_spent_budget(tmp_path):
+    """The final evaluation wrote eval/... at the step of the last periodic one (other matches):
+    two points at one step under one tag; it writes final/.... An iteration crossing --stop-at and
+    total_steps at once ended '(--stop-at)' without the final table."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    said = []
+    cfg = tiny_cfg(tmp_path, run_name="fin", total_steps=1000, eval_every=512, eval_matches=2,
+                   eval_opponents=("random",), final_matches=2, final_opponents=("random",))
+    results = Run(cfg, log=said.append).train(stop_at=900)     # one iteration is 512 steps
+    assert "random" in results and any("(step budget)" in s for s in said)
+    ea = EventAccumulator(str(tmp_path / "runs" / "fin")).Reload()
+    steps = [e.step for e in ea.Scalars("eval/win_rate_vs_random")]
+    assert steps == sorted(set(steps)) == [512, 1024]
+    assert [e.step for e in ea.Scalars("final/win_rate_vs_random")] == [1024]
+    assert [e.step for e in ea.Scalars("final/points_per_hand_vs_random")] == [1024]

@@ -100,6 +100,29 @@ def _flock_or_holder(f) -> str | None:
     return None
 
 
+def load_init_from(cfg: TrainConfig) -> dict:
+    """The checkpoint config `init_from` names, read and checked against the run's rules; its
+    errors name the key (a missing file said only "checkpoint '...' does not exist")."""
+    path = cfg.init_from
+    try:
+        ckpt = checkpoint.load(path)
+        rules = checkpoint.rules_of(ckpt, path)
+    except ScopaError as e:
+        raise ScopaError(f"config key 'init_from': {e}") from None
+    if rules != cfg.rules:
+        raise ScopaError(f"init_from {path!r} was trained for rules ({rules.describe()}), this "
+                         f"run is for ({cfg.rules.describe()})")
+    return ckpt
+
+
+def check_new_run(cfg: TrainConfig) -> None:
+    """What a new run checks of its config before it builds anything (also for --print-config,
+    which printed configs the run then refused)."""
+    check_bot_games(cfg)
+    if cfg.init_from:
+        load_init_from(cfg)
+
+
 class Run:
     """One training run (new or resumed). `train()` runs it to the end and returns the results."""
 
@@ -187,11 +210,7 @@ class Run:
 
     def _init_from(self, path: str) -> None:
         """Start from another checkpoint's network (config `init_from`): same rules, same shape."""
-        ckpt = checkpoint.load(path)
-        rules = checkpoint.rules_of(ckpt, path)
-        if rules != self.cfg.rules:
-            raise ScopaError(f"init_from {path!r} was trained for rules ({rules.describe()}), this "
-                             f"run is for ({self.cfg.rules.describe()})")
+        ckpt = load_init_from(self.cfg)
         want = model_config(self.model)
         have = {"players": 2, "hand_cards": 3, **dict(ckpt.get("model_config") or {})}
         shape = [k for k in want if k != "features"]
@@ -427,6 +446,10 @@ class Run:
                          f"(a multiple of the {cfg.rules.teams} sides: each deal once per side)")
         bar = tqdm(total=cfg.total_steps, initial=min(c["steps"], cfg.total_steps), unit="step",
                    unit_scale=True, dynamic_ncols=True, disable=not sys.stderr.isatty())
+        log = self.log
+        if not bar.disable and log is print:
+            # a line printed under a live bar landed on the bar's own line
+            self.log = lambda *a, **k: bar.write(" ".join(map(str, a)))
         start, start_elapsed = time.time(), c["elapsed_s"]
         stopped_by_time = False
         end = cfg.total_steps if stop_at is None else min(stop_at, cfg.total_steps)
@@ -441,7 +464,8 @@ class Run:
                 c["steps"] = self.algo.steps
                 c["iterations"] += 1
                 c["elapsed_s"] = start_elapsed + time.time() - start
-                bar.update(done)
+                # the last iteration overshoots total_steps: tqdm then dropped the % and ETA
+                bar.update(max(0, min(done, bar.total - bar.n)))
                 writer.add_scalar("charts/SPS", done / max(time.time() - t0, 1e-9), c["steps"])
                 for k, v in stats.items():
                     writer.add_scalar(k, v, c["steps"])
@@ -462,13 +486,17 @@ class Run:
                     break
         finally:
             bar.close()
+            self.log = log
         c["elapsed_s"] = start_elapsed + time.time() - start
         self.save()
-        why = "time limit" if stopped_by_time else "step budget" if end == cfg.total_steps else "--stop-at"
+        # the budget is spent when the steps reach it, whichever limit stopped the loop (an
+        # iteration crossing --stop-at and total_steps at once skipped the final evaluation)
+        spent = c["steps"] >= cfg.total_steps
+        why = "time limit" if stopped_by_time else "step budget" if spent else "--stop-at"
         self.log(f"trained {c['steps']:,} steps in {c['elapsed_s'] / 60:.1f} min ({why}); "
                  f"latest checkpoint {self.ckpt_dir / 'latest.pt'}")
         results = {}
-        if end < cfg.total_steps and not stopped_by_time:
+        if not spent and not stopped_by_time:
             writer.close()
             return results
         if cfg.final_matches and cfg.final_opponents:
@@ -476,8 +504,9 @@ class Run:
             t0 = time.time()
             results = self.evaluate(cfg.final_opponents, cfg.final_matches)
             for opp, r in results.items():
-                writer.add_scalar(f"eval/win_rate_vs_{opp}", r["win_rate"], c["steps"])
-                writer.add_scalar(f"eval/points_per_hand_vs_{opp}", r["points_per_hand"], c["steps"])
+                # tags of their own: a periodic evaluation (other matches) is often at this step
+                writer.add_scalar(f"final/win_rate_vs_{opp}", r["win_rate"], c["steps"])
+                writer.add_scalar(f"final/points_per_hand_vs_{opp}", r["points_per_hand"], c["steps"])
             self.log(format_table(results, f"Final evaluation of {self.name} ({c['steps']:,} steps; "
                                            f"duplicate deals, {time.time() - t0:.0f} s):"))
         writer.close()
@@ -494,6 +523,16 @@ def _checkpoints_in(folder: Path) -> str:
     return ", ".join(held[:3]) + (", ..." if len(held) > 3 else "")
 
 
+def _unchanged(saved: dict, key: str, value) -> bool:
+    """Whether override `key`=`value` leaves the saved config as it is (the rules, for a rules
+    key); False when either config cannot be made."""
+    try:
+        old, new = make_config(saved), make_config(saved, **{key: value})
+    except ScopaError:
+        return False
+    return old == new
+
+
 def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = None,
           log=print) -> Run:
     """A new run from `cfg`, or the run saved at `resume` with budget/reporting `overrides`."""
@@ -503,7 +542,15 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
     if "algo_state" not in ckpt or "optimizer" not in ckpt:
         raise ScopaError(f"{resume!r} holds an agent only (no optimizer/environment state): "
                          "it cannot be resumed")
-    bad = sorted(set(overrides or {}) - RESUME_OVERRIDABLE)
+    overrides = dict(overrides or {})
+    saved = ckpt["config"]
+    if not isinstance(saved, dict):
+        raise ScopaError(f"{resume!r} holds no config table (got {type(saved).__name__}): it cannot "
+                         "be resumed")
+    for key in sorted(set(overrides) - RESUME_OVERRIDABLE):
+        if _unchanged(saved, key, overrides[key]):
+            del overrides[key]      # --seed 1 on a seed-1 run: "cannot change" to what it is
+    bad = sorted(set(overrides) - RESUME_OVERRIDABLE)
     if bad:
         trained = ""
         if bad[0] == "rules" or bad[0].startswith("rules.") or bad[0] in LEGACY_RULES_KEYS:
@@ -517,10 +564,6 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
                 trained = f": the run's rules cannot change, not {asked}"
         raise ScopaError(f"config key {bad[0]!r} cannot change when resuming{trained} (only "
                          f"{', '.join(sorted(RESUME_OVERRIDABLE))} may)")
-    saved = ckpt["config"]
-    if not isinstance(saved, dict):
-        raise ScopaError(f"{resume!r} holds no config table (got {type(saved).__name__}): it cannot "
-                         "be resumed")
     # checked with the overrides applied: a saved value that today's checks refuse (eval_matches
     # = 0 with evaluations on, say) can be overridden on resume
     cfg = make_config(saved, **(overrides or {}))
