@@ -82,7 +82,7 @@ def preset_name(rules: Rules) -> str | None:
 def list_rules_text() -> str:
     """The presets, one per line with what they set and the seed they come from (for --list-rules)."""
     width = max(len(n) for n in PRESETS)
-    lines = ["Rules presets (--rules NAME); seeds are the source documents in shared/seeds/:"]
+    lines = ["Rules presets (--rules NAME); seeds are the source documents of RULES.md (beside the repository, ../shared/seeds/):"]
     for p in PRESETS.values():
         lines.append(f"  {p.name:<{width}}  {p.description} [seed {p.source}]")
         lines.append(f"  {'':<{width}}  options: {p.rules.describe()}")

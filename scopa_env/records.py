@@ -224,7 +224,7 @@ def replay(record: dict) -> Game:
     try:
         _obj(record, "record", "record")
         fmt = record.get("format", FORMAT)
-        if isinstance(fmt, bool) or fmt != FORMAT:
+        if type(fmt) is not int or fmt != FORMAT:      # 1.0 and true are no format number
             raise ScopaError(f"record format {fmt!r}: this version reads format {FORMAT}")
         if not isinstance(record["rules"], dict):
             raise ScopaError(f"rules is a JSON object of options, got {record['rules']!r}")

@@ -354,6 +354,8 @@ def test_replay_holds_records_to_the_documented_keys_and_types():
     first = rec["hands"][0]["moves"][0]
     cases = [
         (lambda r: r.__setitem__("format", 2), "record format 2: this version reads format 1"),
+        # every other number of a record refuses 1.0 (README); the format took it (review)
+        (lambda r: r.__setitem__("format", 1.0), "record format 1.0: this version reads format 1"),
         (lambda r: r.__setitem__("version", 7), "unknown record key 'version'"),
         (lambda r: r["hands"][0]["moves"][0].__setitem__("note", "x"), "hand 0 move 0: unknown move key 'note'"),
         (lambda r: r.__setitem__("rules", None), "rules is a JSON object"),

@@ -4,6 +4,7 @@ from __future__ import annotations
 import os
 import pickle
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -701,10 +702,12 @@ def test_config_errors_name_the_kind_wanted(tmp_path, capsys):
     _one_line_error(run_main(capsys, "--config", str(tmp_path)), "is a folder, not a file")
 
 
-def test_text_fields_from_the_command_line_stay_text(capsys):
+def test_text_fields_from_the_command_line_stay_text(capsys, tmp_path, monkeypatch):
     """A flag or --set value is read as TOML, but a text field keeps what was typed: '--run-name
     2024' was refused as a number ('needs a text, got 2024'), a date as a date. A config file's
     values keep their TOML types."""
+    monkeypatch.chdir(tmp_path)       # --print-config reads init_from: a checkpoint named 5
+    shutil.copyfile(ROOT / "checkpoints" / "scopa-default.pt", tmp_path / "5")
     for args, key, want in ((("--run-name", "2024"), "run_name", "2024"),
                             (("--run-name", "2024-06-01"), "run_name", "2024-06-01"),
                             (("--set", "run_name=true"), "run_name", "true"),
@@ -731,6 +734,9 @@ def test_a_resume_past_its_budget_says_there_is_nothing_to_train(tmp_path, capsy
     r = run_main(capsys, "--resume", str(tmp_path / "ck" / "done"), "--total-steps", "1024")
     assert r.returncode == 0, r.stderr
     assert f"nothing to train: the run is at {steps:,} steps, total_steps is 1,024" in r.stdout + r.stderr
+    # it went on to say "trained 2,048 steps in 0.0 min" (review)
+    assert f"trained nothing this time: the run is at {steps:,} steps (step budget)" in r.stdout
+    assert "trained 2,048" not in r.stdout
 
 
 def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, capsys):
@@ -882,6 +888,8 @@ def test_unusable_output_folders_and_run_names_fail_before_training(tmp_path, ca
         _one_line_error(run_main(capsys, *base, *flags), *words)
     assert (tmp_path / "afile").read_text() == "keep"
     assert not list(tmp_path.glob("*/*/latest.pt"))
+    # the log folder's failure left the run's new checkpoint folder behind, holding a .lock only
+    assert not (tmp_path / "ck").exists() or not list((tmp_path / "ck").iterdir())
     assert make_config(run_name="b" * 100).run_name == "b" * 100
 
 
@@ -1458,7 +1466,6 @@ def test_review_of_the_command_line_and_its_config(tmp_path, capsys):
       change ... rules classic, not rules classic";
     - `--print-config` printed configs the run refused (too few bot games, a missing init_from),
       and the missing init_from's error did not name the key."""
-    import tomllib
     cfg = tiny_cfg(tmp_path, run_name="pc2", eval_every=512, eval_matches=2,
                    eval_opponents=("random",))
     Run(cfg, log=lambda *_: None).train(stop_at=512)

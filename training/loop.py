@@ -277,6 +277,7 @@ class Run:
         suffix (-2, -3, ...)."""
         base, k = self.name, 1
         while True:
+            created = not self.ckpt_dir.exists()
             self._mkdir("checkpoint folder", self.ckpt_dir)
             holder, held = self._lock_folder(), ""
             if holder is None:
@@ -305,6 +306,12 @@ class Run:
             self._mkdir("log folder", Path(self.cfg.runs_dir) / self.name)
         except ScopaError:
             self.release_folder()
+            if created:         # a failed start left a run folder holding only its .lock
+                try:
+                    (self.ckpt_dir / LOCK_FILE).unlink(missing_ok=True)
+                    self.ckpt_dir.rmdir()
+                except OSError:     # something else is in it now: it stays
+                    pass
             raise
 
     def _refuse_going_back(self) -> None:
@@ -450,7 +457,7 @@ class Run:
         if not bar.disable and log is print:
             # a line printed under a live bar landed on the bar's own line
             self.log = lambda *a, **k: bar.write(" ".join(map(str, a)))
-        start, start_elapsed = time.time(), c["elapsed_s"]
+        start, start_elapsed, leg_start = time.time(), c["elapsed_s"], c["steps"]
         stopped_by_time = False
         end = cfg.total_steps if stop_at is None else min(stop_at, cfg.total_steps)
         if c["steps"] >= end:      # a resume past its budget: say so rather than seem to train
@@ -493,8 +500,12 @@ class Run:
         # iteration crossing --stop-at and total_steps at once skipped the final evaluation)
         spent = c["steps"] >= cfg.total_steps
         why = "time limit" if stopped_by_time else "step budget" if spent else "--stop-at"
-        self.log(f"trained {c['steps']:,} steps in {c['elapsed_s'] / 60:.1f} min ({why}); "
-                 f"latest checkpoint {self.ckpt_dir / 'latest.pt'}")
+        if c["steps"] == leg_start:     # a resume past its budget: "trained N steps" misled
+            self.log(f"trained nothing this time: the run is at {c['steps']:,} steps ({why}); "
+                     f"latest checkpoint {self.ckpt_dir / 'latest.pt'}")
+        else:
+            self.log(f"trained {c['steps']:,} steps in {c['elapsed_s'] / 60:.1f} min ({why}); "
+                     f"latest checkpoint {self.ckpt_dir / 'latest.pt'}")
         results = {}
         if not spent and not stopped_by_time:
             writer.close()
