@@ -812,10 +812,12 @@ def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, caps
     assert r.returncode == 0 and "target = 31" in r.stdout, r.stderr
 
 
-def test_print_config_escapes_control_characters(tmp_path, capsys):
+def test_print_config_escapes_control_characters(tmp_path, capsys, monkeypatch):
     """--print-config escaped only \\ and ": a path with a control character printed invalid TOML
     that --config then refused. Its output loads back as the same config."""
     odd = "x\x01y\tz\n\"q\"\\w\x7f.pt"
+    monkeypatch.chdir(tmp_path)       # --print-config reads init_from: a checkpoint of that name
+    shutil.copyfile(ROOT / "checkpoints" / "scopa-default.pt", tmp_path / odd)
     r = run_main(capsys, "--print-config", "--init-from", odd, "--checkpoints-dir", "ck\rdir")
     assert r.returncode == 0, r.stderr
     (tmp_path / "p.toml").write_text(r.stdout)
