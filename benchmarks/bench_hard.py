@@ -23,6 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import make_agent  # noqa: E402
+from agents.hard import HardAgent  # noqa: E402
 from benchmarks._cli import errors_as_one_line, parser, positive_int, seed_arg  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.game import Game  # noqa: E402
@@ -49,7 +50,9 @@ def play(hard, normal, matches: int, seed: int, rules: Rules | None = None, extr
                 n_legal = int(obs["action_mask"].sum())
                 t0, c0 = time.perf_counter(), time.process_time()
                 action = seats[p].act(obs)
-                out.append((seats[p].name, time.perf_counter() - t0, time.process_time() - c0, n_legal))
+                # the level, not the name: a level given options is named with them
+                who = "hard" if isinstance(seats[p], HardAgent) else "normal"
+                out.append((who, time.perf_counter() - t0, time.process_time() - c0, n_legal))
                 g.play_action(action)
             if g.match_over:
                 break

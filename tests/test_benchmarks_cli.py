@@ -84,3 +84,11 @@ def test_match_margin_finds_its_default_agent_from_anywhere(tmp_path):
     r = run("match_margin.py", ["--opponent", "no-such-level"], tmp_path)
     one_line_error(r, "match_margin.py", "unknown agent 'no-such-level'")
     assert "scopa-default.pt" not in r.stderr
+
+
+def test_bench_hard_with_options_reports_both_levels(tmp_path):
+    """With --worlds (hard named 'hard:worlds=2' since levels carry their options in their name)
+    the table picked hard's rows by name, found none and ended in an IndexError (review)."""
+    r = run("bench_hard.py", ["--matches", "1", "--worlds", "2"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "hard cpu,  all decisions" in r.stdout and "median cpu time ratio hard / normal" in r.stdout

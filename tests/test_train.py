@@ -1488,6 +1488,10 @@ def test_review_of_the_command_line_and_its_config(tmp_path, capsys):
                     "config key 'bot_games' = 0.01")
     _one_line_error(run_main(capsys, "--print-config", "--init-from", str(tmp_path / "none.pt")),
                     "config key 'init_from': checkpoint", "none.pt' does not exist")
+    shipped = str(ROOT / "checkpoints" / "scopa-default.pt")     # hidden 256: the run refused it
+    _one_line_error(run_main(capsys, "--print-config", "--init-from", shipped, "--hidden", "32"),
+                    "holds a network of another shape")
+    assert run_main(capsys, "--print-config", "--init-from", shipped).returncode == 0
 
 
 def test_the_final_evaluation_has_tags_of_its_own_and_follows_a_spent_budget(tmp_path):
@@ -1505,3 +1509,23 @@ def test_the_final_evaluation_has_tags_of_its_own_and_follows_a_spent_budget(tmp
     assert steps == sorted(set(steps)) == [512, 1024]
     assert [e.step for e in ea.Scalars("final/win_rate_vs_random")] == [1024]
     assert [e.step for e in ea.Scalars("final/points_per_hand_vs_random")] == [1024]
+
+
+def test_a_finished_run_resumed_evaluates_again_without_a_second_point(tmp_path):
+    """A resume of a run that spent its budget prints the final table again (with the final_*
+    it is given) but wrote a second final/ point at the same step (review). A run stopped by
+    --stop-at and ended by a resume at its steps has its first final point then."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    kw = dict(eval_every=0, final_matches=2, final_opponents=("random",), total_steps=512)
+    Run(tiny_cfg(tmp_path, run_name="f1", **kw), log=lambda *_: None).train()
+    again = start(tiny_cfg(tmp_path), resume=str(tmp_path / "ck" / "f1"), log=lambda *_: None)
+    assert "random" in again.train()
+    ea = EventAccumulator(str(tmp_path / "runs" / "f1")).Reload()
+    assert [e.step for e in ea.Scalars("final/win_rate_vs_random")] == [512]
+    Run(tiny_cfg(tmp_path, run_name="f2", **dict(kw, total_steps=2048)),
+        log=lambda *_: None).train(stop_at=512)
+    ended = start(tiny_cfg(tmp_path), resume=str(tmp_path / "ck" / "f2"),
+                  overrides={"total_steps": 512}, log=lambda *_: None)
+    assert "random" in ended.train()
+    ea = EventAccumulator(str(tmp_path / "runs" / "f2")).Reload()
+    assert [e.step for e in ea.Scalars("final/win_rate_vs_random")] == [512]

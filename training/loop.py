@@ -100,9 +100,10 @@ def _flock_or_holder(f) -> str | None:
     return None
 
 
-def load_init_from(cfg: TrainConfig) -> dict:
-    """The checkpoint config `init_from` names, read and checked against the run's rules; its
-    errors name the key (a missing file said only "checkpoint '...' does not exist")."""
+def load_init_from(cfg: TrainConfig, model: MoveScorer | None = None) -> MoveScorer:
+    """`model` (else a new network of `cfg`) with the weights of the checkpoint config
+    `init_from` names, which must be for the same rules and network shape; every error names
+    the key (a missing file said only "checkpoint '...' does not exist")."""
     path = cfg.init_from
     try:
         ckpt = checkpoint.load(path)
@@ -112,7 +113,25 @@ def load_init_from(cfg: TrainConfig) -> dict:
     if rules != cfg.rules:
         raise ScopaError(f"init_from {path!r} was trained for rules ({rules.describe()}), this "
                          f"run is for ({cfg.rules.describe()})")
-    return ckpt
+    if model is None:
+        model = MoveScorer.for_rules(cfg.hidden, cfg.rules)
+    want = model_config(model)
+    have = {"players": 2, "hand_cards": 3, **dict(ckpt.get("model_config") or {})}
+    shape = [k for k in want if k != "features"]
+    old, new = have.get("features"), want["features"]
+    if {k: have.get(k) for k in shape} != {k: want[k] for k in shape} or \
+            old not in FEATURE_SIZES or old > new:
+        raise ScopaError(f"init_from {path!r} holds a network of another shape ({have}), this "
+                         f"run builds {want}")
+    try:
+        state = ckpt["model"]
+        if old < new:     # an earlier features version: the new inputs start at zero weight
+            state = widen_features(state, old, new)
+        model.load_state_dict(state)
+    except (KeyError, RuntimeError, ValueError, TypeError, AttributeError, IndexError) as e:
+        first = checkpoint.first_line(e)
+        raise ScopaError(f"init_from {path!r} holds no usable network ({first})") from None
+    return model
 
 
 def check_new_run(cfg: TrainConfig) -> None:
@@ -120,7 +139,7 @@ def check_new_run(cfg: TrainConfig) -> None:
     which printed configs the run then refused)."""
     check_bot_games(cfg)
     if cfg.init_from:
-        load_init_from(cfg)
+        load_init_from(cfg)     # its rules, shape and weights, into a network thrown away
 
 
 class Run:
@@ -152,6 +171,9 @@ class Run:
         self._lock = None           # the checkpoint folder's lock while train() runs
         # whether this run has a latest.pt to resume from (a resumed run has; Ctrl-C says which)
         self.checkpointed = self.resumed
+        # whether the run's TensorBoard log has a final evaluation at its current step: a resumed
+        # run whose saved leg spent its budget (start() sets it)
+        self.final_logged = False
 
     # ---- checkpoints -------------------------------------------------------------------------
     def to_checkpoint(self) -> dict:
@@ -210,23 +232,7 @@ class Run:
 
     def _init_from(self, path: str) -> None:
         """Start from another checkpoint's network (config `init_from`): same rules, same shape."""
-        ckpt = load_init_from(self.cfg)
-        want = model_config(self.model)
-        have = {"players": 2, "hand_cards": 3, **dict(ckpt.get("model_config") or {})}
-        shape = [k for k in want if k != "features"]
-        old, new = have.get("features"), want["features"]
-        if {k: have.get(k) for k in shape} != {k: want[k] for k in shape} or \
-                old not in FEATURE_SIZES or old > new:
-            raise ScopaError(f"init_from {path!r} holds a network of another shape ({have}), this "
-                             f"run builds {want}")
-        try:
-            state = ckpt["model"]
-            if old < new:     # an earlier features version: the new inputs start at zero weight
-                state = widen_features(state, old, new)
-            self.model.load_state_dict(state)
-        except (KeyError, RuntimeError, ValueError, TypeError, AttributeError, IndexError) as e:
-            first = checkpoint.first_line(e)
-            raise ScopaError(f"init_from {path!r} holds no usable network ({first})") from None
+        load_init_from(self.cfg, self.model)
 
     def save(self, tag: str | None = None) -> None:
         d = self.to_checkpoint()
@@ -305,13 +311,13 @@ class Run:
                 self._refuse_going_back()
             self._mkdir("log folder", Path(self.cfg.runs_dir) / self.name)
         except ScopaError:
-            self.release_folder()
             if created:         # a failed start left a run folder holding only its .lock
-                try:
+                try:            # removed while the lock is held: no other run can be in it
                     (self.ckpt_dir / LOCK_FILE).unlink(missing_ok=True)
                     self.ckpt_dir.rmdir()
-                except OSError:     # something else is in it now: it stays
+                except OSError:     # something else is in it: it stays
                     pass
+            self.release_folder()
             raise
 
     def _refuse_going_back(self) -> None:
@@ -514,8 +520,11 @@ class Run:
             from .evaluation import format_table
             t0 = time.time()
             results = self.evaluate(cfg.final_opponents, cfg.final_matches)
-            for opp, r in results.items():
-                # tags of their own: a periodic evaluation (other matches) is often at this step
+            # a resume of a finished run evaluates again (final_* may have changed) but adds no
+            # second point at the step its first final evaluation has
+            again = c["steps"] == leg_start and self.final_logged
+            # tags of their own: a periodic evaluation (other matches) is often at this step
+            for opp, r in ({} if again else results).items():
                 writer.add_scalar(f"final/win_rate_vs_{opp}", r["win_rate"], c["steps"])
                 writer.add_scalar(f"final/points_per_hand_vs_{opp}", r["points_per_hand"], c["steps"])
             self.log(format_table(results, f"Final evaluation of {self.name} ({c['steps']:,} steps; "
@@ -582,6 +591,12 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
         raise ScopaError(f"checkpoint rules ({checkpoint.rules_of(ckpt).describe()}) do not match "
                          f"its config's ({cfg.rules.describe()})")
     run = Run(cfg, resume=ckpt, log=log)
+    try:    # the leg that saved it spent its budget: its final evaluation is in the log
+        old = make_config(saved)
+        run.final_logged = bool(run.counters["steps"] >= old.total_steps and old.final_matches
+                                and old.final_opponents)
+    except ScopaError:
+        pass
     try:
         was = tuple(make_config(eval_opponents=saved.get("eval_opponents",
                                                          TrainConfig.eval_opponents)).eval_opponents)
