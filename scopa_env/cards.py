@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Iterable
 
+import numpy as np
+
 from .errors import ScopaError
 
 SUITS = "DCSB"
@@ -18,6 +20,17 @@ RANK_NAMES_IT = {1: "Asso", 8: "Fante", 9: "Cavallo", 10: "Re"}
 N_CARDS = 40
 ALL_CARDS_MASK = (1 << N_CARDS) - 1
 SETTEBELLO = 6
+
+
+def is_whole(value) -> bool:
+    """Whether `value` is one whole number (Python's or numpy's; a 0-d integer array), not a bool:
+    what may be a card id, a mask or a seat. Every numpy array has __index__, so an array of
+    cards was taken for one number, and int() of it was a TypeError: it is a list of cards."""
+    if isinstance(value, (bool, np.bool_)):
+        return False
+    if isinstance(value, np.ndarray):
+        return value.ndim == 0 and np.issubdtype(value.dtype, np.integer)
+    return hasattr(value, "__index__")
 
 
 def card_id(rank: int, suit: int) -> int:
@@ -34,7 +47,7 @@ def suit_of(card: int) -> int:
 
 def card_str(card: int) -> str:
     """The RULES.md notation of a card id, e.g. 6 -> '7D'."""
-    if isinstance(card, bool) or not hasattr(card, "__index__") or not 0 <= card < N_CARDS:
+    if not is_whole(card) or not 0 <= card < N_CARDS:
         raise ScopaError(f"card id {card!r} is not in 0..39")
     return f"{rank_of(card)}{SUITS[suit_of(card)]}"
 
@@ -57,7 +70,7 @@ def as_card(card: int | str) -> int:
     """A card given as an id or as notation -> card id."""
     if isinstance(card, str):
         return parse_card(card)
-    if hasattr(card, "__index__") and not isinstance(card, bool):  # int or numpy integer
+    if is_whole(card):  # int or numpy integer
         c = int(card)
         if 0 <= c < N_CARDS:
             return c
@@ -86,7 +99,7 @@ def as_mask(cards, what: str = "cards") -> int:
     """Cards given as a mask (an int of 40 bits) or as a list of ids or notation -> mask."""
     if isinstance(cards, bool):
         raise ScopaError(f"{what} are a list like ['7C', '3S'] or a 40-bit mask, got {cards!r}")
-    if hasattr(cards, "__index__"):
+    if is_whole(cards):
         m = int(cards)
         if not 0 <= m <= ALL_CARDS_MASK:
             raise ScopaError(f"{what}: the mask {m} is not in 0..2^40-1")
@@ -104,7 +117,7 @@ def cards_of(mask: int) -> list[int]:
 
 def cards_str(mask_or_cards) -> list[str]:
     """The notation of the cards in a mask or a list, e.g. 65 -> ['1D', '7D']."""
-    if hasattr(mask_or_cards, "__index__") and not isinstance(mask_or_cards, bool):
+    if is_whole(mask_or_cards):
         return [card_str(c) for c in cards_of(as_mask(mask_or_cards))]
     if isinstance(mask_or_cards, (str, bool)) or not hasattr(mask_or_cards, "__iter__"):
         raise ScopaError(f"cards are a list like ['7C', '3S'] or a 40-bit mask, got {mask_or_cards!r}")

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import core
-from .cards import ALL_CARDS_MASK, as_card, as_mask, card_str, cards_of, cards_str, mask_of
+from .cards import ALL_CARDS_MASK, as_card, as_mask, card_str, cards_of, cards_str, is_whole, mask_of
 from .actions import action_id, action_table
 from .errors import ScopaError
 from .observation import observe
@@ -19,13 +19,18 @@ from .rules import Rules
 from .seeds import check_seed
 
 
+SETUP_COUNT_MAX = 1_000_000_000     # scope and scores of a set-up position
+
+
 def _cards_once(cards, what: str) -> list[int]:
     """A list of cards (ids or notation; a mask as its cards) as ids, each once: mask_of merges
     a card given twice within one list, and setup dealt it twice."""
-    if hasattr(cards, "__index__") and not isinstance(cards, (bool, np.bool_)):
+    if is_whole(cards):
         return cards_of(as_mask(cards, what))
     if isinstance(cards, str):
         raise ScopaError(f"{what} must be a list of cards, got the text {cards!r}")
+    if not hasattr(cards, "__iter__") or isinstance(cards, (bytes, dict)):
+        raise ScopaError(f"{what} must be a list of cards or a 40-bit mask, got {cards!r}")
     ids = [as_card(c) for c in cards]
     twice = sorted({c for c in ids if ids.count(c) > 1})
     if twice:
@@ -148,6 +153,12 @@ class Game:
         """
         n = self.n_players
         sides = self.n_sides
+        # every check before the first write: a failure leaves the game as it was
+        for what, value in (("hands", hands), ("piles", piles), ("scope", scope), ("scores", scores)):
+            if (value is not None or what == "hands") and (
+                    not hasattr(value, "__iter__") or isinstance(value, (str, bytes, dict))):
+                raise ScopaError(f"setup {what} must be a list, one entry per "
+                                 f"{'side' if what == 'scores' else 'seat'}, got {value!r}")
         groups = [_cards_once(h, "a hand") for h in hands]
         groups += [_cards_once(p, "a pile") for p in (piles or [[]] * n)]
         groups += [_cards_once(table, "the table"), _cards_once(deck, "the deck")]
@@ -160,10 +171,12 @@ class Game:
         hands, piles = masks[:len(hands)], masks[len(hands):-2]
         table_m, deck = masks[-2], groups[-1]
         for what, values in (("scope", scope), ("scores", scores)):
+            # bounded: the engine's int64 slots (2**70 was an OverflowError halfway through)
             if values is not None and not all(isinstance(v, (int, np.integer)) and
-                                              not isinstance(v, (bool, np.bool_)) and v >= 0
-                                              for v in values):
-                raise ScopaError(f"setup {what} must be whole numbers >= 0, got {list(values)!r}")
+                                              not isinstance(v, (bool, np.bool_)) and
+                                              0 <= v <= SETUP_COUNT_MAX for v in values):
+                raise ScopaError(f"setup {what} must be whole numbers 0..{SETUP_COUNT_MAX:,}, "
+                                 f"got {list(values)!r}")
         if len(hands) != n or len(piles) != n:
             raise ScopaError(f"setup needs {n} hands and {n} piles")
         if scope is not None and len(scope) != n:
@@ -171,7 +184,7 @@ class Game:
         if scores is not None and len(scores) != sides:
             raise ScopaError(f"setup needs {sides} scores, one per side")
         for what, seat in (("dealer", dealer), ("to_move", to_move), ("last_capturer", last_capturer)):
-            if seat is not None and not self.rules.is_seat(seat):
+            if (seat is not None or what == "dealer") and not self.rules.is_seat(seat):
                 raise ScopaError(f"setup {what} {seat!r} is not a seat 0..{n - 1}")
         mover = (dealer + 1) % n if to_move is None else to_move
         if hands[mover] == 0 and any(hands):
@@ -250,7 +263,7 @@ class Game:
 
     def side_of(self, player: int) -> int:
         """The side seat `player` plays for (partners opposite: seats s and s + n_sides)."""
-        return int(player) % self.n_sides
+        return self._seat(player) % self.n_sides
 
     @property
     def to_move(self) -> int:

@@ -71,6 +71,7 @@ import numpy as np
 from numba import njit
 
 from . import core
+from .cards import is_whole
 from .errors import ScopaError
 
 OBS_LAYOUT_VERSION = 1
@@ -242,7 +243,7 @@ def observe(state: np.ndarray, player: int) -> np.ndarray:
     """A fresh int8 observation vector of `player` in `state`; ScopaError if `player` is not a
     seat of the state's game (the compiled writer read other state slots, the deck among them)."""
     n = int(state[core.NPLAYERS])
-    if isinstance(player, (bool, np.bool_)) or not hasattr(player, "__index__") or not 0 <= int(player) < n:
+    if not is_whole(player) or not 0 <= int(player) < n:
         raise ScopaError(f"player {player!r} is not a seat 0..{n - 1}")
     out = np.zeros(int(_SIZES[n]), dtype=np.int8)
     write_observation(state, player, out)

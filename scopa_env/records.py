@@ -13,6 +13,7 @@ with 4 or 6: seat s plays for side s % sides).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -79,17 +80,32 @@ class Recorder:
 
 
 def dumps(record: dict) -> str:
-    return json.dumps(record, separators=(",", ":"))
+    """One record as a line of JSON. NaN and infinities are no JSON (Python's json writes and
+    reads them): ScopaError, as for anything else JSON cannot hold."""
+    try:
+        return json.dumps(record, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as e:
+        raise ScopaError(f"a record must hold JSON values only ({e})") from None
 
 
 def write(records: Iterable[dict], path: str) -> int:
     """Write records as JSON Lines, whole or not at all (scopa_env/atomic.py); returns how many."""
+    if isinstance(records, dict):       # its keys were written, a line each
+        raise ScopaError("write takes a list of records: got one record (a dict); write([record], path)")
+    if not isinstance(path, (str, os.PathLike)):    # None wrote a file named 'None'
+        raise ScopaError(f"write needs a file path, got {path!r}")
     n = 0
     with AtomicFile(path) as f:
         for r in records:
+            if not isinstance(r, dict):
+                raise ScopaError(f"record {n} is a JSON object (a dict), got {type(r).__name__}")
             f.write(dumps(r) + "\n")
             n += 1
     return n
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not JSON")
 
 
 def read(path: str) -> Iterator[dict]:
@@ -125,12 +141,12 @@ def read_numbered(path: str) -> Iterator[tuple[int, dict]]:
             if not line.strip():
                 continue
             try:
-                record = json.loads(line)
+                record = json.loads(line, parse_constant=_no_constant)
             except json.JSONDecodeError as e:
                 raise ScopaError(f"{path}:{i}: not a JSON record ({e.msg})") from None
             except RecursionError:
                 raise ScopaError(f"{path}:{i}: not a JSON record (nested too deeply)") from None
-            except ValueError as e:          # e.g. an integer of more digits than Python converts
+            except ValueError as e:     # an integer of more digits than Python converts; NaN
                 raise ScopaError(f"{path}:{i}: not a JSON record ({e})") from None
             if not isinstance(record, dict):
                 raise ScopaError(f"{path}:{i}: a record is a JSON object {{...}}, got {type(record).__name__}")

@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
+from .cards import is_whole
 from .errors import ScopaError
 
 PLAYER_COUNTS = (2, 3, 4, 6)
@@ -107,7 +108,7 @@ class Rules:
     def is_seat(self, value) -> bool:
         """Whether `value` is a seat of these rules: a whole number (Python or numpy; not a bool,
         a float or a string) in 0..players-1."""
-        return not isinstance(value, (bool, np.bool_)) and hasattr(value, "__index__") \
+        return is_whole(value) \
             and 0 <= int(value) < self.players
 
     def team_of(self, seat: int) -> int:

@@ -438,3 +438,26 @@ def test_reference_agrees_when_nobody_captures_in_a_hand():
     assert rec.record["hands"][0]["score"][0]["total"] == 0 and len(rec.record["hands"]) > 1
     check_record(json.loads(records.dumps(rec.record)))
     records.replay(rec.record)
+
+
+def test_records_write_and_read_only_json_records(tmp_path):
+    """records.write(record, path) wrote the dict's keys, a line each; write([r], None) a file
+    named 'None'; a set in a record was a TypeError; NaN was written and read back, though
+    README says a line that is not JSON is refused (review)."""
+    import pytest
+    from scopa_env import ScopaError
+    good = tmp_path / "good.jsonl"
+    assert records.write([{"a": 1}], good) == 1
+    for args, words in ((({"a": 1}, good), "write takes a list of records: got one record"),
+                        (([{"a": 1}], None), "write needs a file path, got None"),
+                        (([{"a": {1}}], good), "a record must hold JSON values only"),
+                        (([{"a": float("nan")}], good), "a record must hold JSON values only"),
+                        (([5], good), "record 0 is a JSON object (a dict), got int")):
+        with pytest.raises(ScopaError, match=re.escape(words)):
+            records.write(*args)
+    assert list(records.read(good)) == [{"a": 1}]          # whole or not at all: still the first
+    for constant in ("NaN", "Infinity", "-Infinity"):
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text('{"a": %s}\n' % constant)
+        with pytest.raises(ScopaError, match=re.escape(f"bad.jsonl:1: not a JSON record ({constant} is not JSON)")):
+            list(records.read(bad))

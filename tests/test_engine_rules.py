@@ -1,10 +1,12 @@
 """Rules tests: the worked examples of RULES.md and the capture rules, one by one."""
+import re
+
 import numpy as np
 import pytest
 
 from scopa_env import Game, Rules, ScopaError
 from scopa_env import core
-from scopa_env.cards import card_str, mask_of, parse_card
+from scopa_env.cards import card_str, cards_of, mask_of, parse_card
 from scopa_env.game import napola, primiera
 
 
@@ -311,7 +313,7 @@ def test_game_api_refuses_what_it_used_to_take():
         g.setup([["7D"], ["2C"]], [], deck=["5S"] * 6)
     with pytest.raises(ScopaError, match="7D given twice in a hand"):
         g.setup([["7D", "7D", "1C"], ["2C"]], ["3C"])
-    with pytest.raises(ScopaError, match=r"setup scope must be whole numbers >= 0, got \[-5, 'x'\]"):
+    with pytest.raises(ScopaError, match=r"setup scope must be whole numbers 0..1,000,000,000, got \[-5, 'x'\]"):
         g.setup([["7D"], ["2C"]], ["3C"], scope=[-5, "x"])
     before = g.state.copy()
     # a player index that is not a seat read other slots (hand(-26) was the table)
@@ -494,3 +496,44 @@ def test_rules_take_numpy_scalars_as_the_python_values():
     for bad in (dict(target=np.float64(21.0)), dict(target=np.bool_(True)), dict(napola=np.int64(1))):
         with pytest.raises(ScopaError, match="rules option"):
             Rules(**bad)
+
+
+def test_setup_checks_everything_before_it_writes():
+    """A scope or score too big for the engine's int64 slots was an OverflowError after the
+    hands were written (a card then in a hand and on the table); hands=None, 5 or '7D', scores=5
+    and dealer=None were TypeErrors or a misleading message (review). The game is unchanged."""
+    g = Game(seed=3)
+    before = g.state.copy()
+    for kw, words in ((dict(scope=[0, 2**70]), "setup scope must be whole numbers 0..1,000,000,000"),
+                      (dict(scores=[0, 2**64]), "setup scores must be whole numbers"),
+                      (dict(scores=5), "setup scores must be a list, one entry per side, got 5"),
+                      (dict(dealer=None), "setup dealer None is not a seat 0..1")):
+        with pytest.raises(ScopaError, match=re.escape(words)):
+            g.setup([["7D"], ["1C"]], [], **kw)
+    for hands in (None, 5, "7D"):
+        with pytest.raises(ScopaError, match="setup hands must be a list, one entry per seat"):
+            g.setup(hands, [])
+    with pytest.raises(ScopaError, match="a hand must be a list of cards or a 40-bit mask, got None"):
+        g.setup([["7D"], None], [])
+    assert np.array_equal(g.state, before)
+    assert Game(seed=1).setup([["7D"], ["1C"]], [], scope=[10**9, 0]).state[core.SCOPE] == 10**9
+
+
+def test_numpy_arrays_of_cards_are_lists_and_side_of_checks_the_seat():
+    """Every numpy array has __index__, so an array of cards or seats was taken for one number and
+    int() raised TypeError (g.play('4D', np.array([0, 2])), g.hand(np.array([0])), setup with
+    array hands); side_of(5) of a 2-player game answered 1 (review)."""
+    from scopa_env.cards import cards_str, card_str
+    g = Game(seed=7)
+    move = next(m for m in g.legal_moves() if m.captured)
+    other = g.copy()
+    other.play(np.int64(move.card), np.array(cards_of(move.captured)))
+    g.play(move.card, cards_of(move.captured))
+    assert np.array_equal(g.state, other.state)
+    assert cards_str(np.array([0, 2])) == ["1D", "3D"] and mask_of(np.array([0, 2])) == 5
+    assert Game(seed=1).setup([np.array([6, 7]), [1]], []).hand(0) == [6, 7]
+    for call in (lambda: g.hand(np.array([0])), lambda: card_str(np.array([3])),
+                 lambda: g.side_of(5), lambda: g.side_of(-1), lambda: g.side_of("a")):
+        with pytest.raises(ScopaError):
+            call()
+    assert g.side_of(np.int64(1)) == 1
