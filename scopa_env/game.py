@@ -90,6 +90,9 @@ class Game:
         g._buf = None
         return g
 
+    # copy.copy(game) shared the state array: a move on the copy was a move on the original
+    __copy__ = copy
+
     @classmethod
     def from_state(cls, rules: Rules, state: np.ndarray, seed: int = 0) -> "Game":
         if not isinstance(rules, Rules):

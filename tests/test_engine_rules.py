@@ -537,3 +537,14 @@ def test_numpy_arrays_of_cards_are_lists_and_side_of_checks_the_seat():
         with pytest.raises(ScopaError):
             call()
     assert g.side_of(np.int64(1)) == 1
+
+
+def test_copy_copy_of_a_game_is_independent():
+    """copy.copy(game) shared the state array with the original (review)."""
+    import copy
+    g = Game(seed=1)
+    before = g.state.copy()
+    h = copy.copy(g)
+    m = h.legal_moves()[0]
+    h.play(m.card, m.captured)
+    assert np.array_equal(g.state, before) and not np.array_equal(h.state, before)
