@@ -120,7 +120,11 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
                              f"installed ({e.name or e}); pip install -e '.[train]' (on these "
                              f"machines first pip install torch==2.13.0)") from None
         _check_options(LearnedAgent, spec, options)
-        return LearnedAgent(rules=rules, seed=seed, path=str(spec), **options)
+        agent = LearnedAgent(rules=rules, seed=seed, path=str(spec), **options)
+        shown = {k: v for k, v in options.items() if k != "name"}
+        if shown and "name" not in options:     # records tell ':search=9000' from the network alone
+            agent.name += f":{','.join(f'{k}={_spec_value(v)}' for k, v in shown.items())}"
+        return agent
     raise ScopaError(
         f"unknown agent {spec!r}: use {', '.join(sorted(REGISTRY))} or a path to a checkpoint .pt")
 

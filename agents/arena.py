@@ -163,6 +163,10 @@ _WORKER: dict = {}
 
 def _build(spec_or_agent, rules: Rules, seed: int) -> Agent:
     if isinstance(spec_or_agent, Agent):
+        if spec_or_agent.rules != rules:    # it would judge the game by the other rules
+            raise ScopaError(f"agent {spec_or_agent.name} was made for rules "
+                             f"{spec_or_agent.rules.describe()}, the matches are played under "
+                             f"{rules.describe()}: make it with rules=")
         return spec_or_agent
     from . import make_agent
     return make_agent(str(spec_or_agent), rules=rules, seed=seed)

@@ -15,6 +15,7 @@ import numpy as np
 
 from scopa_env.actions import ActionTable, action_table
 from scopa_env.errors import ScopaError
+from scopa_env.observation import layout_for
 from scopa_env.presets import resolve_rules
 from scopa_env.rules import Rules
 from scopa_env.seeds import check_seed
@@ -28,6 +29,10 @@ class Agent:
     def __init__(self, rules: Rules | None = None, seed: int = 0):
         self.rules = resolve_rules(rules)
         self.actions: ActionTable = action_table(self.rules)
+        obs_layout = layout_for(self.rules)
+        self._obs_size = obs_layout.size
+        self._target_slot = obs_layout.slices["target"].start
+        self._napola_slot = obs_layout.slices["napola"].start
         self.reset(check_seed(seed))
 
     def reset(self, seed: int | None = None) -> None:
@@ -39,9 +44,24 @@ class Agent:
     def act(self, observation: dict) -> int:
         raise NotImplementedError
 
-    @staticmethod
-    def legal_actions(observation: dict) -> np.ndarray:
-        return np.flatnonzero(observation["action_mask"])
+    def legal_actions(self, observation: dict) -> np.ndarray:
+        """The legal action ids of an observation of this agent's rules; ScopaError for one of
+        other rules (an agent built without rules= in a scopone env read the 469 values through
+        the classic slices and played on, some moves taking half a minute) or without a move."""
+        obs, mask = observation["observation"], observation["action_mask"]
+        if len(obs) != self._obs_size or len(mask) != self.actions.size or \
+                obs[self._target_slot] != min(self.rules.target, 127) or \
+                obs[self._napola_slot] != int(self.rules.napola):
+            seen = f"{len(obs)} values, {len(mask)} action ids"
+            if len(obs) == self._obs_size:
+                seen += f", target {obs[self._target_slot]}, napola {obs[self._napola_slot]}"
+            raise ScopaError(
+                f"{self.name} was made for rules {self.rules.describe()}, this observation is of "
+                f"other rules ({seen}): make the agent with the env's rules (make_agent(spec, rules=...))")
+        legal = np.flatnonzero(mask)
+        if len(legal) == 0:
+            raise ScopaError("the observation's action mask has no legal move")
+        return legal
 
 
 class RandomAgent(Agent):

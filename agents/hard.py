@@ -111,6 +111,16 @@ class HardAgent(Agent):
             if value is not None and value > most:
                 raise ScopaError(f"hard option {name} must be at most {most:,} (one decision would "
                                  f"run for hours and Ctrl-C cannot stop it), got {value:,}")
+        # and together: worlds=100000,rollouts=1000 passed both caps, some 90 minutes a decision.
+        # The most worlds a decision plays: `worlds`, else the budget's share (at most
+        # budget // rollouts) between min_worlds and max_worlds
+        most_worlds = self.worlds if self.worlds is not None else max(
+            self.min_worlds, min(self.max_worlds, self.budget // self.rollouts))
+        if most_worlds * self.rollouts > MAX_WORLDS:
+            raise ScopaError(f"hard options: {most_worlds:,} worlds x {self.rollouts:,} rollouts is "
+                             f"more than {MAX_WORLDS:,} rollouts a move (one decision would run for "
+                             f"hours and Ctrl-C cannot stop it); lower worlds, max_worlds, budget "
+                             f"or rollouts")
         self.endgame_margin = whole_option("hard", "endgame_margin", endgame_margin, 0)
         self.epsilon = number_option("hard", "epsilon", epsilon)
         if not 0.0 <= self.epsilon <= 1.0:

@@ -143,8 +143,6 @@ class LearnedAgent(Agent):
         """Legal action ids and the network's score of each."""
         self._fork_safe()
         legal = self.legal_actions(observation)
-        if len(legal) == 0:
-            raise ScopaError("the observation's action mask has no legal move")
         ids = torch.from_numpy(legal)
         raw = np.asarray(observation["observation"], dtype=np.int8)
         try:

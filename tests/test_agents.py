@@ -1,6 +1,7 @@
 """The rule levels: interface, decisions from the observation alone, and what each level does."""
 import copy
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,6 +19,7 @@ from scopa_env.observation import SLICES
 from scopa_env.rules import Rules
 
 LEVELS = ["random", "easy", "normal", "hard"]
+CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "scopa-default.pt"
 FAST = {"hard": {"worlds": 6}}   # hard at a tiny budget keeps the tests quick
 
 
@@ -58,7 +60,8 @@ def test_agents_take_rules_or_a_preset_name():
 @pytest.mark.parametrize("name", LEVELS)
 def test_plays_whole_matches_legally(name):
     # Game.play_action raises on an illegal action, so finishing the matches is the check
-    r = evaluate(agent(name), agent("random", seed=1), 2, seed=3, rules=Rules(napola=True))
+    napola = Rules(napola=True)
+    r = evaluate(agent(name, rules=napola), agent("random", seed=1, rules=napola), 2, seed=3, rules=napola)
     assert r["matches"] == 2 and r["hands"] >= 2
 
 
@@ -802,3 +805,50 @@ def test_a_level_with_options_is_named_with_them():
     assert make_agent("hard:worlds=4,infer=true").name == "hard:worlds=4,infer=true"
     assert make_agent("Hard").name == "hard" and make_agent("easy").name == "easy"
     assert make_agent("hard", budget=300).name == "hard:budget=300"
+
+
+def test_an_observation_of_other_rules_is_refused(tmp_path):
+    """An agent made without rules= in a scopone env read the 469 values through the classic
+    slices and played on (normal took 34 s over one move), hard named an 'inconsistent
+    observation'; under the napola to 21 a classic normal or hard played, judging the match by
+    target 11. An empty action mask was numpy's ValueError (review)."""
+    import scopa_env
+    from agents.arena import evaluate
+    e = scopa_env.env(rules="scopone")
+    e.reset(seed=1)
+    for name in ("random", "easy", "normal", "hard", str(CHECKPOINT)):
+        with pytest.raises(ScopaError, match=r"was made for rules classic, this observation is of other rules \(469 values"):
+            agent(name).act(e.last()[0])
+    g = Game(Rules(napola=True, target=21), seed=1)
+    napola = g.observation(g.to_move)
+    with pytest.raises(ScopaError, match=r"\(291 values, 16200 action ids, target 21, napola 1\)"):
+        agent("hard").act(napola)
+    assert agent("hard", rules=Rules(napola=True, target=21)).act(napola) in np.flatnonzero(napola["action_mask"])
+    with pytest.raises(ScopaError, match="agent normal was made for rules classic, the matches are played under napola=True"):
+        evaluate(agent("normal"), agent("easy", rules=Rules(napola=True)), 2, rules=Rules(napola=True))
+    g = Game(seed=1)
+    empty = g.observation(g.to_move)
+    empty["action_mask"][:] = 0
+    for name in ("random", "easy", "normal", "hard"):
+        with pytest.raises(ScopaError, match="the observation's action mask has no legal move"):
+            agent(name).act(empty)
+
+
+def test_worlds_and_rollouts_are_capped_together():
+    """worlds=100000 and rollouts=1000 each passed its cap: together some 90 minutes a decision
+    that Ctrl-C cannot stop (review). The budget's share counts: the defaults take rollouts=1000."""
+    for spec in ("hard:worlds=100000,rollouts=1000", "hard:min_worlds=100000,max_worlds=100000,rollouts=1000",
+                 "hard:budget=1000000000,max_worlds=100000,rollouts=2"):
+        with pytest.raises(ScopaError, match="rollouts is more than 100,000 rollouts a move"):
+            make_agent(spec)
+    for spec in ("hard:rollouts=1000", "hard:worlds=100000", "hard:worlds=1000,rollouts=100",
+                 "hard:budget=1000000000,max_worlds=100000"):
+        make_agent(spec)
+
+
+def test_a_checkpoint_agent_given_options_is_named_with_them():
+    """Records of `x.pt:search=9000` against `x.pt` named both seats after the file (review)."""
+    spec = f"{CHECKPOINT}:search=9000,easy_last_deal=true"
+    assert make_agent(spec).name == "scopa-default:search=9000,easy_last_deal=true"
+    assert make_agent(str(CHECKPOINT)).name == "scopa-default"
+    assert make_agent(f"{CHECKPOINT}:name=x,count_last=0").name == "x"
