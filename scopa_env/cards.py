@@ -104,7 +104,7 @@ def as_mask(cards, what: str = "cards") -> int:
         if not 0 <= m <= ALL_CARDS_MASK:
             raise ScopaError(f"{what}: the mask {m} is not in 0..2^40-1")
         return m
-    if isinstance(cards, str) or not hasattr(cards, "__iter__"):
+    if isinstance(cards, str) or not hasattr(cards, "__iter__") or getattr(cards, "ndim", 1) == 0:
         raise ScopaError(f"{what} are a list like ['7C', '3S'] or a 40-bit mask, got {cards!r}")
     return mask_of(cards)
 
@@ -119,7 +119,8 @@ def cards_str(mask_or_cards) -> list[str]:
     """The notation of the cards in a mask or a list, e.g. 65 -> ['1D', '7D']."""
     if is_whole(mask_or_cards):
         return [card_str(c) for c in cards_of(as_mask(mask_or_cards))]
-    if isinstance(mask_or_cards, (str, bool)) or not hasattr(mask_or_cards, "__iter__"):
+    if isinstance(mask_or_cards, (str, bool)) or not hasattr(mask_or_cards, "__iter__") or \
+            getattr(mask_or_cards, "ndim", 1) == 0:
         raise ScopaError(f"cards are a list like ['7C', '3S'] or a 40-bit mask, got {mask_or_cards!r}")
     return [card_str(as_card(c)) for c in mask_or_cards]
 

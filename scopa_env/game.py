@@ -22,6 +22,12 @@ from .seeds import check_seed
 SETUP_COUNT_MAX = 1_000_000_000     # scope and scores of a set-up position
 
 
+def _is_list(value) -> bool:
+    """Something setup may read as a list: iterable, not a text, a mapping or a 0-d array."""
+    return hasattr(value, "__iter__") and not isinstance(value, (str, bytes, dict)) and \
+        not (isinstance(value, np.ndarray) and value.ndim == 0)
+
+
 def _cards_once(cards, what: str) -> list[int]:
     """A list of cards (ids or notation; a mask as its cards) as ids, each once: mask_of merges
     a card given twice within one list, and setup dealt it twice."""
@@ -29,7 +35,7 @@ def _cards_once(cards, what: str) -> list[int]:
         return cards_of(as_mask(cards, what))
     if isinstance(cards, str):
         raise ScopaError(f"{what} must be a list of cards, got the text {cards!r}")
-    if not hasattr(cards, "__iter__") or isinstance(cards, (bytes, dict)):
+    if not _is_list(cards):
         raise ScopaError(f"{what} must be a list of cards or a 40-bit mask, got {cards!r}")
     ids = [as_card(c) for c in cards]
     twice = sorted({c for c in ids if ids.count(c) > 1})
@@ -158,12 +164,16 @@ class Game:
         sides = self.n_sides
         # every check before the first write: a failure leaves the game as it was
         for what, value in (("hands", hands), ("piles", piles), ("scope", scope), ("scores", scores)):
-            if (value is not None or what == "hands") and (
-                    not hasattr(value, "__iter__") or isinstance(value, (str, bytes, dict))):
+            if (value is not None or what == "hands") and not _is_list(value):
                 raise ScopaError(f"setup {what} must be a list, one entry per "
                                  f"{'side' if what == 'scores' else 'seat'}, got {value!r}")
+        # as lists (a numpy array's truth value, a generator's length were errors mid-write)
+        hands = list(hands)
+        piles = [[]] * n if piles is None else list(piles)
+        scope = [0] * n if scope is None else list(scope)
+        scores = [0] * sides if scores is None else list(scores)
         groups = [_cards_once(h, "a hand") for h in hands]
-        groups += [_cards_once(p, "a pile") for p in (piles or [[]] * n)]
+        groups += [_cards_once(p, "a pile") for p in piles]
         groups += [_cards_once(table, "the table"), _cards_once(deck, "the deck")]
         masks = [mask_of(cards) for cards in groups]
         seen = 0
@@ -175,16 +185,15 @@ class Game:
         table_m, deck = masks[-2], groups[-1]
         for what, values in (("scope", scope), ("scores", scores)):
             # bounded: the engine's int64 slots (2**70 was an OverflowError halfway through)
-            if values is not None and not all(isinstance(v, (int, np.integer)) and
-                                              not isinstance(v, (bool, np.bool_)) and
-                                              0 <= v <= SETUP_COUNT_MAX for v in values):
+            if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+                       and 0 <= v <= SETUP_COUNT_MAX for v in values):
                 raise ScopaError(f"setup {what} must be whole numbers 0..{SETUP_COUNT_MAX:,}, "
                                  f"got {list(values)!r}")
         if len(hands) != n or len(piles) != n:
             raise ScopaError(f"setup needs {n} hands and {n} piles")
-        if scope is not None and len(scope) != n:
+        if len(scope) != n:
             raise ScopaError(f"setup needs {n} scope counts, one per seat")
-        if scores is not None and len(scores) != sides:
+        if len(scores) != sides:
             raise ScopaError(f"setup needs {sides} scores, one per side")
         for what, seat in (("dealer", dealer), ("to_move", to_move), ("last_capturer", last_capturer)):
             if (seat is not None or what == "dealer") and not self.rules.is_seat(seat):
@@ -199,9 +208,9 @@ class Game:
             st[core.HANDS + p] = hands[p]
             st[core.PILES + p] = piles[p]
             st[core.PLAYED + p] = 0
-            st[core.SCOPE + p] = (scope or [0] * n)[p]
+            st[core.SCOPE + p] = scope[p]
         for s in range(sides):
-            st[core.SCORES + s] = (scores or [0] * sides)[s]
+            st[core.SCORES + s] = scores[s]
         st[core.TABLE] = table_m
         st[core.DEALER] = dealer
         st[core.TO_MOVE] = (dealer + 1) % n if to_move is None else to_move

@@ -13,6 +13,7 @@ with 4 or 6: seat s plays for side s % sides).
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -98,7 +99,7 @@ def write(records: Iterable[dict], path: str) -> int:
     with AtomicFile(path) as f:
         for r in records:
             if not isinstance(r, dict):
-                raise ScopaError(f"record {n} is a JSON object (a dict), got {type(r).__name__}")
+                raise ScopaError(f"record {n} must be a JSON object (a dict), got {type(r).__name__}")
             f.write(dumps(r) + "\n")
             n += 1
     return n
@@ -106,6 +107,14 @@ def write(records: Iterable[dict], path: str) -> int:
 
 def _no_constant(name: str):
     raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    """A JSON number as a float; 1e999 (read as infinity) is refused as NaN and Infinity are."""
+    x = float(text)
+    if not math.isfinite(x):
+        raise ValueError(f"{text} is not a finite number")
+    return x
 
 
 def read(path: str) -> Iterator[dict]:
@@ -141,7 +150,7 @@ def read_numbered(path: str) -> Iterator[tuple[int, dict]]:
             if not line.strip():
                 continue
             try:
-                record = json.loads(line, parse_constant=_no_constant)
+                record = json.loads(line, parse_constant=_no_constant, parse_float=_finite)
             except json.JSONDecodeError as e:
                 raise ScopaError(f"{path}:{i}: not a JSON record ({e.msg})") from None
             except RecursionError:

@@ -452,12 +452,14 @@ def test_records_write_and_read_only_json_records(tmp_path):
                         (([{"a": 1}], None), "write needs a file path, got None"),
                         (([{"a": {1}}], good), "a record must hold JSON values only"),
                         (([{"a": float("nan")}], good), "a record must hold JSON values only"),
-                        (([5], good), "record 0 is a JSON object (a dict), got int")):
+                        (([5], good), "record 0 must be a JSON object (a dict), got int")):
         with pytest.raises(ScopaError, match=re.escape(words)):
             records.write(*args)
     assert list(records.read(good)) == [{"a": 1}]          # whole or not at all: still the first
-    for constant in ("NaN", "Infinity", "-Infinity"):
+    for constant, words in (("NaN", "NaN is not JSON"), ("Infinity", "Infinity is not JSON"),
+                            ("-Infinity", "-Infinity is not JSON"),
+                            ("1e999", "1e999 is not a finite number")):
         bad = tmp_path / "bad.jsonl"
         bad.write_text('{"a": %s}\n' % constant)
-        with pytest.raises(ScopaError, match=re.escape(f"bad.jsonl:1: not a JSON record ({constant} is not JSON)")):
+        with pytest.raises(ScopaError, match=re.escape(f"bad.jsonl:1: not a JSON record ({words})")):
             list(records.read(bad))

@@ -517,6 +517,10 @@ def test_setup_checks_everything_before_it_writes():
         g.setup([["7D"], None], [])
     assert np.array_equal(g.state, before)
     assert Game(seed=1).setup([["7D"], ["1C"]], [], scope=[10**9, 0]).state[core.SCOPE] == 10**9
+    # numpy arrays and generators: a truth value or a len() was an error after the first writes
+    h = Game(seed=1).setup((x for x in [["7D"], ["1C"]]), [], piles=np.array([[1], [2]]),
+                           scope=np.array([1, 0]), scores=np.array([2, 3]))
+    assert h.hand(1) == [10] and h.state[core.SCOPE] == 1 and list(h.scores) == [2, 3]
 
 
 def test_numpy_arrays_of_cards_are_lists_and_side_of_checks_the_seat():
@@ -533,6 +537,7 @@ def test_numpy_arrays_of_cards_are_lists_and_side_of_checks_the_seat():
     assert cards_str(np.array([0, 2])) == ["1D", "3D"] and mask_of(np.array([0, 2])) == 5
     assert Game(seed=1).setup([np.array([6, 7]), [1]], []).hand(0) == [6, 7]
     for call in (lambda: g.hand(np.array([0])), lambda: card_str(np.array([3])),
+                 lambda: cards_str(np.array(True)), lambda: cards_str(np.array(2.0)),
                  lambda: g.side_of(5), lambda: g.side_of(-1), lambda: g.side_of("a")):
         with pytest.raises(ScopaError):
             call()

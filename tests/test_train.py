@@ -1511,17 +1511,20 @@ def test_the_final_evaluation_has_tags_of_its_own_and_follows_a_spent_budget(tmp
     assert [e.step for e in ea.Scalars("final/points_per_hand_vs_random")] == [1024]
 
 
-def test_a_finished_run_resumed_evaluates_again_without_a_second_point(tmp_path):
-    """A resume of a run that spent its budget prints the final table again (with the final_*
-    it is given) but wrote a second final/ point at the same step (review). A run stopped by
-    --stop-at and ended by a resume at its steps has its first final point then."""
+def test_a_finished_run_resumed_evaluates_again(tmp_path):
+    """A resume of a run that spent its budget trains nothing, prints the final table again with
+    the final_* it is given, and logs it at the same step (final/ tags: a first point for an
+    opponent added, a second for one evaluated before). A run stopped by --stop-at and ended by a
+    resume at its steps has its first final point then."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
     kw = dict(eval_every=0, final_matches=2, final_opponents=("random",), total_steps=512)
     Run(tiny_cfg(tmp_path, run_name="f1", **kw), log=lambda *_: None).train()
-    again = start(tiny_cfg(tmp_path), resume=str(tmp_path / "ck" / "f1"), log=lambda *_: None)
-    assert "random" in again.train()
+    again = start(tiny_cfg(tmp_path), resume=str(tmp_path / "ck" / "f1"),
+                  overrides={"final_opponents": ["random", "easy"]}, log=lambda *_: None)
+    assert set(again.train()) == {"random", "easy"}
     ea = EventAccumulator(str(tmp_path / "runs" / "f1")).Reload()
-    assert [e.step for e in ea.Scalars("final/win_rate_vs_random")] == [512]
+    assert [e.step for e in ea.Scalars("final/win_rate_vs_random")] == [512, 512]
+    assert [e.step for e in ea.Scalars("final/win_rate_vs_easy")] == [512]
     Run(tiny_cfg(tmp_path, run_name="f2", **dict(kw, total_steps=2048)),
         log=lambda *_: None).train(stop_at=512)
     ended = start(tiny_cfg(tmp_path), resume=str(tmp_path / "ck" / "f2"),

@@ -171,9 +171,6 @@ class Run:
         self._lock = None           # the checkpoint folder's lock while train() runs
         # whether this run has a latest.pt to resume from (a resumed run has; Ctrl-C says which)
         self.checkpointed = self.resumed
-        # whether the run's TensorBoard log has a final evaluation at its current step: a resumed
-        # run whose saved leg spent its budget (start() sets it)
-        self.final_logged = False
 
     # ---- checkpoints -------------------------------------------------------------------------
     def to_checkpoint(self) -> dict:
@@ -520,11 +517,9 @@ class Run:
             from .evaluation import format_table
             t0 = time.time()
             results = self.evaluate(cfg.final_opponents, cfg.final_matches)
-            # a resume of a finished run evaluates again (final_* may have changed) but adds no
-            # second point at the step its first final evaluation has
-            again = c["steps"] == leg_start and self.final_logged
-            # tags of their own: a periodic evaluation (other matches) is often at this step
-            for opp, r in ({} if again else results).items():
+            # tags of their own: a periodic evaluation (other matches) is often at this step. A
+            # resume of a finished run evaluates again and adds its points at the same step
+            for opp, r in results.items():
                 writer.add_scalar(f"final/win_rate_vs_{opp}", r["win_rate"], c["steps"])
                 writer.add_scalar(f"final/points_per_hand_vs_{opp}", r["points_per_hand"], c["steps"])
             self.log(format_table(results, f"Final evaluation of {self.name} ({c['steps']:,} steps; "
@@ -591,12 +586,6 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
         raise ScopaError(f"checkpoint rules ({checkpoint.rules_of(ckpt).describe()}) do not match "
                          f"its config's ({cfg.rules.describe()})")
     run = Run(cfg, resume=ckpt, log=log)
-    try:    # the leg that saved it spent its budget: its final evaluation is in the log
-        old = make_config(saved)
-        run.final_logged = bool(run.counters["steps"] >= old.total_steps and old.final_matches
-                                and old.final_opponents)
-    except ScopaError:
-        pass
     try:
         was = tuple(make_config(eval_opponents=saved.get("eval_opponents",
                                                          TrainConfig.eval_opponents)).eval_opponents)
