@@ -87,9 +87,13 @@ def _check_options(cls, name: str, options: dict) -> None:
                          f"(known: {', '.join(sorted(known)) or 'none'})")
 
 
-def _spec_value(v) -> str:
-    """An option's value as a spec writes it (true, not True)."""
-    return str(v).lower() if isinstance(v, bool) else str(v)
+def _with_options(name: str, options: dict) -> str:
+    """`name` with its options as a spec writes them ('hard:worlds=4,infer=true'), so that game
+    records tell one agent's settings from another's."""
+    if not options:
+        return name
+    text = ",".join(f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in options.items())
+    return f"{name}:{text}"
 
 
 def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) -> Agent:
@@ -108,8 +112,7 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
         cls = REGISTRY[spec]
         _check_options(cls, spec, options)
         agent = cls(rules=rules, seed=seed, **options)
-        if options:     # records tell 'hard:worlds=4' from 'hard' (levels take no name= option)
-            agent.name = f"{spec}:{','.join(f'{k}={_spec_value(v)}' for k, v in options.items())}"
+        agent.name = _with_options(spec, options)      # levels take no name= option
         return agent
     if str(spec).endswith(".pt"):
         regular_file("checkpoint", spec)
@@ -121,9 +124,8 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
                              f"machines first pip install torch==2.13.0)") from None
         _check_options(LearnedAgent, spec, options)
         agent = LearnedAgent(rules=rules, seed=seed, path=str(spec), **options)
-        shown = {k: v for k, v in options.items() if k != "name"}
-        if shown and "name" not in options:     # records tell ':search=9000' from the network alone
-            agent.name += f":{','.join(f'{k}={_spec_value(v)}' for k, v in shown.items())}"
+        if "name" not in options:       # a name given is the name
+            agent.name = _with_options(agent.name, options)
         return agent
     raise ScopaError(
         f"unknown agent {spec!r}: use {', '.join(sorted(REGISTRY))} or a path to a checkpoint .pt")

@@ -33,6 +33,13 @@ def is_whole(value) -> bool:
     return hasattr(value, "__index__")
 
 
+def is_list(value) -> bool:
+    """Whether `value` may be read as a list (of cards, of hands): iterable, and not a text, a
+    mapping or a 0-d array (which has __iter__ but cannot be iterated)."""
+    return hasattr(value, "__iter__") and not isinstance(value, (str, bytes, dict)) and \
+        not (isinstance(value, np.ndarray) and value.ndim == 0)
+
+
 def card_id(rank: int, suit: int) -> int:
     return suit * 10 + (rank - 1)
 
@@ -104,7 +111,7 @@ def as_mask(cards, what: str = "cards") -> int:
         if not 0 <= m <= ALL_CARDS_MASK:
             raise ScopaError(f"{what}: the mask {m} is not in 0..2^40-1")
         return m
-    if isinstance(cards, str) or not hasattr(cards, "__iter__") or getattr(cards, "ndim", 1) == 0:
+    if not is_list(cards):
         raise ScopaError(f"{what} are a list like ['7C', '3S'] or a 40-bit mask, got {cards!r}")
     return mask_of(cards)
 
@@ -119,8 +126,7 @@ def cards_str(mask_or_cards) -> list[str]:
     """The notation of the cards in a mask or a list, e.g. 65 -> ['1D', '7D']."""
     if is_whole(mask_or_cards):
         return [card_str(c) for c in cards_of(as_mask(mask_or_cards))]
-    if isinstance(mask_or_cards, (str, bool)) or not hasattr(mask_or_cards, "__iter__") or \
-            getattr(mask_or_cards, "ndim", 1) == 0:
+    if not is_list(mask_or_cards):
         raise ScopaError(f"cards are a list like ['7C', '3S'] or a 40-bit mask, got {mask_or_cards!r}")
     return [card_str(as_card(c)) for c in mask_or_cards]
 

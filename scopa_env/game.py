@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import core
-from .cards import ALL_CARDS_MASK, as_card, as_mask, card_str, cards_of, cards_str, is_whole, mask_of
+from .cards import ALL_CARDS_MASK, as_card, as_mask, card_str, cards_of, cards_str, is_list, is_whole, mask_of
 from .actions import action_id, action_table
 from .errors import ScopaError
 from .observation import observe
@@ -22,12 +22,6 @@ from .seeds import check_seed
 SETUP_COUNT_MAX = 1_000_000_000     # scope and scores of a set-up position
 
 
-def _is_list(value) -> bool:
-    """Something setup may read as a list: iterable, not a text, a mapping or a 0-d array."""
-    return hasattr(value, "__iter__") and not isinstance(value, (str, bytes, dict)) and \
-        not (isinstance(value, np.ndarray) and value.ndim == 0)
-
-
 def _cards_once(cards, what: str) -> list[int]:
     """A list of cards (ids or notation; a mask as its cards) as ids, each once: mask_of merges
     a card given twice within one list, and setup dealt it twice."""
@@ -35,7 +29,7 @@ def _cards_once(cards, what: str) -> list[int]:
         return cards_of(as_mask(cards, what))
     if isinstance(cards, str):
         raise ScopaError(f"{what} must be a list of cards, got the text {cards!r}")
-    if not _is_list(cards):
+    if not is_list(cards):
         raise ScopaError(f"{what} must be a list of cards or a 40-bit mask, got {cards!r}")
     ids = [as_card(c) for c in cards]
     twice = sorted({c for c in ids if ids.count(c) > 1})
@@ -164,7 +158,7 @@ class Game:
         sides = self.n_sides
         # every check before the first write: a failure leaves the game as it was
         for what, value in (("hands", hands), ("piles", piles), ("scope", scope), ("scores", scores)):
-            if (value is not None or what == "hands") and not _is_list(value):
+            if (value is not None or what == "hands") and not is_list(value):
                 raise ScopaError(f"setup {what} must be a list, one entry per "
                                  f"{'side' if what == 'scores' else 'seat'}, got {value!r}")
         # as lists (a numpy array's truth value, a generator's length were errors mid-write)
