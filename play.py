@@ -608,7 +608,9 @@ class PlaySession:
             try:
                 agents = self.make_agents(spec, self.partner, self.rules, self.next_seed)
             except ScopaError as err:
-                self.say(f"  {err}")
+                # the message quotes the spec typed: a pasted megabyte was printed whole
+                text = str(err)
+                self.say(f"  {text if len(text) <= 300 else text[:300] + f'... ({len(text):,} characters)'}")
                 if asked:
                     continue
                 return False

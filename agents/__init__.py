@@ -29,6 +29,9 @@ def _option_value(text: str):
     low = text.strip().lower()
     if low in ("true", "false"):
         return low == "true"
+    if low.lstrip("+-").isdigit() and len(low) > 100:
+        # int() refuses 4,300 digits and more, and float() then read them as inf
+        raise ScopaError(f"an option value of {len(low):,} digits is no number an option takes")
     for kind in (int, float):
         try:
             return kind(text)

@@ -787,3 +787,19 @@ def test_closed_standard_stream_is_one_error(redirect):
                        if redirect == ">&-" else None, timeout=120, text=True)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert f"standard {'input' if redirect == '<&-' else 'output'} is closed" in r.stderr
+
+
+def test_a_long_level_spec_is_cut_short_and_huge_numbers_are_not_inf():
+    """`l` with a pasted 100,000-character spec printed it whole in the error; an option of
+    5,000 nines was reported as 'got inf' (int() refuses over 4,300 digits, float() took them)
+    (review)."""
+    from agents import make_agent
+    s, out, _ = session(["l " + "x" * 100000, "l hard:worlds=" + "9" * 5000, "q"])
+    s.run()
+    said = [line for line in out.getvalue().splitlines() if not line.startswith("Your play")]
+    assert max(len(line) for line in said) < 400
+    assert "(100,0" in out.getvalue() and "characters)" in out.getvalue()
+    assert "an option value of 5,000 digits is no number an option takes" in out.getvalue()
+    assert "inf" not in out.getvalue()
+    with pytest.raises(ScopaError, match="5,000 digits"):
+        make_agent("hard:worlds=" + "9" * 5000)
