@@ -145,9 +145,15 @@ def parse_move_text(text: str) -> tuple[str, list[str] | None]:
     return first, (captures if captures or said_x else None)
 
 
+def cut(text: str, limit: int, show=str) -> str:
+    """`text` shown whole, or its first `limit` characters and its length (a pasted megabyte was
+    printed whole)."""
+    return show(text) if len(text) <= limit else show(text[:limit]) + f"... ({len(text):,} characters)"
+
+
 def echo(text: str, limit: int = 40) -> str:
-    """What the person typed, quoted, cut to `limit` characters (a pasted megabyte was echoed whole)."""
-    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text):,} characters)"
+    """What the person typed, quoted, cut to `limit` characters."""
+    return cut(text, limit, repr)
 
 
 def read_card(token: str) -> int:
@@ -608,9 +614,7 @@ class PlaySession:
             try:
                 agents = self.make_agents(spec, self.partner, self.rules, self.next_seed)
             except ScopaError as err:
-                # the message quotes the spec typed: a pasted megabyte was printed whole
-                text = str(err)
-                self.say(f"  {text if len(text) <= 300 else text[:300] + f'... ({len(text):,} characters)'}")
+                self.say(f"  {cut(str(err), 300)}")      # the message quotes the spec typed
                 if asked:
                     continue
                 return False
