@@ -120,6 +120,17 @@ def popcount(x):
     return (x + (x >> 8) + (x >> 16) + (x >> 24) + (x >> 32) + (x >> 40)) & 0x7F
 
 
+_DEBRUIJN = np.zeros(64, dtype=np.int64)
+for _i in range(64):
+    _DEBRUIJN[((1 << _i) * 0x03F79D71B4CB0A89 & (2**64 - 1)) >> 58] = _i
+
+
+@njit(cache=True, inline="always")
+def lowest_bit(low):
+    """The index of the single set bit of `low` (a power of two below 2**63): de Bruijn lookup."""
+    return _DEBRUIJN[((low * np.int64(0x03F79D71B4CB0A89)) >> 58) & 63]
+
+
 @njit(cache=True)
 def splitmix64(seed):
     z = np.uint64(seed) + np.uint64(0x9E3779B97F4A7C15)
@@ -293,30 +304,38 @@ def n_sides(nplayers):
 
 # ---- legal moves --------------------------------------------------------------------------
 @njit(cache=True)
-def _table_by_rank(table, ids, ranks):
-    """Table cards sorted by rank into ids/ranks; returns how many."""
+def _table_by_rank(table, ids, ranks, suffix):
+    """Table cards sorted by rank into ids/ranks, and suffix[i] = the sum of ranks[i:] (which
+    lets the sum search give up early); returns how many."""
     t = 0
     for r in range(1, 11):
-        if (table & RANK_MASK[r]) == 0:
-            continue
-        for s in range(4):
-            c = s * 10 + r - 1
-            if (table >> c) & 1:
-                ids[t] = c
-                ranks[t] = r
-                t += 1
+        m = table & RANK_MASK[r]
+        while m != 0:
+            low = m & -m
+            m ^= low
+            ids[t] = lowest_bit(low)
+            ranks[t] = r
+            t += 1
+    total = 0
+    suffix[t] = 0
+    for i in range(t - 1, -1, -1):
+        total += ranks[i]
+        suffix[i] = total
     return t
 
 
 @njit(cache=True)
-def _sum_captures(ids, ranks, pos, t, v, card, out_card, out_mask, n):
-    """Append every set of table cards (ranks ascending in ids/ranks) summing to v."""
+def _sum_captures(ids, ranks, suffix, pos, t, v, card, out_card, out_mask, n):
+    """Append every set of table cards (ranks ascending in ids/ranks) summing to v, in
+    depth-first order. A branch stops when the next rank overshoots v or when all the ranks left
+    (suffix) cannot reach it; both hold for every later card too (ranks ascending), so no set is
+    missed and the order is the plain depth-first one."""
     depth = 0
     i = 0
     s = 0
     m = np.int64(0)
     while True:
-        if i < t and s + ranks[i] <= v:
+        if i < t and s + ranks[i] <= v and s + suffix[i] >= v:
             pos[depth] = i
             depth += 1
             s += ranks[i]
@@ -356,7 +375,7 @@ def _add_move(out_card, out_mask, n, card, mask):
 
 
 @njit(cache=True)
-def _regular_captures(state, card, table, ids, ranks, pos, t, out_card, out_mask, n):
+def _regular_captures(state, card, table, ids, ranks, suffix, pos, t, out_card, out_mask, n):
     """Append the regular captures of `card` under the variant options (every capture but the
     scopa d'assi sweep, and no laying): see legal_moves."""
     v = RANK[card]
@@ -364,11 +383,13 @@ def _regular_captures(state, card, table, ids, ranks, pos, t, out_card, out_mask
     k0 = n
     # regular captures: the classic ones (equal value first, else sums) and the 15-captures
     if quindici != QUINDICI_ONLY:
-        for i in range(t):
-            if ranks[i] == v:
-                n = _add_move(out_card, out_mask, n, card, np.int64(1) << ids[i])
+        equal = table & RANK_MASK[v]
+        while equal != 0:           # lowest card id first: the order of ids within a rank
+            low = equal & -equal
+            equal ^= low
+            n = _add_move(out_card, out_mask, n, card, low)
         if n == k0:
-            n = _sum_captures(ids, ranks, pos, t, v, card, out_card, out_mask, n)
+            n = _sum_captures(ids, ranks, suffix, pos, t, v, card, out_card, out_mask, n)
     ace_rule = state[ACE_TAKES_ALL] != 0 and v == 1 and table != 0
     burned = ace_rule and (table & RANK_MASK[1]) != 0 and state[ACE_UNBURNED] == 0
     if burned and quindici == QUINDICI_ONLY:
@@ -377,7 +398,7 @@ def _regular_captures(state, card, table, ids, ranks, pos, t, out_card, out_mask
             if ranks[i] == 1:
                 n = _add_move(out_card, out_mask, n, card, np.int64(1) << ids[i])
     if quindici != QUINDICI_OFF:
-        n = _sum_captures(ids, ranks, pos, t, 15 - v, card, out_card, out_mask, n)
+        n = _sum_captures(ids, ranks, suffix, pos, t, 15 - v, card, out_card, out_mask, n)
     if state[FEWEST_CARDS] != 0 and n - k0 > 1:
         fewest = 99
         for i in range(k0, n):
@@ -395,10 +416,10 @@ def _regular_captures(state, card, table, ids, ranks, pos, t, out_card, out_mask
 
 
 @njit(cache=True)
-def _variant_card_moves(state, card, table, ids, ranks, pos, t, out_card, out_mask, n):
+def _variant_card_moves(state, card, table, ids, ranks, suffix, pos, t, out_card, out_mask, n):
     """Append the legal moves of `card` under the variant options (see legal_moves)."""
     k0 = n
-    n = _regular_captures(state, card, table, ids, ranks, pos, t, out_card, out_mask, n)
+    n = _regular_captures(state, card, table, ids, ranks, suffix, pos, t, out_card, out_mask, n)
     ace_rule = state[ACE_TAKES_ALL] != 0 and RANK[card] == 1 and table != 0
     burned = ace_rule and (table & RANK_MASK[1]) != 0 and state[ACE_UNBURNED] == 0
     if ace_rule and not burned:
@@ -434,27 +455,30 @@ def legal_moves(state, buf):
     ids = buf[2, 0:40]
     ranks = buf[2, 40:80]
     pos = buf[2, 80:121]
+    suffix = buf[2, 121:162]
     table = state[TABLE]
-    t = _table_by_rank(table, ids, ranks)
+    t = _table_by_rank(table, ids, ranks, suffix)
     hand = state[HANDS + state[TO_MOVE]]
     variant = (state[QUINDICI] | state[ACE_TAKES_ALL] | state[FEWEST_CARDS] | state[FREE_CAPTURE]) != 0
     n = 0
     while hand != 0:
         low = hand & -hand
         hand ^= low
-        card = popcount(low - 1)
+        card = lowest_bit(low)
         if variant:
-            n = _variant_card_moves(state, card, table, ids, ranks, pos, t, out_card, out_mask, n)
+            n = _variant_card_moves(state, card, table, ids, ranks, suffix, pos, t, out_card, out_mask, n)
             continue
         v = RANK[card]
         k0 = n
-        for i in range(t):
-            if ranks[i] == v:
-                out_card[n] = card
-                out_mask[n] = np.int64(1) << ids[i]
-                n += 1
+        equal = table & RANK_MASK[v]
+        while equal != 0:           # lowest card id first: the order of ids within a rank
+            low = equal & -equal
+            equal ^= low
+            out_card[n] = card
+            out_mask[n] = low
+            n += 1
         if n == k0:
-            n = _sum_captures(ids, ranks, pos, t, v, card, out_card, out_mask, n)
+            n = _sum_captures(ids, ranks, suffix, pos, t, v, card, out_card, out_mask, n)
         if n == k0:
             out_card[n] = card
             out_mask[n] = 0
@@ -475,8 +499,9 @@ def is_ace_sweep(state, card, captured, table):
     ids = buf[2, 0:40]
     ranks = buf[2, 40:80]
     pos = buf[2, 80:121]
-    t = _table_by_rank(table, ids, ranks)
-    n = _regular_captures(state, card, table, ids, ranks, pos, t, buf[0], buf[1], 0)
+    suffix = buf[2, 121:162]
+    t = _table_by_rank(table, ids, ranks, suffix)
+    n = _regular_captures(state, card, table, ids, ranks, suffix, pos, t, buf[0], buf[1], 0)
     for i in range(n):
         if buf[1, i] == table:
             return False
