@@ -255,22 +255,27 @@ class HardAgent(Agent):
         self.log_evidence = np.zeros(3)     # log chance of its earlier deals' moves: normal, easy, soft
         self._deal_evidence = np.zeros(3)   # the same for this deal so far
         self._deal: int | None = None        # the deck_left of the deal _deal_evidence is for
+        self._unweighed = None               # the observation of rows added since the last weighing
         self.model_weights = np.full(3, 1 / 3)
 
     def observe(self, obs: np.ndarray) -> None:
         """Add the opponent's move since my last decision to this deal's rows (infer): rebuilt
-        from my previous observation, my move and this observation. A new hand or a new deal
-        starts the rows afresh; the forced last card of a deal (I deal, so it moved last) is not a
-        choice and is left out."""
+        from my previous observation, my move and this observation; at my first decision of a
+        hand it leads, its opening move, rebuilt from this observation alone. A new hand or a new
+        deal starts the rows afresh, after weighing the old deal's rows if no decision of mine
+        weighed them all (a forced move searches nothing); the forced last card of a deal (it
+        deals, so it moved last) is not a choice and is left out."""
         if self._previous is None:
+            self._opening(obs)
             return
         prev, my_card, my_captured = self._previous
         self._previous = None            # read once: observing the same moment twice adds nothing
         if obs_mask(obs, "my_played") != obs_mask(prev, "my_played") | (1 << my_card):
-            self.rows = []                               # another hand
+            self._new_deal()                             # another hand
+            self._opening(obs)
             return
         if obs_scalar(obs, "deck_left") != obs_scalar(prev, "deck_left"):
-            self.rows = []                               # a deal since my move
+            self._new_deal()                             # a deal since my move
             if not obs_scalar(obs, "i_deal"):
                 return                                   # its move was the last card of the old deal
         new = obs_mask(obs, "opp_played") & ~obs_mask(prev, "opp_played")
@@ -287,9 +292,28 @@ class HardAgent(Agent):
             last = 1
         for row in self.rows:
             row[8] |= 1 << card
-        self.rows.append([table, card, captured, their_pile, obs_mask(obs, "my_pile"),
-                          int(obs[SLICES["hand"]].sum()), obs_scalar(obs, "deck_left"),
-                          {0: 0, 1: 2, 2: 1}[last], 1 << card])
+        self._add_row(obs, [table, card, captured, their_pile, obs_mask(obs, "my_pile"),
+                            int(obs[SLICES["hand"]].sum()), obs_scalar(obs, "deck_left"),
+                            {0: 0, 1: 2, 2: 1}[last], 1 << card])
+
+    def _opening(self, obs: np.ndarray) -> None:
+        """The opponent's first move of a hand it leads, seen at my first decision: the piles were
+        empty and nobody had captured, so its pile now is what it took (with the card played)."""
+        played = obs_mask(obs, "opp_played")
+        if self.rows or obs_mask(obs, "my_played") or played == 0 or played & (played - 1):
+            return
+        card = played.bit_length() - 1
+        taken = obs_mask(obs, "opp_pile")
+        captured = taken & ~(1 << card)
+        now = obs_mask(obs, "table")
+        table = now | captured if taken else now & ~(1 << card)
+        self._add_row(obs, [table, card, captured, 0, 0, int(obs[SLICES["hand"]].sum()),
+                            obs_scalar(obs, "deck_left"), 0, 1 << card])
+
+    def _add_row(self, obs: np.ndarray, row: list) -> None:
+        """One more move of the opponent in this deal (observe)."""
+        self.rows.append(row)
+        self._unweighed = np.asarray(obs).copy() if obs_scalar(obs, "deck_left") > 0 else None
         if obs_scalar(obs, "deck_left") == 0:
             # the last deal: its hand is known (the unseen cards), so its moves tell the models
             # apart best; the normal level counts out the last 4 cards exactly, so only its moves
@@ -298,6 +322,13 @@ class HardAgent(Agent):
             judged = [r for r in self.rows if r[5] + hand_n + r[8].bit_count() > 4]
             if judged:
                 self._weigh(obs, judged)
+
+    def _new_deal(self) -> None:
+        """Forget the deal's rows, weighed first if my decisions since the last row were forced."""
+        if self._unweighed is not None and self.rows:
+            self._weigh(self._unweighed, self.rows)
+        self._unweighed = None
+        self.rows = []
 
     def remember(self, obs: np.ndarray, action: int) -> None:
         """My decision, for observe() at the next one."""
@@ -316,6 +347,7 @@ class HardAgent(Agent):
         n = _rollout.hand_weights(base, unseen, obs_scalar(obs, "opp_hand_size"), table, len(table),
                                   self.weights, self.infer_eps, self.infer_beta, hands, wm[0], wm[1],
                                   wm[2])
+        self._unweighed = None
         deal = obs_scalar(obs, "deck_left")             # names the deal: every deal has a decision
         if self._deal is not None and self._deal != deal:
             self.log_evidence += self._deal_evidence    # the last figure of the deal before
