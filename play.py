@@ -25,6 +25,7 @@ from typing import Callable, TextIO
 
 try:    # Ctrl-C while the modules load (numba's caches, about half a second): one line too
     from agents import REGISTRY, make_agent
+    from agents.arena import agent_seed
     from scopa_env.actions import action_table
     from scopa_env.cards import (SETTEBELLO, SUIT_SYMBOLS, SUITS, card_name_compact, card_name_it,
                                  parse_card, rank_of, suit_of)
@@ -362,7 +363,9 @@ class PlaySession:
         self.next_seed = offset_seed(seed, 1)
         self.game = Game(self.rules, seed)
         for seat, agent in self.agents.items():
-            agent.reset(offset_seed(seed, (seat - 1) * 1_000_003))
+            # derived one way from the deal's seed, as evaluate.py does: the seed an agent is
+            # given must not rebuild the deal (it was the deal's own seed for seat 1)
+            agent.reset(agent_seed(seed, seat))
         self.log = []
         if self.rules.players == 2 and self.rules.replace(napola=False, target=11) == Rules():
             what = ""

@@ -444,8 +444,9 @@ class Game:
         if captured is None:
             if len(options) == 1:
                 return options[0]
-            listed = "; ".join(str(m) for m in options)
-            raise ScopaError(f"{card_str(c)} can capture in {len(options)} ways, say which: {listed}")
+            listed = "; ".join(str(m) if m.captured else f"{m} laid (captured=[])" for m in options)
+            verb = "be played" if any(not m.captured for m in options) else "capture"
+            raise ScopaError(f"{card_str(c)} can {verb} in {len(options)} ways, say which: {listed}")
         mask = as_mask(captured, "the captured cards")
         for m in options:
             if m.captured == mask:
@@ -478,7 +479,10 @@ class Game:
 
 def primiera(cards, scale: str = "standard") -> float:
     """Primiera of a set of cards (ids, notation or mask) under a scale of rules.PRIMIERA_SCALES
-    other than most_sevens; 0 when a suit is missing. Veneto's ace is 5.5, its figures 0.5."""
+    other than most_sevens; 0 when a suit is missing. Veneto's ace is 5.5, its figures 0.5.
+    Under figures0 a suit of figures only is present but worth 0, so cards of all four suits can
+    total 0 too, and still have a primiera (they beat cards missing a suit): tell the two apart
+    by the suits, as the engine does."""
     mask = cards if isinstance(cards, (int, np.integer)) else mask_of(cards)
     if scale == "standard":
         return int(core.primiera(np.int64(mask)))

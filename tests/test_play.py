@@ -187,6 +187,18 @@ def test_n_starts_a_new_match_from_the_next_seed():
     assert s.game.seed == 41
 
 
+@pytest.mark.parametrize("seed", [0, 7, 40])
+def test_the_computer_is_not_seeded_with_the_deal(seed):
+    """The computer's seed is derived one way from the match's (review: seat 1 was given the
+    match seed itself, and Game(rules, bot.seed) dealt the person's hand and the deck)."""
+    s, _, _ = session(["q"], seed=seed)
+    s.new_match()
+    for seat, bot in s.agents.items():
+        assert bot.seed != s.game.seed
+        twin = Game(s.game.rules, bot.seed)
+        assert twin.hand(0) != s.game.hand(0) or twin.table != s.game.table
+
+
 def test_a_toggles_napola_and_restarts():
     s, out, _ = session(["a", "a", "q"], seed=1)
     s.run()

@@ -561,3 +561,15 @@ def test_every_score_line_agrees_with_the_reference(case):
     side_piles = [sum((piles[p] for p in range(rules.players) if p % sides == s), []) for s in range(sides)]
     side_scope = [sum(scope[p] for p in range(rules.players) if p % sides == s) for s in range(sides)]
     assert g.hand_score() == reference_score(side_piles, side_scope, {**DEFAULTS, **rules.to_dict()})
+
+
+def test_free_capture_asks_which_way_to_play_the_card_naming_the_lay():
+    """Under free_capture a card that captures may also be laid; a play that leaves the choice
+    open names the lay and how to ask for it (review: it said '5C can capture in 2 ways', the lay
+    counted among the captures and shown as a bare '5C')."""
+    g = Game(Rules(free_capture=True))
+    g.setup([["5C"], ["5D"]], ["5S"], dealer=1, to_move=0)
+    with pytest.raises(ScopaError, match=r"5C can be played in 2 ways, say which: 5C x 5S; "
+                                         r"5C laid \(captured=\[\]\)"):
+        g.play("5C")
+    assert g.play("5C", []).move.captured == 0 and sorted(g.table) == sorted(map(parse_card, ["5S", "5C"]))
