@@ -35,6 +35,13 @@ class Agent:
         self._napola_slot = obs_layout.slices["napola"].start
         self.reset(check_seed(seed))
 
+    @property
+    def remembers_match(self) -> bool:
+        """Whether act() reads the agent's earlier observations of the match (hard with infer, a
+        learned agent with search): such an agent must see one game from one seat, so whoever
+        seats an agent object twice (the arena, Scopa-v0) gives it a copy of its own."""
+        return False
+
     def reset(self, seed: int | None = None) -> None:
         """Start a new match; with a seed, also reseed the agent's generator."""
         if seed is not None:

@@ -248,6 +248,10 @@ class HardAgent(Agent):
         solve(obs, self.rules.target, cards, masks, k, endgame, values)
         return legal, values
 
+    @property
+    def remembers_match(self) -> bool:
+        return self.infer
+
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         self._previous = None      # (observation, my card, my captured mask) of my last decision

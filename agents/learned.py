@@ -198,6 +198,10 @@ class LearnedAgent(Agent):
             s = self.blend(observation, s)
         return int(legal[int(np.argmax(s))])
 
+    @property
+    def remembers_match(self) -> bool:
+        return getattr(self, "_hard", None) is not None
+
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
         if getattr(self, "_hard", None) is not None:

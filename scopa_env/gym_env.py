@@ -13,9 +13,14 @@ Options:
 - `opponent`: who plays the seats of the other sides: an Agent instance (it then plays every
   such seat, handed each seat's own observation), or a name for `agents.make_agent` (one agent
   per seat, each seeded on its own). Default "normal" when that level exists, else "random".
+  An instance whose `remembers_match` is true (hard with infer, a learned agent with search:
+  they rebuild the match from their own successive observations) is copied instead
+  (copy.deepcopy), one copy per seat and per env, so it never mixes two games or two seats
+  (gymnasium.make_vec hands every sub-env the same instance); `env.opponent` is then the
+  env's copy.
 - `partner` (pairs only, 4 or 6 players): who plays the learner's partner seat; an Agent or a
   name as above; default: the same as `opponent` (a name builds a separate agent; an instance
-  is shared).
+  is shared, or copied as above).
 - `learner_seat`: a seat 0..N-1, or None: drawn from the env's generator at every new match.
 - `illegal_reward` (-1.0), `render_mode` ("human" / "ansi", shown from the learner's seat).
 
@@ -34,6 +39,8 @@ An illegal learner action ends the episode with `illegal_reward` and the reason 
 ScopaError.
 """
 from __future__ import annotations
+
+import copy
 
 import gymnasium
 import numpy as np
@@ -93,7 +100,8 @@ class ScopaGymEnv(gymnasium.Env):
         self._over = True
 
     def _make_agents(self, spec, role: str) -> list:
-        """An agent for each seat from `spec` (an instance is shared; a name builds one per seat)."""
+        """An agent for each seat from `spec` (an instance is shared, or copied for each seat if it
+        remembers the match; a name builds one per seat)."""
         n = self.rules.players
         if spec is not None and not isinstance(spec, str):
             if not callable(getattr(spec, "act", None)):
@@ -102,6 +110,10 @@ class ScopaGymEnv(gymnasium.Env):
             if isinstance(theirs, Rules) and theirs != self.rules:
                 raise ScopaError(f"{role} {getattr(spec, 'name', type(spec).__name__)!r} was made for "
                                  f"rules {theirs.describe()}, not this env's {self.rules.describe()}")
+            if getattr(spec, "remembers_match", False):
+                # it rebuilds the match from its own successive observations: one object per
+                # seat and per env (gymnasium.make_vec hands every sub-env the same instance)
+                return [copy.deepcopy(spec) for _ in range(n)]
             return [spec] * n
         # imported here, not at the top: agents/ sits above scopa_env in the layering
         from agents import REGISTRY, make_agent

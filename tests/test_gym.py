@@ -137,3 +137,29 @@ def test_illegal_action_ends_the_episode_with_reason():
     for bad in ("x", float("nan"), True):
         with pytest.raises(ScopaError, match="illegal_reward must be a finite number"):
             ScopaGymEnv(illegal_reward=bad)
+
+
+def test_an_agent_that_remembers_the_match_gets_a_copy_per_env():
+    """hard with infer rebuilds the match from its own successive observations: one instance in
+    two envs (gymnasium.make_vec hands every sub-env the same object) read each game's moves as
+    the other's (review: 12 of 162 decisions rebuilt a move, against 58 of 72 alone). Such an
+    instance is copied per env and seat; one that remembers nothing is still shared."""
+    import gymnasium
+
+    from agents.hard import HardAgent
+
+    hard = HardAgent(Rules(), worlds=2, infer=True)
+    assert hard.remembers_match and not RandomAgent(Rules()).remembers_match
+    vec = gymnasium.make_vec("Scopa-v0", num_envs=2, vectorization_mode="sync", opponent=hard)
+    envs = [e.unwrapped for e in vec.envs]
+    assert envs[0].opponent is not hard and envs[0].opponent is not envs[1].opponent
+    obs, infos = vec.reset(seed=0)
+    rebuilt = 0
+    for _ in range(40):
+        actions = [int(np.flatnonzero(m)[0]) for m in infos["action_mask"]]
+        obs, _, term, trunc, infos = vec.step(np.array(actions))
+        rebuilt += sum(len(e.opponent.rows) > 0 for e in envs)
+    assert rebuilt > 40
+    mine = RandomAgent(Rules(), seed=3)
+    assert ScopaGymEnv(opponent=mine).opponent is mine
+    vec.close()
