@@ -1215,7 +1215,8 @@ def test_resuming_never_overwrites_another_runs_folder(tmp_path, capsys):
     before = latest.read_bytes()
     _one_line_error(run_main(capsys, "--resume", str(tmp_path / "ck" / "r-old")),
                     f"the run folder {str(tmp_path / 'ck' / 'r')!r} holds another run's "
-                    "checkpoints (seed 99 there, 1 in this checkpoint)", "another --checkpoints-dir")
+                    "checkpoints (seed 99 there, 1 in this checkpoint)", "another --checkpoints-dir",
+                    f"(--resume {tmp_path / 'ck' / 'r-old' / 'latest.pt'} --checkpoints-dir OTHER)")
     assert latest.read_bytes() == before
     r = run_main(capsys, "--resume", str(tmp_path / "ck" / "r-old"), "--checkpoints-dir",
                  str(tmp_path / "elsewhere"))
@@ -1532,3 +1533,48 @@ def test_a_finished_run_resumed_evaluates_again(tmp_path):
     assert "random" in ended.train()
     ea = EventAccumulator(str(tmp_path / "runs" / "f2")).Reload()
     assert [e.step for e in ea.Scalars("final/win_rate_vs_random")] == [512]
+
+def test_a_resume_after_a_kill_drops_the_logs_past_the_checkpoint(tmp_path):
+    """A process killed after its last checkpoint has logged steps past it; the resumed process
+    logs them again. TensorBoard's curves went back in steps (35 points, 32 steps, out of order,
+    review); the resumed writer purges what followed the checkpoint's step."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    quiet = lambda *_: None     # noqa: E731
+    Run(tiny_cfg(tmp_path, run_name="k"), log=quiet).train(stop_at=1024)
+    folder = tmp_path / "ck" / "k"
+    saved = {p.name: p.read_bytes() for p in folder.glob("*.pt")}
+    start(tiny_cfg(tmp_path), resume=str(folder), log=quiet).train(stop_at=1536)
+    for p in folder.glob("*.pt"):       # killed before any checkpoint after 1024
+        if p.name not in saved:
+            p.unlink()
+    for name, data in saved.items():
+        (folder / name).write_bytes(data)
+    start(tiny_cfg(tmp_path), resume=str(folder), log=quiet).train()
+    ea = EventAccumulator(str(tmp_path / "runs" / "k")).Reload()
+    steps = [e.step for e in ea.Scalars("charts/SPS")]
+    assert steps == sorted(set(steps)) and steps[-1] == 2048 and 1536 in steps
+
+
+def test_resume_finds_the_run_and_names_a_file_that_resumes(tmp_path, capsys, monkeypatch):
+    """--resume NAME found a folder NAME in the working directory first and stopped there ("no
+    latest.pt") although checkpoints/NAME/latest.pt existed; a folder without a latest.pt (only
+    periodic or best files, or a latest.pt that cannot be read) was sent to --resume NAME, which
+    could not resume it: the errors name the newest file that does (review)."""
+    monkeypatch.chdir(tmp_path)
+    Run(tiny_cfg(tmp_path, run_name="exp1", checkpoint_every=512), log=lambda *_: None).train(stop_at=1024)
+    (tmp_path / "exp1").mkdir()
+    ck = str(tmp_path / "ck")
+    r = run_main(capsys, "--resume", "exp1", "--checkpoints-dir", ck, "--runs-dir", str(tmp_path / "runs"),
+                 "--total-steps", "1536")
+    assert r.returncode == 0, r.stderr
+    folder = tmp_path / "ck" / "exp1"
+    (folder / "latest.pt").write_bytes(b"\0" * 4096)
+    newest = str(folder / "step_0000001536.pt")
+    _one_line_error(run_main(capsys, "--resume", "exp1", "--checkpoints-dir", ck),
+                    "is corrupt or not a checkpoint (all zero bytes)",
+                    f"the run's newest other checkpoint is {newest!r}: --resume {newest} continues")
+    (folder / "latest.pt").unlink()
+    _one_line_error(run_main(capsys, "--resume", "exp1", "--checkpoints-dir", ck),
+                    "has no latest.pt to resume", f"--resume {newest} continues from it")
+    _one_line_error(run_main(capsys, "--run-name", "exp1", "--checkpoints-dir", ck),
+                    "already holds a run's checkpoints", f"--resume {newest} continues that run")

@@ -146,6 +146,13 @@ def first_line(e: BaseException) -> str:
     return lines[0]
 
 
+def _chunks(path: Path):
+    """The file's bytes in 1 MiB chunks, each read as 'has a non-zero byte'."""
+    with open(path, "rb") as f:
+        while chunk := f.read(1 << 20):
+            yield chunk.strip(b"\0") != b""
+
+
 def load(path: str | Path) -> dict:
     """Read and check a checkpoint; any problem is one ScopaError naming it."""
     path = regular_file("checkpoint", path)     # a FIFO or device: reading it could block
@@ -169,7 +176,10 @@ def load(path: str | Path) -> dict:
             first = "a zip file cut short"    # torch says "[Errno 22] Invalid argument"
         elif magic == b"PK\x03\x04" and first.startswith("[enforce fail"):
             first = "a zip file that is not a torch file"     # torch's own C++ check
-        elif isinstance(e, KeyError) or first.startswith("Weights only load failed"):
+        elif magic == b"\0\0\0\0" and not any(_chunks(path)):
+            first = "all zero bytes"         # torch took it for its legacy tar format
+        elif isinstance(e, KeyError) or first.startswith("Weights only load failed") or \
+                "weights_only" in str(e):
             # KeyError: a text file, which torch's old-format reader fails on with "(101)";
             # torch's advice to load with weights_only=False would run whatever the file holds
             first = "not a torch file of plain tensors and values"

@@ -61,16 +61,37 @@ def _resolve_resume(target: str, checkpoints_dir: str) -> Path:
     p = Path(target)
     if p.is_file():
         return p
-    for folder in (p, Path(checkpoints_dir) / target):
-        if folder.is_dir():
-            if (folder / "latest.pt").is_file():
-                return folder / "latest.pt"
-            holder = _lock_holder(folder)
-            if holder is not None:     # a run before its first checkpoint: say who trains it
-                raise ScopaError(f"run folder {str(folder)!r} has no latest.pt yet: another process "
-                                 f"(pid {holder}) is training that run; wait for it or stop it")
-            raise ScopaError(f"run folder {str(folder)!r} has no latest.pt to resume")
+    # a folder of that name here need not be the run: checkpoints_dir/target is looked at too
+    # (review: a folder 'exp1' in the working directory hid checkpoints/exp1/latest.pt)
+    folders = [f for f in (p, Path(checkpoints_dir) / target) if f.is_dir()]
+    for folder in folders:
+        if (folder / "latest.pt").is_file():
+            return folder / "latest.pt"
+    for folder in folders:
+        holder = _lock_holder(folder)
+        if holder is not None:     # a run before its first checkpoint: say who trains it
+            raise ScopaError(f"run folder {str(folder)!r} has no latest.pt yet: another process "
+                             f"(pid {holder}) is training that run; wait for it or stop it")
+    for folder in folders:
+        newest = newest_checkpoint(folder)
+        if newest is not None:
+            raise ScopaError(f"run folder {str(folder)!r} has no latest.pt to resume; its newest "
+                             f"checkpoint is {str(newest)!r}: --resume {str(newest)} continues from it")
+    if folders:
+        raise ScopaError(f"run folder {str(folders[0])!r} has no latest.pt to resume (nor any "
+                         f"other checkpoint)")
     raise ScopaError(f"nothing to resume at {target!r}: not a checkpoint file, run folder or run name")
+
+
+def newest_checkpoint(folder: Path, besides: Path | None = None) -> Path | None:
+    """The run folder's newest readable-looking checkpoint other than latest.pt (and `besides`):
+    its last step_<N>.pt, else best.pt; None if it has neither."""
+    steps = sorted((int(m.group(1)), q) for q in folder.glob("step_*.pt")
+                   if (m := re.fullmatch(r"step_([0-9]+)\.pt", q.name)) and q != besides)
+    if steps:
+        return steps[-1][1]
+    best = folder / "best.pt"
+    return best if best.is_file() and best != besides else None
 
 
 def _lock_holder(folder: Path) -> str | None:
@@ -162,6 +183,7 @@ class Run:
         game = "scopa" if cfg.rules == Rules() else f"scopa-{preset_name(cfg.rules) or 'variant'}"
         self.name = cfg.run_name or f"{game}__{cfg.algo}__{cfg.seed}__{int(time.time())}"
         self.resumed = resume is not None
+        self.source: Path | None = None     # the checkpoint file resumed (start() sets it)
         if resume is not None:
             self._restore(resume)
         elif cfg.init_from:
@@ -297,8 +319,12 @@ class Run:
                     raise ScopaError(f"checkpoint folder {str(self.ckpt_dir)!r} is in use by "
                                      f"another training process (pid {holder}): give a new run "
                                      f"another --run-name")
+                if (self.ckpt_dir / "latest.pt").is_file():
+                    resume = self._resume_arg()
+                else:           # only periodic or best files: --resume NAME would find nothing
+                    resume = str(newest_checkpoint(self.ckpt_dir))
                 raise ScopaError(f"checkpoint folder {str(self.ckpt_dir)!r} already holds a "
-                                 f"run's checkpoints ({held}): --resume {self._resume_arg()} "
+                                 f"run's checkpoints ({held}): --resume {resume} "
                                  f"continues that run, or give a new run another --run-name")
             k += 1
             self.name = f"{base}-{k}"
@@ -342,7 +368,9 @@ class Run:
             raise ScopaError(f"the run folder {str(self.ckpt_dir)!r} holds another run's checkpoints "
                              f"({k} {theirs.get(k)!r} there, {mine[k]!r} in this checkpoint): "
                              f"resuming here would overwrite them; resume this checkpoint with "
-                             f"another --checkpoints-dir")
+                             f"another --checkpoints-dir"
+                             + (f" (--resume {str(self.source)} --checkpoints-dir OTHER)"
+                                if self.source is not None else ""))
         steps = int(self.counters["steps"])
         if later > steps:
             raise ScopaError(f"this checkpoint is at {steps:,} steps but the run's {str(latest)!r} is "
@@ -440,7 +468,11 @@ class Run:
         from tqdm import tqdm
 
         cfg, c = self.cfg, self.counters
-        writer = SummaryWriter(str(Path(cfg.runs_dir) / self.name))
+        # a resumed run may follow a process killed after its last checkpoint, whose logs went
+        # past it: TensorBoard drops the events after the checkpoint's step, which this process
+        # logs again (the evaluation logged at that step stays)
+        writer = SummaryWriter(str(Path(cfg.runs_dir) / self.name),
+                               purge_step=c["steps"] + 1 if self.resumed else None)
         writer.add_text("config", "```toml\n" + cfg.to_toml() + "```", c["steps"])
         for tmp in checkpoint.remove_partial_saves(self.ckpt_dir):
             self.log(f"removed {tmp.name}, a checkpoint save cut short")
@@ -553,7 +585,15 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
     """A new run from `cfg`, or the run saved at `resume` with budget/reporting `overrides`."""
     if resume is None:
         return Run(cfg, log=log)
-    ckpt = checkpoint.load(resolve_resume(resume, cfg.checkpoints_dir))
+    path = resolve_resume(resume, cfg.checkpoints_dir)
+    try:
+        ckpt = checkpoint.load(path)
+    except ScopaError as e:
+        other = newest_checkpoint(path.parent) if path.name == "latest.pt" else None
+        if other is None:
+            raise
+        raise ScopaError(f"{e}; the run's newest other checkpoint is {str(other)!r}: --resume "
+                         f"{str(other)} continues from it") from None
     if "algo_state" not in ckpt or "optimizer" not in ckpt:
         raise ScopaError(f"{resume!r} holds an agent only (no optimizer/environment state): "
                          "it cannot be resumed")
@@ -586,6 +626,7 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
         raise ScopaError(f"checkpoint rules ({checkpoint.rules_of(ckpt).describe()}) do not match "
                          f"its config's ({cfg.rules.describe()})")
     run = Run(cfg, resume=ckpt, log=log)
+    run.source = path
     try:
         was = tuple(make_config(eval_opponents=saved.get("eval_opponents",
                                                          TrainConfig.eval_opponents)).eval_opponents)
