@@ -46,7 +46,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
        "whoever has most 7s (then 6s, aces, ...), 2 players to 21 (the dealer's 15/30 bonus is not "
        "implemented)", "003, 004", quindici="only", primiera="most_sevens", target=21),
     _p("three-players", "3 players each for self, 3 cards a deal (4 deals a hand), to 16 "
-       "(14 cards win the carte point unless another player has 14 too)", "003, 004", players=3, target=16),
+       "(the most cards win the carte point, so 14 can win it; a tie for the most: nobody)", "003, 004", players=3, target=16),
     _p("pairs", "4 players in two pairs, partners opposite, 3 cards a deal (3 deals a hand), piles "
        "and scope pooled, to 21", "004", players=4, target=21),
     _p("six-players", "6 players in three pairs, partners opposite, 3 cards a deal (2 deals a hand), "
