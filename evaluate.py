@@ -497,7 +497,10 @@ def _pooled(paths: list[str], first: dict, seeds: list, runs: list[dict]) -> dic
             "opp_scope_per_hand": sum(wi * r["opp_scope_per_hand"] for wi, r in zip(w, rs)),
             "seeds": [seed for seed, _ in pairs],
         })
-    return {"agent": first["agent"], "partner": first["partner"], "rules": first["rules"],
+    # every option, as pool() compared them: not as the first file happens to write them (one
+    # written before an option existed lacks it), so the output does not depend on the order
+    return {"agent": first["agent"], "partner": first["partner"],
+            "rules": Rules.from_dict(first["rules"]).to_dict(),
             "pooled": list(paths), "seeds": seeds, "results": results}
 
 

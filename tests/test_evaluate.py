@@ -656,3 +656,27 @@ def test_an_output_named_like_a_level_is_no_checkpoint(tmp_path):
                         "random", "--matches", "2", "--json", "x.pt"], capture_output=True,
                        text=True, cwd=tmp_path, timeout=120)
     assert p.returncode == 2 and "is the checkpoint of the agent x.pt" in p.stderr
+
+
+def _evaluate_cli():
+    spec = importlib.util.spec_from_file_location("evaluate_cli", ROOT / "evaluate.py")
+    cli = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cli)
+    return cli
+
+
+POOL_RUN = {"agent": "easy", "partner": None, "rules": Rules().to_dict(), "seed": 1,
+            "results": [{"agent": "easy", "opponent": "random", "matches": 4, "hands": 17, "wins": 3,
+                         "points_per_hand": 0.5, "points_ci": [0.1, 0.9], "scope_per_hand": 0.3,
+                         "opp_scope_per_hand": 0.2}]}
+
+
+def test_pooled_rules_do_not_depend_on_the_order_of_the_files(tmp_path):
+    """The pooled file's rules were the first file's as written: a file from before the rules
+    variants (napola and target only) first gave a pool without the other options (review)."""
+    cli = _evaluate_cli()
+    new, old = tmp_path / "new.json", tmp_path / "old.json"
+    new.write_text(json.dumps(POOL_RUN))
+    old.write_text(json.dumps(dict(POOL_RUN, seed=2, rules={"napola": False, "target": 11})))
+    a, b = cli.pool([str(new), str(old)]), cli.pool([str(old), str(new)])
+    assert a["rules"] == b["rules"] == Rules().to_dict()
