@@ -368,22 +368,40 @@ def _number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
-def check_pool_row(r, sides: int) -> str | None:
+def spec_problem(spec, rules: Rules) -> str | None:
+    """Why `spec` is not an agent spec evaluate.py takes (its error), or None. A level is built as
+    --agent/--opponent are (check_specs); a checkpoint's spec is read but its file not opened: a
+    run's results stay valid after the file moves."""
+    if not isinstance(spec, str) or not spec:
+        return "not an agent spec"
+    try:
+        head, _ = split_spec(spec)
+        if not head.endswith(".pt"):
+            make_agent(spec, rules=rules, seed=0)       # a level and its options, or "unknown agent"
+    except ScopaError as e:
+        return str(e)
+    return None
+
+
+def check_pool_row(r, rules: Rules) -> str | None:
     """What is wrong with one result row of a --json file ("field: problem"), or None."""
+    sides = rules.teams
     if not isinstance(r, dict):
         return "a result row is not an object"
     missing = [k for k in ("opponent", "matches", "hands", "wins", "points_per_hand", "points_ci",
                            "scope_per_hand", "opp_scope_per_hand") if k not in r]
     if missing:
         return f"a result row has no {missing[0]!r}"
-    if not isinstance(r["opponent"], str) or not r["opponent"]:
-        return f"opponent must be an agent spec, got {r['opponent']!r}"
+    bad = spec_problem(r["opponent"], rules)
+    if bad:
+        return f"opponent must be an agent spec, got {r['opponent']!r} ({bad})"
     m = r["matches"]
     if not _whole(m) or not 0 < m <= MAX_MATCHES or m % sides:
         return (f"matches must be a whole number > 0, a multiple of {sides} (the sides of its rules), "
                 f"at most {MAX_MATCHES:.0e}; got {m!r}")
-    if not _whole(r["hands"]) or not 0 < r["hands"] <= 10**3 * MAX_MATCHES:
-        return f"hands must be a whole number > 0, got {r['hands']!r}"
+    if not _whole(r["hands"]) or not m <= r["hands"] <= 10**3 * MAX_MATCHES:
+        # every match has at least one hand
+        return f"hands must be a whole number, at least matches ({m}), got {r['hands']!r}"
     if not _whole(r["wins"]) or not 0 <= r["wins"] <= m:
         return f"wins must be a whole number from 0 to matches ({m}), got {r['wins']!r}"
     for key in ("points_per_hand", "scope_per_hand", "opp_scope_per_hand"):
@@ -401,22 +419,24 @@ def check_pool_run(path: str, run) -> None:
     missing = [k for k in POOL_KEYS if not isinstance(run, dict) or k not in run]
     if missing:
         raise ScopaError(f"{path}: not a head-to-head evaluate.py --json file (no {missing[0]!r})")
-    if not isinstance(run["agent"], str) or not run["agent"]:
-        raise ScopaError(f"{path}: agent must be an agent spec, got {run['agent']!r}")
-    if run["partner"] is not None and not isinstance(run["partner"], str):
-        raise ScopaError(f"{path}: partner must be an agent spec or null, got {run['partner']!r}")
     if not _whole(run["seed"]) or not 0 <= run["seed"] < SEED_LIMIT:
         # pair_seed takes 63 bits: 2**63 + 3 would be seed 3's deals again
         raise ScopaError(f"{path}: seed must be a whole number 0..2**63-1, got {run['seed']!r}")
     try:
-        sides = Rules.from_dict(run["rules"]).teams
+        rules = Rules.from_dict(run["rules"])
     except (ScopaError, TypeError, ValueError, AttributeError, KeyError) as e:
         raise ScopaError(f"{path}: rules are not a rules object ({e})") from None
+    bad = spec_problem(run["agent"], rules)
+    if bad:
+        raise ScopaError(f"{path}: agent must be an agent spec, got {run['agent']!r} ({bad})")
+    bad = run["partner"] is not None and spec_problem(run["partner"], rules)
+    if bad:
+        raise ScopaError(f"{path}: partner must be an agent spec or null, got {run['partner']!r} ({bad})")
     if not isinstance(run["results"], list) or not run["results"]:
         raise ScopaError(f"{path}: results must be a non-empty list of result rows")
     seen = set()
     for k, r in enumerate(run["results"]):
-        problem = check_pool_row(r, sides)
+        problem = check_pool_row(r, rules)
         if problem:
             raise ScopaError(f"{path}: results[{k}]: {problem}")
         if same_agent_key(r["opponent"]) in seen:

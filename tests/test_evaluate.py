@@ -459,6 +459,10 @@ def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, sig, tmp_path):
     ({"matches": 3}, "matches must be"),
     ({"matches": 10**400}, "matches must be"),
     ({"hands": 0}, "hands must be"),
+    ({"hands": 3}, "hands must be a whole number, at least matches (4)"),   # a match has a hand
+    ({"opponent": "nobody"}, "unknown agent 'nobody'"),          # any text was an opponent
+    ({"opponent": "easy:depth=3"}, "unknown option 'depth' for agent 'easy'"),
+    ({"opponent": "hard:worlds"}, "bad agent option 'worlds'"),
     ({"points_ci": [1.0]}, "points_ci must be"),
     ({"points_ci": [2.0, 1.0]}, "points_ci must be"),
     ({"opponent": None}, "opponent must be"),
@@ -680,3 +684,19 @@ def test_pooled_rules_do_not_depend_on_the_order_of_the_files(tmp_path):
     old.write_text(json.dumps(dict(POOL_RUN, seed=2, rules={"napola": False, "target": 11})))
     a, b = cli.pool([str(new), str(old)]), cli.pool([str(old), str(new)])
     assert a["rules"] == b["rules"] == Rules().to_dict()
+
+
+def test_pool_checks_agent_specs_as_evaluate_takes_them(tmp_path):
+    """The agent, partner and opponents of a --pool file are specs evaluate.py takes (any text
+    was pooled); a checkpoint's file need not be there any more: its results were played."""
+    cli = _evaluate_cli()
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    moved = str(tmp_path / "gone" / "x.pt") + ":count_last=0"
+    row = dict(POOL_RUN["results"][0], opponent=moved)
+    a.write_text(json.dumps(dict(POOL_RUN, results=[row])))
+    b.write_text(json.dumps(dict(POOL_RUN, seed=2, results=[row])))
+    assert cli.pool([str(a), str(b)])["results"][0]["opponent"] == moved
+    b.write_text(json.dumps(dict(POOL_RUN, seed=2, agent="Easy:x=1")))
+    with pytest.raises(ScopaError, match=r"b\.json: agent must be an agent spec, got 'Easy:x=1' "
+                                         r"\(unknown option 'x' for agent 'easy'"):
+        cli.pool([str(a), str(b)])
