@@ -1578,3 +1578,24 @@ def test_resume_finds_the_run_and_names_a_file_that_resumes(tmp_path, capsys, mo
                     "has no latest.pt to resume", f"--resume {newest} continues from it")
     _one_line_error(run_main(capsys, "--run-name", "exp1", "--checkpoints-dir", ck),
                     "already holds a run's checkpoints", f"--resume {newest} continues that run")
+
+
+def test_a_config_file_states_its_types(tmp_path, capsys):
+    """A config file's `seed = "3"`, `total_steps = "4096"` or `hidden = 256.0` was converted
+    without a word, where its [rules] options of the wrong type are refused (review): a value read
+    from a file has its TOML type, one error naming the key and the file. What is typed on the
+    command line (a flag, --set) is still read as a number; a float field takes an integer."""
+    path = tmp_path / "c.toml"
+    for text, words in (('seed = "3"', "config key 'seed' needs a whole number, got '3'"),
+                        ('total_steps = "4096"', "config key 'total_steps' needs a whole number, got '4096'"),
+                        ("hidden = 256.0", "config key 'hidden' needs a whole number, got 256.0"),
+                        ('learning_rate = "5e-4"', "config key 'learning_rate' needs a number, got '5e-4'")):
+        path.write_text(text + "\n")
+        with pytest.raises(ScopaError, match=re.escape(f"{path}: {words}")):
+            load_toml(path)
+        _one_line_error(run_main(capsys, "--config", str(path), "--print-config"), f"error: {path}: {words}")
+    path.write_text("learning_rate = 1\nseed = 3\n")
+    assert make_config(load_toml(path)).learning_rate == 1.0
+    r = run_main(capsys, "--config", str(path), "--set", 'total_steps="4096"', "--hidden", "256.0",
+                 "--print-config")
+    assert r.returncode == 0 and "total_steps = 4096" in r.stdout and "hidden = 256" in r.stdout, r.stderr

@@ -2,7 +2,8 @@
 
 `configs/*.toml` files hold flat `key = value` pairs named like the fields below. Anything not
 named is left at its default; an unknown key or a value of the wrong type raises ScopaError naming
-it. The whole config is written to TensorBoard and into every checkpoint.
+it (a file's values keep their TOML types, `seed = "3"` is refused; what is typed on the command
+line is converted, `--seed 3`). The whole config is written to TensorBoard and into every checkpoint.
 
 The rules (`rules`, a scopa_env.rules.Rules) are given in one of three ways:
 
@@ -403,6 +404,21 @@ def _check_tables(data: dict, source: str) -> dict:
     return data
 
 
+def _typed(name: str, value) -> bool:
+    """Whether a config file's `value` has the TOML type of field `name`: a file states its types,
+    so a whole-number field takes an integer (not "4096" nor 256.0) and a number field an integer
+    or a float (not "5e-4"). Text, lists and the rules are checked as they are by _coerce; the
+    conversions of _coerce are for what is typed on the command line."""
+    want = _field_type(name)
+    if want is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if want is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if want is bool:
+        return isinstance(value, bool)
+    return True
+
+
 def load_toml(path: str | Path) -> dict:
     """The key/value pairs of a config file, checked against the fields (ScopaError names a bad one)."""
     path = regular_file("config file", path)
@@ -417,6 +433,11 @@ def load_toml(path: str | Path) -> dict:
     for k in flat:
         if k not in FIELDS and rules_option(k) is None:
             raise ScopaError(f"{path}: unknown config key {k!r}")
+        if k in FIELDS and not _typed(k, flat[k]):
+            kind = {int: "a whole number", float: "a number", bool: "true or false"}[_field_type(k)]
+            how = " without quotes" if isinstance(flat[k], str) else ""
+            raise ScopaError(f"{path}: config key {k!r} needs {kind}, got {flat[k]!r} (a config "
+                             f"file's values keep their TOML types: write it as one{how})")
     if "rules" in flat:
         try:
             rules_from_config(flat["rules"])
