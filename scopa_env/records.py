@@ -162,18 +162,43 @@ def read_numbered(path: str) -> Iterator[tuple[int, dict]]:
             yield i, record
 
 
-def _deck_of(hand: dict, n: int) -> list[int]:
-    dealer = hand["dealer"]
+def _deck_of(hand: dict, rules: Rules, h: int) -> list[int]:
+    """The hand's deals strung into one deck in dealing order; ScopaError naming hand `h` and the
+    deal for a deal of the wrong shape or a card dealt twice (game.deal_hand's own error named
+    neither)."""
+    n, dealer = rules.players, hand["dealer"]
     deck: list[int] = []
+    dealt_in: dict[int, int] = {}       # card -> the deal that lists it
     for k, deal in enumerate(hand["deals"]):
+        where = f"hand {h} deal {k}"
         if len(deal["hands"]) != n:
-            raise ScopaError(f"a deal lists {len(deal['hands'])} hands for {n} players")
-        for i in range(n):
-            deck += [parse_card(c) for c in deal["hands"][(dealer + 1 + i) % n]]
+            raise ScopaError(f"{where}: the deal lists {len(deal['hands'])} hands for {n} players")
+        if k > 0 and deal["table"]:
+            raise ScopaError(f"{where}: only the first deal of a hand lists table cards")
+        texts = [c for i in range(n) for c in deal["hands"][(dealer + 1 + i) % n]]
         if k == 0:
-            deck += [parse_card(c) for c in deal["table"]]
-        elif deal["table"]:
-            raise ScopaError("only the first deal of a hand lists table cards")
+            texts += deal["table"]
+        for text in texts:
+            try:
+                card = parse_card(text)
+            except ScopaError as e:
+                raise ScopaError(f"{where}: {e}") from None
+            if card in dealt_in:
+                again = "twice in this deal" if dealt_in[card] == k else f"in deal {dealt_in[card]} too"
+                raise ScopaError(f"{where}: {card_str(card)} is dealt {again}")
+            dealt_in[card] = k
+            deck.append(card)
+    if len(deck) != 40:     # cards missing or extra: the first deal of another size (a deal
+        # whose cards are split wrongly between seats, with the right total, is _check_deal's)
+        for k, deal in enumerate(hand["deals"]):
+            want = n * rules.hand_cards + (rules.table_cards if k == 0 else 0)
+            got = sum(map(len, deal["hands"])) + len(deal["table"])
+            if got != want:
+                table = f" and {rules.table_cards} on the table" if k == 0 and rules.table_cards else ""
+                raise ScopaError(f"hand {h} deal {k}: the deal lists {got} cards, these rules deal "
+                                 f"{want} ({rules.hand_cards} a seat{table})")
+        raise ScopaError(f"hand {h}: the record lists {len(hand['deals'])} deals, these rules deal "
+                         f"the 40 cards in {rules.deals_per_hand}")
     return deck
 
 
@@ -294,10 +319,13 @@ def replay(record: dict) -> Game:
                 # core.start_hand deals again: RULES.md voids such a deal, so no game plays it
                 raise ScopaError(f"hand {h}: the table {' '.join(table)} holds 3 or more re, a void "
                                  f"deal that is dealt again")
-            deck = _deck_of(hand, n)
+            deck = _deck_of(hand, rules, h)
             if h == 0:      # the seed deals the whole first hand, its later deals too
                 _check_seed_deck(deck, game, rules, record["seed"])
-            game.deal_hand(hand["dealer"], deck)
+            try:
+                game.deal_hand(hand["dealer"], deck)
+            except ScopaError as e:
+                raise ScopaError(f"hand {h}: {e}") from None
             _check_deal(f"hand {h} deal 0", hand["deals"][0], game, True)
             deals = 1
             for i, mv in enumerate(hand["moves"]):

@@ -463,3 +463,38 @@ def test_records_write_and_read_only_json_records(tmp_path):
         bad.write_text('{"a": %s}\n' % constant)
         with pytest.raises(ScopaError, match=re.escape(f"bad.jsonl:1: not a JSON record ({words})")):
             list(records.read(bad))
+
+
+def test_a_bad_later_deal_names_its_hand_and_deal():
+    """A card twice in a later hand's last deal said only "a deal must hold each of the 40 cards
+    once, got 40 cards (39 different)", and a deal of 3 hands for 2 players "a deal lists 3 hands
+    for 2 players": no hand, no deal, where every other replay error names them (review)."""
+    import pytest
+    from scopa_env import ScopaError
+    rec = json.loads(records.dumps(random_match(Rules(), 3, np.random.default_rng(3))))
+    assert len(rec["hands"]) > 1
+
+    def edit(change):
+        bad = json.loads(json.dumps(rec))
+        change(bad["hands"][1]["deals"])
+        return bad
+
+    def twice(deals):
+        deals[-1]["hands"][0][0] = deals[0]["hands"][1][0]
+
+    def same_deal(deals):
+        deals[-1]["hands"][0][0] = deals[-1]["hands"][1][0]
+    last = len(rec["hands"][1]["deals"]) - 1
+    card = rec["hands"][1]["deals"][0]["hands"][1][0]
+    for change, words in (
+            (twice, f"hand 1 deal {last}: {card} is dealt in deal 0 too"),
+            (same_deal, f"hand 1 deal {last}: {rec['hands'][1]['deals'][-1]['hands'][1][0]} is dealt twice in this deal"),
+            (lambda d: d[2]["hands"].append([]), "hand 1 deal 2: the deal lists 3 hands for 2 players"),
+            (lambda d: d[3]["hands"][1].pop(), "hand 1 deal 3: the deal lists 5 cards, these rules deal 6 (3 a seat)"),
+            (lambda d: d[0]["table"].pop(), "hand 1 deal 0: the deal lists 9 cards, these rules deal 10 "
+                                             "(3 a seat and 4 on the table)"),
+            (lambda d: d.pop(), f"hand 1: the record lists {last} deals, these rules deal the 40 cards in 6"),
+            (lambda d: d[1]["table"].append("ZZ"), "hand 1 deal 1: only the first deal"),
+            (lambda d: d[1]["hands"][0].__setitem__(0, "ZZ"), "hand 1 deal 1: bad card 'ZZ'")):
+        with pytest.raises(ScopaError, match="^" + re.escape(words)):
+            records.replay(edit(change))
