@@ -498,3 +498,22 @@ def test_a_bad_later_deal_names_its_hand_and_deal():
             (lambda d: d[1]["hands"][0].__setitem__(0, "ZZ"), "hand 1 deal 1: bad card 'ZZ'")):
         with pytest.raises(ScopaError, match="^" + re.escape(words)):
             records.replay(edit(change))
+
+
+def test_read_yields_any_format_and_replay_refuses_it(tmp_path):
+    """README said of "format" that "any other value is refused", while read yields a format-2
+    record without complaint (read reads JSON objects, `{"a": 1}` too; the layout is replay's
+    to check): the README now says replay refuses it (review)."""
+    import pytest
+    from pathlib import Path
+    from scopa_env import ScopaError
+    rec = json.loads(records.dumps(random_match(Rules(), 3, np.random.default_rng(3))))
+    rec["format"] = 2
+    path = tmp_path / "r.jsonl"
+    records.write([rec], path)
+    assert list(records.read(path)) == [rec]
+    with pytest.raises(ScopaError, match=re.escape(f"{path}:1: record format 2: this version reads format 1")):
+        records.replay_file(path)
+    readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
+    assert "any other value is refused)" not in readme
+    assert "`replay` refuses any other value" in readme and "yields a file's JSON objects as they are" in readme
