@@ -1599,3 +1599,32 @@ def test_a_config_file_states_its_types(tmp_path, capsys):
     r = run_main(capsys, "--config", str(path), "--set", 'total_steps="4096"', "--hidden", "256.0",
                  "--print-config")
     assert r.returncode == 0 and "total_steps = 4096" in r.stdout and "hidden = 256" in r.stdout, r.stderr
+
+
+def test_a_resume_names_the_file_and_what_it_lacks(tmp_path, capsys):
+    """A resumable checkpoint lacking a key said "checkpoint cannot be resumed (KeyError: 'rng')":
+    no file, no place; a bad value of its stored config read as the command line's (review)."""
+    path, good = _saved_run(tmp_path)
+
+    def without(*keys):
+        ckpt = {k: (dict(v) if isinstance(v, dict) else v) for k, v in good.items()}
+        d = ckpt
+        for k in keys[:-1]:
+            d[k] = d = dict(d[k])
+        del d[keys[-1]]
+        return ckpt
+    cases = [(without("rng"), "it lacks 'rng'"),
+             (without("algo_state", "env"), "it lacks algo_state.env"),
+             (without("optimizer", "param_groups"), "it lacks optimizer.param_groups"),
+             (without("rng", "python", "gauss"), "it lacks rng.python.gauss"),
+             (dict(good, config=dict(good["config"], num_envs=-3)),
+              "the checkpoint's config: config key 'num_envs' must be at least 1, got -3")]
+    for i, (ckpt, words) in enumerate(cases):
+        bad = tmp_path / f"lacks{i}.pt"
+        checkpoint.save_atomic(ckpt, bad)
+        with pytest.raises(ScopaError, match=re.escape(words)) as e:
+            start(tiny_cfg(tmp_path), resume=str(bad), log=lambda *_: None)
+        assert str(bad) in str(e.value)
+    _one_line_error(run_main(capsys, "--resume", str(tmp_path / "lacks1.pt")),
+                    f"checkpoint {str(tmp_path / 'lacks1.pt')!r} cannot be resumed: it lacks algo_state.env")
+

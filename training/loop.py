@@ -166,7 +166,9 @@ def check_new_run(cfg: TrainConfig) -> None:
 class Run:
     """One training run (new or resumed). `train()` runs it to the end and returns the results."""
 
-    def __init__(self, cfg: TrainConfig, resume: dict | None = None, log=print):
+    def __init__(self, cfg: TrainConfig, resume: dict | None = None, log=print,
+                 source: str | None = None):
+        """`source`: the file `resume` was read from, named in its errors."""
         if resume is None:
             check_bot_games(cfg)
         self.cfg = cfg
@@ -175,7 +177,9 @@ class Run:
         random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
         self.rng = np.random.default_rng(cfg.seed)
-        self.model = MoveScorer.for_rules(cfg.hidden, cfg.rules, self._features_of(resume))
+        self.source = "checkpoint" if source is None else f"checkpoint {str(source)!r}"
+        self.source_path = None if source is None else Path(source)
+        self.model = MoveScorer.for_rules(cfg.hidden, cfg.rules, self._features_of(resume, self.source))
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate)
         self.algo = make_algo(cfg, self.model, self.optimizer, self.rng)
         self.counters = {"steps": 0, "iterations": 0, "elapsed_s": 0.0, "best_score": None,
@@ -183,7 +187,6 @@ class Run:
         game = "scopa" if cfg.rules == Rules() else f"scopa-{preset_name(cfg.rules) or 'variant'}"
         self.name = cfg.run_name or f"{game}__{cfg.algo}__{cfg.seed}__{int(time.time())}"
         self.resumed = resume is not None
-        self.source: Path | None = None     # the checkpoint file resumed (start() sets it)
         if resume is not None:
             self._restore(resume)
         elif cfg.init_from:
@@ -205,7 +208,7 @@ class Run:
         return d
 
     @staticmethod
-    def _features_of(resume: dict | None) -> int:
+    def _features_of(resume: dict | None, where: str = "checkpoint") -> int:
         """The move features version of the network to build: a resumed run keeps its checkpoint's
         (a version 3 run continues as version 3, exactly), a new run gets this code's latest."""
         if resume is None:
@@ -213,29 +216,42 @@ class Run:
         mc = resume.get("model_config")
         have = mc.get("features") if isinstance(mc, dict) else None
         if have not in FEATURE_SIZES:
-            raise ScopaError(f"checkpoint cannot be resumed (move features version {have!r}, this "
+            raise ScopaError(f"{where} cannot be resumed (move features version {have!r}, this "
                              f"code builds {', '.join(map(str, FEATURE_SIZES))})")
         return int(have)
 
     def _restore(self, ckpt: dict) -> None:
+        where = self.source
         want = model_config(self.model)
         have = {"players": 2, "hand_cards": 3, **dict(ckpt.get("model_config") or {})}
         if {k: have.get(k) for k in want} != want:
-            raise ScopaError(f"checkpoint cannot be resumed: it holds a network {have}, its "
+            raise ScopaError(f"{where} cannot be resumed: it holds a network {have}, its "
                              f"config builds {want}")
-        try:
-            self.model.load_state_dict(ckpt["model"])
-            self.optimizer.load_state_dict(ckpt["optimizer"])
-            self.algo.load_state_dict(ckpt["algo_state"])
-            checkpoint.set_rng_state(ckpt["rng"], self.rng)
-            counters = dict(ckpt["counters"])
-        except (KeyError, RuntimeError, ValueError, TypeError, AttributeError, IndexError) as e:
-            first = checkpoint.first_line(e)
-            raise ScopaError(f"checkpoint cannot be resumed ({type(e).__name__}: {first})") from None
+        # what a fresh run of this config writes: where a key the checkpoint lacks belongs
+        template = {"model": {k: v.clone() for k, v in self.model.state_dict().items()},
+                    "optimizer": self.optimizer.state_dict(),
+                    "algo_state": self.algo.state_dict(), "rng": checkpoint.rng_state(self.rng)}
+        loads = (("model", self.model.load_state_dict), ("optimizer", self.optimizer.load_state_dict),
+                 ("algo_state", self.algo.load_state_dict),
+                 ("rng", lambda d: checkpoint.set_rng_state(d, self.rng)))
+        for key, load in loads:
+            if key not in ckpt:
+                raise ScopaError(f"{where} cannot be resumed: it lacks {key!r}")
+            try:
+                load(ckpt[key])
+            except KeyError as e:        # "KeyError: 'env'" said neither the file nor where
+                missing = e.args[0] if e.args else "?"
+                lacking = _lacking(ckpt[key], template[key], missing, key) or f"{key}: key {missing!r}"
+                raise ScopaError(f"{where} cannot be resumed: it lacks {lacking}") from None
+            except (RuntimeError, ValueError, TypeError, AttributeError, IndexError) as e:
+                first = checkpoint.first_line(e)
+                raise ScopaError(f"{where} cannot be resumed: its {key} ({type(e).__name__}: "
+                                 f"{first})") from None
+        counters = dict(ckpt["counters"])        # checkpoint.check: a table with every counter
         self.name = counters.pop("run_name")
         self.counters.update(counters)
         if self.algo.steps != self.counters["steps"]:     # only an edited file with a new checksum
-            raise ScopaError(f"checkpoint cannot be resumed: its {self.cfg.algo} state is at step "
+            raise ScopaError(f"{where} cannot be resumed: its {self.cfg.algo} state is at step "
                              f"{self.algo.steps:,} and its counters at step "
                              f"{self.counters['steps']:,}")
         if self.cfg.algo == "dmc" and "epsilon_span" not in ckpt["algo_state"]:
@@ -247,7 +263,7 @@ class Run:
                 self.algo.epsilon_span = epsilon_span(self.cfg, total)
         span = getattr(self.algo, "epsilon_span", 1.0)
         if not 1.0 <= span < float("inf"):                  # nan too; an edited file again
-            raise ScopaError(f"checkpoint cannot be resumed: its exploration span is {span!r} steps")
+            raise ScopaError(f"{where} cannot be resumed: its exploration span is {span!r} steps")
 
     def _init_from(self, path: str) -> None:
         """Start from another checkpoint's network (config `init_from`): same rules, same shape."""
@@ -369,8 +385,8 @@ class Run:
                              f"({k} {theirs.get(k)!r} there, {mine[k]!r} in this checkpoint): "
                              f"resuming here would overwrite them; resume this checkpoint with "
                              f"another --checkpoints-dir"
-                             + (f" (--resume {str(self.source)} --checkpoints-dir OTHER)"
-                                if self.source is not None else ""))
+                             + (f" (--resume {str(self.source_path)} --checkpoints-dir OTHER)"
+                                if self.source_path is not None else ""))
         steps = int(self.counters["steps"])
         if later > steps:
             raise ScopaError(f"this checkpoint is at {steps:,} steps but the run's {str(latest)!r} is "
@@ -560,6 +576,24 @@ class Run:
         return results
 
 
+def _lacking(have, want, key, path: str) -> str | None:
+    """The first place ('algo_state.env', 'optimizer.param_groups[0].params') where `want` (what a
+    fresh run writes) has `key` and `have` (the checkpoint's) lacks it; None if there is none."""
+    if isinstance(have, dict) and isinstance(want, dict):
+        if key in want and key not in have:
+            return f"{path}.{key}"
+        for k in want:
+            found = _lacking(have[k], want[k], key, f"{path}.{k}") if k in have else None
+            if found:
+                return found
+    elif isinstance(have, (list, tuple)) and isinstance(want, (list, tuple)) and want:
+        for i, h in enumerate(have):
+            found = _lacking(h, want[min(i, len(want) - 1)], key, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
 def _checkpoints_in(folder: Path) -> str:
     """The checkpoint files (latest.pt, best.pt, step_*.pt) a run folder holds, named; '' if none."""
     if not folder.is_dir():
@@ -621,12 +655,20 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
                          f"{', '.join(sorted(RESUME_OVERRIDABLE))} may)")
     # checked with the overrides applied: a saved value that today's checks refuse (eval_matches
     # = 0 with evaluations on, say) can be overridden on resume
-    cfg = make_config(saved, **(overrides or {}))
+    try:
+        cfg = make_config(saved, **(overrides or {}))
+    except ScopaError as e:
+        # the stored config's own error says so (an override's is the override's)
+        try:
+            make_config(saved)
+        except ScopaError as own:
+            if str(own) == str(e):
+                raise ScopaError(f"{path}: the checkpoint's config: {e}") from None
+        raise
     if checkpoint.rules_of(ckpt) != cfg.rules:
         raise ScopaError(f"checkpoint rules ({checkpoint.rules_of(ckpt).describe()}) do not match "
                          f"its config's ({cfg.rules.describe()})")
-    run = Run(cfg, resume=ckpt, log=log)
-    run.source = path
+    run = Run(cfg, resume=ckpt, log=log, source=str(path))
     try:
         was = tuple(make_config(eval_opponents=saved.get("eval_opponents",
                                                          TrainConfig.eval_opponents)).eval_opponents)
