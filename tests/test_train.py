@@ -1628,3 +1628,20 @@ def test_a_resume_names_the_file_and_what_it_lacks(tmp_path, capsys):
     _one_line_error(run_main(capsys, "--resume", str(tmp_path / "lacks1.pt")),
                     f"checkpoint {str(tmp_path / 'lacks1.pt')!r} cannot be resumed: it lacks algo_state.env")
 
+
+def test_a_resume_refuses_trained_weights_without_optimizer_state(tmp_path):
+    """A checkpoint whose optimizer state was emptied resumed with Adam's moments reset, not the
+    run it says it is (review). An empty state is right only while the weights are still the
+    seed's (no iteration had anything to learn yet): that one resumes. A PPO file without
+    algo_state.tail is a run saved before tails were carried, which resumes as it always did."""
+    path, early = _saved_run(tmp_path)         # one iteration: no hand ended, nothing learnt
+    assert not early["optimizer"]["state"] and early["counters"]["steps"] > 0
+    assert start(tiny_cfg(tmp_path), resume=str(path), log=lambda *_: None).name == "v"
+    Run(tiny_cfg(tmp_path, run_name="w"), log=lambda *_: None).train(stop_at=1024)
+    good = torch.load(tmp_path / "ck" / "w" / "latest.pt", weights_only=True)
+    assert good["optimizer"]["state"]
+    empty = dict(good["optimizer"], state={})
+    checkpoint.save_atomic(dict(good, optimizer=empty), tmp_path / "empty.pt")
+    with pytest.raises(ScopaError, match=re.escape("empty.pt' cannot be resumed: its optimizer state "
+                                                   "is empty, but its network was trained")):
+        start(tiny_cfg(tmp_path), resume=str(tmp_path / "empty.pt"), log=lambda *_: None)

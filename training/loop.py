@@ -250,6 +250,16 @@ class Run:
         counters = dict(ckpt["counters"])        # checkpoint.check: a table with every counter
         self.name = counters.pop("run_name")
         self.counters.update(counters)
+        if not self.optimizer.state and self.counters["steps"] > 0 and not self.cfg.init_from:
+            # an empty state is a run whose iterations had nothing to learn yet (tiny settings:
+            # no episode ended), so its weights are still the seed's; trained weights with none
+            # would resume with Adam's moments reset: not the updates of a run never stopped.
+            # (A fine-tuning run starts from init_from's weights, which may be gone: not checked.)
+            trained = [k for k, v in self.model.state_dict().items() if not torch.equal(v, template["model"][k])]
+            if trained:
+                raise ScopaError(f"{where} cannot be resumed: its optimizer state is empty, but its "
+                                 f"network was trained (step {self.counters['steps']:,}; "
+                                 f"{trained[0]!r} differs from the seed's initial weights)")
         if self.algo.steps != self.counters["steps"]:     # only an edited file with a new checksum
             raise ScopaError(f"{where} cannot be resumed: its {self.cfg.algo} state is at step "
                              f"{self.algo.steps:,} and its counters at step "
