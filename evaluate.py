@@ -432,6 +432,10 @@ def check_pool_run(path: str, run) -> None:
     bad = run["partner"] is not None and spec_problem(run["partner"], rules)
     if bad:
         raise ScopaError(f"{path}: partner must be an agent spec or null, got {run['partner']!r} ({bad})")
+    if run["partner"] is not None and rules.teams == rules.players:
+        # evaluate.py refuses --partner without pairs, so no run of it wrote this
+        raise ScopaError(f"{path}: partner must be null with rules of {rules.players} players "
+                         f"each for self, got {run['partner']!r}")
     if not isinstance(run["results"], list) or not run["results"]:
         raise ScopaError(f"{path}: results must be a non-empty list of result rows")
     seen = set()

@@ -220,10 +220,18 @@ def _check_deal(where: str, deal: dict, game: Game, first: bool, source: str = "
     first deal). _deck_of only strings them into one deck, so cards moved between hands, or
     between a hand and the table, replayed."""
     dealt = game.last_deal()
-    if [[parse_card(c) for c in h] for h in deal["hands"]] != [list(h) for h in dealt]:
+    try:
+        hands = [[parse_card(c) for c in h] for h in deal["hands"]]
+        table = [parse_card(c) for c in deal["table"]]
+    except ScopaError as e:
+        raise ScopaError(f"{where}: {e}") from None
+    except TypeError:
+        raise ScopaError(f"{where}: hands is a list of each seat's cards, table a list of "
+                         f"cards") from None
+    if hands != [list(h) for h in dealt]:
         raise ScopaError(f"{where}: the deal lists hands {deal['hands']}, the engine dealt "
                          f"{[cards_str(h) for h in dealt]} from {source}")
-    if first and [parse_card(c) for c in deal["table"]] != list(game.first_table()):
+    if first and table != list(game.first_table()):
         raise ScopaError(f"{where}: the deal lists table {deal['table']}, the engine dealt "
                          f"{cards_str(game.first_table())} from {source}")
 
@@ -292,6 +300,8 @@ def replay(record: dict) -> Game:
         if first["dealer"] != game.dealer:
             raise ScopaError(f"hand 0: dealer {first['dealer']!r}, the engine deals seed {record['seed']} "
                              f"with dealer {game.dealer}")
+        if not isinstance(first["deals"], list) or not first["deals"]:
+            raise ScopaError(f"hand 0: deals is a list of the hand's deals, got {first['deals']!r}")
         _check_deal("hand 0 deal 0", _obj(first["deals"][0], "deal", "hand 0 deal 0"), game, True,
                     f"seed {record['seed']}")
         for h, hand in enumerate(record["hands"]):
@@ -314,12 +324,15 @@ def replay(record: dict) -> Game:
                                      f"{(game.dealer + 1) % n}")
             if not rules.is_seat(hand["dealer"]):
                 raise ScopaError(f"hand {h}: dealer {hand['dealer']!r} is not a seat 0..{n - 1}")
+            if not hand["deals"]:
+                raise ScopaError(f"hand {h}: the record lists no deals, these rules deal the 40 "
+                                 f"cards in {rules.deals_per_hand}")
+            deck = _deck_of(hand, rules, h)     # every card read, naming its hand and deal
             table = hand["deals"][0]["table"]
             if rules.table_cards == 4 and sum(rank_of(parse_card(c)) == 10 for c in table) >= 3:
                 # core.start_hand deals again: RULES.md voids such a deal, so no game plays it
                 raise ScopaError(f"hand {h}: the table {' '.join(table)} holds 3 or more re, a void "
                                  f"deal that is dealt again")
-            deck = _deck_of(hand, rules, h)
             if h == 0:      # the seed deals the whole first hand, its later deals too
                 _check_seed_deck(deck, game, rules, record["seed"])
             try:

@@ -129,7 +129,7 @@ def test_replay_catches_tampering():
         records.replay(bad)
     bad = json.loads(json.dumps(rec))
     bad["hands"][H]["deals"] = []
-    with pytest.raises(ScopaError, match="malformed record: IndexError"):
+    with pytest.raises(ScopaError, match=f"hand {H}: the record lists no deals"):
         records.replay(bad)
     # the deals were only strung into one deck: cards moved between hands, from a hand to the
     # table, or two deals merged into one kept the deck's order and replayed as if dealt so
@@ -495,9 +495,17 @@ def test_a_bad_later_deal_names_its_hand_and_deal():
                                              "(3 a seat and 4 on the table)"),
             (lambda d: d.pop(), f"hand 1: the record lists {last} deals, these rules deal the 40 cards in 6"),
             (lambda d: d[1]["table"].append("ZZ"), "hand 1 deal 1: only the first deal"),
-            (lambda d: d[1]["hands"][0].__setitem__(0, "ZZ"), "hand 1 deal 1: bad card 'ZZ'")):
+            (lambda d: d[1]["hands"][0].__setitem__(0, "ZZ"), "hand 1 deal 1: bad card 'ZZ'"),
+            # the first deal's table and hands, and a hand without deals (review of the above)
+            (lambda d: d[0]["table"].__setitem__(0, "XX"), "hand 1 deal 0: bad card 'XX'"),
+            (lambda d: d[0]["hands"][1].__setitem__(0, "XX"), "hand 1 deal 0: bad card 'XX'"),
+            (lambda d: d.clear(), "hand 1: the record lists no deals")):
         with pytest.raises(ScopaError, match="^" + re.escape(words)):
             records.replay(edit(change))
+    first = json.loads(json.dumps(rec))
+    first["hands"][0]["deals"][0]["hands"][1][0] = "XX"
+    with pytest.raises(ScopaError, match="^" + re.escape("hand 0 deal 0: bad card 'XX'")):
+        records.replay(first)
 
 
 def test_read_yields_any_format_and_replay_refuses_it(tmp_path):

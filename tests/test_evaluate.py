@@ -700,3 +700,15 @@ def test_pool_checks_agent_specs_as_evaluate_takes_them(tmp_path):
     with pytest.raises(ScopaError, match=r"b\.json: agent must be an agent spec, got 'Easy:x=1' "
                                          r"\(unknown option 'x' for agent 'easy'"):
         cli.pool([str(a), str(b)])
+
+
+def test_pool_refuses_a_partner_without_pairs(tmp_path):
+    """evaluate.py refuses --partner for rules without pairs, so a 2-player file naming one was
+    not written by it: --pool took it and wrote the partner into its own output (review)."""
+    cli = _evaluate_cli()
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(POOL_RUN))
+    b.write_text(json.dumps(dict(POOL_RUN, seed=2, partner="easy")))
+    with pytest.raises(ScopaError, match=r"b\.json: partner must be null with rules of 2 players "
+                                         r"each for self, got 'easy'"):
+        cli.pool([str(a), str(b)])

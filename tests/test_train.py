@@ -1645,3 +1645,14 @@ def test_a_resume_refuses_trained_weights_without_optimizer_state(tmp_path):
     with pytest.raises(ScopaError, match=re.escape("empty.pt' cannot be resumed: its optimizer state "
                                                    "is empty, but its network was trained")):
         start(tiny_cfg(tmp_path), resume=str(tmp_path / "empty.pt"), log=lambda *_: None)
+
+
+def test_a_folder_of_unnumbered_step_files_gets_no_resume_hint(tmp_path, capsys):
+    """A folder holding only a step_*.pt that is not step_<digits>.pt refused a new run with
+    '--resume None continues that run' (review)."""
+    folder = tmp_path / "ck" / "exp"
+    folder.mkdir(parents=True)
+    (folder / "step_old.pt").write_bytes(b"")
+    r = run_main(capsys, "--run-name", "exp", "--checkpoints-dir", str(tmp_path / "ck"))
+    _one_line_error(r, "already holds a run's checkpoints (step_old.pt): give a new run another --run-name")
+    assert "None" not in r.stderr

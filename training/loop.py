@@ -348,10 +348,11 @@ class Run:
                 if (self.ckpt_dir / "latest.pt").is_file():
                     resume = self._resume_arg()
                 else:           # only periodic or best files: --resume NAME would find nothing
-                    resume = str(newest_checkpoint(self.ckpt_dir))
+                    resume = newest_checkpoint(self.ckpt_dir)
+                how = "" if resume is None else f"--resume {resume} continues that run, or "
                 raise ScopaError(f"checkpoint folder {str(self.ckpt_dir)!r} already holds a "
-                                 f"run's checkpoints ({held}): --resume {resume} "
-                                 f"continues that run, or give a new run another --run-name")
+                                 f"run's checkpoints ({held}): {how}give a new run another "
+                                 f"--run-name")
             k += 1
             self.name = f"{base}-{k}"
             self.ckpt_dir = Path(self.cfg.checkpoints_dir) / self.name
