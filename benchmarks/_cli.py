@@ -77,3 +77,21 @@ def errors_as_one_line(prog: str):
         return run
 
     return wrap
+
+
+def load_baseline(root: str):
+    """The scopa_env package of another checkout (`--baseline DIR`, e.g. a fresh `git worktree
+    add /tmp/base <commit>`), imported as `baseline_scopa_env` beside this one."""
+    import importlib.util
+
+    if not root.strip():
+        raise ScopaError("--baseline needs a folder: got an empty value")
+    pkg = Path(root).resolve() / "scopa_env"
+    if not (pkg / "__init__.py").is_file():
+        raise ScopaError(f"--baseline {root}: not a checkout (no {pkg / '__init__.py'})")
+    spec = importlib.util.spec_from_file_location("baseline_scopa_env", pkg / "__init__.py",
+                                                  submodule_search_locations=[str(pkg)])
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod

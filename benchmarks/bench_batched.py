@@ -30,9 +30,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from benchmarks._cli import errors_as_one_line, parser, positive_float, positive_int  # noqa: E402
+from benchmarks._cli import (errors_as_one_line, load_baseline, parser, positive_float,  # noqa: E402
+                            positive_int)
 from scopa_env import BatchedScopa  # noqa: E402
-from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.presets import rules_from_preset  # noqa: E402
 
 
@@ -83,8 +83,6 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     for preset in args.rules:       # every name checked before the first is timed
         rules_from_preset(preset)
-    if args.baseline is not None and not args.baseline.strip():
-        raise ScopaError("--baseline needs a folder: got an empty value")
     rng = np.random.default_rng(0)
     if args.baseline is not None:
         compare(args, rng)
@@ -97,21 +95,6 @@ def main(argv=None) -> int:
         bench_rules(preset, args, rng, modes)
     print("target: >= 1,000,000 agent steps/s at B >= 1024 with observations and sparse masks")
     return 0
-
-
-def load_baseline(root: str):
-    """The scopa_env package of another checkout, imported as `baseline_scopa_env`."""
-    import importlib.util
-
-    pkg = Path(root).resolve() / "scopa_env"
-    if not (pkg / "__init__.py").is_file():
-        raise ScopaError(f"--baseline {root}: not a checkout (no {pkg / '__init__.py'})")
-    spec = importlib.util.spec_from_file_location("baseline_scopa_env", pkg / "__init__.py",
-                                                  submodule_search_locations=[str(pkg)])
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def compare(args, rng: np.random.Generator) -> None:

@@ -1,13 +1,16 @@
 """Engine speed: random-play full hands per second on one core, and the cost of a state clone.
 
-    python benchmarks/bench_engine.py [--hands 300000] [--repeats 5] [--presets]
+    python benchmarks/bench_engine.py [--hands 300000] [--repeats 5] [--presets] [--baseline DIR]
 
 Measured side by side in one run: the compiled path (core.random_hands: deal, legal-move
 generation, play, scoring, all in numba), the same hands driven move by move through the
 validated Python `Game` API, and state clones inside compiled code and from Python. With
 --presets, also every rules preset of presets.py through core.random_hands_rules (a tenth of the
 hands each), with its speed relative to the classic game. Medians of the repeats; the machine is
-noisy, so read the ratios.
+noisy, so read the ratios. With --baseline DIR (another checkout, e.g. a fresh `git worktree add
+/tmp/base <commit>`), the classic compiled path of both, timed in turns in this process (load
+from other processes hits both alike), and whether they played the same hands (their
+checksums); nothing else is timed then.
 """
 import os
 import statistics
@@ -18,7 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 
 import numpy as np  # noqa: E402
 
-from benchmarks._cli import errors_as_one_line, parser, positive_int  # noqa: E402
+from benchmarks._cli import errors_as_one_line, load_baseline, parser, positive_int  # noqa: E402
 from scopa_env import Game, core  # noqa: E402
 from scopa_env.presets import PRESETS  # noqa: E402
 
@@ -53,7 +56,11 @@ def main(argv=None) -> int:
     ap.add_argument("--hands", type=positive_int, default=300_000)
     ap.add_argument("--repeats", type=positive_int, default=5)
     ap.add_argument("--presets", action="store_true", help="also time every rules preset")
+    ap.add_argument("--baseline", metavar="DIR", help="another checkout to compare with")
     args = ap.parse_args(argv)
+    if args.baseline is not None:
+        compare(args)
+        return 0
     core.random_hands(0, 10, 2, 0, 11)  # compile
     state = Game(seed=1).state
     core.clone_many(state, 10)
@@ -82,6 +89,30 @@ def main(argv=None) -> int:
             rate = n / timed(lambda: core.random_hands_rules(1, n, header), args.repeats)
             print(f"  {name:<20} {rate:12,.0f} hands/s  ({rate / fast:4.2f} x classic)")
     return 0
+
+
+def compare(args) -> None:
+    """This checkout's compiled engine against another's, in turns (see the module text)."""
+    base = load_baseline(args.baseline).core
+    engines = {"baseline": base, "this checkout": core}
+    for e in engines.values():
+        e.random_hands(0, 10, 2, 0, 11)    # compile
+    same = len({e.random_hands(1, args.hands, 2, 0, 11) for e in engines.values()}) == 1
+    times = {k: [] for k in engines}
+    for _ in range(args.repeats):
+        for k, e in engines.items():
+            t = time.perf_counter()
+            e.random_hands(1, args.hands, 2, 0, 11)
+            times[k].append(time.perf_counter() - t)
+    rates = {k: args.hands / statistics.median(v) for k, v in times.items()}
+    pairs = [b / t for b, t in zip(times["baseline"], times["this checkout"])]
+    print(f"compiled engine, classic rules, {args.repeats} interleaved pairs of {args.hands:,} hands; "
+          f"baseline {args.baseline}")
+    for k, r in rates.items():
+        print(f"{k:<14}: {r:12,.0f} hands/s")
+    print(f"ratio         : {statistics.median(pairs):12.2f} x  (median of the pairs: "
+          f"{', '.join(f'{x:.2f}' for x in pairs)})")
+    print(f"same hands    : {'yes' if same else 'NO: the two engines played different hands'}")
 
 
 if __name__ == "__main__":

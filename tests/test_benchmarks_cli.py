@@ -36,6 +36,8 @@ CASES = [
     ("match_margin.py", ["--shifts", "0,2.5"], "must be numbers 0..2"),
     ("bench_engine.py", ["--repeats", "0"], "argument --repeats"),
     ("bench_engine.py", ["--hands", "-5"], "argument --hands"),
+    ("bench_engine.py", ["--baseline", "no-such-folder"], "--baseline no-such-folder: not a checkout"),
+    ("bench_engine.py", ["--baseline", ""], "--baseline needs a folder: got an empty value"),
     ("bench_aec.py", ["--repeats", "0"], "argument --repeats"),
     ("bench_aec.py", ["--seconds", "nan"], "argument --seconds: must be a number > 0"),
     ("bench_aec.py", ["--rules", "foo"], "unknown rules preset 'foo'"),
@@ -92,3 +94,12 @@ def test_bench_hard_with_options_reports_both_levels(tmp_path):
     r = run("bench_hard.py", ["--matches", "1", "--worlds", "2"], tmp_path)
     assert r.returncode == 0, r.stderr
     assert "hard cpu,  all decisions" in r.stdout and "median cpu time ratio hard / normal" in r.stdout
+
+
+def test_bench_engine_compares_with_another_checkout(tmp_path):
+    """--baseline DIR times another checkout's engine in turns with this one and says whether
+    they played the same hands (here the checkout itself: the same)."""
+    r = run("bench_engine.py", ["--baseline", str(BENCH.parent), "--hands", "2000", "--repeats", "1"],
+            tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "ratio         :" in r.stdout and "same hands    : yes" in r.stdout
