@@ -80,9 +80,18 @@ def errors_as_one_line(prog: str):
 
 
 def load_baseline(root: str):
-    """The scopa_env package of another checkout (`--baseline DIR`, e.g. a fresh `git worktree
-    add /tmp/base <commit>`), imported as `baseline_scopa_env` beside this one."""
+    """The scopa_env package of another checkout (`--baseline DIR`, e.g. `git worktree add
+    /tmp/base <commit>`), imported as `baseline_scopa_env` beside this one.
+
+    Its compiled kernels are cached in a folder of their own (numba's CACHE_DIR while it is
+    imported), not beside its sources: a cache written under the name baseline_scopa_env beside
+    them was read back by the next plain `import scopa_env` of that checkout, which then failed
+    with "No module named 'baseline_scopa_env'" (this checkout's own tests did, after a
+    --baseline of itself)."""
     import importlib.util
+    import tempfile
+
+    import numba
 
     if not root.strip():
         raise ScopaError("--baseline needs a folder: got an empty value")
@@ -93,5 +102,10 @@ def load_baseline(root: str):
                                                   submodule_search_locations=[str(pkg)])
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
+    kept = numba.config.CACHE_DIR
+    numba.config.CACHE_DIR = str(Path(tempfile.gettempdir()) / "scopa-rl-baseline-numba-cache")
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        numba.config.CACHE_DIR = kept
     return mod
