@@ -83,15 +83,22 @@ def _resolve_resume(target: str, checkpoints_dir: str) -> Path:
     raise ScopaError(f"nothing to resume at {target!r}: not a checkpoint file, run folder or run name")
 
 
-def newest_checkpoint(folder: Path, besides: Path | None = None) -> Path | None:
-    """The run folder's newest readable-looking checkpoint other than latest.pt (and `besides`):
-    its last step_<N>.pt, else best.pt; None if it has neither."""
-    steps = sorted((int(m.group(1)), q) for q in folder.glob("step_*.pt")
-                   if (m := re.fullmatch(r"step_([0-9]+)\.pt", q.name)) and q != besides)
-    if steps:
-        return steps[-1][1]
+def periodic_checkpoints(folder: Path) -> list[Path]:
+    """A run folder's own step_<digits>.pt files, oldest first by step count (names sort so only
+    up to 10 digits)."""
+    found = sorted((int(m.group(1)), p) for p in folder.glob("step_*.pt")
+                   if (m := re.fullmatch(r"step_([0-9]+)\.pt", p.name)))
+    return [p for _, p in found]
+
+
+def newest_checkpoint(folder: Path) -> Path | None:
+    """The run folder's newest checkpoint other than latest.pt: its last step_<N>.pt, else
+    best.pt; None if it has neither."""
+    periodic = periodic_checkpoints(folder)
+    if periodic:
+        return periodic[-1]
     best = folder / "best.pt"
-    return best if best.is_file() and best != besides else None
+    return best if best.is_file() else None
 
 
 def _lock_holder(folder: Path) -> str | None:
@@ -177,7 +184,6 @@ class Run:
         random.seed(cfg.seed)
         torch.manual_seed(cfg.seed)
         self.rng = np.random.default_rng(cfg.seed)
-        self.source = "checkpoint" if source is None else f"checkpoint {str(source)!r}"
         self.source_path = None if source is None else Path(source)
         self.model = MoveScorer.for_rules(cfg.hidden, cfg.rules, self._features_of(resume, self.source))
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate)
@@ -206,6 +212,11 @@ class Run:
         d["counters"] = dict(self.counters, run_name=self.name)
         d["algo_state"] = self.algo.state_dict()
         return d
+
+    @property
+    def source(self) -> str:
+        """The checkpoint resumed, as its errors name it."""
+        return "checkpoint" if self.source_path is None else f"checkpoint {str(self.source_path)!r}"
 
     @staticmethod
     def _features_of(resume: dict | None, where: str = "checkpoint") -> int:
@@ -288,11 +299,7 @@ class Run:
             self._write_first(d)
         if tag:
             self._write(d, self.ckpt_dir / f"{tag}.pt")
-            # oldest first by step count (names sort so only up to 10 digits); only this run's
-            # own step_<digits>.pt files
-            periodic = sorted((int(m.group(1)), p) for p in self.ckpt_dir.glob("step_*.pt")
-                              if (m := re.fullmatch(r"step_([0-9]+)\.pt", p.name)))
-            for _, old in periodic[:-KEEP_PERIODIC]:
+            for old in periodic_checkpoints(self.ckpt_dir)[:-KEEP_PERIODIC]:
                 try:
                     old.unlink()
                 except OSError as e:
