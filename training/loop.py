@@ -128,6 +128,12 @@ def _flock_or_holder(f) -> str | None:
     return None
 
 
+def saved_model_config(ckpt: dict) -> dict:
+    """A checkpoint's network shape, with the 2-player classic sizes that files written before
+    the variants did not store."""
+    return {"players": 2, "hand_cards": 3, **dict(ckpt.get("model_config") or {})}
+
+
 def load_init_from(cfg: TrainConfig, model: MoveScorer | None = None) -> MoveScorer:
     """`model` (else a new network of `cfg`) with the weights of the checkpoint config
     `init_from` names, which must be for the same rules and network shape; every error names
@@ -144,7 +150,7 @@ def load_init_from(cfg: TrainConfig, model: MoveScorer | None = None) -> MoveSco
     if model is None:
         model = MoveScorer.for_rules(cfg.hidden, cfg.rules)
     want = model_config(model)
-    have = {"players": 2, "hand_cards": 3, **dict(ckpt.get("model_config") or {})}
+    have = saved_model_config(ckpt)
     shape = [k for k in want if k != "features"]
     old, new = have.get("features"), want["features"]
     if {k: have.get(k) for k in shape} != {k: want[k] for k in shape} or \
@@ -195,8 +201,8 @@ class Run:
         self.resumed = resume is not None
         if resume is not None:
             self._restore(resume)
-        elif cfg.init_from:
-            self._init_from(cfg.init_from)
+        elif cfg.init_from:         # another checkpoint's network: same rules, same shape
+            load_init_from(cfg, self.model)
         self.ckpt_dir = Path(cfg.checkpoints_dir) / self.name
         self.last_eval: dict | None = None
         self._lock = None           # the checkpoint folder's lock while train() runs
@@ -234,7 +240,7 @@ class Run:
     def _restore(self, ckpt: dict) -> None:
         where = self.source
         want = model_config(self.model)
-        have = {"players": 2, "hand_cards": 3, **dict(ckpt.get("model_config") or {})}
+        have = saved_model_config(ckpt)
         if {k: have.get(k) for k in want} != want:
             raise ScopaError(f"{where} cannot be resumed: it holds a network {have}, its "
                              f"config builds {want}")
@@ -285,10 +291,6 @@ class Run:
         span = getattr(self.algo, "epsilon_span", 1.0)
         if not 1.0 <= span < float("inf"):                  # nan too; an edited file again
             raise ScopaError(f"{where} cannot be resumed: its exploration span is {span!r} steps")
-
-    def _init_from(self, path: str) -> None:
-        """Start from another checkpoint's network (config `init_from`): same rules, same shape."""
-        load_init_from(self.cfg, self.model)
 
     def save(self, tag: str | None = None) -> None:
         d = self.to_checkpoint()
@@ -622,14 +624,21 @@ def _checkpoints_in(folder: Path) -> str:
     return ", ".join(held[:3]) + (", ..." if len(held) > 3 else "")
 
 
-def _unchanged(saved: dict, key: str, value) -> bool:
-    """Whether override `key`=`value` leaves the saved config as it is (the rules, for a rules
-    key); False when either config cannot be made."""
+def _unchanged(saved: dict, overrides: dict, keys) -> set:
+    """Those of `keys` whose override leaves the saved config as it is (the rules, for a rules
+    key); none when the saved config cannot be made, and not a key whose own config cannot be."""
     try:
-        old, new = make_config(saved), make_config(saved, **{key: value})
+        old = make_config(saved)
     except ScopaError:
-        return False
-    return old == new
+        return set()
+    same = set()
+    for key in keys:
+        try:
+            if make_config(saved, **{key: overrides[key]}) == old:
+                same.add(key)
+        except ScopaError:
+            pass
+    return same
 
 
 def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = None,
@@ -654,9 +663,8 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
     if not isinstance(saved, dict):
         raise ScopaError(f"{resume!r} holds no config table (got {type(saved).__name__}): it cannot "
                          "be resumed")
-    for key in sorted(set(overrides) - RESUME_OVERRIDABLE):
-        if _unchanged(saved, key, overrides[key]):
-            del overrides[key]      # --seed 1 on a seed-1 run: "cannot change" to what it is
+    for key in _unchanged(saved, overrides, set(overrides) - RESUME_OVERRIDABLE):
+        del overrides[key]          # --seed 1 on a seed-1 run: "cannot change" to what it is
     bad = sorted(set(overrides) - RESUME_OVERRIDABLE)
     if bad:
         trained = ""
