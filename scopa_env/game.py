@@ -15,6 +15,7 @@ from .cards import ALL_CARDS_MASK, as_card, as_mask, card_str, cards_of, cards_s
 from .actions import action_id, action_table
 from .errors import ScopaError
 from .observation import observe
+from .presets import resolve_rules
 from .rules import Rules
 from .seeds import check_seed
 
@@ -71,12 +72,11 @@ class PlayResult:
 
 
 class Game:
-    """One match under `rules`, dealt from `seed`."""
+    """One match under `rules` (a Rules object, a preset name such as 'scopone', or None for the
+    classic game, as the environments and agents take them), dealt from `seed`."""
 
-    def __init__(self, rules: Rules | None = None, seed: int = 0):
-        self.rules = rules if rules is not None else Rules()
-        if not isinstance(self.rules, Rules):
-            raise ScopaError(f"rules must be a Rules object, got {type(rules).__name__}")
+    def __init__(self, rules: Rules | str | None = None, seed: int = 0):
+        self.rules = resolve_rules(rules)     # Game('scopone') was refused: only Game took no names
         self.seed = check_seed(seed)
         self.state = np.zeros(core.STATE_SIZE, dtype=np.int64)
         core.init_match_rules(self.state, self.seed, self.rules.to_header())
@@ -94,9 +94,11 @@ class Game:
     __copy__ = copy
 
     @classmethod
-    def from_state(cls, rules: Rules, state: np.ndarray, seed: int = 0) -> "Game":
-        if not isinstance(rules, Rules):
-            raise ScopaError(f"rules must be a Rules object, got {type(rules).__name__}")
+    def from_state(cls, rules: Rules | str, state: np.ndarray, seed: int = 0) -> "Game":
+        if rules is None:     # None is the classic game in Game(): a state says nothing of that
+            raise ScopaError("from_state needs the rules the state was played under: a Rules object "
+                             "or a preset name, got None")
+        rules = resolve_rules(rules)
         g = cls.__new__(cls)
         g.rules, g.seed = rules, check_seed(seed)
         given = np.asarray(state)

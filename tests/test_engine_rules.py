@@ -28,7 +28,7 @@ def test_card_notation_round_trip_and_case():
         assert parse_card(card_str(c)) == c
 
 
-@pytest.mark.parametrize("bad", ["11D", "7X", "", "D7", "0C", "7", "x7D", "1.5D", "\u00b2D"])
+@pytest.mark.parametrize("bad", ["11D", "7X", "", "D7", "0C", "7", "x7D", "1.5D", "\u00b2D", "07D", "010B", "00D"])
 def test_bad_card_notation_is_one_clear_error(bad):
     with pytest.raises(ScopaError, match="bad card"):
         parse_card(bad)
@@ -367,9 +367,23 @@ def test_from_state_refuses_a_state_it_cannot_play():
             Game.from_state(Rules(), st)
     with pytest.raises(ScopaError, match="holds integers, got float64"):
         Game.from_state(Rules(), g.state.astype(float))
-    with pytest.raises(ScopaError, match="rules must be a Rules object, got NoneType"):
+    with pytest.raises(ScopaError, match="the rules the state was played under.*got None"):
         Game.from_state(None, g.state)
     assert Game.from_state(Rules(), g.state).legal_moves() == g.legal_moves()
+
+
+def test_game_takes_a_preset_name_as_the_environments_do():
+    """Game('scopone') was refused ('rules must be a Rules object') where the environments and
+    agents take a preset name."""
+    from scopa_env.presets import rules_from_preset
+    g = Game("scopone", seed=3)
+    assert g.rules == rules_from_preset("scopone") and g.n_players == 4
+    assert Game.from_state("scopone", g.state).legal_moves() == g.legal_moves()
+    assert Game(None).rules == Rules()
+    with pytest.raises(ScopaError, match="unknown"):
+        Game("scopa-X")
+    with pytest.raises(ScopaError, match="rules must be a Rules object or a preset name, got int"):
+        Game(5)
 
 
 def test_game_api_refuses_the_last_reviewed_inputs():
