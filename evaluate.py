@@ -251,24 +251,26 @@ def play(agent: str, opponent: str, args, rules: Rules, progress, records: list 
     return {"agent": agent, "opponent": opponent, **res}
 
 
-def fmt_row(r: dict, first: str = "opponent", no_interval: str = "one deal") -> str:
+def name_width(names) -> int:
+    """The first column's width: 16, or the longest name (a longer spec pushed its row's columns
+    out of line with the header's)."""
+    return max(16, *(len(n) for n in names))
+
+
+def fmt_row(r: dict, first: str = "opponent", no_interval: str = "one deal", width: int = 16) -> str:
     lo, hi = r["win_ci"]
     plo, phi = r["points_ci"]
     points_ci = f"{points_interval_text(plo, phi, no_interval):<16}"
-    return (f"{r[first]:<16} {r['matches']:>7} {r['hands']:>6}  {100 * r['win_rate']:5.1f}% "
+    return (f"{r[first]:<{width}} {r['matches']:>7} {r['hands']:>6}  {100 * r['win_rate']:5.1f}% "
             f"[{100 * lo:5.1f}, {100 * hi:5.1f}]  {r['points_per_hand']:+6.3f} {points_ci}"
             f"  {r['scope_per_hand']:.3f} / {r['opp_scope_per_hand']:.3f}"
             + (f"  {' / '.join(f'{x:.2f}' for x in r['points_per_side'])}" if r.get("per_side") else ""))
 
 
-HEADER = (f"{'opponent':<16} {'matches':>7} {'hands':>6}  {'win rate [95% CI]':<24}  "
-          f"{'points/hand [95% CI]':<24}  scope/hand (agent / opp)")
-
-
-def header(rules: Rules) -> str:
-    if rules.players == 2:
-        return HEADER
-    return HEADER + "  points/hand per side (agent's first)"
+def header(width: int = 16, per_side: bool = False) -> str:
+    text = (f"{'opponent':<{width}} {'matches':>7} {'hands':>6}  {'win rate [95% CI]':<24}  "
+            f"{'points/hand [95% CI]':<24}  scope/hand (agent / opp)")
+    return text + ("  points/hand per side (agent's first)" if per_side else "")
 
 
 def rules_text(rules: Rules, preset: str = "classic") -> str:
@@ -297,14 +299,15 @@ def head_to_head(args, rules: Rules, records) -> dict:
     check_specs([args.agent, *args.opponent] + ([args.partner] if args.partner else []), rules)
     print(f"agent {args.agent}: {scheme(rules, args.matches, args.partner)}, "
           f"seed {args.seed}, {rules_text(rules, args.rules)}")
-    print(header(rules), flush=True)
+    width = name_width(args.opponent)
+    print(header(width, per_side=rules.players > 2), flush=True)
     progress = Progress(args.matches * len(args.opponent))
     results = []
     try:
         for opp in args.opponent:
             r = play(args.agent, opp, args, rules, progress, records)
             results.append(r)
-            progress.write(fmt_row({**r, "per_side": rules.players > 2}))
+            progress.write(fmt_row({**r, "per_side": rules.players > 2}, width=width))
     finally:
         progress.close()
     return {"agent": args.agent, "partner": args.partner, "rules": rules.to_dict(),
@@ -531,10 +534,11 @@ def _pooled(paths: list[str], first: dict, seeds: list, runs: list[dict]) -> dic
 def print_pool(out: dict) -> None:
     print(f"agent {out['agent']}: pooled over seeds {', '.join(map(str, out['seeds']))} "
           f"({len(out['seeds'])} runs)")
-    print(HEADER)
+    width = name_width(r["opponent"] for r in out["results"])
+    print(header(width))     # a pooled row has no per-side points
     for r in out["results"]:
         # a pooled row has no points interval only when one of its runs was a single deal
-        print(fmt_row(r, no_interval="a run had one deal") + f"  seeds {', '.join(map(str, r['seeds']))}")
+        print(fmt_row(r, no_interval="a run had one deal", width=width) + f"  seeds {', '.join(map(str, r['seeds']))}")
 
 
 def json_safe(x):

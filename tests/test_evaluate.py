@@ -712,3 +712,29 @@ def test_pool_refuses_a_partner_without_pairs(tmp_path):
     with pytest.raises(ScopaError, match=r"b\.json: partner must be null with rules of 2 players "
                                          r"each for self, got 'easy'"):
         cli.pool([str(a), str(b)])
+
+
+def test_a_long_opponent_spec_keeps_the_table_in_line(tmp_path):
+    """A spec longer than 16 characters pushed its row's columns out of line with the header's
+    (the first column was 16 wide), in the table and in --pool's."""
+    long = "hard:worlds=8,max_worlds=8"
+
+    def columns_line_up(text, first_row):
+        lines = text.splitlines()
+        head = next(i for i, line in enumerate(lines) if line.startswith("opponent"))
+        end = lines[head].index("matches") + len("matches")
+        rows = [line for line in lines[head + 1:] if line.split()[:1] in (["random"], [long])]
+        assert [r.split()[0] for r in rows] == first_row
+        for r in rows:
+            assert r[:end].endswith(" 2") and r[end] == " ", (lines[head], r)
+
+    for seed in (1, 2):
+        p = run_cli("--agent", "easy", "--opponent", "random", "--opponent", long, "--matches", "2",
+                    "--seed", str(seed), "--json", str(tmp_path / f"s{seed}.json"))
+        assert p.returncode == 0, p.stderr
+        columns_line_up(p.stdout, ["random", long])
+    p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"))
+    assert p.returncode == 0, p.stderr
+    # pooled rows hold 4 matches
+    columns_line_up("\n".join(line.replace("      4 ", "      2 ", 1) for line in p.stdout.splitlines()),
+                    ["random", long])
