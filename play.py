@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Callable, TextIO
 
 try:    # Ctrl-C while the modules load (numba's caches, about half a second): one line too
-    from agents import REGISTRY, make_agent
+    from agents import REGISTRY, make_agent, split_spec
     from agents.arena import agent_seed
     from scopa_env.actions import action_table
     from scopa_env.cards import (SETTEBELLO, SUIT_SYMBOLS, SUITS, card_name_compact, card_name_it,
@@ -121,8 +121,15 @@ def default_opponent() -> str:
 
 
 def opponent_label(spec: str) -> str:
-    """A checkpoint by its file name (and options), anything else as given."""
+    """A checkpoint by its `name=` option when given (the name game records use; the banner
+    showed the spec as typed), else by its file name (and options); anything else as given."""
     spec = str(spec)
+    try:
+        named = split_spec(spec)[1].get("name")
+    except ScopaError:     # not a spec make_agent takes: shown as typed
+        named = None
+    if named:
+        return named
     head, sep, options = spec.rpartition(".pt:")
     if sep:
         return f"{Path(head + '.pt').name}:{options}"

@@ -398,6 +398,9 @@ def test_default_opponent(tmp_path, monkeypatch):
     assert play.opponent_label(play.default_opponent()) == "scopa-default.pt:search=9000"
     assert play.opponent_label(str(tmp_path / "x.pt")) == "x.pt"
     assert play.opponent_label("hard:infer=true") == "hard:infer=true"
+    # a name= option is the name (game records use it): the banner showed the spec as typed
+    assert play.opponent_label(f"{play.default_opponent()},name=champion") == "champion"
+    assert play.opponent_label(str(tmp_path / "x.pt") + ":name=v1:best") == "v1:best"
 
 
 def test_main_reports_bad_opponent(capsys):
