@@ -3,7 +3,14 @@
 Layers, each looking only down: `core` (compiled rules over a state array), `game` (validated
 Python access), `records`, then the environment adapters.
 """
+import os as _os
 from pathlib import Path as _Path
+
+# Before numba is imported: numba builds some of its own error messages when it loads, and with
+# colorama installed (not a dependency; other tools bring it) it colours them through
+# colorama.init(), which registers an exit hook writing ESC[0m to a terminal: a stray '\x1b[0m'
+# at the end of play.py and every CLI. An empty value set by the user turns the colours back on.
+_os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 
 from .kernel_cache import drop_stale as _drop_stale, kernel_sources as _kernel_sources
 
