@@ -360,6 +360,11 @@ def round_robin(args, rules: Rules, records) -> dict:
 
 
 POOL_KEYS = ("agent", "partner", "rules", "seed", "results")
+# how this version makes the intervals, written into every --json file ("intervals"): --pool
+# combines standard errors read back from them, which is right only for intervals made this way
+# (files written before 2026-12-01 07:00 UTC used 1.96 for points_ci, and carry no mark)
+INTERVALS = ("win_ci: Wilson score, 95%; points_ci: cluster-robust ratio over duplicate deals, "
+             "Student t with deals - 1 degrees of freedom, 95%")
 MAX_MATCHES = 10**12        # far beyond any run; keeps the sums exact and the Wilson interval finite
 
 
@@ -422,6 +427,9 @@ def check_pool_run(path: str, run) -> None:
     missing = [k for k in POOL_KEYS if not isinstance(run, dict) or k not in run]
     if missing:
         raise ScopaError(f"{path}: not a head-to-head evaluate.py --json file (no {missing[0]!r})")
+    if "intervals" in run and run["intervals"] != INTERVALS:
+        raise ScopaError(f"{path}: its intervals were made another way ({run['intervals']!r}); "
+                         f"--pool combines only intervals made as {INTERVALS!r}")
     if not _whole(run["seed"]) or not 0 <= run["seed"] < SEED_LIMIT:
         # pair_seed takes 63 bits: 2**63 + 3 would be seed 3's deals again
         raise ScopaError(f"{path}: seed must be a whole number 0..2**63-1, got {run['seed']!r}")
@@ -489,6 +497,11 @@ def pool(paths: list[str]) -> dict:
     twice = sorted({x for x in seeds if seeds.count(x) > 1})
     if twice:
         raise ScopaError(f"seed {twice[0]} appears twice: the same deals would count twice")
+    for path, run in zip(paths, runs):    # after every check: an error stays one line
+        if "intervals" not in run:      # said, not assumed in silence
+            print(f"evaluate.py: note: {path} carries no intervals mark (written before 2026-12-02): "
+                  f"pooled as if its intervals were made as this version's (those written before "
+                  f"2026-12-01 07:00 UTC used 1.96: README)", file=sys.stderr)
     return _pooled(paths, first, seeds, runs)
 
 
@@ -591,7 +604,7 @@ def commit(outs: dict[str, AtomicFile]) -> None:
 
 
 def write_json(out: dict, f: AtomicFile) -> None:
-    f.write(json.dumps(json_safe(out), indent=2) + "\n")
+    f.write(json.dumps(json_safe({**out, "intervals": INTERVALS}), indent=2) + "\n")
 
 
 def main(argv=None) -> int:

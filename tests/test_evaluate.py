@@ -738,3 +738,28 @@ def test_a_long_opponent_spec_keeps_the_table_in_line(tmp_path):
     # pooled rows hold 4 matches
     columns_line_up("\n".join(line.replace("      4 ", "      2 ", 1) for line in p.stdout.splitlines()),
                     ["random", long])
+
+
+def test_json_files_say_how_their_intervals_were_made(tmp_path):
+    """The --json files carried no mark of how their intervals were made, so --pool combined
+    files of 1.96 intervals with those of Student's t in silence. Now every file says; --pool
+    refuses another method and names each file without a mark."""
+    from evaluate import INTERVALS
+    for seed in (1, 2):
+        p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "4", "--seed", str(seed),
+                    "--json", str(tmp_path / f"s{seed}.json"))
+        assert p.returncode == 0, p.stderr
+    run = json.loads((tmp_path / "s2.json").read_text())
+    assert run["intervals"] == INTERVALS and "Wilson" in INTERVALS and "Student t" in INTERVALS
+    p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"), "--json", str(tmp_path / "p.json"))
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    assert json.loads((tmp_path / "p.json").read_text())["intervals"] == INTERVALS
+    (tmp_path / "other.json").write_text(json.dumps(dict(run, intervals="points_ci: normal 1.96")))
+    p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "other.json"))
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.startswith(f"evaluate.py: error: {tmp_path / 'other.json'}: its intervals were made another way")
+    unmarked = {k: v for k, v in run.items() if k != "intervals"}
+    (tmp_path / "old.json").write_text(json.dumps(unmarked))
+    p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "old.json"))
+    assert p.returncode == 0 and "pooled over seeds 1, 2" in p.stdout
+    assert p.stderr.startswith(f"evaluate.py: note: {tmp_path / 'old.json'} carries no intervals mark")
