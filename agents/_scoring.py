@@ -16,8 +16,8 @@ import numpy as np
 from numba import njit
 
 from scopa_env import core
-from scopa_env.core import (DECK_POS, HANDS, LAST_CAPTURER, PILES, PRIM_OF_SUIT, RANK, TABLE, TO_MOVE,
-                            legal_moves, napola_points, popcount)
+from scopa_env.core import (DECK_POS, HANDS, LAST_CAPTURER, PILES, PRIM_BY_RANK, PRIM_OF_SUIT, RANK,
+                            TABLE, TO_MOVE, legal_moves, napola_points, popcount)
 
 
 # ---- the normal level's move scoring (also the rollout policy) ---------------------------
@@ -39,7 +39,6 @@ MAX_TABLE_ENUM = 12    # the threat enumerates subsets of at most this many tabl
 SCRATCH = 2 * (1 << MAX_TABLE_ENUM) + 128
 
 DENARI = (1 << 10) - 1
-PRIM_BY_RANK = np.array([0, 16, 12, 13, 14, 15, 18, 21, 10, 10, 10], dtype=np.int64)
 
 
 def new_scratch() -> np.ndarray:

@@ -89,11 +89,6 @@ MAX_MOVES = 76_680
 RANK = np.array([c % 10 + 1 for c in range(40)], dtype=np.int64)
 RANK_MASK = np.array([sum(1 << (s * 10 + r - 1) for s in range(4)) if r else 0 for r in range(11)],
                      dtype=np.int64)
-_PRIM_BY_RANK = np.array([0, 16, 12, 13, 14, 15, 18, 21, 10, 10, 10], dtype=np.int64)
-# best primiera value of a 10-bit suit mask (0 for an empty suit), standard scale
-PRIM_OF_SUIT = np.array(
-    [max([0] + [int(_PRIM_BY_RANK[r + 1]) for r in range(10) if m >> r & 1]) for m in range(1024)],
-    dtype=np.int64)
 # the primiera scales in half points (Veneto's ace is 5.5), by rank 1..10; rows PRIM_STANDARD..SOUTHERN
 PRIM2_BY_RANK = np.array([
     [0, 32, 24, 26, 28, 30, 36, 42, 20, 20, 20],   # standard: 16 12 13 14 15 18 21, figures 10
@@ -106,6 +101,10 @@ PRIM2_BY_RANK = np.array([
 PRIM2_OF_SUIT = np.array(
     [[max([0] + [int(PRIM2_BY_RANK[k, r + 1]) for r in range(10) if m >> r & 1]) for m in range(1024)]
      for k in range(4)], dtype=np.int64)
+# the standard scale in points, read from the table the scoring uses (the agents' judgement reads
+# these; a second copy of the scale here could disagree with the score unseen)
+PRIM_BY_RANK = PRIM2_BY_RANK[0] // 2
+PRIM_OF_SUIT = PRIM2_OF_SUIT[0] // 2     # best value of a 10-bit suit mask, 0 for an empty suit
 DENARI_MASK = (1 << 10) - 1
 SETTEBELLO_BIT = 1 << 6
 RE_BELLO_BIT = 1 << 9
@@ -559,18 +558,6 @@ def apply_move(state, card, captured):
 
 
 # ---- scoring ------------------------------------------------------------------------------
-@njit(cache=True)
-def primiera(pile):
-    """Primiera of a pile (standard scale): best card of each suit, summed; 0 if a suit is missing."""
-    total = 0
-    for s in range(4):
-        best = PRIM_OF_SUIT[(pile >> (10 * s)) & DENARI_MASK]
-        if best == 0:
-            return 0
-        total += best
-    return total
-
-
 @njit(cache=True)
 def primiera_half_points(pile, scale):
     """Primiera of a pile under scale PRIM_STANDARD..PRIM_SOUTHERN in half points (Veneto's ace

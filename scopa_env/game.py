@@ -486,8 +486,6 @@ def primiera(cards, scale: str = "standard") -> float:
     total 0 too, and still have a primiera (they beat cards missing a suit): tell the two apart
     by the suits, as the engine does."""
     mask = cards if isinstance(cards, (int, np.integer)) else mask_of(cards)
-    if scale == "standard":
-        return int(core.primiera(np.int64(mask)))
     scales = ("standard", "figures0", "veneto", "southern")
     if scale not in scales:
         raise ScopaError(f"primiera scale must be one of {', '.join(scales)}, got {scale!r}")

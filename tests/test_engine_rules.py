@@ -139,11 +139,29 @@ def test_ties_give_nobody_the_point():
     sa, sb = _score([a, b], [0, 0])
     assert sa["carte"] == sb["carte"] == 0 and sa["primiera"] == sb["primiera"] == 0
     assert sa["denari"] == 1 and sa["settebello"] == 1
-    # 5-5 denari, equal primiera
+    # 5-5 denari: nobody (the primiera is not tied here, 79 to 75: a takes it)
     a = ["1D", "2D", "3D", "4D", "5D", "7C", "7S", "7B", "1C"]
     b = ["6D", "7D", "8D", "9D", "10D", "6C", "6S", "6B", "1S", "1B"]
     sa, sb = _score([a, b], [0, 0])
     assert sa["denari"] == sb["denari"] == 0
+    assert (primiera(a), primiera(b)) == (79, 75) and (sa["primiera"], sb["primiera"]) == (1, 0)
+    # equal primiera (21 + 18 + 16 + 15 each), 4-4 cards, 1-1 denari: nobody takes those lines
+    a, b = ["7D", "6C", "1S", "5B"], ["7C", "6D", "1B", "5S"]
+    sa, sb = _score([a, b], [0, 0])
+    assert primiera(a) == primiera(b) == 70
+    assert sa["primiera"] == sb["primiera"] == sa["carte"] == sb["carte"] == sa["denari"] == sb["denari"] == 0
+    assert sa["settebello"] == 1
+
+
+def test_the_primiera_worked_examples_decide_the_point():
+    """RULES.md's primiera examples through the hand's scoring, not only through primiera(): the
+    score and primiera() read one table (a second copy of the scale could disagree unseen)."""
+    sa, sb = _score([["7D", "7C", "6B", "1S"], ["6D", "6C", "7B", "5S"]], [0, 0])    # 76 against 72
+    assert (sa["primiera"], sb["primiera"]) == (1, 0)
+    sa, sb = _score([["6D", "6C", "6S", "6B"], ["1D", "1C", "1S", "1B"]], [0, 0])    # 72 against 64
+    assert (sa["primiera"], sb["primiera"]) == (1, 0)
+    sa, sb = _score([["1D", "1C", "1S", "1B"], ["5D", "5C", "5S", "5B"]], [0, 0])    # 64 against 60
+    assert (sa["primiera"], sb["primiera"]) == (1, 0)
 
 
 def test_only_one_primiera_takes_the_point():
