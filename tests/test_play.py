@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib.util
 import io
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -151,6 +152,37 @@ def test_turn_screen_shows_what_the_issue_lists():
     for part in ("You 0 · Computer 0 (to 11)", "deals", "deck 30", "Table:", "Your hand: 1) ",
                  "2) ", "3) ", "You took:  0 cards · 0 denari · 0 sevens · 0 scope"):
         assert part in text, part
+
+
+def hidden_cards_never_shown(s, out):
+    """An input_fn for whole matches: at each of the person's prompts, no card another seat holds
+    now is named on the screen since the last prompt (in the names the session shows)."""
+    state = {"seen": 0, "prompts": 0}
+
+    def answer(prompt: str) -> str:
+        text, state["seen"] = out.getvalue()[state["seen"]:], len(out.getvalue())
+        if prompt.startswith("Your play") or prompt.startswith("Your turn"):
+            state["prompts"] += 1
+            g = s.game
+            for seat in range(1, g.n_players):
+                for c in g.hand(seat):
+                    name = s.name(c)
+                    assert not re.search(r"(?<![0-9])" + re.escape(name), text), (seat, name, text)
+        return "n" if prompt.startswith("New match?") else "1"
+    return answer, state
+
+
+@pytest.mark.parametrize("preset, italian", [("classic", False), ("classic", True), ("pairs", False)])
+def test_the_screen_never_shows_a_hand_but_the_persons(preset, italian):
+    """Nothing checked what the screen must not show: printing the computer's hand passed every
+    play.py test (review). Whole matches (to 3), compact and Italian names, and in pairs the
+    partner's hand too."""
+    from scopa_env.presets import rules_from_preset
+    out = io.StringIO()
+    rules = rules_from_preset(preset).replace(target=3)
+    s = play.PlaySession("easy", rules, 5, italian=italian, output=out)
+    s.input_fn, state = hidden_cards_never_shown(s, out)
+    assert s.run() == 0 and s.game.match_over and state["prompts"] >= 9
 
 
 def test_help_and_quit():
@@ -700,6 +732,18 @@ def test_typed_text_is_echoed_cut_short_and_7h_is_explained():
     assert "30 cards named, the table holds" in out.getvalue()
     with pytest.raises(ScopaError, match="\u2665 is C, coppe"):
         play.read_card("7h")
+
+
+def test_a_tie_reached_in_play_is_said_on_the_screen():
+    """The hand ends 11-11 (3 + 8 for you, 11 + 0 for the computer): the screen says another hand
+    decides, and one is dealt (the test below calls say_tie itself; this one goes through the
+    hand's end as a person sees it)."""
+    s, out, _ = session(["1", "", "q"], rules=Rules(napola=True))
+    run_from(s, end_position(scores=(3, 11)))
+    text = out.getvalue()
+    assert s.game.scores == [11, 11] and not s.game.match_over
+    assert "Tied at 11: another hand decides." in text
+    assert text.index("Tied at 11") > text.index("Hand 1 score") and "Hand 2" in text
 
 
 def test_a_tie_at_the_target_says_another_hand_decides():
