@@ -36,11 +36,11 @@ def test_registry_has_the_levels():
 
 
 def test_bad_options_are_scopa_errors():
-    with pytest.raises(ScopaError):
+    with pytest.raises(ScopaError, match="hard option worlds must be a whole number from 1 .*got 0"):
         make_agent("hard", worlds=0)
-    with pytest.raises(ScopaError):
+    with pytest.raises(ScopaError, match=r"hard option epsilon must be in \[0, 1\], got 2.0"):
         make_agent("hard", epsilon=2.0)
-    with pytest.raises(ScopaError):
+    with pytest.raises(ScopaError, match="normal weights need 16 values, got 2"):
         make_agent("normal", weights=[1.0, 2.0])
     with pytest.raises(ScopaError, match="time_budget must be > 0"):
         make_agent("hard:time_budget=nan")      # nan <= 0 is False: it used to pass
