@@ -79,7 +79,7 @@ def errors_as_one_line(prog: str):
     return wrap
 
 
-def load_baseline(root: str):
+def load_baseline(root: str, needs: tuple[str, ...] = ()):
     """The scopa_env package of another checkout (`--baseline DIR`, e.g. `git worktree add
     /tmp/base <commit>`), imported as `baseline_scopa_env` beside this one.
 
@@ -87,7 +87,11 @@ def load_baseline(root: str):
     imported), not beside its sources: a cache written under the name baseline_scopa_env beside
     them was read back by the next plain `import scopa_env` of that checkout, which then failed
     with "No module named 'baseline_scopa_env'" (this checkout's own tests did, after a
-    --baseline of itself)."""
+    --baseline of itself).
+
+    `needs`: the names the caller uses ('core.random_hands', 'BatchedScopa'). A package that
+    fails to import, or lacks one of them (a checkout from before it existed), is one ScopaError
+    naming the folder (it was a traceback)."""
     import importlib.util
     import tempfile
 
@@ -106,6 +110,17 @@ def load_baseline(root: str):
     numba.config.CACHE_DIR = str(Path(tempfile.gettempdir()) / "scopa-rl-baseline-numba-cache")
     try:
         spec.loader.exec_module(mod)
+    except Exception as e:      # anything its code raises: the folder is not a usable baseline
+        sys.modules.pop(spec.name, None)
+        raise ScopaError(f"--baseline {root}: its scopa_env cannot be imported "
+                         f"({type(e).__name__}: {e})") from None
     finally:
         numba.config.CACHE_DIR = kept
+    for name in needs:
+        obj = mod
+        for part in name.split("."):
+            obj = getattr(obj, part, None)
+        if obj is None:
+            raise ScopaError(f"--baseline {root}: its scopa_env has no {name} (a checkout from "
+                             f"before it existed cannot be compared)")
     return mod

@@ -82,7 +82,7 @@ def main(argv=None) -> int:
             results[name].append(random_play(env, args.seconds, rng, seed=r * 100_000))
     med = {name: statistics.median(v) for name, v in results.items()}
     refs = [n for n in ("connect_four_v3", "leduc_holdem_v4") if n in med]
-    print(f"median live steps/s over {args.repeats} repeats of {args.seconds:.1f} s, one process")
+    print(f"median live steps/s over {args.repeats} repeats of {args.seconds:g} s, one process")
     header = f"{'env':30s} {'steps/s':>10s} {'min':>10s} {'max':>10s}" + "".join(
         f" {'x ' + n:>20s}" for n in refs)
     print(header)

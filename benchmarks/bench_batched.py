@@ -89,7 +89,7 @@ def main(argv=None) -> int:
         return 0
     modes = ("index", "ids", "index+dense mask")
     print(f"BatchedScopa, random legal moves chosen in numpy; median of {args.repeats} x "
-          f"{args.seconds:.1f} s")
+          f"{args.seconds:g} s")
     for preset in args.rules:
         print(f"rules {preset}")
         bench_rules(preset, args, rng, modes)
@@ -98,8 +98,8 @@ def main(argv=None) -> int:
 
 
 def compare(args, rng: np.random.Generator) -> None:
-    base = load_baseline(args.baseline)
-    print(f"classic rules, 'index' mode, {args.repeats} interleaved pairs of {args.seconds:.1f} s; "
+    base = load_baseline(args.baseline, needs=("BatchedScopa",))
+    print(f"classic rules, 'index' mode, {args.repeats} interleaved pairs of {args.seconds:g} s; "
           f"baseline {args.baseline}")
     print(f"{'B':>6s} {'baseline':>14s} {'this checkout':>14s} {'ratio':>7s}  per-pair ratios")
     for B in args.sizes:

@@ -93,7 +93,7 @@ def main(argv=None) -> int:
 
 def compare(args) -> None:
     """This checkout's compiled engine against another's, in turns (see the module text)."""
-    base = load_baseline(args.baseline).core
+    base = load_baseline(args.baseline, needs=("core.random_hands",)).core
     engines = {"baseline": base, "this checkout": core}
     for e in engines.values():
         e.random_hands(0, 10, 2, 0, 11)    # compile

@@ -103,3 +103,37 @@ def test_bench_engine_compares_with_another_checkout(tmp_path):
             tmp_path)
     assert r.returncode == 0, r.stderr
     assert "ratio         :" in r.stdout and "same hands    : yes" in r.stdout
+
+
+def test_bench_engine_baseline_is_the_other_checkout(tmp_path):
+    """The test above takes this checkout as its own baseline, so it passed as well with a
+    load_baseline that imported nothing (review): here the other checkout's engine deals other
+    hands (its random-play seed changed), and the benchmark must say so."""
+    import shutil
+    other = tmp_path / "other"
+    shutil.copytree(BENCH.parent / "scopa_env", other / "scopa_env",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    core_py = other / "scopa_env" / "core.py"
+    text = core_py.read_text()
+    assert text.count("seed ^ 0x5DEECE66D") == 1
+    core_py.write_text(text.replace("seed ^ 0x5DEECE66D", "seed ^ 0x5DEECE66E"))
+    r = subprocess.run([sys.executable, str(BENCH / "bench_engine.py"), "--baseline", str(other),
+                        "--hands", "500", "--repeats", "1"], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=240)
+    assert r.returncode == 0, r.stderr
+    assert "same hands    : NO: the two engines played different hands" in r.stdout
+
+
+@pytest.mark.parametrize("script", ["bench_engine.py", "bench_batched.py"])
+@pytest.mark.parametrize("init, words", [
+    ("", "its scopa_env has no "),                                     # from before the names
+    ("import no_such_module_here\n", "its scopa_env cannot be imported (ModuleNotFoundError"),
+])
+def test_a_baseline_that_cannot_serve_is_one_line(script, init, words, tmp_path):
+    """A folder with a scopa_env that fails to import or lacks what the benchmark calls (a
+    checkout from before BatchedScopa) ended in a traceback (review)."""
+    (tmp_path / "old" / "scopa_env").mkdir(parents=True)
+    (tmp_path / "old" / "scopa_env" / "__init__.py").write_text(init)
+    r = run(script, ["--baseline", str(tmp_path / "old"), "--repeats", "1"], tmp_path)
+    one_line_error(r, script, f"--baseline {tmp_path / 'old'}: {words}")
+
