@@ -60,6 +60,50 @@ def test_training_against_easy_and_normal_bots(tmp_path, algo):
     assert results is not None
 
 
+@pytest.mark.parametrize("algo", ["dmc", "ppo"])
+def test_the_bots_make_every_move_of_their_seats_and_none_is_trained_on(tmp_path, algo):
+    """The test above checks that a run with bots trains, not that the bots play: with the bots'
+    choices dropped (the network playing their seats) or their moves marked for training, every
+    test passed (review). Here every move of a bot seat is the bot's own choice, no other move
+    is, and DMC keeps for training exactly the moves of the learner's seats."""
+    run = Run(tiny_cfg(tmp_path, algo=algo, bot_games=1.0, bot_levels=("easy", "normal"),
+                       num_envs=8, rollout_steps=8), log=lambda *_: None)
+    algo_, env = run.algo, run.algo.env
+    bots, chosen, steps = algo_.bots, [], [0]
+    assert len(bots.bots) == 2 and (bots.seat >= 0).all()
+    for bot in bots.bots:
+        def spy(env_, rows, _choose=bot.choose):
+            out = _choose(env_, rows)
+            chosen.append((rows.copy(), out.copy()))
+            return out
+        bot.choose = spy
+    step_index = env.step_index
+
+    def checked_step(idx):
+        if algo == "dmc":       # the bot plays its seat (training/bots.py)
+            bot_moves = env.to_move == bots.seat
+        else:                   # PPO: the learner sits in b % 2, the bot opposite
+            bot_moves = env.to_move % algo_.sides != algo_.learner_seat
+        rows = np.concatenate([r for r, _ in chosen]) if chosen else np.zeros(0, dtype=np.int64)
+        assert sorted(rows.tolist()) == np.flatnonzero(bot_moves).tolist()
+        for r, out in chosen:
+            assert (idx[r] == out).all()
+        chosen.clear()
+        steps[0] += 1
+        return step_index(idx)
+
+    env.step_index = checked_step
+    if algo == "dmc":
+        samples = algo_.samples
+
+        def valid_is_the_learners(buf):
+            assert (buf["valid"] == (buf["seat"] != bots.seat[None, :])).all()
+            assert buf["valid"].any() and not buf["valid"].all()
+            return samples(buf)
+        algo_.samples = valid_is_the_learners
+    for _ in range(4):
+        algo_.iterate()
+    assert steps[0] == 4 * 8
 @pytest.mark.parametrize("bot_games", [0.0, 1.0])
 def test_dmc_trains_on_every_learner_move_in_bot_games(tmp_path, bot_games):
     """Every learner move is trained on once its episode ends, or carried to the next iteration:
@@ -91,6 +135,11 @@ def test_init_from_starts_from_the_checkpoints_network(tmp_path):
     for k, v in src.model.state_dict().items():
         assert torch.equal(ft.model.state_dict()[k], v), k
     assert ft.counters["steps"] == 0
+    # a fresh optimizer and exploration schedule (README): loading the source's Adam moments
+    # passed this test (review)
+    from training.dmc import epsilon_at
+    assert src.optimizer.state and not ft.optimizer.state
+    assert epsilon_at(ft.cfg, ft.counters["steps"], ft.algo.epsilon_span) == ft.cfg.epsilon_start
     fresh = Run(tiny_cfg(tmp_path, run_name="fresh", seed=5), log=lambda *_: None)
     assert not all(torch.equal(fresh.model.state_dict()[k], v)
                    for k, v in src.model.state_dict().items())

@@ -75,9 +75,9 @@ def test_fifteen_captures_and_the_ace_sweep_encode_and_decode():
     burned = t.encode("1S", ["1C"], table=["1C"])
     assert burned < CLASSIC_SIZE and not t.takes_table(burned)
     # no ace sweep without ace_takes_all; no 15-captures without quindici
-    with pytest.raises(ScopaError):
+    with pytest.raises(ScopaError, match="is not a move the rules allow"):
         action_table(Rules(quindici="only")).encode("1S", table, table=table)
-    with pytest.raises(ScopaError):
+    with pytest.raises(ScopaError, match="2B x 1D 5C 7S is not a move the rules allow"):
         action_table(Rules(ace_takes_all=True)).encode("2B", ["1D", "5C", "7S"])
 
 

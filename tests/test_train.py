@@ -100,17 +100,45 @@ def test_checkpoint_round_trip_and_learned_agent(tmp_path):
     make_agent(str(out))
 
 
-@pytest.mark.parametrize("algo", ["dmc", "ppo"])
-def test_resume_equals_uninterrupted(tmp_path, algo):
-    kw = dict(algo=algo, snapshot_every=1, pool_size=2)
+@pytest.mark.parametrize("algo, preset", [("dmc", None), ("ppo", None), ("dmc", "scopone"),
+                                           ("ppo", "scopone")])
+def test_resume_equals_uninterrupted(tmp_path, algo, preset):
+    """Also with 4 players in pairs (side returns; only 'steps >= 1024' was checked after a
+    resume there; review)."""
+    kw = dict(algo=algo, snapshot_every=1, pool_size=2, **({"rules": preset} if preset else {}))
     whole = Run(tiny_cfg(tmp_path, run_name="whole", **kw), log=lambda *_: None)
     whole.train()
     half = Run(tiny_cfg(tmp_path, run_name="half", **kw), log=lambda *_: None)
     half.train(stop_at=1024)
     assert half.counters["steps"] < 2048
     resumed = start(tiny_cfg(tmp_path), resume=str(tmp_path / "ck" / "half"), log=lambda *_: None)
+    assert resumed.cfg.rules.players == whole.algo.env.n_players == (4 if preset else 2)
     resumed.train()
     assert resumed.counters["steps"] == whole.counters["steps"]
+    a = torch.load(tmp_path / "ck" / "whole" / "latest.pt", weights_only=True)
+    b = torch.load(tmp_path / "ck" / "half" / "latest.pt", weights_only=True)
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k]), k
+    assert torch.equal(a["algo_state"]["env"]["states"], b["algo_state"]["env"]["states"])
+
+
+def test_ppo_resume_keeps_each_games_pool_opponent(tmp_path):
+    """Which pool snapshot each game plays is saved (algo_state 'opponent'); in the tiny run above
+    the snapshots and the policy are alike enough that a resume which forgot it still ended equal
+    (review). Here the pool is always used (latest_opponent_prob 0), the learning rate is large
+    and the run stops after a draw of opponents, so forgetting them changes the result."""
+    kw = dict(algo="ppo", snapshot_every=1, pool_size=2, latest_opponent_prob=0.0,
+              learning_rate=0.1, total_steps=4096)
+    whole = Run(tiny_cfg(tmp_path, run_name="whole", **kw), log=lambda *_: None)
+    whole.train()
+    half = Run(tiny_cfg(tmp_path, run_name="half", **kw), log=lambda *_: None)
+    half.train(stop_at=1536)
+    saved = half.algo.opponent.copy()
+    assert saved.any()      # games against older snapshots than the first
+    resumed = start(tiny_cfg(tmp_path), resume=str(tmp_path / "ck" / "half"), log=lambda *_: None)
+    assert resumed.counters["steps"] == half.counters["steps"]
+    assert (resumed.algo.opponent == saved).all()
+    resumed.train()
     a = torch.load(tmp_path / "ck" / "whole" / "latest.pt", weights_only=True)
     b = torch.load(tmp_path / "ck" / "half" / "latest.pt", weights_only=True)
     for k in a["model"]:
