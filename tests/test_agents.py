@@ -706,10 +706,14 @@ def test_learned_agent_search_blends_the_network_with_hard_inference():
     for bad in ("search=-1", "search=true", "search=1.5", "search_weight=2", "search_weight=-0.1"):
         with pytest.raises(ScopaError, match="learned option search"):
             make_agent(f"checkpoints/scopa-default.pt:{bad}")
-    for bad, words in (("easy_last_deal=true", "give search > 0 too"), ("search=10,easy_last_deal=2", "true or false")):
-        with pytest.raises(ScopaError, match="learned option easy_last_deal"):
+    for bad, words in (("easy_last_deal=true", "give search > 0 too"), ("easy_last_deal=false", "give search > 0 too"),
+                       ("search=10,easy_last_deal=2", "true or false")):
+        with pytest.raises(ScopaError, match=f"learned option easy_last_deal.*{words}"):
             make_agent(f"checkpoints/scopa-default.pt:{bad}")
+    # on by default with search (README, "Opponent modelling"); false turns it off
+    assert make_agent("checkpoints/scopa-default.pt:search=10")._hard.easy_last_deal
     assert make_agent("checkpoints/scopa-default.pt:search=10,easy_last_deal=true")._hard.easy_last_deal
+    assert not make_agent("checkpoints/scopa-default.pt:search=10,easy_last_deal=false")._hard.easy_last_deal
 
 
 def test_a_folder_named_like_a_checkpoint_is_said_to_be_a_folder(tmp_path):
