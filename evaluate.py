@@ -365,6 +365,10 @@ POOL_KEYS = ("agent", "partner", "rules", "seed", "results")
 # (files written before 2026-12-01 07:00 UTC used 1.96 for points_ci, and carry no mark)
 INTERVALS = ("win_ci: Wilson score, 95%; points_ci: cluster-robust ratio over duplicate deals, "
              "Student t with deals - 1 degrees of freedom, 95%")
+# --pool's output: its points_ci is built otherwise (and it is never read back: no 'seed')
+POOLED_INTERVALS = ("win_ci: Wilson score over all the matches, 95%; points_ci: the runs' standard "
+                    "errors (each run's " + INTERVALS.split("points_ci: ")[1] + ") combined, "
+                    "Student t with the sum of the runs' deals - 1, 95%")
 MAX_MATCHES = 10**12        # far beyond any run; keeps the sums exact and the Wilson interval finite
 
 
@@ -499,7 +503,7 @@ def pool(paths: list[str]) -> dict:
         raise ScopaError(f"seed {twice[0]} appears twice: the same deals would count twice")
     for path, run in zip(paths, runs):    # after every check: an error stays one line
         if "intervals" not in run:      # said, not assumed in silence
-            print(f"evaluate.py: note: {path} carries no intervals mark (written before 2026-12-02): "
+            print(f"evaluate.py: note: {path} carries no intervals mark (written before 2026-12-02 06:40 UTC): "
                   f"pooled as if its intervals were made as this version's (those written before "
                   f"2026-12-01 07:00 UTC used 1.96: README)", file=sys.stderr)
     return _pooled(paths, first, seeds, runs)
@@ -604,7 +608,8 @@ def commit(outs: dict[str, AtomicFile]) -> None:
 
 
 def write_json(out: dict, f: AtomicFile) -> None:
-    f.write(json.dumps(json_safe({**out, "intervals": INTERVALS}), indent=2) + "\n")
+    marked = {**out, "intervals": POOLED_INTERVALS if "pooled" in out else INTERVALS}
+    f.write(json.dumps(json_safe(marked), indent=2) + "\n")
 
 
 def main(argv=None) -> int:

@@ -83,6 +83,7 @@ def play_match(seats: list[Agent], rules: Rules, seed: int, seat_seeds: list[int
     """Play one match: seats[p] plays seat p; each agent is reset with seat_seeds[p] first.
     before_move(game, seat), if given, is called before each decision (a measuring hook:
     benchmarks/hand_value.py tells its search the opponent's hand there)."""
+    rules = resolve_rules(rules)     # a preset name was an AttributeError
     if len(seats) != rules.players:
         raise ScopaError(f"these rules need {rules.players} seats, got {len(seats)} agents")
     if len({id(a) for a in seats}) != len(seats):
@@ -139,6 +140,7 @@ def play_deal(agent: Agent, opponents: list[Agent], rules: Rules, seed: int, rec
               partner: Agent | None = None) -> tuple[MatchResult, ...]:
     """The duplicate deal of match seed `seed`: one match per side, the agent's side rotated over
     the sides (rotation r: agent at seat r). `opponents`: one object per opponent seat."""
+    rules = resolve_rules(rules)
     objects = {"agent": [agent], "partner": [partner], "opponent": opponents}
     seeds = {"agent": [agent_seed(seed, AGENT)], "partner": [agent_seed(seed, PARTNER)],
              "opponent": [agent_seed(seed, OPPONENT if k == 0 else PARTNER + k) for k in range(len(opponents))]}

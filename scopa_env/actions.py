@@ -41,6 +41,7 @@ from numba import njit
 
 from .cards import N_CARDS, as_card, as_mask, card_str, cards_str, rank_of, suit_of
 from .errors import ScopaError
+from .presets import resolve_rules
 from .rules import Rules
 
 ACTION_LAYOUT_VERSION = 1
@@ -143,8 +144,8 @@ def _arrays(quindici: bool, ace_takes_all: bool) -> dict:
 class ActionTable:
     """The action ids of one rules set, with encode/decode and arrays for compiled code."""
 
-    def __init__(self, rules: Rules | None = None):
-        self.rules = rules or Rules()
+    def __init__(self, rules: Rules | str | None = None):
+        self.rules = resolve_rules(rules)     # a preset name was taken for the classic rules
         self.quindici = _uses_quindici(self.rules)
         self.ace_takes_all = _uses_ace_takes_all(self.rules)
         a = _arrays(self.quindici, self.ace_takes_all)
@@ -291,21 +292,27 @@ def encode_moves(base, sum_offset, sum_masks, cards, masks, n, out):
         out[i] = _encode(base, sum_offset, sum_masks, cards[i], masks[i])
 
 
+def action_table(rules: Rules | str | None = None) -> ActionTable:
+    """The action table of a rules set (a Rules object, a preset name, or None for the classic
+    game): one per rules set, shared."""
+    return _table_of(resolve_rules(rules))
+
+
 @lru_cache(maxsize=None)
-def action_table(rules: Rules | None = None) -> ActionTable:
-    return ActionTable(rules or Rules())
+def _table_of(rules: Rules) -> ActionTable:
+    return ActionTable(rules)
 
 
-def encode(card, captured=(), rules: Rules | None = None, table=None) -> int:
+def encode(card, captured=(), rules: Rules | str | None = None, table=None) -> int:
     """Public helper: the action id of playing `card` and taking `captured` (cards or a mask)."""
     return action_table(rules).encode(card, captured, table)
 
 
-def decode(action, rules: Rules | None = None, table=None) -> tuple[str, list[str]]:
+def decode(action, rules: Rules | str | None = None, table=None) -> tuple[str, list[str]]:
     """Public helper: action id -> ('7D', ['4C', '3S']) in the notation of RULES.md."""
     c, m = action_table(rules).decode(action, table)
     return card_str(c), cards_str(m)
 
 
-def n_actions(rules: Rules | None = None) -> int:
+def n_actions(rules: Rules | str | None = None) -> int:
     return action_table(rules).size

@@ -67,7 +67,7 @@ def parse_card(text: str) -> int:
     if len(t) < 2 or not (t[:-1].isascii() and t[:-1].isdigit()) or t[-1] not in SUITS:
         raise ScopaError(
             f"bad card {text!r}: write rank 1-10 then suit D/C/S/B, e.g. '7D' or '10B'")
-    if t[0] == "0" and len(t) > 2:     # '07D' was read as 7D: the notation has no leading zeros
+    if t[0] == "0" and t[:-1].strip("0"):     # '07D' was read as 7D: the notation has no leading zeros
         raise ScopaError(f"bad card {text!r}: write the rank without leading zeros, e.g. '7D'")
     rank = int(t[:-1])
     if not 1 <= rank <= 10:

@@ -73,6 +73,7 @@ from numba import njit
 from . import core
 from .cards import is_whole
 from .errors import ScopaError
+from .presets import resolve_rules
 
 OBS_LAYOUT_VERSION = 1
 PLAYER_COUNTS = (2, 3, 4, 6)
@@ -138,8 +139,9 @@ def layout(players: int = 2, hand_cards: int = 3) -> Layout:
 
 
 def layout_for(rules) -> Layout:
-    """The layout of a rules set (scopa_env.rules.Rules)."""
-    return layout(rules.players, getattr(rules, "hand_cards", 3))
+    """The layout of a rules set (a Rules object, a preset name or None for the classic game)."""
+    rules = resolve_rules(rules)
+    return layout(rules.players, rules.hand_cards)
 
 
 # the two-player layout under the names agents import

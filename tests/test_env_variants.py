@@ -415,3 +415,27 @@ def test_free_capture_positions_with_thousands_of_moves():
         assert np.array_equal(np.flatnonzero(mask), np.sort(ids))
         aec.step(table.encode(lowest(aec.game)))
     assert most > 1_024
+
+
+def test_every_public_function_taking_rules_takes_a_preset_name():
+    """README: a preset name is taken wherever rules are. encode, decode, n_actions and
+    action_table took a name for the classic rules (n_actions('quindici') was 16,200), and
+    play_match and layout_for raised AttributeError (review)."""
+    import scopa_env
+    from agents import make_agent
+    from agents.arena import play_match, play_pair
+    from scopa_env.observation import layout_for
+    from scopa_env.presets import rules_from_preset
+    q = rules_from_preset("quindici")
+    assert scopa_env.n_actions("quindici") == scopa_env.n_actions(q) == 100_648
+    assert scopa_env.encode("7D", ["8C"], rules="quindici") == scopa_env.encode("7D", ["8C"], rules=q)
+    assert scopa_env.decode(scopa_env.encode("7D", ["8C"], rules=q), rules="quindici") == ("7D", ["8C"])
+    assert action_table("quindici") is action_table(q)
+    assert layout_for("scopone").size == layout_for(rules_from_preset("scopone")).size == 469
+    seats = [make_agent("random", rules="scopone", seed=k) for k in range(4)]
+    assert play_match(seats, "scopone", 1, [0, 1, 2, 3]).winner is not None
+    assert len(play_pair(make_agent("easy", rules="napola"), make_agent("random", rules="napola"), "napola", 3)) == 2
+    for bad in (lambda: scopa_env.n_actions(5), lambda: layout_for(5),
+                lambda: play_match(seats, 5, 1, [0, 1, 2, 3])):
+        with pytest.raises(ScopaError, match="rules must be a Rules object or a preset name, got int"):
+            bad()

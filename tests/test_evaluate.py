@@ -757,7 +757,7 @@ def test_json_files_say_how_their_intervals_were_made(tmp_path):
     """The --json files carried no mark of how their intervals were made, so --pool combined
     files of 1.96 intervals with those of Student's t in silence. Now every file says; --pool
     refuses another method and names each file without a mark."""
-    from evaluate import INTERVALS
+    from evaluate import INTERVALS, POOLED_INTERVALS
     for seed in (1, 2):
         p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "4", "--seed", str(seed),
                     "--json", str(tmp_path / f"s{seed}.json"))
@@ -766,7 +766,8 @@ def test_json_files_say_how_their_intervals_were_made(tmp_path):
     assert run["intervals"] == INTERVALS and "Wilson" in INTERVALS and "Student t" in INTERVALS
     p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"), "--json", str(tmp_path / "p.json"))
     assert p.returncode == 0 and p.stderr == "", p.stderr
-    assert json.loads((tmp_path / "p.json").read_text())["intervals"] == INTERVALS
+    # a pooled interval is made otherwise: its own mark (review)
+    assert json.loads((tmp_path / "p.json").read_text())["intervals"] == POOLED_INTERVALS != INTERVALS
     (tmp_path / "other.json").write_text(json.dumps(dict(run, intervals="points_ci: normal 1.96")))
     p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "other.json"))
     assert p.returncode == 2 and p.stdout == ""
