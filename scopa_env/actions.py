@@ -81,14 +81,6 @@ def _sum_sets(v: int) -> list[int]:
     return _sets_summing_to(v, v - 1)
 
 
-def _uses_quindici(rules: Rules) -> bool:
-    return getattr(rules, "quindici", "off") != "off"
-
-
-def _uses_ace_takes_all(rules: Rules) -> bool:
-    return bool(getattr(rules, "ace_takes_all", False))
-
-
 @lru_cache(maxsize=None)
 def _arrays(quindici: bool, ace_takes_all: bool) -> dict:
     """The id arrays of one table kind (shared by every rules set of that kind)."""
@@ -146,8 +138,8 @@ class ActionTable:
 
     def __init__(self, rules: Rules | str | None = None):
         self.rules = resolve_rules(rules)     # a preset name was taken for the classic rules
-        self.quindici = _uses_quindici(self.rules)
-        self.ace_takes_all = _uses_ace_takes_all(self.rules)
+        self.quindici = self.rules.quindici != "off"
+        self.ace_takes_all = bool(self.rules.ace_takes_all)
         a = _arrays(self.quindici, self.ace_takes_all)
         self.size: int = a["size"]
         self.base, self.sum_offset, self.sum_masks = a["base"], a["sum_offset"], a["sum_masks"]
