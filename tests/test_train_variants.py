@@ -179,9 +179,29 @@ def test_four_player_checkpoint_round_trip_resume_and_mismatch(tmp_path):
     one_line_error(r, "was trained for rules scopone")
 
 
+def to_v1_layout(new: np.ndarray) -> np.ndarray:
+    """Classic engine states in the 134-slot layout from before the variants (training/env.py
+    moves them back): the same games."""
+    from scopa_env import core
+    from training.env import V1_DECK, V1_HEADER, V1_LINES, V1_NLINES, V1_STATE_SIZE
+    assert not new[:, V1_HEADER:core.HANDS].any()          # the classic option slots are 0
+    old = np.zeros((new.shape[0], V1_STATE_SIZE), dtype=np.int64)
+    old[:, :V1_HEADER] = new[:, :V1_HEADER]
+    old[:, V1_HEADER:V1_LINES] = new[:, core.HANDS:core.LINES]
+    for side in range(6):
+        old[:, V1_LINES + side * V1_NLINES:V1_LINES + side * V1_NLINES + 7] = \
+            new[:, core.LINES + side * core.NLINES:core.LINES + side * core.NLINES + 7]
+    old[:, V1_DECK:] = new[:, core.DECK:core.DECK + 40]
+    return old
+
+
 def test_version_one_checkpoint_still_loads_and_resumes(tmp_path):
     """A file as written before the variants (no obs_layout, no players, rules and config with
-    napola/target only) is a 2-player classic checkpoint."""
+    napola/target only, the env's games in the 134-slot layout) is a 2-player classic
+    checkpoint, and resumes to where an uninterrupted run ends (only 'it trains on' was checked;
+    review)."""
+    whole = Run(tiny_cfg(tmp_path, run_name="whole"), log=lambda *_: None)
+    whole.train()
     run = Run(tiny_cfg(tmp_path, run_name="old"), log=lambda *_: None)
     run.train(stop_at=512)
     path = tmp_path / "ck" / "old" / "latest.pt"
@@ -191,13 +211,21 @@ def test_version_one_checkpoint_still_loads_and_resumes(tmp_path):
     raw["rules"] = {"napola": False, "target": 11}
     config = {k: v for k, v in raw["config"].items() if k != "rules"}
     raw["config"] = dict(config, napola=False, target=11)
+    states = raw["algo_state"]["env"]["states"].numpy()
+    raw["algo_state"]["env"]["states"] = torch.from_numpy(to_v1_layout(states))
+    assert raw["algo_state"]["env"]["states"].shape[1] == 134
     checkpoint.save_atomic(raw, path)
     agent = make_agent(str(path), Rules(), 0)
     assert agent.rules == Rules()
     resumed = start(tiny_cfg(tmp_path), resume=str(path), log=lambda *_: None)
     assert resumed.cfg.rules == Rules()
     resumed.train()
-    assert resumed.counters["steps"] >= 1024
+    assert resumed.counters["steps"] == whole.counters["steps"] >= 1024
+    a = torch.load(tmp_path / "ck" / "whole" / "latest.pt", weights_only=True)
+    b = torch.load(path, weights_only=True)
+    for k in a["model"]:
+        assert torch.equal(a["model"][k], b["model"][k]), k
+    assert torch.equal(a["algo_state"]["env"]["states"], b["algo_state"]["env"]["states"])
 
 
 # ---- play.py ----------------------------------------------------------------------------------
@@ -229,23 +257,14 @@ def test_pre_variant_env_states_are_moved_to_the_new_layout():
     """A checkpoint's env state in the 134-slot layout (before the rules header) becomes the
     same games in today's layout (checked against the old engine when written: 2,000 steps of
     64 games equal)."""
-    from scopa_env import core
     from scopa_env.batched import BatchedScopa
-    from training.env import (V1_DECK, V1_HEADER, V1_LINES, V1_NLINES, V1_STATE_SIZE, env_state,
-                              migrate_v1_states, set_env_state)
+    from training.env import env_state, migrate_v1_states, set_env_state
     env = BatchedScopa(8, rules=Rules(napola=True), seed=3, episode="hand")
     env.reset()
     for _ in range(50):
         env.step_index(np.zeros(8, dtype=np.int64))
     new = env.states.copy()
-    assert not new[:, V1_HEADER:core.HANDS].any()          # the classic option slots are 0
-    old = np.zeros((8, V1_STATE_SIZE), dtype=np.int64)     # the same games, old layout
-    old[:, :V1_HEADER] = new[:, :V1_HEADER]
-    old[:, V1_HEADER:V1_LINES] = new[:, core.HANDS:core.LINES]
-    for side in range(6):
-        old[:, V1_LINES + side * V1_NLINES:V1_LINES + side * V1_NLINES + 7] = \
-            new[:, core.LINES + side * core.NLINES:core.LINES + side * core.NLINES + 7]
-    old[:, V1_DECK:] = new[:, core.DECK:core.DECK + 40]
+    old = to_v1_layout(new)                                # the same games, old layout
     assert np.array_equal(migrate_v1_states(old), new)
     saved = env_state(env)
     saved["states"] = torch.from_numpy(old)
