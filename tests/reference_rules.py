@@ -134,8 +134,10 @@ def score(piles: list[list[str]], scope: list[int], rules) -> list[dict]:
     return out
 
 
-def check_record(record: dict) -> None:
-    """Replay a record with these rules alone; AssertionError at the first disagreement."""
+def check_record(record: dict, require_legal: bool = False) -> None:
+    """Replay a record with these rules alone; AssertionError at the first disagreement.
+    `require_legal`: every move must carry its legal moves (a record made with_legal=True), so
+    that the comparison of legal moves cannot switch itself off unseen."""
     r = {**DEFAULTS, **record["rules"]}
     n = r["players"]
     sides = n if n <= 3 else n // 2
@@ -161,6 +163,7 @@ def check_record(record: dict) -> None:
         for i, mv in enumerate(moves):
             assert mv["player"] == mover, "turns go round from the dealer's left"
             options = legal(hands[mover], table, r)
+            assert "legal" in mv or not require_legal, "a move without its legal moves"
             if "legal" in mv:
                 assert sorted((c, sorted(s)) for c, s in options) == sorted(
                     (c, sorted(s)) for c, s in mv["legal"]), "legal moves differ"

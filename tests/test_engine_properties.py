@@ -86,7 +86,7 @@ def test_same_seed_same_match(seed):
 def test_records_agree_with_independent_rules_and_replay(seed, napola):
     rec = random_match(Rules(napola=napola), seed, np.random.default_rng(seed % 997), with_legal=True)
     rec = json.loads(records.dumps(rec))
-    check_record(rec)
+    check_record(rec, require_legal=True)
     records.replay(rec)
 
 

@@ -15,3 +15,13 @@ def test_the_readme_has_python_examples():
 @pytest.mark.parametrize("index", range(len(BLOCKS)))
 def test_readme_python_example_runs(index, capsys):
     exec(compile(BLOCKS[index], f"README.md python block {index + 1}", "exec"), {})
+
+
+def test_the_engine_example_prints_what_its_comment_shows(capsys):
+    """The Rules engine example says what it prints (hand, table, legal moves): the output is
+    checked against that comment, not only run (a wrong comment passed; review)."""
+    block = next(b for b in BLOCKS if "g = Game(Rules(napola=True, target=11), seed=7)" in b)
+    shown = re.search(r"# (\[.*?), \.\.\.\]", block).group(1)    # up to the '...' that ends the list
+    exec(compile(block, "README.md engine example", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()[0]
+    assert printed.startswith(shown), (printed, shown)
