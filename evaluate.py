@@ -368,7 +368,7 @@ INTERVALS = ("win_ci: Wilson score, 95%; points_ci: cluster-robust ratio over du
 # --pool's output: its points_ci is built otherwise (and it is never read back: no 'seed')
 POOLED_INTERVALS = ("win_ci: Wilson score over all the matches, 95%; points_ci: the runs' standard "
                     "errors (each run's " + INTERVALS.split("points_ci: ")[1] + ") combined, "
-                    "Student t with the sum of the runs' deals - 1, 95%")
+                    "Student t with the sum of the runs' (deals - 1) degrees of freedom, 95%")
 MAX_MATCHES = 10**12        # far beyond any run; keeps the sums exact and the Wilson interval finite
 
 

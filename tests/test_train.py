@@ -1220,11 +1220,22 @@ def test_resuming_an_earlier_file_never_overwrites_a_later_run(tmp_path, capsys)
     assert early.is_file()
     _one_line_error(run_main(capsys, "--resume", str(early), "--total-steps", "4096"),
                     "this checkpoint is at 1,024 steps but the run's", "is at 2,048",
-                    f"--resume {folder} continues the run", "another --checkpoints-dir")
+                    f"--resume {folder} continues the run", "another --checkpoints-dir and --runs-dir")
     assert (folder / "latest.pt").read_bytes() == before
+    # a branch logging into the run's own TensorBoard folder would purge its events past 1,024
+    # (the run's later curves and final evaluation were lost; review): another --runs-dir too
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    logged = [e.step for e in EventAccumulator(str(tmp_path / "runs" / "r")).Reload().Scalars("charts/SPS")]
+    assert logged[-1] == 2048
+    _one_line_error(run_main(capsys, "--resume", str(early), "--checkpoints-dir", str(tmp_path / "branch"),
+                             "--total-steps", "1536"),
+                    "this resume branches run 'r' at 1,024 steps", "went on to 2,048",
+                    "give the branch another --runs-dir too")
+    assert not (tmp_path / "branch" / "r").exists()      # the refused start left no run folder
     r = run_main(capsys, "--resume", str(early), "--checkpoints-dir", str(tmp_path / "branch"),
-                 "--total-steps", "1536")
+                 "--runs-dir", str(tmp_path / "branch-runs"), "--total-steps", "1536")
     assert r.returncode == 0, r.stderr
+    assert [e.step for e in EventAccumulator(str(tmp_path / "runs" / "r")).Reload().Scalars("charts/SPS")] == logged
     branch = torch.load(tmp_path / "branch" / "r" / "latest.pt", weights_only=True)
     assert branch["counters"]["steps"] >= 1536
     assert (folder / "latest.pt").read_bytes() == before

@@ -368,6 +368,7 @@ class Run:
         try:
             if self.resumed:
                 self._refuse_going_back()
+                self._refuse_purging_the_runs_logs()
             self._mkdir("log folder", Path(self.cfg.runs_dir) / self.name)
         except ScopaError:
             if created:         # a failed start left a run folder holding only its .lock
@@ -412,7 +413,31 @@ class Run:
             raise ScopaError(f"this checkpoint is at {steps:,} steps but the run's {str(latest)!r} is "
                              f"at {later:,}: resuming it here would overwrite the later checkpoints. "
                              f"--resume {self._resume_arg()} continues the run; to branch from this file, resume "
-                             f"it with another --checkpoints-dir")
+                             f"it with another --checkpoints-dir and --runs-dir")
+
+    def _refuse_purging_the_runs_logs(self) -> None:
+        """A branch (an earlier file of a run resumed into another checkpoints folder while the
+        run itself went on) would log into the run's own TensorBoard folder, and its writer drops
+        every event logged there after the resumed step (purge_step, there to clear what a killed
+        run logged past its checkpoint): the run's later curves and final evaluation were lost.
+        Refused unless the branch logs elsewhere (--runs-dir)."""
+        src = self.source_path
+        if src is None or src.parent.resolve() == self.ckpt_dir.resolve():
+            return          # resumed in its own folder: _refuse_going_back has looked
+        latest = src.parent / "latest.pt"
+        if not latest.is_file() or latest.resolve() == src.resolve():
+            return
+        try:
+            later = int(checkpoint.load(latest)["counters"]["steps"])
+        except (ScopaError, KeyError, TypeError, ValueError):
+            return
+        steps = int(self.counters["steps"])
+        logs = Path(self.cfg.runs_dir) / self.name
+        if later > steps and logs.is_dir() and any(logs.iterdir()):
+            raise ScopaError(f"this resume branches run {self.name!r} at {steps:,} steps, where "
+                             f"{str(latest)!r} went on to {later:,}: its TensorBoard logs would go "
+                             f"to the run's own folder {str(logs)!r} and drop every event logged "
+                             f"there after step {steps:,}; give the branch another --runs-dir too")
 
     def _resume_arg(self) -> str:
         """What --resume takes to continue this run: its name in the default checkpoints folder,
