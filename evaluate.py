@@ -257,19 +257,27 @@ def name_width(names) -> int:
     return max(16, *(len(n) for n in names))
 
 
+# Column widths: a row's fields and the header's labels start at the same places. The win-rate
+# field is always 21 characters; the points field is 23 for points below 10 a hand and pushes the
+# rest of its row out of line beyond (rows are printed as they come, before all widths are known).
+WIN_W, POINTS_W, SCOPE_W = 21, 23, len("scope/hand (agent / opp)")
+
+
 def fmt_row(r: dict, first: str = "opponent", no_interval: str = "one deal", width: int = 16) -> str:
     lo, hi = r["win_ci"]
     plo, phi = r["points_ci"]
-    points_ci = f"{points_interval_text(plo, phi, no_interval):<16}"
-    return (f"{r[first]:<{width}} {r['matches']:>7} {r['hands']:>6}  {100 * r['win_rate']:5.1f}% "
-            f"[{100 * lo:5.1f}, {100 * hi:5.1f}]  {r['points_per_hand']:+6.3f} {points_ci}"
-            f"  {r['scope_per_hand']:.3f} / {r['opp_scope_per_hand']:.3f}"
-            + (f"  {' / '.join(f'{x:.2f}' for x in r['points_per_side'])}" if r.get("per_side") else ""))
+    points = f"{r['points_per_hand']:+6.3f} {points_interval_text(plo, phi, no_interval)}"
+    scope = f"{r['scope_per_hand']:.3f} / {r['opp_scope_per_hand']:.3f}"
+    text = (f"{r[first]:<{width}} {r['matches']:>7} {r['hands']:>6}  "
+            f"{100 * r['win_rate']:5.1f}% [{100 * lo:5.1f}, {100 * hi:5.1f}]  {points:<{POINTS_W}}  ")
+    if r.get("per_side"):
+        return text + f"{scope:<{SCOPE_W}}  " + " / ".join(f"{x:.2f}" for x in r["points_per_side"])
+    return text + scope
 
 
 def header(width: int = 16, per_side: bool = False) -> str:
-    text = (f"{'opponent':<{width}} {'matches':>7} {'hands':>6}  {'win rate [95% CI]':<24}  "
-            f"{'points/hand [95% CI]':<24}  scope/hand (agent / opp)")
+    text = (f"{'opponent':<{width}} {'matches':>7} {'hands':>6}  {'win rate [95% CI]':<{WIN_W}}  "
+            f"{'points/hand [95% CI]':<{POINTS_W}}  {'scope/hand (agent / opp)':<{SCOPE_W}}")
     return text + ("  points/hand per side (agent's first)" if per_side else "")
 
 

@@ -777,3 +777,33 @@ def test_json_files_say_how_their_intervals_were_made(tmp_path):
     p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "old.json"))
     assert p.returncode == 0 and "pooled over seeds 1, 2" in p.stdout
     assert p.stderr.startswith(f"evaluate.py: note: {tmp_path / 'old.json'} carries no intervals mark")
+
+
+def test_each_header_label_starts_where_its_column_does(tmp_path):
+    """The win-rate label was padded to 24 for a 21-character field, so the points and scope
+    columns started 3 and 4 characters left of their labels, and the per-side column 11 (review).
+    Every label now starts where its field does, in a 2-player table and a scopone one."""
+    def check(text, labels):
+        lines = text.splitlines()
+        head = next(i for i, line in enumerate(lines) if line.startswith("opponent"))
+        rows = [line for line in lines[head + 1:] if line.startswith("random")]
+        assert rows, text
+        for label in labels:
+            at = lines[head].index(label)
+            for r in rows:
+                # the field starts there (a win rate below 100% is padded: ' 50.0%')
+                start = r[at:at + 6].replace(" ", "", 1) if label == "win rate" else r[at]
+                assert r[at - 2:at] == "  " and start[0] != " ", (label, lines[head], r)
+
+    labels = ["win rate", "points/hand [95% CI]", "scope/hand"]
+    for seed in (1, 2):
+        p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "6", "--seed", str(seed),
+                    "--json", str(tmp_path / f"s{seed}.json"))
+        assert p.returncode == 0, p.stderr
+        check(p.stdout, labels)
+    p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"))
+    assert p.returncode == 0, p.stderr
+    check(p.stdout, labels)
+    p = run_cli("--rules", "scopone", "--agent", "easy", "--opponent", "random", "--matches", "6")
+    assert p.returncode == 0, p.stderr
+    check(p.stdout, labels + ["points/hand per side"])
