@@ -337,7 +337,8 @@ class Run:
         suffix (-2, -3, ...)."""
         base, k = self.name, 1
         while True:
-            created = not self.ckpt_dir.exists()
+            # the folders this start creates, deepest first: a failed start removes them
+            created = [f for f in (self.ckpt_dir, *self.ckpt_dir.parents) if not f.exists()]
             self._mkdir("checkpoint folder", self.ckpt_dir)
             holder, held = self._lock_folder(), ""
             if holder is None:
@@ -374,8 +375,9 @@ class Run:
             if created:         # a failed start left a run folder holding only its .lock
                 try:            # removed while the lock is held: no other run can be in it
                     (self.ckpt_dir / LOCK_FILE).unlink(missing_ok=True)
-                    self.ckpt_dir.rmdir()
-                except OSError:     # something else is in it: it stays
+                    for folder in created:  # and the --checkpoints-dir folders it made
+                        folder.rmdir()
+                except OSError:     # something else is in it: it stays, and those above it
                     pass
             self.release_folder()
             raise
@@ -390,14 +392,10 @@ class Run:
         on. A latest.pt that cannot be read does not stop it: resuming an earlier file is how a
         run recovers from one."""
         latest = self.ckpt_dir / "latest.pt"
-        if not latest.is_file():
+        there = _readable_latest(latest)
+        if there is None or there[1] is None:
             return
-        try:
-            there = checkpoint.load(latest)
-            later = int(there["counters"]["steps"])
-            theirs = make_config(dict(there["config"])).to_dict()
-        except (ScopaError, KeyError, TypeError, ValueError):
-            return
+        later, theirs = there
         mine = self.cfg.to_dict()
         differ = [k for k in mine if k not in RESUME_OVERRIDABLE and theirs.get(k) != mine[k]]
         if differ:
@@ -425,12 +423,10 @@ class Run:
         if src is None or src.parent.resolve() == self.ckpt_dir.resolve():
             return          # resumed in its own folder: _refuse_going_back has looked
         latest = src.parent / "latest.pt"
-        if not latest.is_file() or latest.resolve() == src.resolve():
+        there = None if latest.resolve() == src.resolve() else _readable_latest(latest)
+        if there is None:
             return
-        try:
-            later = int(checkpoint.load(latest)["counters"]["steps"])
-        except (ScopaError, KeyError, TypeError, ValueError):
-            return
+        later = there[0]
         steps = int(self.counters["steps"])
         logs = Path(self.cfg.runs_dir) / self.name
         if later > steps and logs.is_dir() and any(logs.iterdir()):
@@ -647,6 +643,24 @@ def _checkpoints_in(folder: Path) -> str:
                   if p.name in ("latest.pt", "best.pt") or
                   (p.name.startswith("step_") and p.name.endswith(".pt")))
     return ", ".join(held[:3]) + (", ..." if len(held) > 3 else "")
+
+
+def _readable_latest(latest: Path) -> tuple[int, dict | None] | None:
+    """A run's latest.pt as the resume checks read it: its steps and its config as a dict (None
+    when the config is not one this version reads), or None when there is no file or it cannot
+    be read (resuming an earlier file is how a run recovers from an unreadable latest.pt, so that
+    does not stop a resume)."""
+    if not latest.is_file():
+        return None
+    try:
+        there = checkpoint.load(latest)
+        steps = int(there["counters"]["steps"])
+    except (ScopaError, KeyError, TypeError, ValueError):
+        return None
+    try:
+        return steps, make_config(dict(there["config"])).to_dict()
+    except (ScopaError, KeyError, TypeError, ValueError):
+        return steps, None
 
 
 def _unchanged(saved: dict, overrides: dict, keys) -> set:
