@@ -125,6 +125,10 @@ def exact_values_any(base, holder, unseen, cards, masks, k, endgame, out, agains
     state = base.copy()
     if holder > 0:
         state[HANDS + holder] = unseen
+    if cards_in_hands(state) > EXACT_PLIES + 1:
+        # past its stack, minimax_any gave every move the unset +-1e18 (set-up positions with
+        # more cards than a dealt last deal holds); callers check cards left first
+        raise ValueError("more cards left in the hands than the exact solvers search")
     bufs = np.empty((EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
     states = np.zeros((EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
     for j in range(k):

@@ -117,9 +117,10 @@ def sample_world(base, unseen_ids, n_unseen, opp_n, rng, world):
 def finish_hand(state, buf, w, values, scratch, rng, epsilon, endgame, exact_last, states, bufs):
     """Play the hand to its end, both sides by the normal kernel (epsilon: random moves), and
     return outcome_any() for seat 0. With exact_last the last deal (empty deck) is played perfectly,
-    as both levels play it, by minimax_any."""
+    as both levels play it, by minimax_any (when at most EXACT_PLIES cards are left: a set-up
+    position may hold more)."""
     while True:
-        if exact_last and state[DECK_POS] >= 40:
+        if exact_last and state[DECK_POS] >= 40 and cards_in_hands(state) <= EXACT_PLIES:
             return minimax_any(state, endgame, states, bufs, np.zeros(1, dtype=np.int64), 0)
         n = legal_moves(state, buf)
         k = 0
@@ -156,13 +157,15 @@ def finish_hand(state, buf, w, values, scratch, rng, epsilon, endgame, exact_las
 # opponent's side (0 nobody, 1 itself, 2 me), and the cards it has played from that move on in
 # this deal (that move's card included): its hand then was its hand now plus those.
 ROW_SIZE = 9
-MAX_HANDS = 6_000        # C(33, 3) = 5,456 opponent hands of 3 at most
+# hand_weights writes every hand into arrays sized by the count (a dealt game: C(33, 3) = 5,456
+# at most); a set-up position may give far more, refused past this many (every 4-card hand fits)
+MAX_HANDS = 100_000
 
 
 @njit(cache=True)
 def hand_weights(base, unseen, h, rows, nrows, w, eps, beta, hands, w_normal, w_easy, w_soft):
     """Every opponent hand of h cards from the `unseen` cards (build_base's base and mask), written to
-    hands[:n], with the chance of the deal's moves `rows` under three models of the opponent:
+    hands[:n] (the arrays hold C(unseen cards, h): nothing here checks), with the chance of the deal's moves `rows` under three models of the opponent:
     w_normal, the normal level's judgement (its best move, ties included, with probability
     1 - eps, else any legal move at random); w_easy, the easy level (a capture at random when
     it has one, else any card at random); w_soft, a player who leans on the normal judgement

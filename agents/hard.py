@@ -58,6 +58,7 @@ against me. `infer` is for the classic rules only (a ScopaError otherwise).
 """
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -69,7 +70,7 @@ from scopa_env.observation import SLICES
 
 from . import _exact, _rollout
 from .base import Agent, flag_option, number_option, weights_option, whole_option
-from .normal import WEIGHTS, obs_mask, obs_scalar
+from .normal import WEIGHTS, cards_left, obs_mask, obs_scalar
 
 
 ENDGAME_MARGIN = 7     # a hand can decide the match once a score is within this of the target
@@ -208,9 +209,10 @@ class HardAgent(Agent):
         endgame = deciding(obs, self.rules.target, self.endgame_margin)
         rng = np.zeros(1, dtype=np.int64)
         seed_rng(rng, 0, int(self.rng.integers(1, 2**62)))
-        if int(obs[SLICES["deck_left"].start]) == 0:
+        if int(obs[SLICES["deck_left"].start]) == 0 and cards_left(obs) <= _exact.EXACT_PLIES:
             self.last_worlds = 1
             return self.last_deal(observation)
+        # a last deal with more cards (set up, never dealt) is searched like any other position
         hands, cdf = self.hand_posterior(obs) if self.infer else (_NO_HANDS, _NO_CDF)
         totals = np.zeros(k)
         worlds = self.worlds_for(obs, k)
@@ -232,8 +234,8 @@ class HardAgent(Agent):
         return legal, totals / (done * self.rollouts)
 
     def last_deal(self, observation: dict) -> tuple[np.ndarray, np.ndarray]:
-        """Legal action ids and their exact values once the deck is empty (classic rules): the
-        opponent holds exactly the unseen cards. Minimax, or with easy_last_deal against an
+        """Legal action ids and their exact values once the deck is empty (classic rules), with
+        at most EXACT_PLIES cards in the two hands: the opponent holds exactly the unseen cards. Minimax, or with easy_last_deal against an
         opponent the inference takes for easy, its mean outcome under easy's play. Draws nothing
         from the generator (the learned agent's last deal calls it too)."""
         obs = observation["observation"]
@@ -345,10 +347,19 @@ class HardAgent(Agent):
         evidence so far."""
         base = np.zeros(core.STATE_SIZE, dtype=np.int64)
         unseen = _rollout.build_base(obs, self.rules.target, base)
-        hands = np.zeros(_rollout.MAX_HANDS, dtype=np.int64)
-        wm = np.zeros((3, _rollout.MAX_HANDS))
+        h = obs_scalar(obs, "opp_hand_size")
+        count = math.comb(int(unseen).bit_count(), h)
+        if count > _rollout.MAX_HANDS:
+            # the kernel writes every hand: arrays of a dealt game's size were overrun (a crash)
+            raise ScopaError(f"the opponent model (hard option infer, used by a learned agent's "
+                             f"search) weighs every hand the opponent may hold: {count:,} hands of "
+                             f"{h} cards here, more than the {_rollout.MAX_HANDS:,} it takes (a dealt "
+                             f"game has at most 5,456); play this set-up position without it (hard: "
+                             f"infer=false; a learned agent: search=0)")
+        hands = np.zeros(count, dtype=np.int64)
+        wm = np.zeros((3, count))
         table = np.array(rows, dtype=np.int64).reshape(-1, _rollout.ROW_SIZE)
-        n = _rollout.hand_weights(base, unseen, obs_scalar(obs, "opp_hand_size"), table, len(table),
+        n = _rollout.hand_weights(base, unseen, h, table, len(table),
                                   self.weights, self.infer_eps, self.infer_beta, hands, wm[0], wm[1],
                                   wm[2])
         self._unweighed = None

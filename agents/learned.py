@@ -49,7 +49,7 @@ import torch
 
 from scopa_env.actions import TAKES_TABLE
 from scopa_env.errors import ScopaError
-from scopa_env.observation import SLICES, layout_for
+from scopa_env.observation import layout_for
 from scopa_env.presets import preset_name, resolve_rules
 from scopa_env.rules import Rules
 
@@ -181,11 +181,10 @@ class LearnedAgent(Agent):
         if self.count_last:
             from ._rollout import last_deal_values
             from .hard import deciding
-            from .normal import obs_scalar
+            from .normal import cards_left, obs_scalar
 
             obs = np.asarray(observation["observation"], dtype=np.int8)
-            if obs_scalar(obs, "deck_left") == 0 and \
-                    int(obs[SLICES["hand"]].sum()) + obs_scalar(obs, "opp_hand_size") <= self.count_last:
+            if obs_scalar(obs, "deck_left") == 0 and cards_left(obs) <= self.count_last:
                 if self._hard is not None:
                     # with search, its opponent model plays the last deal too (hard option
                     # easy_last_deal: against an opponent it takes for easy, easy's mean outcome)

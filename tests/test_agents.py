@@ -897,3 +897,70 @@ def test_a_checkpoint_agent_given_options_is_named_with_them():
     assert make_agent(spec).name == "scopa-default:search=9000,easy_last_deal=true"
     assert make_agent(str(CHECKPOINT)).name == "scopa-default"
     assert make_agent(f"{CHECKPOINT}:name=x,count_last=0").name == "x"
+
+
+SETUP_INFER = """
+import sys
+from agents import make_agent
+from scopa_env.errors import ScopaError
+from scopa_env.game import Game
+opp, spec = int(sys.argv[1]), sys.argv[2]
+cards = list(range(40))
+g = Game()
+g.setup(hands=[cards[:2], cards[2:2 + opp]], table=cards[36:], deck=cards[2 + opp:36 - (34 - opp) % 6],
+        piles=[cards[36 - (34 - opp) % 6:36], []], dealer=1)
+try:
+    print("action", make_agent(spec).act(g.observation(0)))
+except ScopaError as e:
+    print("error", e)
+"""
+
+
+@pytest.mark.parametrize("spec", ["hard:infer=true,worlds=2", "checkpoints/scopa-default.pt:search=100"])
+def test_the_opponent_model_takes_set_up_hands_beyond_a_dealt_games(tmp_path, spec):
+    """hand_weights wrote every possible opponent hand into arrays of a dealt game's 6,000: a
+    set-up position with 4 cards in the opponent's hand (C(34, 4) = 46,376 hands) wrote past them
+    and the process died (segmentation fault; review). The arrays now hold the count; past
+    MAX_HANDS (5 cards: some 300,000 hands) it is one ScopaError. In a subprocess: a crash is a
+    failure here, not the end of the test run."""
+    import subprocess
+    import sys
+    script = tmp_path / "setup_infer.py"
+    script.write_text(SETUP_INFER)
+    root = Path(__file__).resolve().parent.parent
+    for opp, want in ((4, "action "), (5, "error the opponent model")):
+        p = subprocess.run([sys.executable, str(script), str(opp), spec], cwd=root, capture_output=True,
+                           text=True, timeout=300)
+        assert p.returncode == 0, (opp, p.returncode, p.stderr[-2000:])
+        assert p.stdout.startswith(want), (opp, p.stdout)
+    assert "hands of 5 cards" in p.stdout and "search=0" in p.stdout
+
+
+def _big_last_deal() -> dict:
+    """A set-up last deal with 5 cards in each hand: more than the exact solvers search."""
+    from scopa_env.cards import parse_card
+    me, op, table = ["1D", "2C", "3S", "4B", "5D"], ["6C", "7S", "8B", "9D", "10C"], ["1C", "2S"]
+    used = {parse_card(c) for c in me + op + table}
+    rest = [c for c in range(40) if c not in used]
+    g = Game()
+    g.setup(hands=[me, op], table=table, piles=[rest[:15], rest[15:]], deck=[], dealer=1)
+    return g.observation(0)
+
+
+def test_a_last_deal_beyond_the_exact_solvers_is_searched_not_given_up():
+    """The classic last deal was always solved exactly, and with more cards than the solver's
+    stack (a set-up position: 5 in each hand) every move came back worth the unset 1e18, so hard
+    played the first legal move (review). Such a deal is searched now, the rollouts' exact last
+    deal is skipped there too, and the solver refuses what it cannot hold instead of answering."""
+    o = _big_last_deal()
+    for spec in ("hard:worlds=4", "hard:worlds=4,infer=true"):
+        legal, values = make_agent(spec).move_values(o)
+        assert np.all(np.abs(values) < 100) and len(set(values.tolist())) > 1, (spec, values)
+    # normal counts out at most EXACT_PLIES cards whatever count_last says: here it judges
+    assert make_agent("normal:count_last=20").act(o) == make_agent("normal:count_last=0").act(o)
+    h = HardAgent()
+    legal = h.legal_actions(o)
+    out = np.zeros(len(legal))
+    with pytest.raises(ValueError, match="more cards left in the hands than the exact solvers search"):
+        _rollout.last_deal_values(o["observation"], 11, h.actions.card[legal], h.actions.captured[legal],
+                                  len(legal), False, out)
