@@ -162,8 +162,16 @@ def config_error(e: ScopaError, loaded: dict, overrides: dict, path) -> str:
     return str(e)
 
 
+def flags_given(parser: argparse.ArgumentParser, args, but: str) -> list[str]:
+    """The flags given (a value other than the default), `but` aside, as the user spells them."""
+    return [a.option_strings[0] for a in parser._actions
+            if a.option_strings and a.dest not in (but, "help")
+            and getattr(args, a.dest, a.default) != a.default]
+
+
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     run = None
     try:
         if args.list_rules:
@@ -171,6 +179,12 @@ def main(argv=None) -> int:
             print(list_rules_text())
             return 0
         if args.export:
+            # it writes a file and trains nothing: another flag would be ignored, --print-config
+            # (write nothing) included (review)
+            other = flags_given(parser, args, "export")
+            if other:
+                raise ScopaError(f"--export copies a checkpoint's agent and does nothing else: "
+                                 f"drop {', '.join(other)}")
             export(*args.export)
             return 0
         if args.stop_at is not None and args.stop_at < 1:

@@ -281,6 +281,19 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
                     "folder.pt' is a folder, not a file")
 
 
+def test_export_refuses_the_flags_it_would_ignore(tmp_path, capsys):
+    """--export wrote its file and ignored every other flag, a bad config, --resume and
+    --print-config (write nothing) included (review): refused, naming them; nothing written."""
+    src, out = str(ROOT / "checkpoints" / "scopa-default.pt"), tmp_path / "o.pt"
+    _one_line_error(run_main(capsys, "--export", src, str(out), "--print-config", "--total-steps", "-3",
+                             "--set", "bogus=1"),
+                    "--export copies a checkpoint's agent and does nothing else: drop --set, "
+                    "--print-config, --total-steps")
+    _one_line_error(run_main(capsys, "--resume", "x", "--export", src, str(out)), "drop --resume")
+    assert not out.exists()
+    assert run_main(capsys, "--export", src, str(out)).returncode == 0 and out.is_file()
+
+
 def _saved_run(tmp_path, name="v", **kw):
     """A run stopped (resumable) after one iteration: its latest.pt and the checkpoint dict."""
     Run(tiny_cfg(tmp_path, run_name=name, **kw), log=lambda *_: None).train(stop_at=512)
