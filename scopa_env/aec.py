@@ -215,9 +215,11 @@ class raw_env(AECEnv):
         self._mask[self._legal] = 1
 
     # ---- playing --------------------------------------------------------------------------
-    def _check_started(self, what: str) -> None:
+    def _check_started(self, what: str, over_too: bool = False) -> None:
         if self.game is None:       # the attributes reset() makes were an AttributeError
             raise ScopaError(f"call reset() before {what}()")
+        if not self.agents and not over_too:    # every agent stepped out: a KeyError on the
+            raise ScopaError(f"the episode is over: call reset() before {what}()")     # last one's name
 
     def step(self, action) -> None:
         self._check_started("step")
@@ -275,7 +277,7 @@ class raw_env(AECEnv):
     def observe(self, agent: str) -> dict:
         if agent not in self._names:      # tuple.index's ValueError did not say which agents exist
             raise ScopaError(f"unknown agent {agent!r} (this env's agents: {', '.join(self._names)})")
-        self._check_started("observe")
+        self._check_started("observe", over_too=True)     # an ended episode is seen, all-zero mask
         p = self._names.index(agent)
         # an agent done and removed (its last step(None)) has no entry left: it is not live
         live = not (self.terminations.get(agent, True) or self.truncations.get(agent, True))

@@ -350,3 +350,23 @@ def test_raw_env_before_reset_says_so():
             call()
     e.reset(seed=0)
     assert e.last()[0]["action_mask"].any()
+
+
+def test_step_and_last_after_the_episode_are_one_clear_error():
+    """Once every agent had stepped out, step() and last() were a KeyError on the last agent's
+    name (review); the Gymnasium env already said to reset. observe() still shows the end."""
+    e = raw_env()
+    for what in ("step", "last"):
+        with pytest.raises(ScopaError, match=rf"call reset\(\) before {what}\(\)"):
+            e.step(0) if what == "step" else e.last()
+    e.reset(seed=1)
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert e.agents == []
+    for what in ("step", "last"):
+        with pytest.raises(ScopaError, match=rf"^the episode is over: call reset\(\) before {what}\(\)$"):
+            e.step(0) if what == "step" else e.last()
+    assert e.observe("player_0")["action_mask"].sum() == 0
+    e.reset(seed=2)
+    assert e.agents and e.last()[0]["action_mask"].sum() > 0
