@@ -242,9 +242,20 @@ def write_observation(state, player, out):
 
 
 def observe(state: np.ndarray, player: int) -> np.ndarray:
-    """A fresh int8 observation vector of `player` in `state`; ScopaError if `player` is not a
-    seat of the state's game (the compiled writer read other state slots, the deck among them)."""
+    """A fresh int8 observation vector of `player` in `state` (a Game's state array: its slots
+    are trusted, Game.from_state checks one from elsewhere); ScopaError if `player` is not a seat
+    of the state's game (the compiled writer read other state slots, the deck among them) or
+    `state` is not a state array (a float array was a compiler traceback, a short one read
+    memory past its end, a player count outside PLAYER_COUNTS crashed the process)."""
+    if not isinstance(state, np.ndarray) or state.dtype != np.int64 or state.shape != (core.STATE_SIZE,):
+        what = (f"an array of {state.dtype} with shape {state.shape}" if isinstance(state, np.ndarray)
+                else f"a {type(state).__name__}")
+        raise ScopaError(f"observe needs a game's state array (int64, {core.STATE_SIZE} slots), "
+                         f"got {what}")
     n = int(state[core.NPLAYERS])
+    if n not in PLAYER_COUNTS:
+        raise ScopaError(f"the state's player count {n} is not one of {PLAYER_COUNTS}: not a "
+                         f"game's state array")
     if not is_whole(player) or not 0 <= int(player) < n:
         raise ScopaError(f"player {player!r} is not a seat 0..{n - 1}")
     out = np.zeros(int(_SIZES[n]), dtype=np.int8)

@@ -506,6 +506,24 @@ def test_observe_and_view_name_a_bad_seat_or_part():
         view(observe(g.state, 0), "pile")
 
 
+def test_observe_refuses_what_is_not_a_state_array():
+    """observe() took any array: a float one was a numba TypingError traceback, a short one was
+    read past its end, and a player count of 5 gave an empty vector, then crashed the process at
+    seat 4 (review). One ScopaError each; the count is checked before any seat."""
+    from scopa_env import observe
+    g = Game(seed=0)
+    for bad, words in ((g.state.astype(float), "an array of float64 with shape (156,)"),
+                       (g.state[:2], "an array of int64 with shape (2,)"), (list(g.state), "a list")):
+        with pytest.raises(ScopaError, match=r"^observe needs a game's state array \(int64, 156 slots\), "
+                                             rf"got {re.escape(words)}$"):
+            observe(bad, 0)
+    for count in (5, 1000, 0):
+        st = g.state.copy()
+        st[core.NPLAYERS] = count
+        with pytest.raises(ScopaError, match=rf"^the state's player count {count} is not one of"):
+            observe(st, 4)
+
+
 def test_view_refuses_a_vector_of_another_layout():
     """view(obs, 'my_side', players=3) of a 2-player vector gave an empty array, and 'pile' a
     (3, 40) array read from the 2-player slots, without a word (review)."""
