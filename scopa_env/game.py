@@ -485,7 +485,7 @@ def primiera(cards, scale: str = "standard") -> float:
     Under figures0 a suit of figures only is present but worth 0, so cards of all four suits can
     total 0 too, and still have a primiera (they beat cards missing a suit): tell the two apart
     by the suits, as the engine does."""
-    mask = cards if isinstance(cards, (int, np.integer)) else mask_of(cards)
+    mask = as_mask(cards, "cards")     # a bad mask was read as other cards (review)
     scales = ("standard", "figures0", "veneto", "southern")
     if scale not in scales:
         raise ScopaError(f"primiera scale must be one of {', '.join(scales)}, got {scale!r}")
@@ -496,5 +496,5 @@ def primiera(cards, scale: str = "standard") -> float:
 
 
 def napola(cards) -> int:
-    mask = cards if isinstance(cards, (int, np.integer)) else mask_of(cards)
+    mask = as_mask(cards, "cards")     # a bad mask was read as other cards (review)
     return int(core.napola_points(np.int64(mask)))

@@ -50,6 +50,19 @@ def test_napola_worked_example():
 
 
 # ---- captures --------------------------------------------------------------------------------
+def test_primiera_and_napola_refuse_a_bad_mask():
+    """primiera() and napola() passed an int straight to the kernel: -1 read as every card (a
+    napola of 10), bits past 40 dropped, True taken for the ace of denari, 2**70 an OverflowError
+    traceback (review). The same errors as every other mask."""
+    for f in (primiera, napola):
+        for bad in (-1, 1 << 45, 2**70):
+            with pytest.raises(ScopaError, match=rf"^cards: the mask {bad} is not in 0..2\^40-1$"):
+                f(bad)
+        with pytest.raises(ScopaError, match="^cards are a list like"):
+            f(True)
+    assert napola(0b111) == 3 and primiera(mask_of(["7D", "7C", "7S", "7B"])) == 84
+
+
 def test_worked_example_legal_plays():
     g = position(["2D", "5S", "7B"], ["1D", "5B", "6S"])
     assert moves(g) == ["2D", "5S x 5B", "7B x 1D 6S"]
