@@ -88,18 +88,31 @@ def deciding(obs: np.ndarray, target: int, margin: int = ENDGAME_MARGIN) -> bool
     return max(obs_scalar(obs, "my_score"), obs_scalar(obs, "opp_score")) + margin >= target
 
 
+# the defaults of options budget, min_worlds and max_worlds
+BUDGET, MIN_WORLDS, MAX_SHARE_WORLDS = 9_000, 8, 400
+
+
 class HardAgent(Agent):
     name = "hard"
 
-    def __init__(self, rules=None, seed: int = 0, worlds: int | None = None, budget: int = 9_000,
-                 min_worlds: int = 8, max_worlds: int = 400, rollouts: int = 1, epsilon: float = 0.0,
+    def __init__(self, rules=None, seed: int = 0, worlds: int | None = None, budget: int | None = None,
+                 min_worlds: int | None = None, max_worlds: int | None = None, rollouts: int = 1, epsilon: float = 0.0,
                  time_budget: float | None = None, endgame_margin: int = ENDGAME_MARGIN, weights=None,
                  exact_last_deal: bool = False, infer: bool = False, infer_eps: float | None = None,
                  infer_beta: float | None = None, easy_last_deal: bool = False):
         super().__init__(rules, seed)
+        # a fixed count of worlds replaces the budget's share: those options would do nothing
+        # (they were accepted without a word; review)
+        shared = [n for n, v in (("budget", budget), ("min_worlds", min_worlds), ("max_worlds", max_worlds))
+                  if v is not None]
+        if worlds is not None and shared:
+            raise ScopaError(f"hard option worlds fixes the worlds a decision plays: {', '.join(shared)} "
+                             f"would do nothing (they share out the budget without worlds)")
         self.budget, self.min_worlds, self.max_worlds, self.rollouts = (
             whole_option("hard", name, v, 1) for name, v in (
-                ("budget", budget), ("min_worlds", min_worlds), ("max_worlds", max_worlds),
+                ("budget", BUDGET if budget is None else budget),
+                ("min_worlds", MIN_WORLDS if min_worlds is None else min_worlds),
+                ("max_worlds", MAX_SHARE_WORLDS if max_worlds is None else max_worlds),
                 ("rollouts", rollouts)))
         if self.min_worlds > self.max_worlds:     # max_worlds used to be ignored
             raise ScopaError(f"hard options min_worlds ({self.min_worlds}) > max_worlds "

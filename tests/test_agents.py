@@ -964,3 +964,17 @@ def test_a_last_deal_beyond_the_exact_solvers_is_searched_not_given_up():
     with pytest.raises(ValueError, match="more cards left in the hands than the exact solvers search"):
         _rollout.last_deal_values(o["observation"], 11, h.actions.card[legal], h.actions.captured[legal],
                                   len(legal), False, out)
+
+
+def test_hard_worlds_refuses_the_budget_options_it_overrides():
+    """worlds fixes the worlds a decision plays; budget, min_worlds and max_worlds given with it
+    did nothing, without a word (review). Refused, naming them; each alone still works."""
+    for spec, named in (("hard:worlds=4,budget=1000000000", "budget"),
+                        ("hard:worlds=4,min_worlds=2,max_worlds=3", "min_worlds, max_worlds")):
+        with pytest.raises(ScopaError, match=rf"^hard option worlds fixes the worlds a decision plays: {named} "
+                                             r"would do nothing"):
+            make_agent(spec)
+    h = make_agent("hard:budget=100,min_worlds=2,max_worlds=3")
+    assert (h.worlds, h.budget, h.min_worlds, h.max_worlds) == (None, 100, 2, 3)
+    h = make_agent("hard:worlds=4")
+    assert (h.worlds, h.budget, h.min_worlds, h.max_worlds) == (4, 9_000, 8, 400)

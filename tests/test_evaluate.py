@@ -730,7 +730,7 @@ def test_pool_refuses_a_partner_without_pairs(tmp_path):
 def test_a_long_opponent_spec_keeps_the_table_in_line(tmp_path):
     """A spec longer than 16 characters pushed its row's columns out of line with the header's
     (the first column was 16 wide), in the table and in --pool's."""
-    long = "hard:worlds=8,max_worlds=8"
+    long = "hard:worlds=8,rollouts=1"
 
     def columns_line_up(text, first_row):
         lines = text.splitlines()
