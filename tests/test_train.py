@@ -802,6 +802,13 @@ def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, caps
                          (("--pool-size", "1e9"), "'pool_size' must be at most 1,000"),
                          (("--eval-matches", "0"), "'eval_matches' must be at least 1 while eval_every > 0"),
                          (("--eval-opponents", ""), "'eval_opponents' needs at least one opponent"),
+                         # the final table vanished without a word (review)
+                         (("--final-opponents", ""), "'final_opponents' needs at least one opponent "
+                                                     "while final_matches > 0"),
+                         # a blank value was stripped to '': the default name, a folder '' (review)
+                         (("--run-name", " "), "config key 'run_name' is blank (' ')"),
+                         (("--set", "run_name=  "), "config key 'run_name' is blank ('  ')"),
+                         (("--runs-dir", " "), "config key 'runs_dir' must name a folder, got ' '"),
                          (("--target", "21", "--set", "rules.target=31"),
                           "'rules.target' given twice on the command line: 'rules.target=31' and 'target=21'"),
                          (("--set", "eval_opponents=" + "[" * 3000 + "]" * 3000),

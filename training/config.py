@@ -142,7 +142,8 @@ class TrainConfig:
     """Matches per opponent in the evaluation table at the end (0 = none; rounded up to a
     multiple of the number of sides, as eval_matches, and the run's first line says so)."""
     final_opponents: tuple = ("easy", "normal")
-    """Opponents of the evaluation table at the end ('hard' is slow: add it for long runs)."""
+    """Opponents of the evaluation table at the end (at least one while final_matches > 0; 'hard'
+    is slow: add it for long runs)."""
     checkpoint_every: int = 500_000
     """Environment steps between periodic checkpoints (latest.pt is written at each)."""
     torch_threads: int = 2
@@ -331,6 +332,9 @@ def _check(c: TrainConfig) -> None:
     if c.eval_every > 0 and not c.eval_opponents:
         raise ScopaError("config key 'eval_opponents' needs at least one opponent while "
                          "eval_every > 0 (eval_every = 0 turns the periodic evaluations off)")
+    if c.final_matches > 0 and not c.final_opponents:     # the table vanished without a word
+        raise ScopaError("config key 'final_opponents' needs at least one opponent while "
+                         "final_matches > 0 (final_matches = 0 turns the final table off)")
     # (name, low, low allowed, high): every float field's range; all finite
     for name, low, low_ok, high in (("max_minutes", 0.0, True, math.inf),
                                     ("learning_rate", 0.0, False, 1.0),
@@ -357,13 +361,16 @@ def _check(c: TrainConfig) -> None:
             any(ord(ch) < 32 or ord(ch) == 127 for ch in c.run_name):
         raise ScopaError(f"config key 'run_name' must be a plain name (no '/', '\\' or control "
                          f"characters), got {c.run_name!r}")
+    if c.run_name and not c.run_name.strip():   # '' is the default name; blank was read as ''
+        raise ScopaError(f"config key 'run_name' is blank ({c.run_name!r}): give a name, or none "
+                         f"for the default")
     if len(c.run_name) > MAX_RUN_NAME:
         raise ScopaError(f"config key 'run_name' must be at most {MAX_RUN_NAME} characters, got "
                          f"{len(c.run_name)}")
     for name in ("runs_dir", "checkpoints_dir"):
         folder = getattr(c, name)
-        if not folder:
-            raise ScopaError(f"config key {name!r} must name a folder, got ''")
+        if not folder.strip():
+            raise ScopaError(f"config key {name!r} must name a folder, got {folder!r}")
         if "\0" in folder:
             raise ScopaError(f"config key {name!r} must not hold a NUL character, got {folder!r}")
     for level in c.bot_levels:
@@ -451,7 +458,10 @@ def parse_override(text: str) -> tuple[str, object]:
     always as text for a text field: a run name '2024' or '2024-06-01' is not a number or date)."""
     if "=" not in text:
         raise ScopaError(f"override {text!r} must look like key=value")
-    key, raw = (s.strip() for s in text.split("=", 1))
+    key, typed = text.split("=", 1)
+    key, raw = key.strip(), typed.strip()
+    if typed and not raw:           # kept blank: a text field refuses it, not read as '' (review)
+        raw = typed
     if key not in FIELDS and rules_option(key) is None:
         raise ScopaError(f"unknown config key {key!r}")
     try:
