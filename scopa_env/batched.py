@@ -348,7 +348,32 @@ class BatchedScopa:
 
     def load_state_dict(self, d: dict) -> None:
         """Restore what state_dict() saved (same num_envs and rules); later steps repeat bit
-        for bit."""
+        for bit. What is not such a dict (a key missing, an array of another kind or shape) is
+        one ScopaError naming it (they were KeyError, TypeError, ValueError; review); the games'
+        slots are trusted beyond their rules (training's resume checks each game first)."""
+        if not isinstance(d, dict):
+            raise ScopaError(f"load_state_dict needs the dict state_dict() returns, got {type(d).__name__}")
+        missing = [k for k in ("seed", "states", "rng", *_POSITION) if k not in d]
+        if missing:
+            raise ScopaError(f"the saved state lacks {', '.join(map(repr, missing))}: not what "
+                             f"state_dict() returns")
+        check_seed(d["seed"], "the saved state's seed")
+        B = self.num_envs
+        width = np.shape(d["legal_ids"])[1:2]
+        for name in ("states", "rng", *_POSITION):
+            a = d[name]
+            if not isinstance(a, np.ndarray) or not np.issubdtype(a.dtype, np.integer):
+                what = f"{a.dtype} array" if isinstance(a, np.ndarray) else type(a).__name__
+                raise ScopaError(f"the saved state's {name!r} must be an integer array, got {what}")
+            want = {"states": self._states.shape, "rng": self._rng.shape, "obs": (B, self.obs_size),
+                    "to_move": (B,), "legal_count": (B,)}.get(name, (B, *width))
+            if name not in ("states", "obs") and a.shape != want:
+                hint = " (num_envs differs?)" if a.shape[:1] != (B,) else ""
+                raise ScopaError(f"the saved state's {name!r} has shape {a.shape}, this env needs "
+                                 f"{want}{hint}")
+        if len(width) != 1 or width[0] < 1:
+            raise ScopaError(f"the saved state's 'legal_ids' has shape {np.shape(d['legal_ids'])}: "
+                             f"one row of legal moves per game")
         if np.shape(d["states"]) != self._states.shape:
             raise ScopaError(f"saved games have shape {np.shape(d['states'])}, this env has "
                              f"{self._states.shape} (num_envs differs?)")

@@ -2,6 +2,7 @@
 and its MAX_LEGAL bounds every reachable state."""
 import itertools
 import math
+import re
 
 import numpy as np
 import pytest
@@ -351,6 +352,28 @@ def test_load_state_dict_refuses_games_of_other_rules():
     with pytest.raises(ScopaError, match="other rules"):
         c.load_state_dict(napola.state_dict())
     c.load_state_dict(before)                  # its own saved games still load
+
+
+def test_load_state_dict_refuses_what_state_dict_does_not_return():
+    """A malformed dict was a raw KeyError, TypeError or ValueError (review): one ScopaError
+    naming the key, and nothing of the env changed."""
+    from scopa_env import BatchedScopa, ScopaError
+    e = BatchedScopa(4, seed=1)
+    e.reset()
+    good = e.state_dict()
+    for bad, words in (({}, "the saved state lacks 'seed', 'states', 'rng'"),
+                       (None, "load_state_dict needs the dict state_dict() returns, got NoneType"),
+                       ({k: v for k, v in good.items() if k != "rng"}, "the saved state lacks 'rng':"),
+                       (dict(good, seed="x"), "the saved state's seed must be a whole number"),
+                       (dict(good, rng=None), "the saved state's 'rng' must be an integer array, got NoneType"),
+                       (dict(good, states=good["states"].astype(float)),
+                        "the saved state's 'states' must be an integer array, got float64 array"),
+                       (dict(good, to_move=good["to_move"][:2]),
+                        "the saved state's 'to_move' has shape (2,), this env needs (4,) (num_envs differs?)"),
+                       (dict(good, legal_card=good["legal_card"][:, :1]), "the saved state's 'legal_card' has shape (4, 1)")):
+        with pytest.raises(ScopaError, match="^" + re.escape(words)):
+            e.load_state_dict(bad)
+        assert all(np.array_equal(good[k], v) for k, v in e.state_dict().items())
 
 
 def test_state_dict_before_reset_is_refused():
