@@ -65,15 +65,16 @@ except KeyboardInterrupt:
 
 
 def same_agent_key(spec: str):
-    """What makes two specs one agent: the level's name in any case, or the checkpoint's path
-    normalised; the options in any order. A spec that does not parse is its own key (the agent
+    """What makes two specs one agent: the level's name in any case, or the checkpoint file
+    (its real path); the options in any order, name= aside. A spec that does not parse is its own key (the agent
     checks report it)."""
     try:
         head, options = split_spec(spec)
     except ScopaError:
         return spec
-    head = os.path.normpath(head) if head.endswith(".pt") else head.lower()
-    return head, tuple(sorted((k, repr(v)) for k, v in options.items()))
+    # the file itself (a link to it, another spelling of its path), whatever name= shows it as
+    head = os.path.realpath(head) if head.endswith(".pt") else head.lower()
+    return head, tuple(sorted((k, repr(v)) for k, v in options.items() if k != "name"))
 
 
 def _agent_key(spec: str | None):
@@ -161,6 +162,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         if args.partner:     # it went to the first agent of each pair only: an order-dependent table
             p.error("--partner is for --agent runs: in a --round-robin each agent's partner is a "
                     "copy of itself")
+    elif args.agent == "":      # an unset shell variable: it said to give --agent
+        p.error("--agent needs an agent: got an empty value")
     elif not args.agent or not args.opponent:
         p.error("give --agent and at least one --opponent, or --round-robin")
     else:

@@ -51,11 +51,26 @@ class Agent:
     def act(self, observation: dict) -> int:
         raise NotImplementedError
 
+    @staticmethod
+    def check_observation(observation) -> tuple[np.ndarray, np.ndarray]:
+        """The observation vector and action mask of what act() was given; one ScopaError for
+        anything else (None, a bare vector, a dict without the mask were a TypeError, IndexError
+        or KeyError, a list an AttributeError; review). Every act() looks here first."""
+        if isinstance(observation, dict) and "observation" in observation and "action_mask" in observation:
+            obs, mask = observation["observation"], observation["action_mask"]
+            if isinstance(obs, np.ndarray) and isinstance(mask, np.ndarray) and obs.ndim == mask.ndim == 1:
+                return obs, mask
+        what = (f"a dict of {', '.join(map(repr, observation))}" if isinstance(observation, dict)
+                else type(observation).__name__)
+        raise ScopaError(f"an agent acts on a player's observation, a dict {{'observation': array, "
+                         f"'action_mask': array}} (Game.observation(seat), an env's observe()), "
+                         f"got {what}")
+
     def legal_actions(self, observation: dict) -> np.ndarray:
         """The legal action ids of an observation of this agent's rules; ScopaError for one of
         other rules (an agent built without rules= in a scopone env read the 469 values through
         the classic slices and played on, some moves taking half a minute) or without a move."""
-        obs, mask = observation["observation"], observation["action_mask"]
+        obs, mask = self.check_observation(observation)
         if len(obs) != self._obs_size or len(mask) != self.actions.size or \
                 obs[self._target_slot] != min(self.rules.target, 127) or \
                 obs[self._napola_slot] != int(self.rules.napola):

@@ -1,5 +1,6 @@
 """The one exception type the toolkit raises for bad input (and the one message for a path that is
 not a file)."""
+import os
 from pathlib import Path
 
 
@@ -14,6 +15,9 @@ def regular_file(kind: str, path) -> Path:
     """`path` as a Path when it is a regular file; else one ScopaError: what is there instead
     (not_a_file), or what the system said when it could not look (a name too long, a folder it
     may not search: Path.is_file() let those out as OSError tracebacks)."""
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        # Path('') is '.', which was then said to be "a folder" (review)
+        raise ScopaError(f"{kind} needs a file's path, got {path!r}")
     p = Path(path)
     try:
         if p.is_file():

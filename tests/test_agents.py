@@ -978,3 +978,20 @@ def test_hard_worlds_refuses_the_budget_options_it_overrides():
     assert (h.worlds, h.budget, h.min_worlds, h.max_worlds) == (None, 100, 2, 3)
     h = make_agent("hard:worlds=4")
     assert (h.worlds, h.budget, h.min_worlds, h.max_worlds) == (4, 9_000, 8, 400)
+
+
+@pytest.mark.parametrize("spec", ["random", "easy", "normal", "hard:worlds=2", "hard:worlds=2,infer=true",
+                                  "checkpoints/scopa-default.pt", "checkpoints/scopa-default.pt:search=100"])
+def test_act_on_what_is_not_an_observation_is_one_clear_error(spec):
+    """act(None), act(vector), a dict without its mask, lists: TypeError, IndexError, KeyError,
+    AttributeError by agent (review); one ScopaError saying what act() takes."""
+    g = Game(seed=1)
+    o = g.observation(g.to_move)
+    a = make_agent(spec)
+    for bad, got in ((None, "got NoneType"), (o["observation"], "got ndarray"),
+                     ({"observation": o["observation"]}, "got a dict of 'observation'"),
+                     ({k: list(v) for k, v in o.items()}, "got a dict of 'observation', 'action_mask'")):
+        with pytest.raises(ScopaError, match=r"^an agent acts on a player's observation, a dict "
+                                             rf"\{{'observation': array, 'action_mask': array\}} .*{got}$"):
+            a.act(bad)
+    assert o["action_mask"][a.act(o)] == 1

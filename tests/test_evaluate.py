@@ -2,6 +2,7 @@
 import importlib.util
 import json
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -300,6 +301,31 @@ def test_cli_round_robin_refuses_a_partner_and_one_deal_is_singular():
     p = run_cli("--agent", "easy", "--opponent", "random", "--opponent", "Random", "--matches", "2")
     assert p.returncode == 2 and p.stderr.strip() == \
         "evaluate.py: error: --opponent names one agent twice: random and Random", p.stderr
+
+
+def test_cli_one_checkpoint_through_a_link_or_under_another_name_is_one_agent(tmp_path):
+    """The same checkpoint reached through a symbolic link, or given a name= label, played two
+    rows of identical figures; an empty --agent was told to give --agent (review)."""
+    ckpt = Path(__file__).resolve().parent.parent / "checkpoints" / "scopa-default.pt"
+    link = tmp_path / "link.pt"
+    link.symlink_to(ckpt)
+    for b in (str(link), f"{ckpt}:name=other"):
+        p = run_cli("--agent", "easy", "--opponent", str(ckpt), "--opponent", b, "--matches", "2")
+        assert p.returncode == 2 and p.stderr.strip() == \
+            f"evaluate.py: error: --opponent names one agent twice: {ckpt} and {b}", p.stderr
+    p = run_cli("--agent", "", "--opponent", "easy")
+    assert p.returncode == 2 and p.stderr.strip() == "evaluate.py: error: --agent needs an agent: got an empty value"
+
+
+def test_a_record_file_path_that_is_empty_or_no_path_is_named():
+    """records.read('') said "record file '.' is a folder", a path never given; None was a
+    TypeError (review)."""
+    from scopa_env import records
+    for bad in ("", None):
+        with pytest.raises(ScopaError, match=rf"^record file needs a file's path, got {re.escape(repr(bad))}$"):
+            list(records.read(bad))
+    with pytest.raises(ScopaError, match="^record file needs a file's path, got ''$"):
+        records.replay_file("")
 
 
 def test_cli_bad_seed_and_unwritable_outputs_fail_before_playing(tmp_path):
