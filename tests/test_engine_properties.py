@@ -525,3 +525,14 @@ def test_read_yields_any_format_and_replay_refuses_it(tmp_path):
     readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
     assert "any other value is refused)" not in readme
     assert "`replay` refuses any other value" in readme and "yields a file's JSON objects as they are" in readme
+
+
+def test_kernel_sources_are_the_files_that_compile_kernels():
+    """kernel_cache.py counted itself a kernel source (the word @njit in its docstring), so an
+    edit of its text dropped every compiled cache (review): decorator lines only."""
+    from pathlib import Path
+    from scopa_env.kernel_cache import kernel_sources
+    pkg = Path(__file__).resolve().parent.parent / "scopa_env"
+    names = {p.name for p in kernel_sources(pkg)}
+    assert "core.py" in names and "observation.py" in names and "kernel_cache.py" not in names
+    assert "game.py" not in names
