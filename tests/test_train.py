@@ -294,6 +294,38 @@ def test_export_refuses_the_flags_it_would_ignore(tmp_path, capsys):
     assert run_main(capsys, "--export", src, str(out)).returncode == 0 and out.is_file()
 
 
+def test_a_run_saved_with_no_final_opponents_resumes_and_keeps_its_guards(tmp_path, capsys):
+    """Before 2026-12-02 final_opponents = [] (final_matches > 0) was taken and meant no final
+    table; refused now, such a run's checkpoints read as final_matches = 0. Review: its resume
+    was refused, and the guard against resuming an earlier file over a later latest.pt skipped
+    the steps when the saved config did not parse, and overwrote it."""
+    Run(tiny_cfg(tmp_path, run_name="fo", checkpoint_every=512), log=lambda *_: None).train()
+    folder = tmp_path / "ck" / "fo"
+    for f in folder.glob("*.pt"):       # as the run was saved before the check
+        ck = checkpoint.load(f)
+        ck["config"] = dict(ck["config"], final_opponents=[], final_matches=200)
+        checkpoint.save_atomic(ck, f)
+    before = (folder / "latest.pt").read_bytes()
+    _one_line_error(run_main(capsys, "--resume", str(folder / "step_0000001024.pt"), "--total-steps", "4096"),
+                    "this checkpoint is at 1,024 steps but the run's", "is at 2,048")
+    assert (folder / "latest.pt").read_bytes() == before
+    r = run_main(capsys, "--resume", str(folder), "--total-steps", "2560")
+    assert r.returncode == 0, r.stderr
+    assert "Final evaluation" not in r.stdout
+    ck = torch.load(folder / "latest.pt", weights_only=True)
+    assert ck["counters"]["steps"] >= 2560 and ck["config"]["final_matches"] == 0
+    # a latest.pt whose config this version cannot read is not compared, but its steps are
+    latest = checkpoint.load(folder / "latest.pt")
+    latest["config"] = dict(latest["config"], a_key_of_tomorrow=1)
+    checkpoint.save_atomic(latest, folder / "latest.pt")
+    before = (folder / "latest.pt").read_bytes()
+    early = sorted(folder.glob("step_*.pt"))[0]         # below latest.pt's steps
+    assert int(early.stem[5:]) < ck["counters"]["steps"]
+    _one_line_error(run_main(capsys, "--resume", str(early), "--total-steps", "4096"),
+                    f"this checkpoint is at {int(early.stem[5:]):,} steps but the run's")
+    assert (folder / "latest.pt").read_bytes() == before
+
+
 def _saved_run(tmp_path, name="v", **kw):
     """A run stopped (resumable) after one iteration: its latest.pt and the checkpoint dict."""
     Run(tiny_cfg(tmp_path, run_name=name, **kw), log=lambda *_: None).train(stop_at=512)
@@ -1254,6 +1286,11 @@ def test_resuming_an_earlier_file_never_overwrites_a_later_run(tmp_path, capsys)
     # the refused start left no run folder, nor the --checkpoints-dir folders it made (it left
     # them empty; review)
     assert not (tmp_path / "branch").exists() and (tmp_path / "ck").is_dir()
+    # with '..' in the path too ('branch/..' cannot be removed and stopped the removal; review)
+    _one_line_error(run_main(capsys, "--resume", str(early), "--checkpoints-dir",
+                             str(tmp_path / "branch" / ".." / "b2" / "deep"), "--total-steps", "1536"),
+                    "this resume branches run 'r' at 1,024 steps")
+    assert not (tmp_path / "branch").exists() and not (tmp_path / "b2").exists()
     r = run_main(capsys, "--resume", str(early), "--checkpoints-dir", str(tmp_path / "branch"),
                  "--runs-dir", str(tmp_path / "branch-runs"), "--total-steps", "1536")
     assert r.returncode == 0, r.stderr

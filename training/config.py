@@ -510,10 +510,21 @@ def rules_overrides(overrides: dict) -> dict:
     return {k: v for k, v in overrides.items() if k == "rules" or rules_option(k) is not None}
 
 
+def saved_config(d: dict) -> dict:
+    """A config stored in a checkpoint, in today's terms: before 2026-12-02 an empty
+    final_opponents with final_matches > 0 was taken and meant no final table; it is refused
+    now, so such a run's config reads as final_matches = 0, the table it had (none)."""
+    d = dict(d)
+    if isinstance(d.get("final_opponents"), (list, tuple)) and not d["final_opponents"] \
+            and d.get("final_matches", TrainConfig.final_matches) != 0:
+        d["final_matches"] = 0
+    return d
+
+
 def from_dict(d: dict) -> TrainConfig:
     """The config stored in a checkpoint (unknown keys rejected by name)."""
-    return make_config(d)
+    return make_config(saved_config(d))
 
 
 __all__ = ["TrainConfig", "FIELDS", "RULES_KEYS", "load_toml", "parse_override", "make_config",
-           "from_dict", "rules_from_config", "rules_option", "replace"]
+           "from_dict", "saved_config", "rules_from_config", "rules_option", "replace"]

@@ -25,7 +25,7 @@ from scopa_env.presets import preset_name
 from scopa_env.rules import Rules
 from scopa_env.seeds import offset_seed
 from . import checkpoint
-from .config import LEGACY_RULES_KEYS, TrainConfig, check_bot_games, make_config
+from .config import LEGACY_RULES_KEYS, TrainConfig, check_bot_games, make_config, saved_config
 from .model import FEATURE_SIZES, FEATURES_VERSION, MoveScorer, model_config, widen_features
 
 KEEP_PERIODIC = 3
@@ -338,7 +338,9 @@ class Run:
         base, k = self.name, 1
         while True:
             # the folders this start creates, deepest first: a failed start removes them
-            created = [f for f in (self.ckpt_dir, *self.ckpt_dir.parents) if not f.exists()]
+            # ('c2/..' is not one: removing it failed and stopped the removal before 'c2')
+            created = [f for f in (self.ckpt_dir, *self.ckpt_dir.parents)
+                       if f.name != ".." and not f.exists()]
             self._mkdir("checkpoint folder", self.ckpt_dir)
             holder, held = self._lock_folder(), ""
             if holder is None:
@@ -393,11 +395,13 @@ class Run:
         run recovers from one."""
         latest = self.ckpt_dir / "latest.pt"
         there = _readable_latest(latest)
-        if there is None or there[1] is None:
+        if there is None:
             return
         later, theirs = there
         mine = self.cfg.to_dict()
-        differ = [k for k in mine if k not in RESUME_OVERRIDABLE and theirs.get(k) != mine[k]]
+        # a config this version cannot read is not compared; its steps still are
+        differ = [] if theirs is None else \
+            [k for k in mine if k not in RESUME_OVERRIDABLE and theirs.get(k) != mine[k]]
         if differ:
             k = differ[0]
             raise ScopaError(f"the run folder {str(self.ckpt_dir)!r} holds another run's checkpoints "
@@ -658,7 +662,7 @@ def _readable_latest(latest: Path) -> tuple[int, dict | None] | None:
     except (ScopaError, KeyError, TypeError, ValueError):
         return None
     try:
-        return steps, make_config(dict(there["config"])).to_dict()
+        return steps, make_config(saved_config(dict(there["config"]))).to_dict()
     except (ScopaError, KeyError, TypeError, ValueError):
         return steps, None
 
@@ -702,6 +706,7 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
     if not isinstance(saved, dict):
         raise ScopaError(f"{resume!r} holds no config table (got {type(saved).__name__}): it cannot "
                          "be resumed")
+    saved = saved_config(saved)
     for key in _unchanged(saved, overrides, set(overrides) - RESUME_OVERRIDABLE):
         del overrides[key]          # --seed 1 on a seed-1 run: "cannot change" to what it is
     bad = sorted(set(overrides) - RESUME_OVERRIDABLE)
