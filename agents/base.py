@@ -52,25 +52,44 @@ class Agent:
         raise NotImplementedError
 
     @staticmethod
-    def check_observation(observation) -> tuple[np.ndarray, np.ndarray]:
-        """The observation vector and action mask of what act() was given; one ScopaError for
-        anything else (None, a bare vector, a dict without the mask were a TypeError, IndexError
-        or KeyError, a list an AttributeError; review). Every act() looks here first."""
-        if isinstance(observation, dict) and "observation" in observation and "action_mask" in observation:
-            obs, mask = observation["observation"], observation["action_mask"]
-            if isinstance(obs, np.ndarray) and isinstance(mask, np.ndarray) and obs.ndim == mask.ndim == 1:
-                return obs, mask
-        what = (f"a dict of {', '.join(map(repr, observation))}" if isinstance(observation, dict)
-                else type(observation).__name__)
-        raise ScopaError(f"an agent acts on a player's observation, a dict {{'observation': array, "
-                         f"'action_mask': array}} (Game.observation(seat), an env's observe()), "
-                         f"got {what}")
+    def check_observation(observation) -> dict:
+        """What act() was given, as the dict of two int8 vectors every agent reads: numpy arrays
+        pass as they are; other array-likes of whole numbers (a torch tensor, a list) are turned
+        into them. One ScopaError for anything else (None, a bare vector, a dict without the mask
+        were a TypeError, IndexError or KeyError by agent; review). Every act() looks here first."""
+        if not (isinstance(observation, dict) and "observation" in observation and "action_mask" in observation):
+            what = (f"a dict of {', '.join(map(repr, observation))}" if isinstance(observation, dict)
+                    else type(observation).__name__)
+            raise ScopaError(f"an agent acts on a player's observation, a dict {{'observation': array, "
+                             f"'action_mask': array}} (Game.observation(seat), an env's observe()), "
+                             f"got {what}")
+        parts = {}
+        for key in ("observation", "action_mask"):
+            given = observation[key]
+            if isinstance(given, np.ndarray) and given.dtype == np.int8 and given.ndim == 1:
+                parts[key] = given
+                continue
+            try:
+                a = np.asarray(given)
+                v = a.astype(np.int8)
+                fits = a.ndim == 1 and a.dtype.kind in "biuf" and np.array_equal(a, v)
+            except (TypeError, ValueError, RuntimeError, OverflowError):
+                a, fits = None, False
+            if not fits:
+                what = type(given).__name__ + ("" if a is None else f" of {a.dtype} with shape {a.shape}")
+                raise ScopaError(f"the observation's {key!r} must be a vector of small whole numbers "
+                                 f"(int8, as Game.observation gives), got {what}")
+            parts[key] = v
+        if all(parts[k] is observation[k] for k in parts):
+            return observation
+        return parts
 
     def legal_actions(self, observation: dict) -> np.ndarray:
         """The legal action ids of an observation of this agent's rules; ScopaError for one of
         other rules (an agent built without rules= in a scopone env read the 469 values through
         the classic slices and played on, some moves taking half a minute) or without a move."""
-        obs, mask = self.check_observation(observation)
+        observation = self.check_observation(observation)
+        obs, mask = observation["observation"], observation["action_mask"]
         if len(obs) != self._obs_size or len(mask) != self.actions.size or \
                 obs[self._target_slot] != min(self.rules.target, 127) or \
                 obs[self._napola_slot] != int(self.rules.napola):

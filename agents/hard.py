@@ -401,7 +401,7 @@ class HardAgent(Agent):
         return hands, cdf
 
     def act(self, observation: dict) -> int:
-        self.check_observation(observation)
+        observation = self.check_observation(observation)
         obs = observation["observation"]
         if self.infer:
             self.observe(obs)

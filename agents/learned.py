@@ -169,7 +169,7 @@ class LearnedAgent(Agent):
         return legal, s.numpy()
 
     def act(self, observation: dict) -> int:
-        self.check_observation(observation)
+        observation = self.check_observation(observation)
         if self._hard is None:
             return self._act(observation)
         obs = observation["observation"]

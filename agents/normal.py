@@ -118,7 +118,7 @@ class NormalAgent(Agent):
         return legal, out
 
     def act(self, observation: dict) -> int:
-        self.check_observation(observation)
+        observation = self.check_observation(observation)
         if not self._classic:
             legal, values = self._any_values(observation, True)
             return int(legal[int(np.argmax(values))])

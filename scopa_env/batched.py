@@ -251,6 +251,14 @@ def _dense_masks(legal_count, legal_ids, out):
             out[b, legal_ids[b, i]] = 1
 
 
+def _as_array(v):
+    """np.asarray(v), or v itself when it is no array-like (the checks then name its type)."""
+    try:
+        return np.asarray(v)
+    except (TypeError, ValueError, RuntimeError):
+        return v
+
+
 class BatchedScopa:
     """`num_envs` games under `rules` stepped together. See the module docstring for the arrays."""
 
@@ -358,6 +366,9 @@ class BatchedScopa:
             raise ScopaError(f"the saved state lacks {', '.join(map(repr, missing))}: not what "
                              f"state_dict() returns")
         check_seed(d["seed"], "the saved state's seed")
+        # torch tensors (training's checkpoints hold them) and lists are taken as arrays
+        d = {k: (v if isinstance(v, np.ndarray) or k == "seed" or v is None else _as_array(v))
+             for k, v in d.items()}
         B = self.num_envs
         width = np.shape(d["legal_ids"])[1:2]
         for name in ("states", "rng", *_POSITION):

@@ -30,7 +30,8 @@ def is_whole(value) -> bool:
         return False
     if isinstance(value, np.ndarray):
         return value.ndim == 0 and np.issubdtype(value.dtype, np.integer)
-    return hasattr(value, "__index__")
+    # other arrays with __index__ (a torch tensor of cards) are lists too, unless 0-d
+    return hasattr(value, "__index__") and getattr(value, "ndim", 0) == 0
 
 
 def is_list(value) -> bool:

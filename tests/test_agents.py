@@ -1,5 +1,6 @@
 """The rule levels: interface, decisions from the observation alone, and what each level does."""
 import copy
+import re
 import os
 from pathlib import Path
 
@@ -983,15 +984,27 @@ def test_hard_worlds_refuses_the_budget_options_it_overrides():
 @pytest.mark.parametrize("spec", ["random", "easy", "normal", "hard:worlds=2", "hard:worlds=2,infer=true",
                                   "checkpoints/scopa-default.pt", "checkpoints/scopa-default.pt:search=100"])
 def test_act_on_what_is_not_an_observation_is_one_clear_error(spec):
-    """act(None), act(vector), a dict without its mask, lists: TypeError, IndexError, KeyError,
-    AttributeError by agent (review); one ScopaError saying what act() takes."""
+    """act(None), act(vector), a dict without its mask: TypeError, IndexError, KeyError by agent
+    (review); one ScopaError saying what act() takes. The same observation as torch tensors or
+    lists plays the same move (a first version of the check refused them; review)."""
+    import torch
     g = Game(seed=1)
     o = g.observation(g.to_move)
+    want = make_agent(spec, seed=3).act(o)
+    assert o["action_mask"][want] == 1
+    for form in ({k: torch.from_numpy(v) for k, v in o.items()}, {k: v.tolist() for k, v in o.items()},
+                 {k: v.astype(np.float32) for k, v in o.items()}):
+        assert make_agent(spec, seed=3).act(form) == want
     a = make_agent(spec)
     for bad, got in ((None, "got NoneType"), (o["observation"], "got ndarray"),
-                     ({"observation": o["observation"]}, "got a dict of 'observation'"),
-                     ({k: list(v) for k, v in o.items()}, "got a dict of 'observation', 'action_mask'")):
+                     ({"observation": o["observation"]}, "got a dict of 'observation'")):
         with pytest.raises(ScopaError, match=r"^an agent acts on a player's observation, a dict "
                                              rf"\{{'observation': array, 'action_mask': array\}} .*{got}$"):
             a.act(bad)
-    assert o["action_mask"][a.act(o)] == 1
+    for key, value, got in (("observation", o["observation"][None], "ndarray of int8 with shape (1, 291)"),
+                            ("observation", o["observation"] + 0.5, "ndarray of float64 with shape (291,)"),
+                            ("action_mask", o["action_mask"].astype(np.int64) * 1000, "ndarray of int64"),
+                            ("action_mask", [1, [2]], "list")):
+        with pytest.raises(ScopaError, match=rf"^the observation's '{key}' must be a vector of small whole "
+                                             rf"numbers \(int8, as Game.observation gives\), got .*{re.escape(got)}"):
+            a.act(dict(o, **{key: value}))

@@ -374,6 +374,14 @@ def test_load_state_dict_refuses_what_state_dict_does_not_return():
         with pytest.raises(ScopaError, match="^" + re.escape(words)):
             e.load_state_dict(bad)
         assert all(np.array_equal(good[k], v) for k, v in e.state_dict().items())
+    # torch tensors (as training stores them) and lists load (a first version refused them; review)
+    import torch
+    for convert in (torch.from_numpy, np.ndarray.tolist):
+        f = BatchedScopa(4, seed=1)
+        f.reset()
+        f.step_index(np.zeros(4, dtype=np.int64))     # moved on: the load brings it back
+        f.load_state_dict({k: convert(v) if isinstance(v, np.ndarray) else v for k, v in good.items()})
+        assert all(np.array_equal(good[k], v) for k, v in f.state_dict().items())
 
 
 def test_state_dict_before_reset_is_refused():

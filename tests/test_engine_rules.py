@@ -61,6 +61,10 @@ def test_primiera_and_napola_refuse_a_bad_mask():
         with pytest.raises(ScopaError, match="^cards are a list like"):
             f(True)
     assert napola(0b111) == 3 and primiera(mask_of(["7D", "7C", "7S", "7B"])) == 84
+    # a torch tensor of cards is a list of cards (is_whole took any __index__ for one number)
+    import torch
+    assert napola(torch.tensor([0, 1, 2])) == 3 and napola(torch.tensor(7)) == 3
+    assert primiera(torch.tensor([0, 6, 16])) == 0 and mask_of(torch.tensor([0, 1])) == 3
 
 
 def test_worked_example_legal_plays():
