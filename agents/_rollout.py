@@ -260,8 +260,10 @@ def search(obs, target, cards, masks, k, worlds, rollouts, endgame, w, epsilon, 
     buf = np.empty((3, core.MAX_MOVES), dtype=np.int64)
     values = np.empty(core.MAX_MOVES)
     scratch = np.zeros(SCRATCH)
-    bufs = np.empty((8, 3, core.MAX_MOVES), dtype=np.int64)
-    states = np.zeros((8, core.STATE_SIZE), dtype=np.int64)
+    # minimax_any over at most EXACT_PLIES cards needs EXACT_PLIES + 1 states (8 gave every move
+    # of a set-up 8-card last deal -1e18 with exact_last_deal; review)
+    bufs = np.empty((EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
+    states = np.zeros((EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
     rest_ids = np.zeros(40, dtype=np.int64)
     for _ in range(worlds):
         if nh == 0:
@@ -283,6 +285,15 @@ def search(obs, target, cards, masks, k, worlds, rollouts, endgame, w, epsilon, 
                                              exact_last, states, bufs)
 
 
+def countable_last_deal(obs: np.ndarray, most: int) -> bool:
+    """Whether a classic last deal can be counted out: the deck is empty, at most `most` (and
+    EXACT_PLIES) cards are in the two hands, and the unseen cards are exactly the opponent's
+    hand (a set-up position may leave cards out of the game: its hand is then not known)."""
+    hand_n = int(obs[_OPP_HAND_SIZE])
+    return int(obs[_DECK_LEFT]) == 0 and int(obs[SLICES["unseen"]].sum()) == hand_n and \
+        int(obs[SLICES["hand"]].sum()) + hand_n <= min(most, EXACT_PLIES)
+
+
 def check_observation(obs: np.ndarray) -> None:
     """The observation must describe a world the kernels can finish: unseen = opponent hand +
     deck, and the deck a whole number of 2-player deals (the kernels trust their input)."""
@@ -295,12 +306,14 @@ def check_observation(obs: np.ndarray) -> None:
 
 # ---- the last deal: every card is known, so it is solved exactly --------------------------
 @njit(cache=True)
-def last_deal_values(obs, target, cards, masks, k, endgame, out):
+def last_deal_values(obs, target, cards, masks, k, endgame, out, cap=0):
     """out[j] = exact value (outcome_any() for seat 0) of candidate j when the deck is empty: the
-    unseen cards are then exactly the opponent's hand, and both sides play perfectly."""
+    unseen cards are then exactly the opponent's hand, and both sides play perfectly. With
+    cap > 0 it gives up past cap moves played (a set-up table of 30 cards has thousands of moves
+    a ply): False, out incomplete; else True."""
     state = np.zeros(core.STATE_SIZE, dtype=np.int64)
     unseen = build_base(obs, target, state)
-    exact_values_any(state, 1, unseen, cards, masks, k, endgame, out)
+    return exact_values_any(state, 1, unseen, cards, masks, k, endgame, out, False, cap)
 
 
 @njit(cache=True)
@@ -308,7 +321,7 @@ def last_deal_values_easy(obs, target, cards, masks, k, endgame, out):
     """last_deal_values against an opponent playing like the easy level (expectimax_easy)."""
     state = np.zeros(core.STATE_SIZE, dtype=np.int64)
     unseen = build_base(obs, target, state)
-    exact_values_any(state, 1, unseen, cards, masks, k, endgame, out, True)
+    return exact_values_any(state, 1, unseen, cards, masks, k, endgame, out, True)
 
 
 # ==== any rules: variants, 3 players, pairs ==================================================

@@ -70,7 +70,7 @@ from scopa_env.observation import SLICES
 
 from . import _exact, _rollout
 from .base import Agent, flag_option, number_option, weights_option, whole_option
-from .normal import WEIGHTS, cards_left, obs_mask, obs_scalar
+from .normal import WEIGHTS, obs_mask, obs_scalar
 
 
 ENDGAME_MARGIN = 7     # a hand can decide the match once a score is within this of the target
@@ -222,10 +222,12 @@ class HardAgent(Agent):
         endgame = deciding(obs, self.rules.target, self.endgame_margin)
         rng = np.zeros(1, dtype=np.int64)
         seed_rng(rng, 0, int(self.rng.integers(1, 2**62)))
-        if int(obs[SLICES["deck_left"].start]) == 0 and cards_left(obs) <= _exact.EXACT_PLIES:
-            self.last_worlds = 1
-            return self.last_deal(observation)
-        # a last deal with more cards (set up, never dealt) is searched like any other position
+        if _rollout.countable_last_deal(obs, _exact.EXACT_PLIES):
+            solved = self.last_deal(observation)
+            if solved is not None:
+                self.last_worlds = 1
+                return solved
+        # a last deal with more cards or moves (set up, never dealt) is searched like any other
         hands, cdf = self.hand_posterior(obs) if self.infer else (_NO_HANDS, _NO_CDF)
         totals = np.zeros(k)
         worlds = self.worlds_for(obs, k)
@@ -246,11 +248,13 @@ class HardAgent(Agent):
         self.last_worlds = done
         return legal, totals / (done * self.rollouts)
 
-    def last_deal(self, observation: dict) -> tuple[np.ndarray, np.ndarray]:
+    def last_deal(self, observation: dict) -> tuple[np.ndarray, np.ndarray] | None:
         """Legal action ids and their exact values once the deck is empty (classic rules), with
-        at most EXACT_PLIES cards in the two hands: the opponent holds exactly the unseen cards. Minimax, or with easy_last_deal against an
-        opponent the inference takes for easy, its mean outcome under easy's play. Draws nothing
-        from the generator (the learned agent's last deal calls it too)."""
+        at most EXACT_PLIES cards in the two hands (_rollout.countable_last_deal): the opponent
+        holds exactly the unseen cards. Minimax, or with easy_last_deal against an opponent the
+        inference takes for easy, its mean outcome under easy's play. None when minimax gives up
+        past EXACT_NODES moves (set-up tables of many cards). Draws nothing from the generator
+        (the learned agent's last deal calls it too)."""
         obs = observation["observation"]
         legal = self.legal_actions(observation)
         k = len(legal)
@@ -259,8 +263,11 @@ class HardAgent(Agent):
         endgame = deciding(obs, self.rules.target, self.endgame_margin)
         values = np.zeros(k)
         w = self.model_weights[EASY] if self.infer and self.easy_last_deal else 0.0
-        solve = _rollout.last_deal_values_easy if w >= EASY_GATE else _rollout.last_deal_values
-        solve(obs, self.rules.target, cards, masks, k, endgame, values)
+        if w >= EASY_GATE:
+            _rollout.last_deal_values_easy(obs, self.rules.target, cards, masks, k, endgame, values)
+        elif not _rollout.last_deal_values(obs, self.rules.target, cards, masks, k, endgame, values,
+                                           _exact.EXACT_NODES):
+            return None
         return legal, values
 
     @property

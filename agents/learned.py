@@ -180,23 +180,28 @@ class LearnedAgent(Agent):
 
     def _act(self, observation: dict) -> int:
         if self.count_last:
-            from ._rollout import last_deal_values
+            from ._exact import EXACT_NODES
+            from ._rollout import countable_last_deal, last_deal_values
             from .hard import deciding
-            from .normal import cards_left, obs_scalar
 
             obs = np.asarray(observation["observation"], dtype=np.int8)
-            if obs_scalar(obs, "deck_left") == 0 and cards_left(obs) <= self.count_last:
+            # counted out when it can be (the opponent's hand known) and within EXACT_NODES
+            # moves (set-up tables of many cards); else the network (and search) as before it
+            if countable_last_deal(obs, self.count_last):
                 if self._hard is not None:
                     # with search, its opponent model plays the last deal too (hard option
                     # easy_last_deal: against an opponent it takes for easy, easy's mean outcome)
-                    legal, values = self._hard.last_deal(observation)
+                    solved = self._hard.last_deal(observation)
                 else:
                     legal = self.legal_actions(observation)
                     values = np.zeros(len(legal))
                     endgame = deciding(obs, self.rules.target)
-                    last_deal_values(obs, self.rules.target, self.actions.card[legal],
-                                     self.actions.captured[legal], len(legal), endgame, values)
-                return int(legal[int(np.argmax(values))])
+                    solved = (legal, values) if last_deal_values(
+                        obs, self.rules.target, self.actions.card[legal], self.actions.captured[legal],
+                        len(legal), endgame, values, EXACT_NODES) else None
+                if solved is not None:
+                    legal, values = solved
+                    return int(legal[int(np.argmax(values))])
         legal, s = self.scores(observation)
         if self._hard is not None and len(legal) > 1:
             s = self.blend(observation, s)

@@ -60,11 +60,6 @@ def obs_scalar(obs: np.ndarray, name: str) -> int:
     return int(obs[SLICES[name].start])
 
 
-def cards_left(obs: np.ndarray) -> int:
-    """Cards in the two hands (classic 2-player observation)."""
-    return int(obs[SLICES["hand"]].sum()) + obs_scalar(obs, "opp_hand_size")
-
-
 class NormalAgent(Agent):
     """Plays the move with the best heuristic value (the lowest action id on ties); under the
     classic rules the last `count_last` cards of a hand are counted out exactly."""
@@ -123,12 +118,13 @@ class NormalAgent(Agent):
             legal, values = self._any_values(observation, True)
             return int(legal[int(np.argmax(values))])
         obs = observation["observation"]
-        # counted out with at most EXACT_PLIES cards (a set-up last deal may hold more)
-        if obs_scalar(obs, "deck_left") == 0 and cards_left(obs) <= min(self.count_last, _exact.EXACT_PLIES):
+        # counted out when it can be (at most EXACT_PLIES cards, the opponent's hand known) and
+        # within EXACT_NODES moves (a set-up table of 30 cards: thousands a ply); else judged
+        if _rollout.countable_last_deal(obs, self.count_last):
             legal = self.legal_actions(observation)
             values = np.zeros(len(legal))
-            last_deal_values(obs, self.rules.target, self.actions.card[legal], self.actions.captured[legal],
-                             len(legal), False, values)
-        else:
-            legal, values = self.scores(observation)
+            if last_deal_values(obs, self.rules.target, self.actions.card[legal], self.actions.captured[legal],
+                                len(legal), False, values, _exact.EXACT_NODES):
+                return int(legal[int(np.argmax(values))])
+        legal, values = self.scores(observation)
         return int(legal[int(np.argmax(values))])

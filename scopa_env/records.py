@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 import math
 import os
-from pathlib import Path
 from typing import Iterable, Iterator
 
 from . import core

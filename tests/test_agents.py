@@ -1008,3 +1008,46 @@ def test_act_on_what_is_not_an_observation_is_one_clear_error(spec):
         with pytest.raises(ScopaError, match=rf"^the observation's '{key}' must be a vector of small whole "
                                              rf"numbers \(int8, as Game.observation gives\), got .*{re.escape(got)}"):
             a.act(dict(o, **{key: value}))
+
+
+def test_set_up_last_deals_the_count_out_cannot_take_are_played_otherwise(monkeypatch):
+    """Review of set-up positions: (1) the classic search's stack held 8 states, so with
+    exact_last_deal an 8-card last deal in a rollout valued every move -1e18; (2) a position
+    that leaves cards out of the game (setup allows it) sent normal and the learned agent into
+    the count-out with the left-out cards as the opponent's hand (a ValueError); (3) the classic
+    count-out had no node cap: a 30-card table took minutes. Now the stack fits, a count-out
+    needs the opponent's hand known, and past EXACT_NODES moves the agent judges instead."""
+    from scopa_env.cards import as_card
+    h0, h1, t = ["1D", "2D", "3D", "4D", "5D"], ["1C", "2C", "3C", "4C"], ["7S", "6B"]
+    used = {as_card(c) for c in h0 + h1 + t}
+    g = Game(seed=1)
+    g.setup(hands=[h0, h1], table=t, piles=[[c for c in range(40) if c not in used], []], deck=[], dealer=1)
+    values = HardAgent(worlds=4, exact_last_deal=True).move_values(g.observation(0))[1]
+    assert np.all(np.abs(values) < 100), values
+    # (2) cards left out: judged, not counted
+    g = Game()
+    g.setup(hands=[["7D", "2C"], ["5S", "3B"]], table=["4D", "1C"], deck=[], dealer=1)
+    o = g.observation(0)
+    assert not _rollout.countable_last_deal(o["observation"], 4)
+    assert make_agent("normal").act(o) == make_agent("normal:count_last=0").act(o)
+    assert make_agent("checkpoints/scopa-default.pt").act(o) == make_agent("checkpoints/scopa-default.pt:count_last=0").act(o)
+    # (3) a 30-card table: the count-out gives up past the cap and normal judges
+    low = sorted(range(40), key=lambda c: (c % 10, c))
+    g = Game()
+    g.setup(hands=[low[30:32], low[32:34]], table=low[:30], piles=[low[34:], []], deck=[], dealer=1)
+    o = g.observation(0)
+    h = HardAgent()
+    legal = h.legal_actions(o)
+    out = np.zeros(len(legal))
+    args = (o["observation"], 11, h.actions.card[legal], h.actions.captured[legal], len(legal), False, out)
+    assert _rollout.last_deal_values(*args, 10) is False and _rollout.last_deal_values(*args) is True
+    assert make_agent("normal").act(o) == int(legal[int(np.argmax(out))])
+    import agents.normal as normal_module
+    seen = []
+
+    def spy(*a):
+        seen.append(_rollout.last_deal_values(*a))
+        return seen[-1]
+    monkeypatch.setattr(normal_module, "last_deal_values", spy)
+    monkeypatch.setattr(_exact, "EXACT_NODES", 10)
+    assert make_agent("normal").act(o) == make_agent("normal:count_last=0").act(o) and seen == [False]
