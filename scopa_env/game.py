@@ -142,6 +142,26 @@ class Game:
                 first = next(other for other, om in places if om >> card & 1)
                 raise ScopaError(f"the state holds {card_str(card)} twice: in {first} and in {name}")
             seen |= m
+        # counts as setup takes them (a score of -200 showed as +56 in the int8 observation)
+        counts = [(f"scope of seat {p}", core.SCOPE + p) for p in range(rules.players)]
+        counts += [(f"score of side {t}", core.SCORES + t) for t in range(rules.teams)]
+        counts += [("count of cards played this hand", core.PLAYS), ("hand number", core.HAND_NO)]
+        for name, slot in counts:
+            if not 0 <= st[slot] <= SETUP_COUNT_MAX:
+                raise ScopaError(f"the state's {name} {int(st[slot])} is not a whole number "
+                                 f"0..{SETUP_COUNT_MAX:,}")
+        for p in range(rules.players):
+            if not 0 <= st[core.PLAYED + p] <= ALL_CARDS_MASK:
+                raise ScopaError(f"the state's cards played by seat {p} are not a mask of 40 cards: "
+                                 f"{int(st[core.PLAYED + p])}")
+        if not 0 <= st[core.NAPOLEONE_SIDE] <= rules.teams:
+            raise ScopaError(f"the state's napoleone side {int(st[core.NAPOLEONE_SIDE])} is not "
+                             f"0..{rules.teams} (0 none, else 1 + a side)")
+        hands = [int(st[core.HANDS + p]) for p in range(rules.players)]
+        if st[core.PHASE] == core.PLAYING and hands[int(st[core.TO_MOVE])] == 0 and any(hands):
+            # no legal move and the hand not over: the game stalled (setup refuses it too)
+            raise ScopaError(f"the state's seat {int(st[core.TO_MOVE])} is to move with no card while "
+                             f"other hands hold cards")
         g._buf = None
         return g
 

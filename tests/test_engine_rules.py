@@ -395,11 +395,23 @@ def test_from_state_refuses_a_state_it_cannot_play():
                                (core.DEALER, -1, "dealer -1 is not a seat"),
                                (core.LAST_CAPTURER, 2, r"last_capturer 2 is not a seat 0..1 \(or -1\)"),
                                (core.PHASE, 5, "phase 5"), (core.DECK_POS, 100, "deck position 100"),
-                               (core.WINNER, 2, "winner 2")):
+                               (core.WINNER, 2, "winner 2"),
+                               # as setup takes them (review: a score of -200 showed as +56)
+                               (core.SCORES, -200, "score of side 0 -200 is not a whole number 0..1,000,000,000"),
+                               (core.SCOPE + 1, -5, "scope of seat 1 -5"), (core.PLAYS, -3, "cards played this hand -3"),
+                               (core.HAND_NO, -1, "hand number -1"), (core.PLAYED, -1, "cards played by seat 0"),
+                               (core.NAPOLEONE_SIDE, 7, "napoleone side 7 is not 0..2")):
         st = g.state.copy()
         st[slot] = value
         with pytest.raises(ScopaError, match=words):
             Game.from_state(Rules(), st)
+    # the mover's cards gone while the other seat holds some: stalled (setup refuses it too)
+    st = g.state.copy()
+    mover = int(st[core.TO_MOVE])
+    st[core.PILES + mover] |= st[core.HANDS + mover]
+    st[core.HANDS + mover] = 0
+    with pytest.raises(ScopaError, match=f"seat {mover} is to move with no card while other hands hold cards"):
+        Game.from_state(Rules(), st)
     with pytest.raises(ScopaError, match="holds integers, got float64"):
         Game.from_state(Rules(), g.state.astype(float))
     with pytest.raises(ScopaError, match="the rules the state was played under.*got None"):
