@@ -142,14 +142,15 @@ class Game:
                 first = next(other for other, om in places if om >> card & 1)
                 raise ScopaError(f"the state holds {card_str(card)} twice: in {first} and in {name}")
             seen |= m
-        # counts as setup takes them (a score of -200 showed as +56 in the int8 observation)
+        # counts never negative (a score of -200 showed as +56 in the int8 observation) and
+        # within int64 with room (play from a setup of 1e9 points goes past setup's bound)
         counts = [(f"scope of seat {p}", core.SCOPE + p) for p in range(rules.players)]
         counts += [(f"score of side {t}", core.SCORES + t) for t in range(rules.teams)]
         counts += [("count of cards played this hand", core.PLAYS), ("hand number", core.HAND_NO)]
         for name, slot in counts:
-            if not 0 <= st[slot] <= SETUP_COUNT_MAX:
+            if not 0 <= st[slot] < 2**62:
                 raise ScopaError(f"the state's {name} {int(st[slot])} is not a whole number "
-                                 f"0..{SETUP_COUNT_MAX:,}")
+                                 f"0..2**62-1")
         for p in range(rules.players):
             if not 0 <= st[core.PLAYED + p] <= ALL_CARDS_MASK:
                 raise ScopaError(f"the state's cards played by seat {p} are not a mask of 40 cards: "

@@ -397,7 +397,7 @@ def test_from_state_refuses_a_state_it_cannot_play():
                                (core.PHASE, 5, "phase 5"), (core.DECK_POS, 100, "deck position 100"),
                                (core.WINNER, 2, "winner 2"),
                                # as setup takes them (review: a score of -200 showed as +56)
-                               (core.SCORES, -200, "score of side 0 -200 is not a whole number 0..1,000,000,000"),
+                               (core.SCORES, -200, r"score of side 0 -200 is not a whole number 0..2\*\*62-1"),
                                (core.SCOPE + 1, -5, "scope of seat 1 -5"), (core.PLAYS, -3, "cards played this hand -3"),
                                (core.HAND_NO, -1, "hand number -1"), (core.PLAYED, -1, "cards played by seat 0"),
                                (core.NAPOLEONE_SIDE, 7, "napoleone side 7 is not 0..2")):
@@ -405,6 +405,11 @@ def test_from_state_refuses_a_state_it_cannot_play():
         st[slot] = value
         with pytest.raises(ScopaError, match=words):
             Game.from_state(Rules(), st)
+    # play goes past setup's bound of 1e9: such a state is still a game's (review)
+    big = Game(Rules())
+    big.setup(hands=[["7D", "1C"], ["2C", "4S"]], table=["7S"], scores=[10**9, 10**9], scope=[10**9, 0], dealer=1)
+    big.play("7D", ["7S"])
+    assert Game.from_state(Rules(), big.state).state[core.SCOPE] == 10**9 + 1
     # the mover's cards gone while the other seat holds some: stalled (setup refuses it too)
     st = g.state.copy()
     mover = int(st[core.TO_MOVE])

@@ -314,6 +314,15 @@ def test_a_run_saved_with_no_final_opponents_resumes_and_keeps_its_guards(tmp_pa
     assert "Final evaluation" not in r.stdout
     ck = torch.load(folder / "latest.pt", weights_only=True)
     assert ck["counters"]["steps"] >= 2560 and ck["config"]["final_matches"] == 0
+    # a resume naming final opponents keeps the run's final_matches (review)
+    from training.loop import start
+    old = checkpoint.load(folder / "latest.pt")
+    old["config"] = dict(old["config"], final_opponents=[], final_matches=200)
+    checkpoint.save_atomic(old, tmp_path / "old.pt")
+    run = start(tiny_cfg(tmp_path), resume=str(tmp_path / "old.pt"),
+                overrides={"final_opponents": ("random",)}, log=lambda *_: None)
+    assert run.cfg.final_matches == 200 and run.cfg.final_opponents == ("random",)
+    run.release_folder()
     # a latest.pt whose config this version cannot read is not compared, but its steps are
     latest = checkpoint.load(folder / "latest.pt")
     latest["config"] = dict(latest["config"], a_key_of_tomorrow=1)
@@ -1291,6 +1300,13 @@ def test_resuming_an_earlier_file_never_overwrites_a_later_run(tmp_path, capsys)
                              str(tmp_path / "branch" / ".." / "b2" / "deep"), "--total-steps", "1536"),
                     "this resume branches run 'r' at 1,024 steps")
     assert not (tmp_path / "branch").exists() and not (tmp_path / "b2").exists()
+    # 'missing/../mine' with 'mine' there and empty: 'mine' seemed missing and was removed
+    (tmp_path / "mine").mkdir()
+    _one_line_error(run_main(capsys, "--resume", str(early), "--checkpoints-dir",
+                             str(tmp_path / "missing" / ".." / "mine" / "deep"), "--total-steps", "1536"),
+                    "this resume branches run 'r' at 1,024 steps")
+    assert (tmp_path / "mine").is_dir() and not (tmp_path / "mine" / "deep").exists()
+    assert not (tmp_path / "missing").exists()
     r = run_main(capsys, "--resume", str(early), "--checkpoints-dir", str(tmp_path / "branch"),
                  "--runs-dir", str(tmp_path / "branch-runs"), "--total-steps", "1536")
     assert r.returncode == 0, r.stderr

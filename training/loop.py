@@ -338,9 +338,11 @@ class Run:
         base, k = self.name, 1
         while True:
             # the folders this start creates, deepest first: a failed start removes them
-            # ('c2/..' is not one: removing it failed and stopped the removal before 'c2')
-            created = [f for f in (self.ckpt_dir, *self.ckpt_dir.parents)
-                       if f.name != ".." and not f.exists()]
+            # as absolute paths without '..' ('c2/..' could not be removed and stopped the
+            # removal; 'c2/../mine' seemed missing while 'mine' was there, and was removed)
+            created = list(dict.fromkeys(
+                here for f in (self.ckpt_dir, *self.ckpt_dir.parents) if f.name != ".."
+                for here in (Path(os.path.abspath(f)),) if not here.exists()))
             self._mkdir("checkpoint folder", self.ckpt_dir)
             holder, held = self._lock_folder(), ""
             if holder is None:
@@ -706,7 +708,8 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
     if not isinstance(saved, dict):
         raise ScopaError(f"{resume!r} holds no config table (got {type(saved).__name__}): it cannot "
                          "be resumed")
-    saved = saved_config(saved)
+    if not {"final_opponents", "final_matches"} & set(overrides):
+        saved = saved_config(saved)     # the resume's own values for these are taken as given
     for key in _unchanged(saved, overrides, set(overrides) - RESUME_OVERRIDABLE):
         del overrides[key]          # --seed 1 on a seed-1 run: "cannot change" to what it is
     bad = sorted(set(overrides) - RESUME_OVERRIDABLE)
