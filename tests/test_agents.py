@@ -1051,3 +1051,10 @@ def test_set_up_last_deals_the_count_out_cannot_take_are_played_otherwise(monkey
     monkeypatch.setattr(normal_module, "last_deal_values", spy)
     monkeypatch.setattr(_exact, "EXACT_NODES", 10)
     assert make_agent("normal").act(o) == make_agent("normal:count_last=0").act(o) and seen == [False]
+    # hard searches instead, the learned agent plays its network
+    h = HardAgent(worlds=2)
+    assert h.last_deal(o) is None
+    h.move_values(o)
+    assert h.last_worlds == 2
+    ckpt = "checkpoints/scopa-default.pt"
+    assert make_agent(ckpt).act(o) == make_agent(f"{ckpt}:count_last=0").act(o)
