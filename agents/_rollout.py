@@ -165,9 +165,10 @@ MAX_HANDS = 100_000
 @njit(cache=True)
 def hand_weights(base, unseen, h, rows, nrows, w, eps, beta, hands, w_normal, w_easy, w_soft):
     """Every opponent hand of h cards from the `unseen` cards (build_base's base and mask), written to
-    hands[:n] (the arrays hold C(unseen cards, h): nothing here checks), with the chance of the deal's moves `rows` under three models of the opponent:
-    w_normal, the normal level's judgement (its best move, ties included, with probability
-    1 - eps, else any legal move at random); w_easy, the easy level (a capture at random when
+    hands[:n] (the arrays hold C(unseen cards, h): nothing here checks), with the chance of the
+    deal's moves `rows` under three models of the opponent: w_normal, the normal level's
+    judgement (its best move, ties included, with probability 1 - eps, else any legal move at
+    random); w_easy, the easy level (a capture at random when
     it has one, else any card at random); w_soft, a player who leans on the normal judgement
     without following it (each move with a chance in proportion to exp(beta x its normal score)).
     Returns n. Nothing but the observation is read."""
