@@ -340,9 +340,9 @@ class Run:
             # the folders this start creates, deepest first: a failed start removes them
             # as absolute paths without '..' ('c2/..' could not be removed and stopped the
             # removal; 'c2/../mine' seemed missing while 'mine' was there, and was removed)
-            created = list(dict.fromkeys(
-                here for f in (self.ckpt_dir, *self.ckpt_dir.parents) if f.name != ".."
-                for here in (Path(os.path.abspath(f)),) if not here.exists()))
+            chain = [Path(os.path.abspath(f)) for f in (self.ckpt_dir, *self.ckpt_dir.parents)
+                     if f.name != ".."]
+            created = [f for f in dict.fromkeys(chain) if not f.exists()]
             self._mkdir("checkpoint folder", self.ckpt_dir)
             holder, held = self._lock_folder(), ""
             if holder is None:
