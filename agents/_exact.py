@@ -119,7 +119,7 @@ def exact_values_any(base, holder, unseen, cards, masks, k, endgame, out, agains
                      cap=0):
     """out[j] = exact value (minimax_any; with against_easy, 2 players: expectimax_easy) of
     candidate j when nothing is hidden any more: the deck is empty and seat `holder` (or nobody,
-    holder < 0) holds every unseen card. Returns False if minimax_any played more than `cap`
+    holder < 0) holds every unseen card. Returns False if the solver played more than `cap`
     moves in all (cap > 0; out is then incomplete), else True."""
     nodes = np.zeros(1, dtype=np.int64)
     state = base.copy()
@@ -137,21 +137,23 @@ def exact_values_any(base, holder, unseen, cards, masks, k, endgame, out, agains
         if flags & F_HAND_OVER:
             out[j] = outcome_any(child, endgame)
         elif against_easy:
-            out[j] = expectimax_easy(child, endgame, states, bufs)
+            out[j] = expectimax_easy(child, endgame, states, bufs, nodes, cap)
         else:
             out[j] = minimax_any(child, endgame, states, bufs, nodes, cap)
-            if cap > 0 and nodes[0] > cap:
-                return False
+        if cap > 0 and nodes[0] > cap:
+            return False
     return True
 
 
 @njit(cache=True)
-def expectimax_easy(root, endgame, states, bufs):
+def expectimax_easy(root, endgame, states, bufs, nodes, cap):
     """Value for seat 0 (2 players) of the rest of a hand with no hidden card when the other seat
     plays like the easy level: a capture chosen uniformly at random whenever it has one, else a
     card laid at random; seat 0 maximises outcome_any. The mean over easy's choices instead of
     minimax_any's worst one: against easy the paranoid value gives away points (README, "Opponent
-    modelling"). Iterative like minimax_any; at most states.shape[0] - 1 plies left."""
+    modelling"). Iterative like minimax_any; at most states.shape[0] - 1 plies left. No pruning
+    (a mean needs every branch): nodes[0] counts the moves it plays, and with cap > 0 it gives up
+    (NaN) past cap, as minimax_any does."""
     depth_max = states.shape[0] - 1
     n = np.zeros(depth_max + 1, dtype=np.int64)
     nxt = np.zeros(depth_max + 1, dtype=np.int64)
@@ -180,6 +182,9 @@ def expectimax_easy(root, endgame, states, bufs):
             if takes[d] and bufs[d, 1, i] == 0:
                 continue                  # easy never lays a card when it can capture
             states[d + 1, :] = states[d]
+            nodes[0] += 1
+            if cap > 0 and nodes[0] > cap:
+                return np.nan
             flags = apply_move(states[d + 1], bufs[d, 0, i], bufs[d, 1, i])
             if not flags & F_HAND_OVER:
                 d += 1

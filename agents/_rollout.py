@@ -318,11 +318,12 @@ def last_deal_values(obs, target, cards, masks, k, endgame, out, cap=0):
 
 
 @njit(cache=True)
-def last_deal_values_easy(obs, target, cards, masks, k, endgame, out):
-    """last_deal_values against an opponent playing like the easy level (expectimax_easy)."""
+def last_deal_values_easy(obs, target, cards, masks, k, endgame, out, cap=0):
+    """last_deal_values against an opponent playing like the easy level (expectimax_easy); the
+    same cap, and the same False when it gives up."""
     state = np.zeros(core.STATE_SIZE, dtype=np.int64)
     unseen = build_base(obs, target, state)
-    return exact_values_any(state, 1, unseen, cards, masks, k, endgame, out, True)
+    return exact_values_any(state, 1, unseen, cards, masks, k, endgame, out, True, cap)
 
 
 # ==== any rules: variants, 3 players, pairs ==================================================

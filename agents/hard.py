@@ -252,7 +252,7 @@ class HardAgent(Agent):
         """Legal action ids and their exact values once the deck is empty (classic rules), with
         at most EXACT_PLIES cards in the two hands (_rollout.countable_last_deal): the opponent
         holds exactly the unseen cards. Minimax, or with easy_last_deal against an opponent the
-        inference takes for easy, its mean outcome under easy's play. None when minimax gives up
+        inference takes for easy, its mean outcome under easy's play. None when either gives up
         past EXACT_NODES moves (set-up tables of many cards). Draws nothing from the generator
         (the learned agent's last deal calls it too)."""
         obs = observation["observation"]
@@ -263,10 +263,8 @@ class HardAgent(Agent):
         endgame = deciding(obs, self.rules.target, self.endgame_margin)
         values = np.zeros(k)
         w = self.model_weights[EASY] if self.infer and self.easy_last_deal else 0.0
-        if w >= EASY_GATE:
-            _rollout.last_deal_values_easy(obs, self.rules.target, cards, masks, k, endgame, values)
-        elif not _rollout.last_deal_values(obs, self.rules.target, cards, masks, k, endgame, values,
-                                           _exact.EXACT_NODES):
+        solve = _rollout.last_deal_values_easy if w >= EASY_GATE else _rollout.last_deal_values
+        if not solve(obs, self.rules.target, cards, masks, k, endgame, values, _exact.EXACT_NODES):
             return None
         return legal, values
 

@@ -404,6 +404,55 @@ def _brute_force_easy(state):
     return max(values) if state[core.TO_MOVE] == 0 else sum(values) / len(values)
 
 
+def test_the_last_deal_against_easy_gives_up_past_the_node_cap_too(monkeypatch):
+    """expectimax_easy (easy_last_deal) had no node cap, where minimax had EXACT_NODES: a set-up
+    table of many cards could take minutes. Now it gives up the same way (False; hard.last_deal
+    None) and hard searches instead."""
+    low = sorted(range(40), key=lambda c: (c % 10, c))
+    g = Game()
+    g.setup(hands=[low[30:32], low[32:34]], table=low[:30], piles=[low[34:], []], deck=[], dealer=1)
+    o = g.observation(0)
+    h = HardAgent(worlds=2, infer=True, easy_last_deal=True)
+    legal = h.legal_actions(o)
+    out = np.zeros(len(legal))
+    args = (o["observation"], 11, h.actions.card[legal], h.actions.captured[legal], len(legal), False, out)
+    assert _rollout.last_deal_values_easy(*args, 10) is False
+    assert _rollout.last_deal_values_easy(*args) is True
+    h.model_weights = np.array([0.0, 1.0, 0.0])                 # taken for easy
+    monkeypatch.setattr(_exact, "EXACT_NODES", 10**9)
+    ids, values = h.last_deal(o)
+    assert np.array_equal(ids, legal) and np.array_equal(values, out)
+    monkeypatch.setattr(_exact, "EXACT_NODES", 10)
+    assert h.last_deal(o) is None
+    h.move_values(o)
+    assert h.last_worlds == 2
+
+
+def test_dealt_last_deals_stay_far_below_the_node_cap():
+    """The solvers' cap (EXACT_NODES) is for set-up positions only: over the first last-deal
+    decision of random dealt games, minimax and expectimax play at most a few hundred moves
+    (723 at most over 3,000 games), so the cap changes no dealt game's play."""
+    table = make_agent("random").actions
+    rng = np.random.default_rng(0)
+    states = np.zeros((_exact.EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
+    bufs = np.empty((_exact.EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
+    most = [0, 0]
+    for seed in range(300):
+        g = Game(Rules(), seed)
+        while g.deck_left > 0 or len(g.legal_action_ids()) < 2:
+            g.play_action(rng.choice(g.legal_action_ids()))
+        base = np.zeros(core.STATE_SIZE, dtype=np.int64)
+        base[core.HANDS + 1] = _rollout.build_base(g.observation(g.to_move)["observation"], 11, base)
+        counts = [np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64)]
+        for a in g.legal_action_ids():
+            child = base.copy()
+            if not core.apply_move(child, table.card[a], table.captured[a]) & core.F_HAND_OVER:
+                _exact.expectimax_easy(child.copy(), False, states, bufs, counts[0], 0)
+                _exact.minimax_any(child, False, states, bufs, counts[1], 0)
+        most = [max(m, int(c[0])) for m, c in zip(most, counts)]
+    assert 0 < max(most) < _exact.EXACT_NODES // 100, most
+
+
 def test_last_deal_against_easy_is_its_mean_outcome():
     table = make_agent("random").actions
     rng = np.random.default_rng(2)
