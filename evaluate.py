@@ -261,26 +261,33 @@ def name_width(names) -> int:
 
 
 # Column widths: a row's fields and the header's labels start at the same places. The win-rate
-# field is always 21 characters; the points field is 23 for points below 10 a hand and pushes the
-# rest of its row out of line beyond (rows are printed as they come, before all widths are known).
+# field is always 21 characters; the points field is 23 for points below 10 a hand. A table
+# printed whole (a pool) widens it to its longest field ('[n/a, a run had one deal]'); a live
+# table prints each row as it comes, before the widths are known, so a row of 10 points or more
+# a hand pushes the rest of its row out of line.
 WIN_W, POINTS_W, SCOPE_W = 21, 23, len("scope/hand (agent / opp)")
 
 
-def fmt_row(r: dict, first: str = "opponent", no_interval: str = "one deal", width: int = 16) -> str:
-    lo, hi = r["win_ci"]
+def points_field(r: dict, no_interval: str = "one deal") -> str:
     plo, phi = r["points_ci"]
-    points = f"{r['points_per_hand']:+6.3f} {points_interval_text(plo, phi, no_interval)}"
+    return f"{r['points_per_hand']:+6.3f} {points_interval_text(plo, phi, no_interval)}"
+
+
+def fmt_row(r: dict, first: str = "opponent", no_interval: str = "one deal", width: int = 16,
+            points_w: int = POINTS_W) -> str:
+    lo, hi = r["win_ci"]
+    points = points_field(r, no_interval)
     scope = f"{r['scope_per_hand']:.3f} / {r['opp_scope_per_hand']:.3f}"
     text = (f"{r[first]:<{width}} {r['matches']:>7} {r['hands']:>6}  "
-            f"{100 * r['win_rate']:5.1f}% [{100 * lo:5.1f}, {100 * hi:5.1f}]  {points:<{POINTS_W}}  ")
+            f"{100 * r['win_rate']:5.1f}% [{100 * lo:5.1f}, {100 * hi:5.1f}]  {points:<{points_w}}  ")
     if r.get("per_side"):
         return text + f"{scope:<{SCOPE_W}}  " + " / ".join(f"{x:.2f}" for x in r["points_per_side"])
     return text + scope
 
 
-def header(width: int = 16, per_side: bool = False) -> str:
+def header(width: int = 16, per_side: bool = False, points_w: int = POINTS_W) -> str:
     text = (f"{'opponent':<{width}} {'matches':>7} {'hands':>6}  {'win rate [95% CI]':<{WIN_W}}  "
-            f"{'points/hand [95% CI]':<{POINTS_W}}  {'scope/hand (agent / opp)':<{SCOPE_W}}")
+            f"{'points/hand [95% CI]':<{points_w}}  {'scope/hand (agent / opp)':<{SCOPE_W}}")
     return text + ("  points/hand per side (agent's first)" if per_side else "")
 
 
@@ -563,10 +570,12 @@ def print_pool(out: dict) -> None:
     print(f"agent {out['agent']}: pooled over seeds {', '.join(map(str, out['seeds']))} "
           f"({len(out['seeds'])} runs)")
     width = name_width(r["opponent"] for r in out["results"])
-    print(header(width))     # a pooled row has no per-side points
+    # a pooled row has no points interval only when one of its runs was a single deal
+    why = "a run had one deal"
+    points_w = max([POINTS_W] + [len(points_field(r, why)) for r in out["results"]])
+    print(header(width, points_w=points_w))     # a pooled row has no per-side points
     for r in out["results"]:
-        # a pooled row has no points interval only when one of its runs was a single deal
-        print(fmt_row(r, no_interval="a run had one deal", width=width) + f"  seeds {', '.join(map(str, r['seeds']))}")
+        print(fmt_row(r, no_interval=why, width=width, points_w=points_w) + f"  seeds {', '.join(map(str, r['seeds']))}")
 
 
 def json_safe(x):

@@ -600,7 +600,9 @@ def test_pair_win_correlation_with_three_sides_uses_every_pair_of_seats():
 
 
 def test_a_pool_with_a_one_deal_run_says_so(tmp_path):
-    """A pool with a single-deal run printed '[n/a, one deal]' for dozens of deals."""
+    """A pool with a single-deal run printed '[n/a, one deal]' for dozens of deals. Its points
+    field is wider than the column's 23 characters, and pushed the scope field 9 characters right
+    of its label; a pool's table is printed whole, so the column now fits its longest field."""
     for seed, matches in ((1, "4"), (2, "2")):
         p = run_cli("--agent", "normal", "--opponent", "random", "--matches", matches, "--seed", str(seed),
                     "--json", str(tmp_path / f"s{seed}.json"))
@@ -608,6 +610,9 @@ def test_a_pool_with_a_one_deal_run_says_so(tmp_path):
     p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"))
     assert p.returncode == 0, p.stderr
     assert "[n/a, a run had one deal]" in p.stdout
+    head, row = (line for line in p.stdout.splitlines() if line.startswith(("opponent", "random")))
+    at = head.index("scope/hand")
+    assert row[at - 2:at] == "  " and row[at] != " " and row.index("one deal]  ") + 11 == at, (head, row)
 
 
 def test_cli_fuzzing_review_findings(tmp_path):
