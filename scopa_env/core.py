@@ -9,9 +9,10 @@ the classic `init_match(state, seed, nplayers, napola, target)`): same seed, sam
 
 Every rules option (rules.py) lives in a header slot of the state, written once per match by
 init_match_rules from `Rules.to_header()`; a zero in an option slot is the classic default. Seats
-are 0..NPLAYERS-1 and play in seat order from the dealer's left; with 4 or 6 players partners sit
-opposite and seat s plays for side s % n_sides(NPLAYERS). Per-seat slots (HANDS, PILES, PLAYED,
-SCOPE) are per seat; the scores (SCORES, LINES, WINNER) are per side.
+are 0..NPLAYERS-1 and play in seat order from the seat after the dealer (the dealer's right in
+the seeds, whose play goes anticlockwise; seats are abstract here); with 4 or 6 players
+partners sit opposite and seat s plays for side s % n_sides(NPLAYERS). Per-seat slots (HANDS,
+PILES, PLAYED, SCOPE) are per seat; the scores (SCORES, LINES, WINNER) are per side.
 
 Kernels trust their input (they are the hot path); `game.py` validates what people and agents
 send before calling them.
@@ -176,7 +177,7 @@ def _shuffle_deck(state):
 
 @njit(cache=True)
 def _deal_round(state):
-    """Deal CARDS_PER_DEAL cards to each player, starting left of the dealer."""
+    """Deal CARDS_PER_DEAL cards to each player, starting with the seat after the dealer."""
     n = state[NPLAYERS]
     k = state[CARDS_PER_DEAL]
     pos = state[DECK_POS]
@@ -212,7 +213,7 @@ def start_hand(state):
 
 @njit(cache=True)
 def deal_from_deck(state):
-    """Start a hand dealt from DECK as it stands: CARDS_PER_DEAL each from left of the dealer,
+    """Start a hand dealt from DECK as it stands: CARDS_PER_DEAL each from the seat after the dealer,
     then TABLE_DEAL cards to the table.
 
     Records are replayed (and deals set up by hand) by writing DECK and calling this.

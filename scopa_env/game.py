@@ -240,7 +240,7 @@ class Game:
 
     def deal_hand(self, dealer: int, deck) -> None:
         """Start a new hand with `dealer` and the 40 cards in `deck` in dealing order (hand_cards
-        each from the dealer's left, table_cards to the table, then the later deals). Used to
+        each from the seat after the dealer, table_cards to the table, then the later deals). Used to
         replay records."""
         cards = [as_card(c) for c in deck]
         if sorted(cards) != list(range(40)):

@@ -161,7 +161,7 @@ def check_record(record: dict, require_legal: bool = False) -> None:
         mover = (hand["dealer"] + 1) % n
         moves = hand["moves"]
         for i, mv in enumerate(moves):
-            assert mv["player"] == mover, "turns go round from the dealer's left"
+            assert mv["player"] == mover, "turns go round from the seat after the dealer"
             options = legal(hands[mover], table, r)
             assert "legal" in mv or not require_legal, "a move without its legal moves"
             if "legal" in mv:

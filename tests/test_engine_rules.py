@@ -188,7 +188,7 @@ def test_only_one_primiera_takes_the_point():
     assert sa["primiera"] == 1 and sb["primiera"] == 0
 
 
-def test_napola_scores_only_when_on_and_both_can_score():
+def test_napola_scores_only_when_the_option_is_on():
     a = ["1D", "2D", "3D", "4D", "5D", "8D"]
     assert _score([a, []], [0, 0], napola=False)[0]["napola"] == 0
     assert _score([a, []], [0, 0], napola=True)[0]["napola"] == 5
