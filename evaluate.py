@@ -441,6 +441,9 @@ def check_pool_row(r, rules: Rules) -> str | None:
     if not (isinstance(ci, list) and len(ci) == 2 and (ci == [None, None] or
                                                        (all(map(_number, ci)) and ci[0] <= ci[1]))):
         return f"points_ci must be [low, high] (two numbers, low <= high) or [null, null], got {ci!r}"
+    if ci != [None, None] and not ci[0] <= r["points_per_hand"] <= ci[1]:
+        # an interval made around its estimate holds it (a hand-edited estimate was pooled)
+        return f"points_per_hand {r['points_per_hand']!r} lies outside its points_ci {ci!r}"
     return None
 
 

@@ -504,6 +504,7 @@ def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, sig, tmp_path):
     ({"opponent": "hard:worlds"}, "bad agent option 'worlds'"),
     ({"points_ci": [1.0]}, "points_ci must be"),
     ({"points_ci": [2.0, 1.0]}, "points_ci must be"),
+    ({"points_per_hand": 50.0}, "points_per_hand 50.0 lies outside its points_ci [0.1, 0.9]"),  # was pooled
     ({"opponent": None}, "opponent must be"),
     ({"points_per_hand": "x"}, "points_per_hand must be"),
     ({"seed": [1]}, "seed must be"),
