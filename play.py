@@ -106,10 +106,10 @@ FALLBACK_LEVEL = "normal"   # the default opponent when there is no usable shipp
 DEFAULT_SEARCH = 9000      # the shipped agent plays with search (its strongest, README)
 
 # A computer move still running after this many seconds gets a line saying why: the first game
-# after an install compiles the engine's kernels (numba, cached after) for up to half a minute,
+# after an install compiles the engine's kernels (numba, cached after) for about a minute,
 # which was silence; a long search (hard:budget=...) says so too. None: never (the tests).
 THINKING_NOTICE_S: float | None = 1.5
-THINKING = "(the computer is thinking; the first game after an install also compiles the engine, up to half a minute)"
+THINKING = "(the computer is thinking; the first game after an install also compiles the engine, about a minute)"
 THINKING_AGAIN = "(the computer is thinking)"      # the notices after the first
 
 

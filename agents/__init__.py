@@ -7,11 +7,12 @@ from pathlib import Path
 
 import scopa_env
 from scopa_env.errors import ScopaError, regular_file
-from scopa_env.kernel_cache import drop_stale, kernel_sources
+from scopa_env.kernel_cache import drop_stale, ensure_cache, kernel_sources
 from scopa_env.presets import resolve_rules
 from scopa_env.rules import Rules
 
 # the kernels here call the engine's: rebuilt when either changed (scopa_env/kernel_cache.py)
+ensure_cache(Path(__file__).parent)
 drop_stale(Path(__file__).parent, kernel_sources(Path(__file__).parent, Path(scopa_env.__file__).parent))
 
 from .base import Agent, RandomAgent

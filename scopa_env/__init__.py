@@ -12,9 +12,11 @@ from pathlib import Path as _Path
 # at the end of play.py and every CLI. An empty value set by the user turns the colours back on.
 _os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
 
-from .kernel_cache import drop_stale as _drop_stale, kernel_sources as _kernel_sources
+from .kernel_cache import drop_stale as _drop_stale, ensure_cache as _ensure_cache
+from .kernel_cache import kernel_sources as _kernel_sources
 
 # compiled kernels cached by numba are rebuilt when any kernel source here changed (kernel_cache.py)
+_ensure_cache(_Path(__file__).parent)
 _drop_stale(_Path(__file__).parent, _kernel_sources(_Path(__file__).parent))
 
 from .actions import ACTION_LAYOUT_VERSION, ActionTable, action_table, decode, encode, n_actions

@@ -7,9 +7,10 @@ changes (an edit, a `git pull`) it was loaded stale, and the batched env or a le
 rules while Game played the new ones. So each package that keeps compiled kernels calls
 `drop_stale` when imported: if the digest of the kernel sources it depends on differs from the one
 its cache folder was built from, that folder's cache files are deleted and numba compiles them
-again (once, some seconds to half a minute). The cache folder is the one numba itself picks for
+again (once, about a minute for them all). The cache folder is the one numba itself picks for
 the package's files (its own cache locators, in numba's order): NUMBA_CACHE_DIR's when that is
-set, else `__pycache__` beside the files, else, for a read-only install, a user-wide folder.
+set, else `__pycache__` beside the files, else, for a read-only install, a user-wide folder;
+with none writable, `ensure_cache` gives numba a temporary one for the run.
 Not covered: a process already running when a source changed compiles a kernel it had not
 loaded yet from the old code in memory, and saves it under the new stamp; restart long runs
 after an update (or clear the cache folder).
@@ -24,34 +25,86 @@ from pathlib import Path
 STAMP = "kernels.sha256"
 
 
+def _python_files(folder: Path) -> list[Path]:
+    """`folder`'s .py files, leaving out what no import reads: hidden names (an editor's lock file,
+    Emacs' `.#core.py`, is a link to nowhere, and its reading stopped `import scopa_env`) and
+    anything that is not a regular file."""
+    return sorted(p for p in Path(folder).glob("*.py") if not p.name.startswith(".") and p.is_file())
+
+
 def kernel_sources(*folders: Path) -> list[Path]:
-    """The .py files of `folders` that define compiled kernels."""
-    # a decorator line, not the word in a text (this file's own docstring counted it a source)
-    return sorted(p for f in folders for p in Path(f).glob("*.py")
-                  if re.search(r"^\s*@njit\b", p.read_text(encoding="utf-8"), re.M))
+    """The .py files of `folders` that define compiled kernels. Read as bytes (a stray file that
+    is not UTF-8 stopped every import with a UnicodeDecodeError); one that cannot be read is left
+    out (numba cannot compile from it either)."""
+    out = []
+    for p in (p for f in folders for p in _python_files(f)):
+        try:
+            text = p.read_bytes()
+        except OSError:
+            continue
+        # a decorator line, not the word in a text (this file's own docstring counted it a source)
+        if re.search(rb"^\s*@njit\b", text, re.M):
+            out.append(p)
+    return sorted(out)
 
 
 def _probe():
     """A stand-in function for numba's cache locators (they place caches by source file)."""
 
 
-def cache_folder(folder: Path) -> Path:
-    """Where numba keeps the cached kernels of `folder`'s files: the first of its cache locators
-    that takes them (NUMBA_CACHE_DIR, the in-tree __pycache__ if writable, a user-wide folder).
-    numba's locators are internal (renamed across versions): if they cannot be asked, the in-tree
-    folder, numba's usual choice."""
-    folder = Path(folder)
+_UNASKED = object()
+
+
+def _numba_cache_path(folder: Path):
+    """The first of numba's cache locators that takes `folder`'s files (NUMBA_CACHE_DIR, the
+    in-tree __pycache__ if writable, a user-wide folder): its path, None when none takes them, or
+    _UNASKED when the locators cannot be asked (they are internal, renamed across versions)."""
     try:
         from numba.core import caching
         impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
-        probe = str(min(folder.glob("*.py")))
+        probe = str(_python_files(folder)[0])
         for cls in impl._locator_classes:
             loc = cls.from_function(_probe, probe)
             if loc is not None:
                 return Path(loc.get_cache_path())
-    except (ImportError, AttributeError, TypeError, ValueError, OSError):
-        pass
-    return folder / "__pycache__"
+    except (ImportError, AttributeError, TypeError, ValueError, OSError, IndexError):
+        return _UNASKED
+    return None
+
+
+def cache_folder(folder: Path) -> Path:
+    """Where numba keeps the cached kernels of `folder`'s files (_numba_cache_path); if its
+    locators cannot be asked, or none takes them, the in-tree folder, numba's usual choice."""
+    found = _numba_cache_path(Path(folder))
+    return found if isinstance(found, Path) else Path(folder) / "__pycache__"
+
+
+def ensure_cache(folder: Path) -> str | None:
+    """Give numba a folder for `folder`'s compiled kernels when it has none: a read-only checkout
+    with no writable user-wide cache (a container, a service account without a home) stopped every
+    import with numba's "cannot cache function ...: no locator available" traceback. Then numba's
+    CACHE_DIR becomes a new private temporary folder, removed at exit (the kernels compile again
+    at each start), and one note on stderr says so and how to keep them (NUMBA_CACHE_DIR).
+    Returns that folder, or None when nothing was needed (or numba cannot be asked)."""
+    if _numba_cache_path(Path(folder)) is not None:
+        return None
+    import atexit
+    import shutil
+    import sys
+    import tempfile
+    from numba.core import config
+    try:
+        tmp = tempfile.mkdtemp(prefix="scopa-kernels-")
+    except OSError as e:
+        print(f"note: no writable folder for the compiled kernels of {folder}, nor a temporary one "
+              f"({e}): set NUMBA_CACHE_DIR to a writable folder", file=sys.stderr)
+        return None
+    atexit.register(shutil.rmtree, tmp, True)
+    config.CACHE_DIR = tmp
+    print(f"note: no writable folder for the compiled kernels of {folder} (read-only, and no "
+          f"user cache); compiling into {tmp} for this run only: set NUMBA_CACHE_DIR to a writable "
+          f"folder to keep them", file=sys.stderr)
+    return tmp
 
 
 def drop_stale(folder: Path, sources: list[Path]) -> bool:

@@ -263,10 +263,12 @@ def test_random_hands_kernel_is_deterministic():
     assert core.random_hands(7, 200, 2, 0, 11) == core.random_hands(7, 200, 2, 0, 11)
 
 
-def test_kernel_caches_are_dropped_when_a_kernel_source_changes(tmp_path):
+def test_kernel_caches_are_dropped_when_a_kernel_source_changes(tmp_path, monkeypatch):
     # numba checks only each function's own file: a kernel calling core.py's was loaded stale
     # after core.py changed (scopa_env/kernel_cache.py)
+    from numba.core import config
     from scopa_env.kernel_cache import drop_stale, kernel_sources
+    monkeypatch.setattr(config, "CACHE_DIR", "")     # the in-tree cache, whatever NUMBA_CACHE_DIR says
     pkg, dep = tmp_path / "pkg", tmp_path / "dep"
     for d in (pkg, dep):
         d.mkdir()
@@ -308,6 +310,7 @@ def test_kernel_caches_are_dropped_where_numba_keeps_them(tmp_path, monkeypatch)
     pkg = tmp_path / "pkg"
     pkg.mkdir()
     (pkg / "k.py").write_text("@njit(cache=True)\ndef f(): return 1\n")
+    monkeypatch.setattr(config, "CACHE_DIR", "")     # the in-tree cache, whatever NUMBA_CACHE_DIR says
     assert cache_folder(pkg) == pkg / "__pycache__"
     monkeypatch.setattr(config, "CACHE_DIR", str(tmp_path / "nc"))
     cache = cache_folder(pkg)
@@ -525,6 +528,48 @@ def test_read_yields_any_format_and_replay_refuses_it(tmp_path):
     readme = " ".join((Path(__file__).resolve().parents[1] / "README.md").read_text().split())
     assert "any other value is refused)" not in readme
     assert "`replay` refuses any other value" in readme and "yields a file's JSON objects as they are" in readme
+
+
+def test_stray_files_beside_the_kernels_do_not_stop_the_import(tmp_path):
+    """Review: an editor's lock file (Emacs leaves `.#core.py`, a link to nowhere, beside a file
+    with unsaved edits) or a .py file that is not UTF-8 in a package folder stopped `import
+    scopa_env` / `import agents` with a traceback (kernel_sources read every *.py as text)."""
+    from scopa_env.kernel_cache import cache_folder, drop_stale, kernel_sources
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / ".#core.py").symlink_to("user@host.12345:1700000000")
+    (pkg / "core.py").write_text("@njit(cache=True)\ndef f(): return 1\n")
+    (pkg / "scratch.py").write_bytes(b"# caf\xe9\nx = 1\n")
+    (pkg / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\n# caf\xe9\n@njit\ndef g(): return 2\n")
+    assert [p.name for p in kernel_sources(pkg)] == ["core.py", "latin.py"]
+    assert cache_folder(pkg).is_absolute()          # numba asked with a readable file, not the link
+    assert drop_stale(pkg, kernel_sources(pkg))
+
+
+def test_numba_without_a_cache_folder_gets_a_temporary_one(tmp_path, monkeypatch, capsys):
+    """Review: a read-only checkout with no writable user cache (a container, a service account
+    without a home) stopped every import with numba's "cannot cache function ...: no locator
+    available" traceback. ensure_cache then points numba at a private temporary folder, with one
+    note, and leaves numba alone when it has a folder."""
+    from numba.core import caching, config
+    from pathlib import Path
+    from scopa_env.kernel_cache import cache_folder, ensure_cache
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "k.py").write_text("@njit(cache=True)\ndef f(): return 1\n")
+    monkeypatch.setattr(config, "CACHE_DIR", "")
+    assert ensure_cache(pkg) is None and capsys.readouterr().err == ""
+    impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
+    # numba's locators with only NUMBA_CACHE_DIR's left, as when nothing else is writable
+    monkeypatch.setattr(impl, "_locator_classes",
+                        [c for c in impl._locator_classes if "UserProvided" in c.__name__])
+    tmp = ensure_cache(pkg)
+    assert tmp and config.CACHE_DIR == tmp and Path(tmp).is_dir()
+    assert cache_folder(pkg).parent == Path(tmp)
+    err = capsys.readouterr().err
+    assert err.startswith(f"note: no writable folder for the compiled kernels of {pkg} ") and err.count("\n") == 1
+    assert "NUMBA_CACHE_DIR" in err
+    assert ensure_cache(pkg) is None                  # it has one now
 
 
 def test_kernel_sources_are_the_files_that_compile_kernels():

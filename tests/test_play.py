@@ -597,7 +597,7 @@ def test_without_torch_the_clis_say_what_to_install(tmp_path):
 
 
 def test_slow_computer_move_says_so(monkeypatch):
-    # the first game after an install compiles the engine (up to half a minute): never silence
+    # the first game after an install compiles the engine (about a minute): never silence
     class Slow(RandomAgent):
         def act(self, observation):
             time.sleep(0.3)
