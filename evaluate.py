@@ -1,9 +1,9 @@
 """evaluate.py: honest tournaments between agents, on duplicate deals with seats swapped.
 
-    python evaluate.py --agent SPEC --opponent SPEC [--opponent SPEC ...] --matches N [--seed S]
+    python evaluate.py --agent SPEC --opponent SPEC [--opponent SPEC ...] [--matches N] [--seed S]
                        [--rules PRESET] [--partner SPEC] [--napola] [--target T] [--workers K]
                        [--record FILE] [--json FILE]
-    python evaluate.py --round-robin SPEC SPEC [SPEC ...] --matches N [same options]
+    python evaluate.py --round-robin SPEC SPEC [SPEC ...] [--matches N] [same options]
     python evaluate.py --pool FILE FILE [...] [--json FILE]
     python evaluate.py --list-rules
 

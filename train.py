@@ -7,7 +7,7 @@
     python train.py --rules scopone                   # another rules set (--list-rules) ...
     python train.py --rules napola --set rules.target=31   # ... with one option changed
     python train.py --resume checkpoints/<run>        # continue a run exactly (file, folder or name)
-    python train.py --export checkpoints/<run>/best.pt checkpoints/scopa-default.pt
+    python train.py --export checkpoints/<run>/best.pt my-agent.pt   # an agent-only file
 
 Config fields, their meaning and defaults: training/config.py. TensorBoard: `tensorboard --logdir runs`.
 """
