@@ -1770,3 +1770,34 @@ def test_a_folder_of_unnumbered_step_files_gets_no_resume_hint(tmp_path, capsys)
     r = run_main(capsys, "--run-name", "exp", "--checkpoints-dir", str(tmp_path / "ck"))
     _one_line_error(r, "already holds a run's checkpoints (step_old.pt): give a new run another --run-name")
     assert "None" not in r.stderr
+
+
+def test_a_new_run_of_a_name_hides_the_logs_of_a_start_that_saved_nothing(tmp_path, capsys):
+    """Review: a named run killed (or interrupted) before its first checkpoint leaves TensorBoard
+    events; the same command again is a new run, which wrote a second event file beside them, and
+    every curve showed the dead start's steps, then the same steps again. A new run now starts
+    its log with a purge from step 0 (the files stay), and says so."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from torch.utils.tensorboard import SummaryWriter
+    logs = tmp_path / "runs" / "d"
+    dead = SummaryWriter(str(logs))
+    for step in (512, 1024, 1536):
+        dead.add_scalar("charts/SPS", -1.0, step)
+        dead.add_scalar("old/only", 1.0, step)
+    dead.close()
+    (old,) = logs.iterdir()
+    old.rename(logs / "events.out.tfevents.1000000000.dead")     # an earlier start: sorted first
+    lines = []
+    Run(tiny_cfg(tmp_path, run_name="d"), log=lines.append).train()
+    assert any(line.startswith(f"note: {logs} held the TensorBoard events of an earlier start of run d "
+                               "that wrote no checkpoint (1 file)") for line in lines), lines
+    ea = EventAccumulator(str(logs)).Reload()
+    sps = ea.Scalars("charts/SPS")
+    steps = [e.step for e in sps]
+    assert steps == sorted(set(steps)) and steps[-1] == 2048 and all(e.value > 0 for e in sps), sps
+    assert ea.Scalars("old/only") == []            # every tag purged, not only the new run's
+    assert (logs / "events.out.tfevents.1000000000.dead").is_file()
+    # a resume purges only past its checkpoint, and says nothing of this
+    r = run_main(capsys, "--resume", str(tmp_path / "ck" / "d"), "--total-steps", "2560")
+    assert r.returncode == 0 and "earlier start" not in r.stdout + r.stderr, r.stderr
+    assert [e.step for e in EventAccumulator(str(logs)).Reload().Scalars("charts/SPS")] == steps + [2560]

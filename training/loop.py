@@ -533,9 +533,19 @@ class Run:
         cfg, c = self.cfg, self.counters
         # a resumed run may follow a process killed after its last checkpoint, whose logs went
         # past it: TensorBoard drops the events after the checkpoint's step, which this process
-        # logs again (the evaluation logged at that step stays)
-        writer = SummaryWriter(str(Path(cfg.runs_dir) / self.name),
-                               purge_step=c["steps"] + 1 if self.resumed else None)
+        # logs again (the evaluation logged at that step stays). A new run of a name whose log
+        # folder holds events (a start of that name killed or interrupted before its first
+        # checkpoint: prepare_folders refuses a name with checkpoints) drops them all: the
+        # curves showed the dead start's steps, then this run's same steps again (review)
+        logs = Path(cfg.runs_dir) / self.name
+        earlier = [] if self.resumed else sorted(logs.glob("events.out.tfevents.*"))
+        writer = SummaryWriter(str(logs), purge_step=c["steps"] + 1 if self.resumed else
+                               (0 if earlier else None))
+        if earlier:
+            self.log(f"note: {logs} held the TensorBoard events of an earlier start of run "
+                     f"{self.name} that wrote no checkpoint ({len(earlier)} file"
+                     f"{'s' if len(earlier) > 1 else ''}); TensorBoard shows this run's instead "
+                     f"(the files stay)")
         writer.add_text("config", "```toml\n" + cfg.to_toml() + "```", c["steps"])
         for tmp in checkpoint.remove_partial_saves(self.ckpt_dir):
             self.log(f"removed {tmp.name}, a checkpoint save cut short")
