@@ -147,6 +147,9 @@ def test_init_from_starts_from_the_checkpoints_network(tmp_path):
         Run(tiny_cfg(tmp_path, run_name="wide", init_from=path, hidden=64), log=lambda *_: None)
     with pytest.raises(ScopaError, match="init_from.*rules"):
         Run(tiny_cfg(tmp_path, run_name="nap", init_from=path, napola=True), log=lambda *_: None)
+    # a network of the other algorithm was taken without a word (review)
+    with pytest.raises(ScopaError, match=r"^init_from .* is a dmc network, this run trains ppo: "):
+        Run(tiny_cfg(tmp_path, run_name="ppo", init_from=path, algo="ppo"), log=lambda *_: None)
     with pytest.raises(ScopaError, match="does not exist"):
         Run(tiny_cfg(tmp_path, run_name="none", init_from=str(tmp_path / "nope.pt")),
             log=lambda *_: None)

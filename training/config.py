@@ -107,8 +107,9 @@ class TrainConfig:
     """The rule bots of the bot games ('easy', 'normal'), sharing those games in turn."""
     init_from: str = ""
     """A checkpoint (a run's or an exported agent) whose network weights start a new run; its
-    rules and network shape must match this config's. The optimizer, counters and exploration
-    schedule start afresh (fine-tuning). '' = random initialisation. Ignored by --resume."""
+    rules, algorithm (its scores are dmc's points or ppo's logits) and network shape must match
+    this config's. The optimizer, counters and exploration schedule start afresh (fine-tuning).
+    '' = random initialisation. Ignored by --resume."""
 
     gamma: float = 1.0
     """PPO: discount per learner decision."""

@@ -136,8 +136,8 @@ def saved_model_config(ckpt: dict) -> dict:
 
 def load_init_from(cfg: TrainConfig, model: MoveScorer | None = None) -> MoveScorer:
     """`model` (else a new network of `cfg`) with the weights of the checkpoint config
-    `init_from` names, which must be for the same rules and network shape; every error names
-    the key (a missing file said only "checkpoint '...' does not exist")."""
+    `init_from` names, which must be for the same rules, algorithm and network shape; every
+    error names the key (a missing file said only "checkpoint '...' does not exist")."""
     path = cfg.init_from
     try:
         ckpt = checkpoint.load(path)
@@ -147,6 +147,11 @@ def load_init_from(cfg: TrainConfig, model: MoveScorer | None = None) -> MoveSco
     if rules != cfg.rules:
         raise ScopaError(f"init_from {path!r} was trained for rules ({rules.describe()}), this "
                          f"run is for ({cfg.rules.describe()})")
+    if ckpt["algo"] != cfg.algo:
+        # taken without a word before (review), as the search refuses a ppo network
+        raise ScopaError(f"init_from {path!r} is a {ckpt['algo']} network, this run trains "
+                         f"{cfg.algo}: dmc scores a move in expected points, ppo in policy "
+                         f"logits, so one is no start for the other")
     if model is None:
         model = MoveScorer.for_rules(cfg.hidden, cfg.rules)
     want = model_config(model)
