@@ -77,7 +77,7 @@ class LearnedAgent(Agent):
             trained = checkpoint.rules_of(ckpt, str(path))
             if rules is not None and rules != trained:
                 raise ScopaError(f"checkpoint {str(path)!r} was trained for rules {_label(trained)}, "
-                                 f"not {_label(rules)}")
+                                 f"not {_label(rules)} ({trained.differences(rules)})")
             rules = trained
             try:
                 model = build_model(ckpt["model_config"])

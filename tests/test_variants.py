@@ -624,3 +624,16 @@ def test_free_capture_asks_which_way_to_play_the_card_naming_the_lay():
                                          r"5C laid \(captured=\[\]\)"):
         g.play("5C")
     assert g.play("5C", []).move.captured == 0 and sorted(g.table) == sorted(map(parse_card, ["5S", "5C"]))
+
+
+def test_a_rules_mismatch_names_the_options_that_differ():
+    """Review: 'was trained for rules quindici (target=21, quindici=only), not quindici=only'
+    hid what differed (describe() leaves out options at their default: target 11)."""
+    from agents import make_agent
+    trained, asked = rules_from_preset("quindici"), rules_from_preset("quindici").replace(target=11)
+    assert trained.differences(asked) == "target 21 there, 11 here"
+    assert Rules(napola=True).differences(Rules(target=21)) == "napola True there, False here; target 11 there, 21 here"
+    assert Rules().differences(Rules()) == ""
+    with pytest.raises(ScopaError, match=r"^checkpoint '.*scopa-default.pt' was trained for rules classic, "
+                                         r"not target=21 \(target 11 there, 21 here\)$"):
+        make_agent("checkpoints/scopa-default.pt", rules=Rules(target=21))

@@ -146,7 +146,7 @@ def load_init_from(cfg: TrainConfig, model: MoveScorer | None = None) -> MoveSco
         raise ScopaError(f"config key 'init_from': {e}") from None
     if rules != cfg.rules:
         raise ScopaError(f"init_from {path!r} was trained for rules ({rules.describe()}), this "
-                         f"run is for ({cfg.rules.describe()})")
+                         f"run is for ({cfg.rules.describe()}): {rules.differences(cfg.rules)}")
     if ckpt["algo"] != cfg.algo:
         # taken without a word before (review), as the search refuses a ppo network
         raise ScopaError(f"init_from {path!r} is a {ckpt['algo']} network, this run trains "
