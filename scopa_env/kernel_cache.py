@@ -84,7 +84,10 @@ def ensure_cache(folder: Path) -> str | None:
     with no writable user-wide cache (a container, a service account without a home) stopped every
     import with numba's "cannot cache function ...: no locator available" traceback. Then numba's
     CACHE_DIR becomes a new private temporary folder, removed at exit (the kernels compile again
-    at each start), and one note on stderr says so and how to keep them (NUMBA_CACHE_DIR).
+    at each start), and one note on stderr says so and how to keep them (NUMBA_CACHE_DIR). It is
+    set in the environment too: numba re-reads its config from the environment at a compile when
+    a NUMBA_ variable changed, which reset the attribute alone (review); worker processes share it.
+    Being numba's one CACHE_DIR, it then holds the kernels of every package this process imports.
     Returns that folder, or None when nothing was needed (or numba cannot be asked)."""
     if _numba_cache_path(Path(folder)) is not None:
         return None
@@ -100,10 +103,10 @@ def ensure_cache(folder: Path) -> str | None:
               f"({e}): set NUMBA_CACHE_DIR to a writable folder", file=sys.stderr)
         return None
     atexit.register(shutil.rmtree, tmp, True)
-    config.CACHE_DIR = tmp
+    os.environ["NUMBA_CACHE_DIR"] = config.CACHE_DIR = tmp
     print(f"note: no writable folder for the compiled kernels of {folder} (read-only, and no "
-          f"user cache); compiling into {tmp} for this run only: set NUMBA_CACHE_DIR to a writable "
-          f"folder to keep them", file=sys.stderr)
+          f"user cache); compiling this run's kernels into {tmp}, removed at exit: set "
+          f"NUMBA_CACHE_DIR to a writable folder to keep them", file=sys.stderr)
     return tmp
 
 

@@ -558,13 +558,14 @@ def test_numba_without_a_cache_folder_gets_a_temporary_one(tmp_path, monkeypatch
     pkg.mkdir()
     (pkg / "k.py").write_text("@njit(cache=True)\ndef f(): return 1\n")
     monkeypatch.setattr(config, "CACHE_DIR", "")
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)     # restored after: ensure_cache sets it
     assert ensure_cache(pkg) is None and capsys.readouterr().err == ""
     impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
     # numba's locators with only NUMBA_CACHE_DIR's left, as when nothing else is writable
     monkeypatch.setattr(impl, "_locator_classes",
                         [c for c in impl._locator_classes if "UserProvided" in c.__name__])
     tmp = ensure_cache(pkg)
-    assert tmp and config.CACHE_DIR == tmp and Path(tmp).is_dir()
+    assert tmp and config.CACHE_DIR == tmp == os.environ["NUMBA_CACHE_DIR"] and Path(tmp).is_dir()
     assert cache_folder(pkg).parent == Path(tmp)
     err = capsys.readouterr().err
     assert err.startswith(f"note: no writable folder for the compiled kernels of {pkg} ") and err.count("\n") == 1

@@ -1787,16 +1787,26 @@ def test_a_new_run_of_a_name_hides_the_logs_of_a_start_that_saved_nothing(tmp_pa
     dead.close()
     (old,) = logs.iterdir()
     old.rename(logs / "events.out.tfevents.1000000000.dead")     # an earlier start: sorted first
+    other = tmp_path / "runs" / "o"                  # the same events beside no checkpoint folder:
+    shutil.copytree(logs, other)                     # another run's, its checkpoints elsewhere
+    (tmp_path / "ck" / "d").mkdir(parents=True)
+    (tmp_path / "ck" / "d" / ".lock").touch()        # what the dead start left there
     lines = []
     Run(tiny_cfg(tmp_path, run_name="d"), log=lines.append).train()
-    assert any(line.startswith(f"note: {logs} held the TensorBoard events of an earlier start of run d "
-                               "that wrote no checkpoint (1 file)") for line in lines), lines
+    assert any(line.startswith(f"note: {logs} held TensorBoard events (1 file) of an earlier start of run d "
+                               f"that left {tmp_path / 'ck' / 'd'} without a checkpoint") for line in lines), lines
     ea = EventAccumulator(str(logs)).Reload()
     sps = ea.Scalars("charts/SPS")
     steps = [e.step for e in sps]
     assert steps == sorted(set(steps)) and steps[-1] == 2048 and all(e.value > 0 for e in sps), sps
     assert ea.Scalars("old/only") == []            # every tag purged, not only the new run's
     assert (logs / "events.out.tfevents.1000000000.dead").is_file()
+    # beside a checkpoint folder this start makes, the events are another run's: kept (review)
+    lines.clear()
+    Run(tiny_cfg(tmp_path, run_name="o", total_steps=1024), log=lines.append).train()
+    assert not any("earlier start" in line for line in lines), lines
+    kept = EventAccumulator(str(other)).Reload()
+    assert [e.step for e in kept.Scalars("old/only")] == [512, 1024, 1536]
     # a resume purges only past its checkpoint, and says nothing of this
     r = run_main(capsys, "--resume", str(tmp_path / "ck" / "d"), "--total-steps", "2560")
     assert r.returncode == 0 and "earlier start" not in r.stdout + r.stderr, r.stderr

@@ -213,6 +213,7 @@ class Run:
         self._lock = None           # the checkpoint folder's lock while train() runs
         # whether this run has a latest.pt to resume from (a resumed run has; Ctrl-C says which)
         self.checkpointed = self.resumed
+        self.restarted = False      # prepare_folders: in the empty folder of an earlier start
 
     # ---- checkpoints -------------------------------------------------------------------------
     def to_checkpoint(self) -> dict:
@@ -375,6 +376,9 @@ class Run:
             k += 1
             self.name = f"{base}-{k}"
             self.ckpt_dir = Path(self.cfg.checkpoints_dir) / self.name
+        # a new run in a checkpoint folder that was there without checkpoints: an earlier start
+        # of the run stopped before its first one (its logs are purged, _train)
+        self.restarted = not self.resumed and Path(os.path.abspath(self.ckpt_dir)) not in created
         try:
             if self.resumed:
                 self._refuse_going_back()
@@ -538,19 +542,20 @@ class Run:
         cfg, c = self.cfg, self.counters
         # a resumed run may follow a process killed after its last checkpoint, whose logs went
         # past it: TensorBoard drops the events after the checkpoint's step, which this process
-        # logs again (the evaluation logged at that step stays). A new run of a name whose log
-        # folder holds events (a start of that name killed or interrupted before its first
-        # checkpoint: prepare_folders refuses a name with checkpoints) drops them all: the
-        # curves showed the dead start's steps, then this run's same steps again (review)
+        # logs again (the evaluation logged at that step stays). A new run started in the
+        # checkpoint folder of an earlier start that stopped before its first checkpoint (killed,
+        # interrupted: the folder was there, empty) drops that start's events: the curves showed
+        # the dead start's steps, then this run's same steps again (review). Events beside a
+        # checkpoint folder this start made are another run's (its checkpoints elsewhere): kept
         logs = Path(cfg.runs_dir) / self.name
-        earlier = [] if self.resumed else sorted(logs.glob("events.out.tfevents.*"))
+        earlier = sorted(logs.glob("events.out.tfevents.*")) if self.restarted else []
         writer = SummaryWriter(str(logs), purge_step=c["steps"] + 1 if self.resumed else
                                (0 if earlier else None))
         if earlier:
-            self.log(f"note: {logs} held the TensorBoard events of an earlier start of run "
-                     f"{self.name} that wrote no checkpoint ({len(earlier)} file"
-                     f"{'s' if len(earlier) > 1 else ''}); TensorBoard shows this run's instead "
-                     f"(the files stay)")
+            self.log(f"note: {logs} held TensorBoard events ({len(earlier)} file"
+                     f"{'s' if len(earlier) > 1 else ''}) of an earlier start of run {self.name} "
+                     f"that left {self.ckpt_dir} without a checkpoint; TensorBoard shows this "
+                     f"run's instead (the files stay)")
         writer.add_text("config", "```toml\n" + cfg.to_toml() + "```", c["steps"])
         for tmp in checkpoint.remove_partial_saves(self.ckpt_dir):
             self.log(f"removed {tmp.name}, a checkpoint save cut short")
