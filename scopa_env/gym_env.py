@@ -10,17 +10,18 @@ Options:
 - `rules` (a Rules object or a preset name; default classic), `napola`, `target`, `episode`,
   `reward` (as in scopa_env/aec.py; the learner gets its side's reward there: zero-sum over the
   sides, shared by partners).
-- `opponent`: who plays the seats of the other sides: an Agent instance (it then plays every
-  such seat, handed each seat's own observation), or a name for `agents.make_agent` (one agent
-  per seat, each seeded on its own). Default "normal" when that level exists, else "random".
-  An instance whose `remembers_match` is true (hard with infer, a learned agent with search:
-  they rebuild the match from their own successive observations) is copied instead
-  (copy.deepcopy), one copy per seat and per env, so it never mixes two games or two seats
-  (gymnasium.make_vec hands every sub-env the same instance); `env.opponent` is then the
-  env's copy.
+- `opponent`: who plays the seats of the other sides: an Agent instance (anything with `act()`
+  and `reset(seed=...)`), or a name for `agents.make_agent` (one agent per seat, each seeded on
+  its own). Default "normal" when that level exists, else "random". An instance is copied
+  (copy.deepcopy) for each env, and the user's object is left as it was: the env reseeds its
+  agents at every match, and one object shared by the sub-envs of gymnasium.make_vec (which
+  hands each the same instance) made a seeded sub-env's match depend on the others (review). The
+  copy plays every such seat, handed each seat's own observation; one whose `remembers_match` is
+  true (hard with infer, a learned agent with search: they rebuild the match from their own
+  successive observations) is copied once per seat instead, so it never mixes two seats.
+  `env.opponent` is the env's copy.
 - `partner` (pairs only, 4 or 6 players): who plays the learner's partner seat; an Agent or a
-  name as above; default: the same as `opponent` (a name builds a separate agent; an instance
-  is shared, or copied as above).
+  name as above, copied as above; default: the same as `opponent` (its own copy).
 - `learner_seat`: a seat 0..N-1, or None: drawn from the env's generator at every new match.
 - `illegal_reward` (-1.0), `render_mode` ("human" / "ansi", shown from the learner's seat).
 
@@ -100,12 +101,14 @@ class ScopaGymEnv(gymnasium.Env):
         self._over = True
 
     def _make_agents(self, spec, role: str) -> list:
-        """An agent for each seat from `spec` (an instance is shared, or copied for each seat if it
-        remembers the match; a name builds one per seat)."""
+        """An agent for each seat from `spec` (an instance is copied for this env, once for all
+        seats, or for each seat if it remembers the match; a name builds one per seat)."""
         n = self.rules.players
         if spec is not None and not isinstance(spec, str):
-            if not callable(getattr(spec, "act", None)):
-                raise ScopaError(f"{role} must be an agent with act() or a name, got {spec!r}")
+            if not (callable(getattr(spec, "act", None)) and callable(getattr(spec, "reset", None))):
+                # one without reset() was taken, then failed at the first reset (review)
+                raise ScopaError(f"{role} must be an agent with act() and reset(seed=...), or a name, "
+                                 f"got {spec!r}")
             theirs = getattr(spec, "rules", None)
             if isinstance(theirs, Rules) and theirs != self.rules:
                 raise ScopaError(f"{role} {getattr(spec, 'name', type(spec).__name__)!r} was made for "
@@ -114,7 +117,7 @@ class ScopaGymEnv(gymnasium.Env):
                 # it rebuilds the match from its own successive observations: one object per
                 # seat and per env (gymnasium.make_vec hands every sub-env the same instance)
                 return [copy.deepcopy(spec) for _ in range(n)]
-            return [spec] * n
+            return [copy.deepcopy(spec)] * n
         # imported here, not at the top: agents/ sits above scopa_env in the layering
         from agents import REGISTRY, make_agent
         name = spec if spec is not None else ("normal" if "normal" in REGISTRY else "random")

@@ -34,11 +34,17 @@ def test_default_opponent_and_instances():
     env = ScopaGymEnv()
     assert env.opponent.name == ("normal" if "normal" in REGISTRY else "random")
     mine = RandomAgent(Rules(), seed=3)
-    assert ScopaGymEnv(opponent=mine).opponent is mine
+    assert isinstance(ScopaGymEnv(opponent=mine).opponent, RandomAgent)
     with pytest.raises(ScopaError, match="unknown agent"):
         ScopaGymEnv(opponent="grandmaster")
     with pytest.raises(ScopaError, match="opponent must be"):
         ScopaGymEnv(opponent=42)
+
+    class ActsOnly:                 # taken, then an AttributeError at the first reset (review)
+        def act(self, observation):
+            return int(np.flatnonzero(observation["action_mask"])[0])
+    with pytest.raises(ScopaError, match=r"^opponent must be an agent with act\(\) and reset\(seed=\.\.\.\)"):
+        ScopaGymEnv(opponent=ActsOnly())
     # an agent made for other rules would read its observations with the wrong action table
     with pytest.raises(ScopaError, match="opponent 'random' was made for rules classic"):
         ScopaGymEnv(opponent=mine, rules="quindici")
@@ -160,6 +166,41 @@ def test_an_agent_that_remembers_the_match_gets_a_copy_per_env():
         obs, _, term, trunc, infos = vec.step(np.array(actions))
         rebuilt += sum(len(e.opponent.rows) > 0 for e in envs)
     assert rebuilt > 40
-    mine = RandomAgent(Rules(), seed=3)
-    assert ScopaGymEnv(opponent=mine).opponent is mine
     vec.close()
+
+
+def test_an_instance_is_copied_for_each_env_so_seeded_matches_do_not_depend_on_the_others():
+    """Review: an instance that remembers nothing was shared by every env it was given to
+    (gymnasium.make_vec hands each sub-env the same object), and each env's reset reseeded its one
+    generator: sub-env 0 with seed 5 did not play a single env's seed-5 match, and sync and async
+    vectorization differed. Now each env plays its own copy; the user's object is untouched."""
+    import gymnasium
+
+    def episode(env_of, seed):
+        env = env_of()
+        obs, info = env.reset(seed=seed)
+        seen, done = [obs.copy()], False
+        while not done:
+            obs, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+            seen.append(obs.copy())
+            done = term or trunc
+        return seen
+
+    mine = RandomAgent(Rules(), seed=3)
+    before = mine.rng.bit_generator.state
+    alone = episode(lambda: ScopaGymEnv(opponent=mine, learner_seat=0), 5)
+    vec = gymnasium.make_vec("Scopa-v0", num_envs=2, vectorization_mode="sync", opponent=mine, learner_seat=0)
+    envs = [e.unwrapped for e in vec.envs]
+    assert envs[0].opponent is not mine and envs[0].opponent is not envs[1].opponent
+    obs, infos = vec.reset(seed=[5, 6])
+    first, done = [obs[0].copy()], False
+    while not done:                       # both sub-envs stepped in lockstep, env 0 recorded
+        # (a sub-env that ended has no legal move: its next step only resets it)
+        actions = [int(np.flatnonzero(m)[0]) if m.any() else 0 for m in infos["action_mask"]]
+        obs, _, term, trunc, infos = vec.step(np.array(actions))
+        done = term[0] or trunc[0]
+        if not done:
+            first.append(obs[0].copy())
+    vec.close()
+    assert len(first) == len(alone) - 1 and all(np.array_equal(a, b) for a, b in zip(first, alone))
+    assert mine.rng.bit_generator.state == before
