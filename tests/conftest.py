@@ -1,6 +1,28 @@
+import os
 import sys
 from pathlib import Path
+
+import pytest
 
 # tests import their helpers (reference_rules) and the project from the checkout
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent.parent))
+
+
+# set once by an import, not by a test: pytest's own (per phase); train.py's OpenMP policy
+# (setdefault at its import); torch's inductor cache folder (set by torch on first use)
+IMPORT_SETS = ("PYTEST_CURRENT_TEST", "OMP_WAIT_POLICY", "TORCHINDUCTOR_CACHE_DIR")
+
+
+@pytest.fixture(autouse=True)
+def _environment_unchanged():
+    """A test that leaves an environment variable behind changes every later test's subprocesses
+    (a leaked NUMBA_CACHE_DIR made them all compile their kernels afresh): it fails here."""
+    before = dict(os.environ)
+    yield
+    after = dict(os.environ)
+    for d in (before, after):
+        for k in IMPORT_SETS:
+            d.pop(k, None)
+    changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+    assert not changed, f"the test left environment variables changed: {changed}"

@@ -558,7 +558,11 @@ def test_numba_without_a_cache_folder_gets_a_temporary_one(tmp_path, monkeypatch
     pkg.mkdir()
     (pkg / "k.py").write_text("@njit(cache=True)\ndef f(): return 1\n")
     monkeypatch.setattr(config, "CACHE_DIR", "")
-    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)     # restored after: ensure_cache sets it
+    # ensure_cache sets NUMBA_CACHE_DIR: setenv first, so that the teardown removes it (a delenv of
+    # an absent name records nothing, and the folder leaked into every later subprocess, whose
+    # kernels then compiled afresh there: the suite's pool workers took 46 s for a 3 s test)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", "")
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
     assert ensure_cache(pkg) is None and capsys.readouterr().err == ""
     impl = getattr(caching, "CacheImpl", None) or getattr(caching, "_CacheImpl")
     # numba's locators with only NUMBA_CACHE_DIR's left, as when nothing else is writable
