@@ -821,6 +821,25 @@ def test_a_resume_past_its_budget_says_there_is_nothing_to_train(tmp_path, capsy
     assert "trained 2,048" not in r.stdout
 
 
+def test_a_resumed_legs_closing_line_says_this_legs_share(tmp_path, capsys):
+    """A resume's closing line gave the whole run's steps and minutes as 'trained N steps in X min',
+    read as this leg's (review: 2.0 min after a 23 s leg): this leg's share is said beside them."""
+    run = Run(tiny_cfg(tmp_path, run_name="legs"), log=lambda *_: None)
+    run.train(stop_at=1024)
+    first = run.counters["steps"]
+    r = run_main(capsys, "--resume", str(tmp_path / "ck" / "legs"))
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines() if x.startswith("trained "))
+    total = checkpoint.load(tmp_path / "ck" / "legs" / "latest.pt")["counters"]["steps"]
+    assert re.match(rf"trained {total:,} steps in \d+\.\d min, this leg {total - first:,} steps in "
+                    rf"\d+\.\d min \(step budget\); latest checkpoint ", line), line
+    lines = []
+    Run(tiny_cfg(tmp_path, run_name="one-leg"), log=lines.append).train()
+    line = next(x for x in lines if x.startswith("trained "))
+    assert re.match(r"trained 2,048 steps in \d+\.\d min \(step budget\)", line), line
+    assert "this leg" not in line, line
+
+
 def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, capsys):
     """Every float field has a finite range, the sizes that allocate have upper bounds, and
     settings that silently did something else are errors naming the key."""

@@ -622,7 +622,11 @@ class Run:
             self.log(f"trained nothing this time: the run is at {c['steps']:,} steps ({why}); "
                      f"latest checkpoint {self.ckpt_dir / 'latest.pt'}")
         else:
-            self.log(f"trained {c['steps']:,} steps in {c['elapsed_s'] / 60:.1f} min ({why}); "
+            # a resumed run's totals count every leg; this leg's share is said beside them (the
+            # total read as this leg's time, which --max-minutes limits; review)
+            leg = (f", this leg {c['steps'] - leg_start:,} steps in "
+                   f"{(c['elapsed_s'] - start_elapsed) / 60:.1f} min" if leg_start else "")
+            self.log(f"trained {c['steps']:,} steps in {c['elapsed_s'] / 60:.1f} min{leg} ({why}); "
                      f"latest checkpoint {self.ckpt_dir / 'latest.pt'}")
         results = {}
         if not spent and not stopped_by_time:
