@@ -52,7 +52,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from agents import make_agent, split_spec
     from agents.arena import check_matches, evaluate, round_matches
     from agents.stats import Z95, elo, points_interval_text, t95, wilson
-    from scopa_env.cli import Parser, run_main
+    from scopa_env.cli import Parser, rules_hint, run_main
     from scopa_env.errors import ScopaError
     from scopa_env.presets import list_rules_text, rules_from_preset
     from scopa_env.atomic import AtomicFile
@@ -667,7 +667,7 @@ def main(argv=None) -> int:
         if args.json:
             print(f"wrote {args.json}")
     except ScopaError as e:
-        print(f"evaluate.py: error: {e}", file=sys.stderr)
+        print(f"evaluate.py: error: {e}{rules_hint(e)}", file=sys.stderr)
         return 2
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""

@@ -29,7 +29,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from scopa_env.actions import action_table
     from scopa_env.cards import (SETTEBELLO, SUIT_SYMBOLS, SUITS, card_name_compact, card_name_it,
                                  parse_card, rank_of, suit_of)
-    from scopa_env.cli import Parser, run_main
+    from scopa_env.cli import Parser, rules_hint, run_main
     from scopa_env.errors import ScopaError
     from scopa_env.game import Game, Move, primiera
     from scopa_env.presets import PRESETS, list_rules_text, preset_name, rules_from_preset
@@ -825,7 +825,7 @@ def main(argv: list[str] | None = None) -> int:
                                   implicit_opponent=True)
         return session.run()
     except ScopaError as err:
-        print(f"play.py: {err}", file=sys.stderr)
+        print(f"play.py: {err}{rules_hint(err)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("\nCiao!")

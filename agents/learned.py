@@ -48,7 +48,7 @@ import numpy as np
 import torch
 
 from scopa_env.actions import TAKES_TABLE
-from scopa_env.errors import ScopaError
+from scopa_env.errors import RulesMismatch, ScopaError
 from scopa_env.observation import layout_for
 from scopa_env.presets import preset_name, resolve_rules
 from scopa_env.rules import Rules
@@ -76,8 +76,8 @@ class LearnedAgent(Agent):
             ckpt = checkpoint.load(path)
             trained = checkpoint.rules_of(ckpt, str(path))
             if rules is not None and rules != trained:
-                raise ScopaError(f"checkpoint {str(path)!r} was trained for rules {_label(trained)}, "
-                                 f"not {_label(rules)} ({trained.differences(rules)})")
+                raise RulesMismatch(f"checkpoint {str(path)!r} was trained for rules {_label(trained)}, "
+                                    f"not {_label(rules)} ({trained.differences(rules)})", trained)
             rules = trained
             try:
                 model = build_model(ckpt["model_config"])

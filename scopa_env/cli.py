@@ -147,3 +147,14 @@ def run_main(main) -> int:
             pass
         return 0
     return 143 if _terminated else code
+
+
+def rules_hint(error: Exception) -> str:
+    """For a checkpoint asked to play other rules (RulesMismatch): the flags of evaluate.py and
+    play.py that give the rules it was trained for, when some do; else ''."""
+    from .errors import RulesMismatch
+    from .presets import preset_flags
+    if not isinstance(error, RulesMismatch):
+        return ""
+    flags = preset_flags(error.trained)
+    return f"; its own rules are {flags} (and no other rules flag)" if flags else ""

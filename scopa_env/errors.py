@@ -11,6 +11,15 @@ class ScopaError(ValueError):
     """
 
 
+class RulesMismatch(ScopaError):
+    """A checkpoint asked to play other rules than those it was trained for; `trained` holds its
+    rules (the scripts say which flags give them)."""
+
+    def __init__(self, message: str, trained):
+        super().__init__(message)
+        self.trained = trained
+
+
 def regular_file(kind: str, path) -> Path:
     """`path` as a Path when it is a regular file; else one ScopaError: what is there instead
     (not_a_file), or what the system said when it could not look (a name too long, a folder it

@@ -79,6 +79,26 @@ def preset_name(rules: Rules) -> str | None:
     return None
 
 
+def preset_flags(rules: Rules) -> str | None:
+    """The command-line flags that give `rules` in evaluate.py and play.py (`--rules NAME`, with
+    `--napola` and `--target N` when needed; the fewest flags), or None when no preset with those
+    two flags gives them (`--napola` only turns the napola on)."""
+    best = None
+    for p in PRESETS.values():
+        if p.rules.napola and not rules.napola:
+            continue
+        if p.rules.replace(napola=rules.napola, target=rules.target) != rules:
+            continue
+        flags = [f"--rules {p.name}"]
+        if rules.napola and not p.rules.napola:
+            flags.append("--napola")
+        if rules.target != p.rules.target:
+            flags.append(f"--target {rules.target}")
+        if best is None or len(flags) < len(best):
+            best = flags
+    return None if best is None else " ".join(best)
+
+
 def list_rules_text() -> str:
     """The presets, one per line with what they set and the seed they come from (for --list-rules)."""
     width = max(len(n) for n in PRESETS)

@@ -177,6 +177,11 @@ def test_four_player_checkpoint_round_trip_resume_and_mismatch(tmp_path):
         make_agent(str(path), SCOPONE, 0, search=100)
     r = cli("play.py", "--rules", "classic", "--opponent", str(path), "--seed", "1")
     one_line_error(r, "was trained for rules scopone")
+    # the flags that give its rules end the scripts' error (it named only the rules; review)
+    assert r.stderr.endswith("; its own rules are --rules scopone (and no other rules flag)\n"), r.stderr
+    r = cli("evaluate.py", "--agent", str(path), "--opponent", "easy", "--matches", "2")
+    one_line_error(r, "was trained for rules scopone")
+    assert r.stderr.endswith("; its own rules are --rules scopone (and no other rules flag)\n"), r.stderr
 
 
 def to_v1_layout(new: np.ndarray) -> np.ndarray:

@@ -637,3 +637,20 @@ def test_a_rules_mismatch_names_the_options_that_differ():
     with pytest.raises(ScopaError, match=r"^checkpoint '.*scopa-default.pt' was trained for rules classic, "
                                          r"not target=21 \(target 11 there, 21 here\)$"):
         make_agent("checkpoints/scopa-default.pt", rules=Rules(target=21))
+
+
+def test_preset_flags_give_back_the_rules():
+    """The flags the scripts name for a checkpoint's rules (preset_flags) give exactly those
+    rules through the scripts' own parsing, and none are named for rules no flags give."""
+    import evaluate
+    from scopa_env.presets import PRESETS, preset_flags
+    cases = [p.rules for p in PRESETS.values()] + [
+        Rules(napola=True, target=31), Rules(target=16), PRESETS["scopone"].rules.replace(napola=True)]
+    for rules in cases:
+        flags = preset_flags(rules)
+        assert flags is not None, rules
+        args = evaluate.parse_args(["--agent", "easy", "--opponent", "easy", *flags.split()])
+        assert evaluate.build_rules(args) == rules, (flags, rules)
+    assert preset_flags(PRESETS["scopone-milanese"].rules.replace(napola=False)) is None
+    assert preset_flags(Rules(fewest_cards=True)) is None
+    assert preset_flags(Rules(napola=True)) == "--rules classic --napola"
