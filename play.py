@@ -630,6 +630,7 @@ class PlaySession:
                 return False
             self.agents, self.opponent = agents, spec
             self.implicit_opponent = False
+            self.say("Match abandoned.")        # as after 'n': the match in play ends here
             self.new_match()
             return True
 
@@ -654,6 +655,7 @@ class PlaySession:
             spec = FALLBACK_LEVEL
         self.agents, self.opponent = agents, spec
         self.rules, self.actions = rules, action_table(rules)
+        self.say("Match abandoned.")
         self.new_match()
         return True
 

@@ -41,8 +41,12 @@ Episodes and rewards (float32 (B, N), one column per seat):
   The default is "win" for match episodes and "points" for hand episodes; "win" with hand
   episodes is refused (most episodes would carry no signal).
 Finished games reset themselves: `dones[b]` marks the step that ended game b's episode, and the
-returned observation of game b is already the first of its next episode. `info` holds, per
-side, "hand_points" (B, sides) and "final_scores" (B, sides), and "winner" (the side, -1).
+returned observation of game b is already the first of its next episode. `info` holds
+"mover" (B,): the seat that made this step's move in each game (the transitions' owner);
+"hand_over" and "match_over" (B,) bool: whether that move ended a hand, the match; per side,
+"hand_points" (B, sides), the hand's points where a hand ended (else 0), and "final_scores"
+(B, sides), the match's scores where it ended (else 0); and "winner" (B,), the winning side
+where a match ended (else -1).
 
 Seeding: game b draws the seeds of its matches from its own generator, seeded from (seed, b),
 so the same seed and B give the same games, bit for bit. `state_dict()` / `load_state_dict()`

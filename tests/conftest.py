@@ -8,9 +8,15 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent.parent))
 
+# imported here, before any test: their imports set environment variables once (numba's message
+# colours; pettingzoo's and gymnasium's pygame settings), which _environment_unchanged would
+# otherwise lay at the first test that imports them
+import scopa_env  # noqa: E402,F401
 
-# set once by an import, not by a test: pytest's own (per phase); train.py's OpenMP policy
-# (setdefault at its import); torch's inductor cache folder (set by torch on first use)
+
+# set once by an import made inside a test, not by the test: pytest's own (per phase);
+# train.py's OpenMP policy (setdefault at its import); torch's inductor cache folder (set by
+# torch on first use)
 IMPORT_SETS = ("PYTEST_CURRENT_TEST", "OMP_WAIT_POLICY", "TORCHINDUCTOR_CACHE_DIR")
 
 

@@ -217,6 +217,12 @@ def test_n_starts_a_new_match_from_the_next_seed():
     text = out.getvalue()
     assert "(seed 40)" in text and "Match abandoned." in text and "(seed 41)" in text
     assert s.game.seed == 41
+    # 'l' and 'a' start a new match too, and said nothing of the one in play (review)
+    s, out, _ = session(["l easy", "a", "l nobody", "l", "", "q"], seed=40)
+    s.run()
+    text = out.getvalue()
+    assert text.count("Match abandoned.") == 2 and "(seed 42)" in text and "(seed 43)" not in text
+    assert text.index("Match abandoned.") < text.index("(seed 41)")
 
 
 @pytest.mark.parametrize("seed", [0, 7, 40])
