@@ -54,7 +54,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from agents.stats import Z95, elo, points_interval_text, t95, wilson
     from scopa_env.cli import Parser, rules_hint, run_main
     from scopa_env.errors import ScopaError
-    from scopa_env.presets import list_rules_text, rules_from_preset
+    from scopa_env.presets import list_rules_text, rules_from_flags, rules_from_preset
     from scopa_env.atomic import AtomicFile
     from scopa_env.records import dumps
     from scopa_env.rules import Rules
@@ -232,12 +232,7 @@ class Progress:
 
 def build_rules(args) -> Rules:
     """The preset with the --napola/--target overrides (ScopaError for a bad name or value)."""
-    rules = rules_from_preset(args.rules)
-    if args.napola:
-        rules = rules.replace(napola=True)
-    if args.target is not None:
-        rules = rules.replace(target=args.target)
-    return rules
+    return rules_from_flags(args.rules, args.napola, args.target)
 
 
 def check_specs(specs, rules: Rules) -> None:

@@ -32,7 +32,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from scopa_env.cli import Parser, rules_hint, run_main
     from scopa_env.errors import ScopaError
     from scopa_env.game import Game, Move, primiera
-    from scopa_env.presets import PRESETS, list_rules_text, preset_name, rules_from_preset
+    from scopa_env.presets import PRESETS, list_rules_text, preset_name, rules_from_flags
     from scopa_env.rules import Rules
     from scopa_env.seeds import check_seed, offset_seed
 except KeyboardInterrupt:
@@ -787,10 +787,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.seed is not None:
             check_seed(args.seed, "--seed")
-        rules = rules_from_preset(args.rules)
-        changes = {k: v for k, v in (("napola", True if args.napola else None),
-                                     ("target", args.target)) if v is not None}
-        rules = rules.replace(**changes) if changes else rules
+        rules = rules_from_flags(args.rules, args.napola, args.target)
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
         for stream, name in ((sys.stdin, "input"), (sys.stdout, "output")):
             if stream is None:      # started with <&- or >&-: input() and print() would fail

@@ -151,10 +151,12 @@ def run_main(main) -> int:
 
 def rules_hint(error: Exception) -> str:
     """For a checkpoint asked to play other rules (RulesMismatch): the flags of evaluate.py and
-    play.py that give the rules it was trained for, when some do; else ''."""
+    play.py that give the rules it was trained for, when some do; else ''. Said as a fact about
+    that checkpoint, not as the command to run: with a --partner, or two checkpoints trained for
+    different rules, those flags alone do not make a command that runs (review)."""
     from .errors import RulesMismatch
     from .presets import preset_flags
     if not isinstance(error, RulesMismatch):
         return ""
     flags = preset_flags(error.trained)
-    return f"; its own rules are {flags} (and no other rules flag)" if flags else ""
+    return f"; it plays only under {flags}" if flags else ""

@@ -19,6 +19,9 @@ class RulesMismatch(ScopaError):
         super().__init__(message)
         self.trained = trained
 
+    def __reduce__(self):       # pickled whole (worker processes): the default lost `trained`
+        return type(self), (self.args[0], self.trained)
+
 
 def regular_file(kind: str, path) -> Path:
     """`path` as a Path when it is a regular file; else one ScopaError: what is there instead

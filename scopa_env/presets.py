@@ -79,6 +79,12 @@ def preset_name(rules: Rules) -> str | None:
     return None
 
 
+def rules_from_flags(preset: str, napola: bool = False, target: int | None = None) -> Rules:
+    """The rules of evaluate.py's and play.py's flags: `--rules PRESET`, `--napola` (turns the
+    napola on), `--target N` (ScopaError for a bad name or value)."""
+    return resolve_rules(preset, napola=True if napola else None, target=target)
+
+
 def preset_flags(rules: Rules) -> str | None:
     """The command-line flags that give `rules` in evaluate.py and play.py (`--rules NAME`, with
     `--napola` and `--target N` when needed; the fewest flags), or None when no preset with those

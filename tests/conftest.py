@@ -14,9 +14,9 @@ sys.path.insert(0, str(Path(__file__).parent.parent))
 import scopa_env  # noqa: E402,F401
 
 
-# set once by an import made inside a test, not by the test: pytest's own (per phase);
-# train.py's OpenMP policy (setdefault at its import); torch's inductor cache folder (set by
-# torch on first use)
+# not a test's doing: pytest's own (set for each phase of a test); set once by an import made
+# inside a test: train.py's OpenMP policy (setdefault at its import), torch's inductor cache
+# folder (set by torch on first use)
 IMPORT_SETS = ("PYTEST_CURRENT_TEST", "OMP_WAIT_POLICY", "TORCHINDUCTOR_CACHE_DIR")
 
 

@@ -178,10 +178,10 @@ def test_four_player_checkpoint_round_trip_resume_and_mismatch(tmp_path):
     r = cli("play.py", "--rules", "classic", "--opponent", str(path), "--seed", "1")
     one_line_error(r, "was trained for rules scopone")
     # the flags that give its rules end the scripts' error (it named only the rules; review)
-    assert r.stderr.endswith("; its own rules are --rules scopone (and no other rules flag)\n"), r.stderr
+    assert r.stderr.endswith("; it plays only under --rules scopone\n"), r.stderr
     r = cli("evaluate.py", "--agent", str(path), "--opponent", "easy", "--matches", "2")
     one_line_error(r, "was trained for rules scopone")
-    assert r.stderr.endswith("; its own rules are --rules scopone (and no other rules flag)\n"), r.stderr
+    assert r.stderr.endswith("; it plays only under --rules scopone\n"), r.stderr
 
 
 def to_v1_layout(new: np.ndarray) -> np.ndarray:

@@ -641,9 +641,10 @@ def test_a_rules_mismatch_names_the_options_that_differ():
 
 def test_preset_flags_give_back_the_rules():
     """The flags the scripts name for a checkpoint's rules (preset_flags) give exactly those
-    rules through the scripts' own parsing, and none are named for rules no flags give."""
+    rules through both scripts' own parsing, and none are named for rules no flags give."""
     import evaluate
-    from scopa_env.presets import PRESETS, preset_flags
+    import play
+    from scopa_env.presets import PRESETS, preset_flags, rules_from_flags
     cases = [p.rules for p in PRESETS.values()] + [
         Rules(napola=True, target=31), Rules(target=16), PRESETS["scopone"].rules.replace(napola=True)]
     for rules in cases:
@@ -651,6 +652,17 @@ def test_preset_flags_give_back_the_rules():
         assert flags is not None, rules
         args = evaluate.parse_args(["--agent", "easy", "--opponent", "easy", *flags.split()])
         assert evaluate.build_rules(args) == rules, (flags, rules)
+        args = play.parse_args(flags.split())
+        assert rules_from_flags(args.rules, args.napola, args.target) == rules, (flags, rules)
     assert preset_flags(PRESETS["scopone-milanese"].rules.replace(napola=False)) is None
     assert preset_flags(Rules(fewest_cards=True)) is None
     assert preset_flags(Rules(napola=True)) == "--rules classic --napola"
+
+
+def test_a_rules_mismatch_survives_pickling():
+    """RulesMismatch crosses process boundaries whole (the default pickling lost `trained` and
+    failed to rebuild it: a TypeError in a worker pool's result thread; review)."""
+    import pickle
+    from scopa_env.errors import RulesMismatch
+    e = pickle.loads(pickle.dumps(RulesMismatch("trained for other rules", Rules(target=21))))
+    assert isinstance(e, ScopaError) and str(e) == "trained for other rules" and e.trained == Rules(target=21)

@@ -61,7 +61,8 @@ class TrainConfig:
     max_minutes: float = 0.0
     """Stop after this many minutes of training even if the step budget is not spent
     (0 = no limit; finite): minutes of this leg, the train.py command (a resumed run's earlier
-    legs do not count). When it triggers, the run is no longer reproducible from its seed."""
+    legs do not count; a value given to a resume stays in the run's config for later resumes,
+    as every setting does). When it triggers, the run is no longer reproducible from its seed."""
     rules: Rules = Rules()
     """The rules trained for: a preset name, a [rules] table of Rules options, or a preset plus
     overrides (module docstring). A network is trained for one rules set; its checkpoints carry it."""
