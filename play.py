@@ -387,7 +387,23 @@ class PlaySession:
             against = f"against {opponent_label(self.opponent)}"
         self.say(f"\n=== New match{what} to {self.rules.target} {against}, napola "
                  f"{'on' if self.rules.napola else 'off'} (seed {seed}). ? for help ===")
+        self.hand_start()
+
+    def hand_start(self) -> None:
+        """Log the new hand's banner, and the dealer's sweep of the first table when the rules
+        give one (the hand then begins on an empty table)."""
+        g = self.game
         self.log.append(self.hand_banner())
+        sweep = g.dealer_sweep()
+        if sweep:
+            if g.dealer == HUMAN:
+                who = "you take it"
+            elif self.rules.players == 2:
+                who = "the computer takes it"
+            else:
+                who = f"{self.seat_name(g.dealer)} takes it"
+            self.log.append(f"The table dealt ({self.names(by_rank(g.first_table()))}) sums to "
+                            f"{15 * sweep}: {who}, {sweep} scop{'a' if sweep == 1 else 'e'}.")
 
     def hand_banner(self) -> str:
         g = self.game
@@ -409,7 +425,7 @@ class PlaySession:
             if self.ask("Enter for the next hand (q quits) ").strip().lower() in QUIT_WORDS:
                 raise Quit
             g.next_hand()
-            self.log.append(self.hand_banner())
+            self.hand_start()
         elif g.to_move != HUMAN:
             self.computer_turn()
         else:

@@ -50,8 +50,11 @@ FREE_CAPTURE = 23   # 1: a card that can capture may be laid
 PRIMIERA_SCALE = 24 # PRIM_STANDARD, PRIM_FIGURES0, PRIM_VENETO, PRIM_SOUTHERN or PRIM_MOST_SEVENS
 CAPOTTO = 25        # 0 off; k: a side with >= k points while all others have 0 wins
 NAPOLEONE_SIDE = 26 # result of the last finished hand: 1 + the side holding all ten denari, 0 none
-HEADER_SIZE = 32    # slots 27..31 are free
-OPTION_SLOTS = (NPLAYERS, NAPOLA, TARGET, CARDS_PER_DEAL, TABLE_DEAL) + tuple(range(RE_BELLO, CAPOTTO + 1))
+DEALER_SWEEP = 27   # 1: a first table summing to 15 (30) goes to the dealer with 1 (2) scope
+NO_RE_REDEAL = 28   # 1: rules.re_redeal is False (3 or 4 re on a 4-card table stay dealt)
+HEADER_SIZE = 32    # slots 29..31 are free
+OPTION_SLOTS = (NPLAYERS, NAPOLA, TARGET, CARDS_PER_DEAL, TABLE_DEAL) + tuple(range(RE_BELLO, CAPOTTO + 1)) \
+    + (DEALER_SWEEP, NO_RE_REDEAL)
 MAXP = 6            # room for up to 6 seats
 HANDS = HEADER_SIZE       # HANDS + p: mask of player p's hand
 PILES = HANDS + MAXP      # captured cards of player p
@@ -194,13 +197,15 @@ def start_hand(state):
     """Collect, shuffle and deal a new hand for the current dealer.
 
     With a 4-card table (the classic deal, the pairs and scopone) 3 or 4 re among the table cards
-    void the deal: the deck is shuffled again. With another table size (scopone scientifico's
-    empty table, or a custom deal) there is no redeal: RULES.md gives the rule for 4 cards only.
+    void the deal: the deck is shuffled again, unless NO_RE_REDEAL (escoba de 15, seed 004: the
+    four first cards are voided by no re there; a 15 or 30 goes to the dealer instead, DEALER_SWEEP).
+    With another table size (scopone scientifico's empty table, or a custom deal) there is no
+    redeal: RULES.md gives the rule for 4 cards only.
     """
     first_table = state[NPLAYERS] * state[CARDS_PER_DEAL]
     while True:
         _shuffle_deck(state)
-        if state[TABLE_DEAL] != 4:
+        if state[TABLE_DEAL] != 4 or state[NO_RE_REDEAL] != 0:
             break
         re = 0
         for i in range(4):
@@ -217,6 +222,10 @@ def deal_from_deck(state):
     then TABLE_DEAL cards to the table.
 
     Records are replayed (and deals set up by hand) by writing DECK and calling this.
+
+    With DEALER_SWEEP (escoba de 15, cirulla: seeds 003, 004) a first table whose capture values
+    sum to 15 goes to the dealer's pile with one scopa, one summing to 30 with two; the dealer is
+    then the hand's last capturer, and the first player leads to an empty table.
     """
     n = state[NPLAYERS]
     for p in range(MAXP):
@@ -237,11 +246,35 @@ def deal_from_deck(state):
     state[DECK_POS] = first_table + state[TABLE_DEAL]
     state[TO_MOVE] = (state[DEALER] + 1) % n
     state[PHASE] = PLAYING
+    if state[DEALER_SWEEP] != 0:
+        sweep = dealer_sweep_scope(table)
+        if sweep:
+            d = state[DEALER]
+            state[PILES + d] |= table
+            state[SCOPE + d] += sweep
+            state[LAST_CAPTURER] = d
+            state[TABLE] = 0
+
+
+@njit(cache=True)
+def dealer_sweep_scope(table):
+    """The scope a dealt first table is worth to the dealer under DEALER_SWEEP: 1 if its capture
+    values sum to 15, 2 if to 30, else 0 (an empty table: 0)."""
+    total = 0
+    for c in range(40):
+        if (table >> c) & 1:
+            total += RANK[c]
+    if total == 15:
+        return 1
+    if total == 30:
+        return 2
+    return 0
 
 
 @njit(cache=True)
 def rules_header(players, napola, target, hand_cards, table_cards, re_bello, napoleone, ace_takes_all,
-                 ace_scopa, ace_unburned, quindici, fewest_cards, free_capture, primiera_scale, capotto):
+                 ace_scopa, ace_unburned, quindici, fewest_cards, free_capture, primiera_scale, capotto,
+                 dealer_sweep, no_re_redeal):
     """The HEADER_SIZE option slots of a state for these rules (Rules.to_header() fills them)."""
     h = np.zeros(HEADER_SIZE, dtype=np.int64)
     h[NPLAYERS] = players
@@ -259,6 +292,8 @@ def rules_header(players, napola, target, hand_cards, table_cards, re_bello, nap
     h[FREE_CAPTURE] = free_capture
     h[PRIMIERA_SCALE] = primiera_scale
     h[CAPOTTO] = capotto
+    h[DEALER_SWEEP] = dealer_sweep
+    h[NO_RE_REDEAL] = no_re_redeal
     return h
 
 
@@ -267,8 +302,8 @@ def init_match_rules(state, seed, header):
     """Fill `state` (length STATE_SIZE) with a new match under the rules in `header` (the
     HEADER_SIZE vector of rules_header / Rules.to_header()), dealt from `seed`.
 
-    The deals depend only on the seed, the number of players and the deal sizes: the classic
-    rules give exactly the matches init_match gives.
+    The deals depend only on the seed, the number of players, the deal sizes and whether 3 re
+    void a table (NO_RE_REDEAL): the classic rules give exactly the matches init_match gives.
     """
     for i in range(STATE_SIZE):
         state[i] = 0
@@ -285,7 +320,7 @@ def init_match_rules(state, seed, header):
 @njit(cache=True)
 def init_match(state, seed, nplayers, napola, target):
     """Fill `state` with a new classic match (3 cards a deal, 4 on the table) dealt from `seed`."""
-    init_match_rules(state, seed, rules_header(nplayers, napola, target, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    init_match_rules(state, seed, rules_header(nplayers, napola, target, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
 
 @njit(cache=True)
@@ -739,7 +774,7 @@ def random_hands_rules(seed, n_hands, header):
 def random_hands(seed, n_hands, nplayers, napola, target):
     """random_hands_rules for the classic rules with `nplayers`, napola and target."""
     return random_hands_rules(seed, n_hands,
-                              rules_header(nplayers, napola, target, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+                              rules_header(nplayers, napola, target, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
 
 @njit(cache=True)

@@ -280,6 +280,14 @@ class Game:
         at = self.n_players * int(self.state[core.CARDS_PER_DEAL])
         return [int(c) for c in self.state[core.DECK + at:core.DECK + at + int(self.state[core.TABLE_DEAL])]]
 
+    def dealer_sweep(self) -> int:
+        """The scope the dealer took with this hand's first table under `Rules.dealer_sweep`: 1 for
+        a table summing to 15, 2 for 30, else 0 (those cards went to the dealer's pile, and the
+        hand began on an empty table)."""
+        if not self.rules.dealer_sweep:
+            return 0
+        return int(core.dealer_sweep_scope(np.int64(mask_of(self.first_table()))))
+
     # ---- reading the state ---------------------------------------------------------------
     @property
     def n_players(self) -> int:

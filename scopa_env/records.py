@@ -328,7 +328,8 @@ def replay(record: dict) -> Game:
                                  f"cards in {rules.deals_per_hand}")
             deck = _deck_of(hand, rules, h)     # every card read, naming its hand and deal
             table = hand["deals"][0]["table"]
-            if rules.table_cards == 4 and sum(rank_of(parse_card(c)) == 10 for c in table) >= 3:
+            if rules.table_cards == 4 and rules.re_redeal and \
+                    sum(rank_of(parse_card(c)) == 10 for c in table) >= 3:
                 # core.start_hand deals again: RULES.md voids such a deal, so no game plays it
                 raise ScopaError(f"hand {h}: the table {' '.join(table)} holds 3 or more re, a void "
                                  f"deal that is dealt again")

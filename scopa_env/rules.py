@@ -60,6 +60,13 @@ class Rules:
     """The sevens point: "standard", "figures0", "veneto", "southern" scales, or "most_sevens" (7s, then 6s, aces, ...)."""
     capotto: int = 0
     """0: off; k > 0: after a hand, a side with at least k points while every other side has 0 wins the match."""
+    re_redeal: bool = True
+    """3 or 4 re among the 4 table cards void the deal (RULES.md "Default game" 1); False: they stay
+    (escoba de 15, seed 004, voids no table)."""
+    dealer_sweep: bool = False
+    """A first table whose capture values sum to 15 goes to the dealer with a scopa, one summing to
+    30 with two scope (escoba de 15 and cirulla, seeds 003, 004); the first player then leads to
+    an empty table."""
 
     def __post_init__(self):
         # numpy's scalars (a loop over np.arange, a value read from an array) are stored as the
@@ -73,7 +80,7 @@ class Rules:
             elif isinstance(value, np.str_):
                 object.__setattr__(self, f.name, str(value))
         for name in ("napola", "re_bello", "ace_takes_all", "ace_scopa", "burned_ace", "fewest_cards",
-                     "free_capture"):
+                     "free_capture", "re_redeal", "dealer_sweep"):
             if not isinstance(getattr(self, name), bool):
                 raise ScopaError(f"rules option {name} must be true or false, got {getattr(self, name)!r}")
         _whole(self.target, "target", 1, TARGET_MAX)
@@ -148,7 +155,7 @@ class Rules:
             int(self.re_bello), NAPOLEONE.index(self.napoleone), int(self.ace_takes_all),
             int(self.ace_scopa), int(not self.burned_ace), QUINDICI.index(self.quindici),
             int(self.fewest_cards), int(self.free_capture), PRIMIERA_SCALES.index(self.primiera),
-            self.capotto)
+            self.capotto, int(self.dealer_sweep), int(not self.re_redeal))
 
     def describe(self) -> str:
         """The options that differ from the classic game, as 'key=value' text ('classic' if none)."""

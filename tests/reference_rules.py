@@ -6,7 +6,8 @@ Where the seeds leave a choice open it follows the choices documented in scopa_e
 (legal_moves, end_hand) and the README: 15-captures come on top of the classic ones with "both";
 fewest_cards applies to every capture of the card but not to the ace sweep; a sweep that is also
 a regular capture is that capture (a scopa); most sevens compares 7s, 6s, aces, 5s, 4s, 3s, 2s,
-then the figures.
+then the figures. dealer_sweep: the first table summing to 15 (30) is the dealer's, with 1 (2)
+scope, and the dealer is then the last to have captured.
 """
 PRIM = {7: 21, 6: 18, 1: 16, 5: 15, 4: 14, 3: 13, 2: 12, 8: 10, 9: 10, 10: 10}
 SCALES = {
@@ -18,7 +19,7 @@ SCALES = {
 DEFAULTS = {"napola": False, "target": 11, "players": 2, "hand_cards": 3, "table_cards": 4,
             "re_bello": False, "napoleone": "off", "ace_takes_all": False, "ace_scopa": False,
             "burned_ace": True, "quindici": "off", "fewest_cards": False, "free_capture": False,
-            "primiera": "standard", "capotto": 0}
+            "primiera": "standard", "capotto": 0, "re_redeal": True, "dealer_sweep": False}
 
 
 def rank(card: str) -> int:
@@ -152,12 +153,17 @@ def check_record(record: dict, require_legal: bool = False) -> None:
         assert all(len(h) == r["hand_cards"] for h in hands)
         table = list(deals[0]["table"])
         assert len(table) == r["table_cards"]
-        if r["table_cards"] == 4:
+        if r["table_cards"] == 4 and r["re_redeal"]:
             assert sum(rank(c) == 10 for c in table) < 3, "3+ re on the table must be redealt"
         piles = [[] for _ in range(n)]
         scope = [0] * n
         next_deal = 1
         last = None
+        if r["dealer_sweep"] and table and sum(rank(c) for c in table) in (15, 30):
+            piles[hand["dealer"]] += table
+            scope[hand["dealer"]] += sum(rank(c) for c in table) // 15
+            table = []
+            last = hand["dealer"]
         mover = (hand["dealer"] + 1) % n
         moves = hand["moves"]
         for i, mv in enumerate(moves):

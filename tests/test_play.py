@@ -18,6 +18,7 @@ from hypothesis import given, settings, strategies as st
 from agents import REGISTRY, RandomAgent
 from scopa_env import Game, Rules, ScopaError
 from scopa_env.cards import parse_card
+from scopa_env.presets import rules_from_preset
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("play", ROOT / "play.py")
@@ -177,7 +178,6 @@ def test_the_screen_never_shows_a_hand_but_the_persons(preset, italian):
     """Nothing checked what the screen must not show: printing the computer's hand passed every
     play.py test (review). Whole matches (to 3), compact and Italian names, and in pairs the
     partner's hand too."""
-    from scopa_env.presets import rules_from_preset
     out = io.StringIO()
     rules = rules_from_preset(preset).replace(target=3)
     s = play.PlaySession("easy", rules, 5, italian=italian, output=out)
@@ -519,7 +519,6 @@ def test_checkpoint_opponent_plays_a_match_and_refuses_other_rules(tmp_path):
 
 # ---- other rules: 3 players, pairs with a partner ------------------------------------------
 def test_pairs_screen_shows_partner_opponents_and_side_scores():
-    from scopa_env.presets import rules_from_preset
     s, out, _ = session(["q"], seed=3, rules=rules_from_preset("six-players"))
     s.run()
     text = out.getvalue()
@@ -532,7 +531,6 @@ def test_pairs_screen_shows_partner_opponents_and_side_scores():
 
 
 def test_pairs_match_scores_each_side_and_partner_follows_the_level():
-    from scopa_env.presets import rules_from_preset
     rules = rules_from_preset("pairs").replace(target=1)
     s, out, _ = session(seed=8, opponent="easy", rules=rules, input_fn=answer_one_then_no)
     s.partner = None
@@ -553,7 +551,6 @@ def test_pairs_match_scores_each_side_and_partner_follows_the_level():
 
 
 def test_three_players_and_ace_takes_the_table_by_the_computer():
-    from scopa_env.presets import rules_from_preset
     for name in ("three-players", "scopa-d-assi"):
         rules = rules_from_preset(name).replace(target=1)
         s, out, _ = session(seed=2, opponent="easy", rules=rules, input_fn=answer_one_then_no)
@@ -568,7 +565,6 @@ def test_partner_needs_pairs():
 
 
 def test_computer_ace_takes_the_table_is_decoded_with_the_table():
-    from scopa_env.presets import rules_from_preset
     rules = rules_from_preset("scopa-d-assi")
     s, out, _ = session(["1", "q"], seed=1, opponent="easy", rules=rules)
     g = Game(rules, seed=1).setup([["2B"], ["1D"]], ["5C", "7S"], dealer=0, to_move=1)
@@ -780,7 +776,6 @@ def test_the_persons_move_is_shown_before_the_thinking_notice(monkeypatch):
 
 def test_napoleone_win_has_no_score_row():
     """Under napoleone "win" the line is always 0 (the match ends instead): no row for it."""
-    from scopa_env.presets import rules_from_preset
     rules = rules_from_preset("scopone-trentino")
     assert rules.napoleone == "win"
     s, out, _ = session(rules=rules)
@@ -796,7 +791,6 @@ def test_napola_key_with_a_checkpoint_partner_that_cannot_follow_keeps_the_match
     """Pairs with a checkpoint partner and the default opponent: 'a' (napola on) fell back to the
     normal level for the opponent, then the partner's own refusal ended play.py with exit 2."""
     torch = pytest.importorskip("torch")
-    from scopa_env.presets import rules_from_preset
     from training.checkpoint import base_dict, save_atomic
     from training.model import MoveScorer, model_config
     rules = rules_from_preset("pairs")
@@ -868,3 +862,16 @@ def test_a_long_level_spec_is_cut_short_and_huge_numbers_are_not_inf():
     assert "inf" not in out.getvalue()
     with pytest.raises(ScopaError, match="5,000 digits"):
         make_agent("hard:worlds=" + "9" * 5000)
+
+
+@pytest.mark.parametrize("seed,said", [(7, "(1\u2666  2\u2666  3\u2666  9\u2660) sums to 15: you take it, 1 scopa."),
+                                       (15, "(4\u2663  8\u2666  9\u2666  9\u2665) sums to 30: the computer takes it, 2 scope.")])
+def test_the_dealer_sweep_is_said_under_the_hand_banner(seed, said):
+    """escopa-15 (dealer_sweep): a first table of 15 or 30 goes to the dealer before the first
+    play; the screen said nothing, and showed an empty table with scope already taken."""
+    s, out, _ = session(["q"], seed=seed, opponent="easy", rules=rules_from_preset("escopa-15"))
+    s.run()
+    text = out.getvalue()
+    banner = text.index("--- Hand 1:")
+    assert text.index(f"The table dealt {said}") > banner
+    assert ("1 scopa" if seed == 7 else "2 scope") in text.split("The table dealt")[1]

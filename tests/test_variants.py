@@ -337,6 +337,103 @@ def test_no_redeal_without_a_four_card_table():
     assert kept > 0
 
 
+def _deck(table, hands=()):
+    """A 40-card deck in dealing order for a 2-player deal: the hands (3 each, seat after the
+    dealer first), then `table`, then the rest."""
+    first = [parse_card(c) for c in hands] or [c for c in range(40) if c not in
+                                                [parse_card(t) for t in table]][:6]
+    tab = [parse_card(c) for c in table]
+    return first + tab + [c for c in range(40) if c not in first + tab]
+
+
+@pytest.mark.parametrize("table,scope", [
+    (["1D", "2D", "3D", "9S"], 1),          # 1 + 2 + 3 + 9 = 15
+    (["7D", "5C", "2S", "1B"], 1),          # the seeds' example sums: 15, one scopa
+    (["10D", "10C", "9S", "1B"], 2),        # 30: two scope
+    (["8D", "9D", "9C", "4B"], 2),
+    (["7D", "5C", "2S", "2B"], 0),          # 16: the table stays
+    (["10D", "10C", "9S", "2B"], 0),        # 31
+])
+def test_dealer_sweep_takes_a_first_table_of_15_or_30(table, scope):
+    """Seeds 003, 004 (escoba de 15, cirulla): 'if the four first cards sum to 15 the dealer takes
+    them and scores a scopa; if 30, two'. The first player then leads to an empty table, and the
+    dealer is the hand's last capturer so far."""
+    for dealer in (0, 1):
+        g = Game(Rules(dealer_sweep=True), 1)
+        g.deal_hand(dealer, _deck(table))
+        assert g.dealer_sweep() == scope
+        assert g.first_table() == [parse_card(c) for c in table]
+        if scope:
+            assert g.table == [] and sorted(g.pile(dealer)) == sorted(parse_card(c) for c in table)
+            assert g.scope(dealer) == scope and g.scope(1 - dealer) == 0 and g.pile(1 - dealer) == []
+            assert g.last_capturer == dealer
+            assert all(not m.captured for m in g.legal_moves())   # nothing to take on an empty table
+        else:
+            assert sorted(g.table) == sorted(parse_card(c) for c in table)
+            assert g.scope(dealer) == 0 and g.pile(dealer) == [] and g.last_capturer is None
+        plain = Game(Rules(), 1)                       # the option off: the table always stays
+        plain.deal_hand(dealer, _deck(table))
+        assert sorted(plain.table) == sorted(parse_card(c) for c in table) and plain.dealer_sweep() == 0
+
+
+def test_the_dealer_sweep_counts_in_the_hand_score_and_the_record_replays():
+    """The swept scope are the dealer's in the hand's score line, the reference agrees, and a
+    record of such a hand replays (its deal lists the table as dealt)."""
+    rules = rules_from_preset("escopa-15").replace(target=3)
+    seen = 0
+    for seed in range(60):
+        g = Game(rules, seed)
+        rng = np.random.default_rng(seed)
+        rec = records.Recorder(g, ["random", "random"], with_legal=True)
+        swept = {}
+        while not g.match_over:
+            if g.hand_over:
+                rec.next_hand()
+            if g.state[core.PLAYS] == 0 and g.dealer_sweep():
+                swept[g.hand_no] = (g.dealer, g.dealer_sweep())
+            ms = g.legal_moves()
+            m = ms[rng.integers(len(ms))]
+            if rec.play(m.card, m.captured).hand_over:
+                if g.hand_no in swept:
+                    dealer, k = swept[g.hand_no]
+                    assert g.hand_score()[dealer]["scope"] >= k
+        rec = json.loads(records.dumps(rec.record))
+        check_record(rec, require_legal=True)
+        assert records.replay(rec).scores == g.scores
+        seen += len(swept)
+    assert seen >= 5
+
+
+def test_escopa_15_voids_no_table_of_re():
+    """Seed 004's table: the three-re redeal is classic scopa's; escoba de 15 voids no first table
+    (a 15 or 30 goes to the dealer instead). With re_redeal off the first shuffle is dealt even
+    with 3+ re on the table; the classic game deals such a seed again."""
+    rules = rules_from_preset("escopa-15")
+    assert not rules.re_redeal and rules.dealer_sweep
+    kept = 0
+    for seed in range(3000):
+        s = np.zeros(core.STATE_SIZE, dtype=np.int64)
+        core.seed_rng(s, core.RNG, seed)
+        s[core.DECK:core.DECK + 40] = np.arange(40)
+        core.rng_below(s, core.RNG, 2)
+        core._shuffle_deck(s)
+        table = s[core.DECK + 6:core.DECK + 10].tolist()
+        if sum(c % 10 == 9 for c in table) >= 3:
+            g = Game(rules, seed)
+            assert g.first_table() == table, seed
+            assert Game(Rules(), seed).first_table() != table
+            if not kept:                              # a record of such a deal replays
+                rec = json.loads(records.dumps(random_match(rules.replace(target=3), seed,
+                                                            np.random.default_rng(seed))))
+                check_record(rec)
+                records.replay(rec)
+                rec["rules"]["re_redeal"] = True              # the classic rule deals this seed again
+                with pytest.raises(ScopaError, match="the engine dealt"):
+                    records.replay(rec)
+            kept += 1
+    assert kept > 0
+
+
 def test_match_to_target_with_three_sides_needs_a_strict_leader():
     # one card, no denari: the carte point alone
     g = _score(Rules(players=6, target=11), [[], [], ["1C"], [], [], []], scores=[11, 10, 10])
@@ -482,7 +579,8 @@ def any_rules(draw):
                  quindici=draw(st.sampled_from(["off", "only", "both"])), fewest_cards=draw(st.booleans()),
                  free_capture=draw(st.booleans()),
                  primiera=draw(st.sampled_from(["standard", "figures0", "veneto", "southern", "most_sevens"])),
-                 capotto=draw(st.sampled_from([0, 0, 2, 4])))
+                 capotto=draw(st.sampled_from([0, 0, 2, 4])), re_redeal=draw(st.booleans()),
+                 dealer_sweep=draw(st.booleans()))
 
 
 @settings(max_examples=60, deadline=None)
