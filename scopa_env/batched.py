@@ -22,11 +22,12 @@ more moves, so a wide position is never truncated; read the arrays from the env 
   of players does not enter it. tests/test_batched.py recomputes this bound.
 - Other rules have no proven bound. Most legal moves met in uniformly random play, 400,000
   hands per preset (4 seeds x 100,000): classic 24, napola 23, re-bello 22, scopa-d-assi 19,
-  asso-piglia-tutto 19, quindici 176, quindici-both 16, quindici-assi 26, escopa-15 196 (before
-  its dealer sweep and its 3-re rule; in another run of 4 x 100,000 hands, 188 before, 179 after),
+  asso-piglia-tutto 19, quindici 176, quindici-both 16, quindici-assi 26, escopa-15 196,
   three-players 21, pairs 31, six-players 30, scopone 56, scopone-scientifico 38,
-  scopone-trentino 65, scopone-milanese 27. Only the 15-captures without the classic ones
-  (quindici, escopa-15: the table grows while no card makes 15) go past 80.
+  scopone-trentino 65, scopone-milanese 27; escoba, added later, 179 in another run of
+  4 x 100,000 hands (core.random_move's play, where escopa-15 met 188). Only the 15-captures
+  without the classic ones (quindici, escopa-15, escoba: the table grows while no card makes 15)
+  go past 80.
 - free_capture (any card may be laid): players who lay card after card grow the table until one
   card has thousands of captures (7,166 moves met with quindici "both", laying the lowest card
   every turn). core.MAX_MOVES (76,680) bounds every position of every rules set.

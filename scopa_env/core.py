@@ -52,7 +52,8 @@ CAPOTTO = 25        # 0 off; k: a side with >= k points while all others have 0 
 NAPOLEONE_SIDE = 26 # result of the last finished hand: 1 + the side holding all ten denari, 0 none
 DEALER_SWEEP = 27   # 1: a first table summing to 15 (30) goes to the dealer with 1 (2) scope
 NO_RE_REDEAL = 28   # 1: rules.re_redeal is False (3 or 4 re on a 4-card table stay dealt)
-HEADER_SIZE = 32    # slots 29..31 are free
+SWEPT = 29          # scope the dealer took with this hand's first table (DEALER_SWEEP), else 0
+HEADER_SIZE = 32    # slots 30..31 are free
 OPTION_SLOTS = (NPLAYERS, NAPOLA, TARGET, CARDS_PER_DEAL, TABLE_DEAL) + tuple(range(RE_BELLO, CAPOTTO + 1)) \
     + (DEALER_SWEEP, NO_RE_REDEAL)
 MAXP = 6            # room for up to 6 seats
@@ -246,8 +247,10 @@ def deal_from_deck(state):
     state[DECK_POS] = first_table + state[TABLE_DEAL]
     state[TO_MOVE] = (state[DEALER] + 1) % n
     state[PHASE] = PLAYING
+    state[SWEPT] = 0
     if state[DEALER_SWEEP] != 0:
         sweep = dealer_sweep_scope(table)
+        state[SWEPT] = sweep
         if sweep:
             d = state[DEALER]
             state[PILES + d] |= table

@@ -229,6 +229,7 @@ class Game:
         for s in range(sides):
             st[core.SCORES + s] = scores[s]
         st[core.TABLE] = table_m
+        st[core.SWEPT] = 0
         st[core.DEALER] = dealer
         st[core.TO_MOVE] = (dealer + 1) % n if to_move is None else to_move
         st[core.DECK_POS] = 40 - len(deck)
@@ -283,10 +284,8 @@ class Game:
     def dealer_sweep(self) -> int:
         """The scope the dealer took with this hand's first table under `Rules.dealer_sweep`: 1 for
         a table summing to 15, 2 for 30, else 0 (those cards went to the dealer's pile, and the
-        hand began on an empty table)."""
-        if not self.rules.dealer_sweep:
-            return 0
-        return int(core.dealer_sweep_scope(np.int64(mask_of(self.first_table()))))
+        hand began on an empty table). A position put in place by `setup` was dealt by nobody: 0."""
+        return int(self.state[core.SWEPT])
 
     # ---- reading the state ---------------------------------------------------------------
     @property

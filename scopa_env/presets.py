@@ -43,9 +43,13 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
        "the table with a scopa point, 2 players to 31", "004", quindici="both", ace_takes_all=True,
        ace_scopa=True, target=31),
     _p("escopa-15", "escopa de 15 as in Brazil and Argentina: 15-captures only, the sevens point to "
-       "whoever has most 7s (then 6s, aces, ...), a first table of 15 (30) goes to the dealer with 1 "
-       "(2) scope and 3 re void no deal, 2 players to 21", "003, 004", quindici="only",
-       primiera="most_sevens", dealer_sweep=True, re_redeal=False, target=21),
+       "whoever has most 7s (then 6s, aces, ...), 2 players to 21 (seed 004 gives the dealer's 15/30 "
+       "sweep to Spain's escoba: the escoba preset)", "003, 004", quindici="only",
+       primiera="most_sevens", target=21),
+    _p("escoba", "escoba de 15 as in Spain, seed 004's table beside classic scopa: 15-captures only, "
+       "the sevens point to most 7s (the table's simpler form of the setenta), a first table of 15 "
+       "(30) goes to the dealer with 1 (2) scope and 3 re void no deal, 2 players to 21", "004",
+       quindici="only", primiera="most_sevens", dealer_sweep=True, re_redeal=False, target=21),
     _p("three-players", "3 players each for self, 3 cards a deal (4 deals a hand), to 16 "
        "(the most cards win the carte point, so 14 can win it; a tie for the most: nobody)", "003, 004", players=3, target=16),
     _p("pairs", "4 players in two pairs, partners opposite, 3 cards a deal (3 deals a hand), piles "

@@ -867,11 +867,20 @@ def test_a_long_level_spec_is_cut_short_and_huge_numbers_are_not_inf():
 @pytest.mark.parametrize("seed,said", [(7, "(1\u2666  2\u2666  3\u2666  9\u2660) sums to 15: you take it, 1 scopa."),
                                        (15, "(4\u2663  8\u2666  9\u2666  9\u2665) sums to 30: the computer takes it, 2 scope.")])
 def test_the_dealer_sweep_is_said_under_the_hand_banner(seed, said):
-    """escopa-15 (dealer_sweep): a first table of 15 or 30 goes to the dealer before the first
+    """escoba (dealer_sweep): a first table of 15 or 30 goes to the dealer before the first
     play; the screen said nothing, and showed an empty table with scope already taken."""
-    s, out, _ = session(["q"], seed=seed, opponent="easy", rules=rules_from_preset("escopa-15"))
+    s, out, _ = session(["q"], seed=seed, opponent="easy", rules=rules_from_preset("escoba"))
     s.run()
     text = out.getvalue()
     banner = text.index("--- Hand 1:")
     assert text.index(f"The table dealt {said}") > banner
     assert ("1 scopa" if seed == 7 else "2 scope") in text.split("The table dealt")[1]
+
+
+@pytest.mark.parametrize("players,seed,who", [(3, 2, "Computer 1 takes it"), (4, 22, "Opponent 1 takes it")])
+def test_the_dealer_sweep_names_the_dealer_with_more_players(players, seed, who):
+    """With 3 or more seats the sweep names the seat that dealt (only the 2-player line was
+    tested; review)."""
+    s, out, _ = session(["q"], seed=seed, opponent="easy", rules=Rules(dealer_sweep=True, players=players))
+    s.run()
+    assert f"sums to 15: {who}, 1 scopa." in out.getvalue()
