@@ -158,6 +158,9 @@ class Game:
         if not 0 <= st[core.NAPOLEONE_SIDE] <= rules.teams:
             raise ScopaError(f"the state's napoleone side {int(st[core.NAPOLEONE_SIDE])} is not "
                              f"0..{rules.teams} (0 none, else 1 + a side)")
+        if not 0 <= st[core.SWEPT] <= (2 if rules.dealer_sweep else 0):
+            raise ScopaError(f"the state's dealer sweep {int(st[core.SWEPT])} is not "
+                             + ("0..2 (scope)" if rules.dealer_sweep else "0 (these rules have no dealer_sweep)"))
         hands = [int(st[core.HANDS + p]) for p in range(rules.players)]
         if st[core.PHASE] == core.PLAYING and hands[int(st[core.TO_MOVE])] == 0 and any(hands):
             # no legal move and the hand not over: the game stalled (setup refuses it too)

@@ -47,8 +47,9 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
        "sweep to Spain's escoba: the escoba preset)", "003, 004", quindici="only",
        primiera="most_sevens", target=21),
     _p("escoba", "escoba de 15 as in Spain, seed 004's table beside classic scopa: 15-captures only, "
-       "the sevens point to most 7s (the table's simpler form of the setenta), a first table of 15 "
-       "(30) goes to the dealer with 1 (2) scope and 3 re void no deal, 2 players to 21", "004",
+       "the sevens point to most 7s (the table's simpler form of the setenta; ties as escopa-15), a "
+       "first table of 15 (30) goes to the dealer with 1 (2) scope and 3 re void no deal, 2 players "
+       "to 21 (the seeds give no target)", "003, 004",
        quindici="only", primiera="most_sevens", dealer_sweep=True, re_redeal=False, target=21),
     _p("three-players", "3 players each for self, 3 cards a deal (4 deals a hand), to 16 "
        "(the most cards win the carte point, so 14 can win it; a tie for the most: nobody)", "003, 004", players=3, target=16),

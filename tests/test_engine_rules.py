@@ -400,11 +400,19 @@ def test_from_state_refuses_a_state_it_cannot_play():
                                (core.SCORES, -200, r"score of side 0 -200 is not a whole number 0..2\*\*62-1"),
                                (core.SCOPE + 1, -5, "scope of seat 1 -5"), (core.PLAYS, -3, "cards played this hand -3"),
                                (core.HAND_NO, -1, "hand number -1"), (core.PLAYED, -1, "cards played by seat 0"),
-                               (core.NAPOLEONE_SIDE, 7, "napoleone side 7 is not 0..2")):
+                               (core.NAPOLEONE_SIDE, 7, "napoleone side 7 is not 0..2"),
+                               # a sweep under rules without one (review: dealer_sweep() said 7)
+                               (core.SWEPT, 1, r"dealer sweep 1 is not 0 \(these rules have no dealer_sweep\)")):
         st = g.state.copy()
         st[slot] = value
         with pytest.raises(ScopaError, match=words):
             Game.from_state(Rules(), st)
+    sweep = Game("escoba", 7)
+    assert Game.from_state("escoba", sweep.state).dealer_sweep() == 1
+    st = sweep.state.copy()
+    st[core.SWEPT] = 3
+    with pytest.raises(ScopaError, match=r"dealer sweep 3 is not 0..2 \(scope\)"):
+        Game.from_state("escoba", st)
     # play goes past setup's bound of 1e9: such a state is still a game's (review)
     big = Game(Rules())
     big.setup(hands=[["7D", "1C"], ["2C", "4S"]], table=["7S"], scores=[10**9, 10**9], scope=[10**9, 0], dealer=1)

@@ -877,10 +877,12 @@ def test_the_dealer_sweep_is_said_under_the_hand_banner(seed, said):
     assert ("1 scopa" if seed == 7 else "2 scope") in text.split("The table dealt")[1]
 
 
-@pytest.mark.parametrize("players,seed,who", [(3, 2, "Computer 1 takes it"), (4, 22, "Opponent 1 takes it")])
-def test_the_dealer_sweep_names_the_dealer_with_more_players(players, seed, who):
+@pytest.mark.parametrize("players,seed,said", [(3, 2, "15: Computer 1 takes it, 1 scopa."),
+                                               (4, 22, "15: Opponent 1 takes it, 1 scopa."),
+                                               (6, 27, "30: Partner takes it, 2 scope.")])
+def test_the_dealer_sweep_names_the_dealer_with_more_players(players, seed, said):
     """With 3 or more seats the sweep names the seat that dealt (only the 2-player line was
     tested; review)."""
     s, out, _ = session(["q"], seed=seed, opponent="easy", rules=Rules(dealer_sweep=True, players=players))
     s.run()
-    assert f"sums to 15: {who}, 1 scopa." in out.getvalue()
+    assert f"sums to {said}" in out.getvalue()
