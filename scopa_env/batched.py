@@ -17,9 +17,9 @@ more moves, so a wide position is never truncated; read the arrays from the env 
 - Classic captures, 3 cards a deal, 4 on the table, the 3-re redeal on: 80 is never exceeded.
   An over-approximation of every table the rules can reach (start from any 4 cards with at most
   2 re; lay a card only when its rank is neither on the table nor a sum of table cards; capture
-  one equal card or a set summing to the rank) has 17,960 rank multisets, and the most legal moves any of them
-  allows with any 3-card hand is 75 (three re against 1, 2, 3, 3, 3, 3, 4, 5, 7, 8); the number
-  of players does not enter it. tests/test_batched.py recomputes this bound.
+  one equal card or a set summing to the rank) has 17,960 rank multisets, and the most legal
+  moves any of them allows with any 3-card hand is 75 (three re against 1, 2, 3, 3, 3, 3, 4, 5,
+  7, 8); the number of players does not enter it. tests/test_batched.py recomputes this bound.
 - Other rules have no proven bound. Most legal moves met in uniformly random play, 400,000
   hands per preset (4 seeds x 100,000): classic 24, napola 23, re-bello 22, scopa-d-assi 19,
   asso-piglia-tutto 19, quindici 176, quindici-both 16, quindici-assi 26, escopa-15 196,
