@@ -57,6 +57,9 @@ CASES = [
     ("hand_value.py", ["--matches", "3"], "even"),
     ("hand_value.py", ["--matches", "2"], "--matches needs at least 4 (two deals)"),
     ("hand_value.py", ["--told-deals", "6"], "--told-deals"),
+    ("max_moves.py", ["--hands", "0"], "argument --hands"),
+    ("max_moves.py", ["--seeds", "-1"], "argument --seeds"),
+    ("max_moves.py", ["--rules", "classic", "foo"], "unknown rules preset 'foo'"),
 ]
 
 
@@ -137,3 +140,15 @@ def test_a_baseline_that_cannot_serve_is_one_line(script, init, words, tmp_path)
     r = run(script, ["--baseline", str(tmp_path / "old"), "--repeats", "1"], tmp_path)
     one_line_error(r, script, f"--baseline {tmp_path / 'old'}: {words}")
 
+
+
+def test_max_moves_prints_each_preset_within_its_bounds(tmp_path):
+    """The figures batched.py quotes come from this script: a row per preset named, its most
+    moves within the proven classic bound (75) and the start width the env gives those rules."""
+    r = run("max_moves.py", ["--rules", "classic", "quindici", "--hands", "300", "--seeds", "2"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    rows = {line.split()[0]: line.split() for line in r.stdout.splitlines()[2:]}
+    assert set(rows) == {"classic", "quindici"}
+    assert 1 <= int(rows["classic"][1]) <= 75 and rows["classic"][2] == "80"
+    assert rows["quindici"][2] == "256"
+    assert int(rows["classic"][1]) == max(int(x.strip(",")) for x in rows["classic"][3:5])
