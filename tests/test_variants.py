@@ -297,6 +297,17 @@ def test_deals_per_hand_and_turn_order(preset, hand, table, deals):
         assert dealers[1] == (dealers[0] + 1) % rules.players
 
 
+def _first_shuffle(seed, players):
+    """The 40 cards of a seed's first shuffle in dealing order, before any redeal: the draws
+    core.init_match_rules makes (the dealer, then the shuffle)."""
+    s = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    core.seed_rng(s, core.RNG, seed)
+    s[core.DECK:core.DECK + 40] = np.arange(40)
+    core.rng_below(s, core.RNG, players)        # the dealer
+    core._shuffle_deck(s)
+    return s[core.DECK:core.DECK + 40].tolist()
+
+
 @pytest.mark.parametrize("preset", ["classic", "three-players", "pairs", "six-players", "scopone"])
 def test_redeal_on_three_re_only_with_a_four_card_table(preset):
     """Seeds whose first shuffle puts 3+ re among the 4 table cards are redealt, wherever the
@@ -306,12 +317,8 @@ def test_redeal_on_three_re_only_with_a_four_card_table(preset):
     first_table = rules.players * rules.hand_cards
     found = 0
     for seed in range(20_000 if preset == "scopone" else 3000):
-        s = np.zeros(core.STATE_SIZE, dtype=np.int64)
-        core.seed_rng(s, core.RNG, seed)
-        s[core.DECK:core.DECK + 40] = np.arange(40)
-        core.rng_below(s, core.RNG, rules.players)        # the dealer
-        core._shuffle_deck(s)
-        if sum(c % 10 == 9 for c in s[core.DECK + first_table:core.DECK + first_table + 4]) >= 3:
+        first = _first_shuffle(seed, rules.players)
+        if sum(c % 10 == 9 for c in first[first_table:first_table + 4]) >= 3:
             found += 1
             assert sum(c % 10 == 9 for c in Game(rules, seed).table) < 3, seed
     assert found > 0
@@ -323,14 +330,9 @@ def test_no_redeal_without_a_four_card_table():
     rules = rules_from_preset("scopone-scientifico")
     kept = 0
     for seed in range(20_000):
-        s = np.zeros(core.STATE_SIZE, dtype=np.int64)
-        core.seed_rng(s, core.RNG, seed)
-        s[core.DECK:core.DECK + 40] = np.arange(40)
-        core.rng_below(s, core.RNG, rules.players)
-        core._shuffle_deck(s)
-        if sum(c % 10 == 9 for c in s[core.DECK + 36:core.DECK + 40]) >= 3:
+        first = _first_shuffle(seed, rules.players)
+        if sum(c % 10 == 9 for c in first[36:40]) >= 3:
             g = Game(rules, seed)
-            first = s[core.DECK:core.DECK + 40].tolist()          # the first shuffle's hands
             blocks = sorted(sorted(first[10 * k:10 * k + 10]) for k in range(4))
             assert g.table == [] and sorted(sorted(g.hand(p)) for p in range(4)) == blocks, seed
             kept += 1
@@ -434,12 +436,7 @@ def test_escoba_voids_no_table_of_re():
     assert not rules.re_redeal and rules.dealer_sweep
     kept = 0
     for seed in range(3000):
-        s = np.zeros(core.STATE_SIZE, dtype=np.int64)
-        core.seed_rng(s, core.RNG, seed)
-        s[core.DECK:core.DECK + 40] = np.arange(40)
-        core.rng_below(s, core.RNG, 2)
-        core._shuffle_deck(s)
-        table = s[core.DECK + 6:core.DECK + 10].tolist()
+        table = _first_shuffle(seed, 2)[6:10]
         if sum(c % 10 == 9 for c in table) >= 3:
             g = Game(rules, seed)
             assert g.first_table() == table, seed
