@@ -53,9 +53,11 @@ NAPOLEONE_SIDE = 26 # result of the last finished hand: 1 + the side holding all
 DEALER_SWEEP = 27   # 1: a first table summing to 15 (30) goes to the dealer with 1 (2) scope
 NO_RE_REDEAL = 28   # 1: rules.re_redeal is False (3 or 4 re on a 4-card table stay dealt)
 SWEPT = 29          # scope the dealer took with this hand's first table (DEALER_SWEEP), else 0
-HEADER_SIZE = 32    # slots 30..31 are free
+SUMS_BESIDE_EQUAL = 30  # 1: rules.equal_first is False (a card's sum captures stay legal beside an equal card)
+ACE_REDEAL = 31     # 1: 2 or more aces on a 4-card first table void the deal
+HEADER_SIZE = 32    # no slot is free
 OPTION_SLOTS = (NPLAYERS, NAPOLA, TARGET, CARDS_PER_DEAL, TABLE_DEAL) + tuple(range(RE_BELLO, CAPOTTO + 1)) \
-    + (DEALER_SWEEP, NO_RE_REDEAL)
+    + (DEALER_SWEEP, NO_RE_REDEAL, SUMS_BESIDE_EQUAL, ACE_REDEAL)
 MAXP = 6            # room for up to 6 seats
 HANDS = HEADER_SIZE       # HANDS + p: mask of player p's hand
 PILES = HANDS + MAXP      # captured cards of player p
@@ -200,19 +202,24 @@ def start_hand(state):
     With a 4-card table (the classic deal, the pairs and scopone) 3 or 4 re among the table cards
     void the deal: the deck is shuffled again, unless NO_RE_REDEAL (escoba de 15, seed 004: the
     four first cards are voided by no re there; a 15 or 30 goes to the dealer instead, DEALER_SWEEP).
+    With ACE_REDEAL (cirulla, seed 004) 2 or more aces among them void it too.
     With another table size (scopone scientifico's empty table, or a custom deal) there is no
-    redeal: RULES.md gives the rule for 4 cards only.
+    redeal: RULES.md and seed 004 give the rules for 4 cards only.
     """
     first_table = state[NPLAYERS] * state[CARDS_PER_DEAL]
     while True:
         _shuffle_deck(state)
-        if state[TABLE_DEAL] != 4 or state[NO_RE_REDEAL] != 0:
+        if state[TABLE_DEAL] != 4 or (state[NO_RE_REDEAL] != 0 and state[ACE_REDEAL] == 0):
             break
         re = 0
+        aces = 0
         for i in range(4):
-            if RANK[state[DECK + first_table + i]] == 10:
+            r = RANK[state[DECK + first_table + i]]
+            if r == 10:
                 re += 1
-        if re < 3:
+            elif r == 1:
+                aces += 1
+        if (re < 3 or state[NO_RE_REDEAL] != 0) and (aces < 2 or state[ACE_REDEAL] == 0):
             break
     deal_from_deck(state)
 
@@ -277,7 +284,7 @@ def dealer_sweep_scope(table):
 @njit(cache=True)
 def rules_header(players, napola, target, hand_cards, table_cards, re_bello, napoleone, ace_takes_all,
                  ace_scopa, ace_unburned, quindici, fewest_cards, free_capture, primiera_scale, capotto,
-                 dealer_sweep, no_re_redeal):
+                 dealer_sweep, no_re_redeal, sums_beside_equal, ace_redeal):
     """The HEADER_SIZE option slots of a state for these rules (Rules.to_header() fills them)."""
     h = np.zeros(HEADER_SIZE, dtype=np.int64)
     h[NPLAYERS] = players
@@ -297,6 +304,8 @@ def rules_header(players, napola, target, hand_cards, table_cards, re_bello, nap
     h[CAPOTTO] = capotto
     h[DEALER_SWEEP] = dealer_sweep
     h[NO_RE_REDEAL] = no_re_redeal
+    h[SUMS_BESIDE_EQUAL] = sums_beside_equal
+    h[ACE_REDEAL] = ace_redeal
     return h
 
 
@@ -305,8 +314,9 @@ def init_match_rules(state, seed, header):
     """Fill `state` (length STATE_SIZE) with a new match under the rules in `header` (the
     HEADER_SIZE vector of rules_header / Rules.to_header()), dealt from `seed`.
 
-    The deals depend only on the seed, the number of players, the deal sizes and whether 3 re
-    void a table (NO_RE_REDEAL): the classic rules give exactly the matches init_match gives.
+    The deals depend only on the seed, the number of players, the deal sizes and which first
+    tables are void (NO_RE_REDEAL, ACE_REDEAL): the classic rules give exactly the matches
+    init_match gives.
     """
     for i in range(STATE_SIZE):
         state[i] = 0
@@ -323,7 +333,7 @@ def init_match_rules(state, seed, header):
 @njit(cache=True)
 def init_match(state, seed, nplayers, napola, target):
     """Fill `state` with a new classic match (3 cards a deal, 4 on the table) dealt from `seed`."""
-    init_match_rules(state, seed, rules_header(nplayers, napola, target, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    init_match_rules(state, seed, rules_header(nplayers, napola, target, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
 
 @njit(cache=True)
@@ -419,7 +429,8 @@ def _regular_captures(state, card, table, ids, ranks, suffix, pos, t, out_card, 
     v = RANK[card]
     quindici = state[QUINDICI]
     k0 = n
-    # regular captures: the classic ones (equal value first, else sums) and the 15-captures
+    # regular captures: the classic ones (equal value first, else sums; with SUMS_BESIDE_EQUAL
+    # the sums of two or more cards too) and the 15-captures
     if quindici != QUINDICI_ONLY:
         equal = table & RANK_MASK[v]
         while equal != 0:           # lowest card id first: the order of ids within a rank
@@ -428,6 +439,16 @@ def _regular_captures(state, card, table, ids, ranks, suffix, pos, t, out_card, 
             n = _add_move(out_card, out_mask, n, card, low)
         if n == k0:
             n = _sum_captures(ids, ranks, suffix, pos, t, v, card, out_card, out_mask, n)
+        elif state[SUMS_BESIDE_EQUAL] != 0:
+            k1 = n
+            n = _sum_captures(ids, ranks, suffix, pos, t, v, card, out_card, out_mask, n)
+            w = k1                  # the one-card sums are the equal captures already listed
+            for i in range(k1, n):
+                if popcount(out_mask[i]) > 1:
+                    out_card[w] = out_card[i]
+                    out_mask[w] = out_mask[i]
+                    w += 1
+            n = w
     ace_rule = state[ACE_TAKES_ALL] != 0 and v == 1 and table != 0
     burned = ace_rule and (table & RANK_MASK[1]) != 0 and state[ACE_UNBURNED] == 0
     if burned and quindici == QUINDICI_ONLY:
@@ -481,7 +502,8 @@ def legal_moves(state, buf):
     For each card in hand, in card-id order, classic rules: a table card of equal rank must be
     taken (one move per such card, the player chooses); otherwise every set of table cards summing
     to its rank is a move; a card with no capture is laid on the table (captured mask 0).
-    Variants, in this order for each card: the classic captures (not with quindici "only"); with
+    Variants, in this order for each card: the classic captures (not with quindici "only"; with
+    equal_first off, the sums of two or more cards follow the equal captures); with
     scopa d'assi and a burned ace (an ace on the table) under quindici "only", one move per table
     ace; with quindici, every set of table cards summing to 15 minus the card's rank; with
     fewest_cards only the captures above with the fewest cards stay; with scopa d'assi and no burned
@@ -497,7 +519,8 @@ def legal_moves(state, buf):
     table = state[TABLE]
     t = _table_by_rank(table, ids, ranks, suffix)
     hand = state[HANDS + state[TO_MOVE]]
-    variant = (state[QUINDICI] | state[ACE_TAKES_ALL] | state[FEWEST_CARDS] | state[FREE_CAPTURE]) != 0
+    variant = (state[QUINDICI] | state[ACE_TAKES_ALL] | state[FEWEST_CARDS] | state[FREE_CAPTURE]
+               | state[SUMS_BESIDE_EQUAL]) != 0
     n = 0
     while hand != 0:
         low = hand & -hand
@@ -777,7 +800,7 @@ def random_hands_rules(seed, n_hands, header):
 def random_hands(seed, n_hands, nplayers, napola, target):
     """random_hands_rules for the classic rules with `nplayers`, napola and target."""
     return random_hands_rules(seed, n_hands,
-                              rules_header(nplayers, napola, target, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+                              rules_header(nplayers, napola, target, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
 
 @njit(cache=True)

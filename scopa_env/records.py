@@ -333,6 +333,10 @@ def replay(record: dict) -> Game:
                 # core.start_hand deals again: RULES.md voids such a deal, so no game plays it
                 raise ScopaError(f"hand {h}: the table {' '.join(table)} holds 3 or more re, a void "
                                  f"deal that is dealt again")
+            if rules.table_cards == 4 and rules.ace_redeal and \
+                    sum(rank_of(parse_card(c)) == 1 for c in table) >= 2:
+                raise ScopaError(f"hand {h}: the table {' '.join(table)} holds 2 or more aces, a void "
+                                 f"deal under ace_redeal that is dealt again")
             if h == 0:      # the seed deals the whole first hand, its later deals too
                 _check_seed_deck(deck, game, rules, record["seed"])
             try:

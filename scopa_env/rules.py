@@ -67,6 +67,12 @@ class Rules:
     """A first table whose capture values sum to 15 goes to the dealer with a scopa, one summing to
     30 with two scope (escoba de 15 and cirulla, seeds 003, 004); the first player then leads to
     an empty table."""
+    equal_first: bool = True
+    """A table card of the played card's value must be taken in preference to a sum (RULES.md
+    "Default game"); False: the sums of two or more cards are legal beside it, the player chooses
+    (cirulla, seed 003: "with J, 5 and 3 on the table, a J may take the J or the 3 and the 5")."""
+    ace_redeal: bool = False
+    """2 or more aces among the 4 first table cards void the deal (cirulla, seed 004)."""
 
     def __post_init__(self):
         # numpy's scalars (a loop over np.arange, a value read from an array) are stored as the
@@ -80,7 +86,7 @@ class Rules:
             elif isinstance(value, np.str_):
                 object.__setattr__(self, f.name, str(value))
         for name in ("napola", "re_bello", "ace_takes_all", "ace_scopa", "burned_ace", "fewest_cards",
-                     "free_capture", "re_redeal", "dealer_sweep"):
+                     "free_capture", "re_redeal", "dealer_sweep", "equal_first", "ace_redeal"):
             if not isinstance(getattr(self, name), bool):
                 raise ScopaError(f"rules option {name} must be true or false, got {getattr(self, name)!r}")
         _whole(self.target, "target", 1, TARGET_MAX)
@@ -155,7 +161,8 @@ class Rules:
             int(self.re_bello), NAPOLEONE.index(self.napoleone), int(self.ace_takes_all),
             int(self.ace_scopa), int(not self.burned_ace), QUINDICI.index(self.quindici),
             int(self.fewest_cards), int(self.free_capture), PRIMIERA_SCALES.index(self.primiera),
-            self.capotto, int(self.dealer_sweep), int(not self.re_redeal))
+            self.capotto, int(self.dealer_sweep), int(not self.re_redeal), int(not self.equal_first),
+            int(self.ace_redeal))
 
     def describe(self) -> str:
         """The options that differ from the classic game, as 'key=value' text ('classic' if none)."""

@@ -7,7 +7,8 @@ Where the seeds leave a choice open it follows the choices documented in scopa_e
 fewest_cards applies to every capture of the card but not to the ace sweep; a sweep that is also
 a regular capture is that capture (a scopa); most sevens compares 7s, 6s, aces, 5s, 4s, 3s, 2s,
 then the figures. dealer_sweep: the first table summing to 15 (30) is the dealer's, with 1 (2)
-scope, and the dealer is then the last to have captured.
+scope, and the dealer is then the last to have captured. equal_first off: the sums of two or
+more cards are captures beside the equal ones. ace_redeal: 2+ aces on a 4-card first table void it.
 """
 PRIM = {7: 21, 6: 18, 1: 16, 5: 15, 4: 14, 3: 13, 2: 12, 8: 10, 9: 10, 10: 10}
 SCALES = {
@@ -19,7 +20,8 @@ SCALES = {
 DEFAULTS = {"napola": False, "target": 11, "players": 2, "hand_cards": 3, "table_cards": 4,
             "re_bello": False, "napoleone": "off", "ace_takes_all": False, "ace_scopa": False,
             "burned_ace": True, "quindici": "off", "fewest_cards": False, "free_capture": False,
-            "primiera": "standard", "capotto": 0, "re_redeal": True, "dealer_sweep": False}
+            "primiera": "standard", "capotto": 0, "re_redeal": True, "dealer_sweep": False,
+            "equal_first": True, "ace_redeal": False}
 
 
 def rank(card: str) -> int:
@@ -50,7 +52,7 @@ def regular_captures(card: str, table: list[str], rules: dict | None = None) -> 
     caps = []
     if r["quindici"] != "only":
         equal = [frozenset([t]) for t in table if rank(t) == v]
-        caps += equal if equal else _subsets(table, v, 2)
+        caps += equal if equal and r["equal_first"] else equal + _subsets(table, v, 2)
     aces = [t for t in table if rank(t) == 1]
     if r["ace_takes_all"] and v == 1 and aces and r["burned_ace"] and r["quindici"] == "only":
         caps += [frozenset([a]) for a in aces]
@@ -155,6 +157,8 @@ def check_record(record: dict, require_legal: bool = False) -> None:
         assert len(table) == r["table_cards"]
         if r["table_cards"] == 4 and r["re_redeal"]:
             assert sum(rank(c) == 10 for c in table) < 3, "3+ re on the table must be redealt"
+        if r["table_cards"] == 4 and r["ace_redeal"]:
+            assert sum(rank(c) == 1 for c in table) < 2, "2+ aces on the table must be redealt"
         piles = [[] for _ in range(n)]
         scope = [0] * n
         next_deal = 1

@@ -65,6 +65,16 @@ CAPTURE_CASES = [
      ["8D x 1C 3B 4B", "8D x 1C 3S 4B", "8D x 5C 3B", "8D x 5C 3S"]),
     # with both kinds, fewest cards across all of a card's captures (004 "o menor número de cartas")
     (dict(quindici="both", fewest_cards=True), ["5D"], ["5C", "6S", "4B"], ["5D x 5C"]),
+    # cirulla (003): no equal-first rule, "with J, 5 and 3 on the table, playing a J may take the
+    # other J or the 3 and the 5" (equal_first off); the classic rule takes the J only
+    (dict(equal_first=False), ["8D"], ["8C", "5S", "3B"], ["8D x 8C", "8D x 5S 3B"]),
+    (dict(), ["8D"], ["8C", "5S", "3B"], ["8D x 8C"]),
+    (dict(equal_first=False), ["5D"], ["5C", "5S", "2B", "3C"], ["5D x 5C", "5D x 5S", "5D x 2B 3C"]),
+    # ... and beside the 15s (cirulla's captures: equal, sums and 15s, the player chooses)
+    (dict(equal_first=False, quindici="both"), ["5D"], ["5C", "10S", "2B", "3S"],
+     ["5D x 5C", "5D x 2B 3S", "5D x 10S", "5D x 5C 2B 3S"]),
+    # ... fewest_cards still keeps the fewest (the one-card equal capture)
+    (dict(equal_first=False, fewest_cards=True), ["8D"], ["8C", "5S", "3B"], ["8D x 8C"]),
     # free capture (004, scopone tables): a card that can capture may also be laid
     (dict(free_capture=True), ["5D", "2C"], ["5C"], ["2C", "5D", "5D x 5C"]),
     # the classic worked example is untouched by the options that do not apply to it
@@ -339,6 +349,50 @@ def test_no_redeal_without_a_four_card_table():
     assert kept > 0
 
 
+@pytest.mark.parametrize("preset", ["classic", "pairs", "escoba"])
+def test_ace_redeal_voids_a_first_table_of_two_aces(preset):
+    """ace_redeal (cirulla, seed 004: "if two or more aces are among the first table cards, the
+    deal is made again"): such seeds are dealt again with the option and kept without it, with
+    the 3-re rule as the preset has it (escoba keeps 3 re on the table)."""
+    rules = rules_from_preset(preset)
+    first_table = rules.players * rules.hand_cards
+    found = 0
+    for seed in range(400):
+        first = _first_shuffle(seed, rules.players)
+        aces = sum(c % 10 == 0 for c in first[first_table:first_table + 4])
+        res = sum(c % 10 == 9 for c in first[first_table:first_table + 4])
+        voided = aces >= 2 or (res >= 3 and rules.re_redeal)
+        on = Game(rules.replace(ace_redeal=True), seed)
+        off = Game(rules, seed)
+        assert sum(c % 10 == 0 for c in on.table) < 2, seed
+        if aces >= 2:
+            found += 1
+            if not voided or res < 3:       # without the option only the re may void it
+                assert off.first_table() == first[first_table:first_table + 4], seed
+        if not voided:                      # a table the option keeps is the same deal
+            assert on.table == off.table and on.hand(0) == off.hand(0), seed
+    assert found > 10
+
+
+def test_a_record_with_two_aces_on_a_first_table_replays_only_without_ace_redeal():
+    """A record of a hand dealt with two aces on the table (a later hand: the first is the seed's,
+    whose check names the seed) replays under the classic rules and is refused, naming the rule,
+    under ace_redeal."""
+    for seed in range(100):
+        rec = json.loads(records.dumps(random_match(Rules(), seed, np.random.default_rng(seed))))
+        late = [h for h, hand in enumerate(rec["hands"]) if h > 0
+                and sum(c.startswith("1") and len(c) == 2 for c in hand["deals"][0]["table"]) >= 2]
+        if late:
+            break
+    check_record(rec)
+    records.replay(rec)
+    rec["rules"]["ace_redeal"] = True
+    with pytest.raises(AssertionError, match="2\\+ aces"):
+        check_record(rec)
+    with pytest.raises(ScopaError, match=f"hand {late[0]}: .* holds 2 or more aces, a void deal under ace_redeal"):
+        records.replay(rec)
+
+
 def _deck(table, players=2):
     """A 40-card deck in dealing order: 3 cards to each of `players` seats, then `table`, then
     the rest."""
@@ -468,6 +522,7 @@ def test_match_to_target_with_three_sides_needs_a_strict_leader():
     (dict(quindici=True), "quindici"), (dict(primiera="veneta"), "primiera"),
     (dict(capotto=-1), "capotto"), (dict(ace_scopa=True), "ace_scopa"),
     (dict(burned_ace=False), "burned_ace"), (dict(fewest_cards=1), "fewest_cards"),
+    (dict(equal_first="no"), "equal_first must be true or false"), (dict(ace_redeal=1), "ace_redeal"),
     (dict(teams=2), "unknown rules option 'teams'"),
     # the observations hold scores as int8, clipped at 127: past it every agent saw 127 - 127
     (dict(target=101), r"target must be a whole number 1..100, got 101"), (dict(target=0), "target"),
@@ -599,7 +654,8 @@ def any_rules(draw):
                  free_capture=draw(st.booleans()),
                  primiera=draw(st.sampled_from(["standard", "figures0", "veneto", "southern", "most_sevens"])),
                  capotto=draw(st.sampled_from([0, 0, 2, 4])), re_redeal=draw(st.booleans()),
-                 dealer_sweep=draw(st.booleans()))
+                 dealer_sweep=draw(st.booleans()), equal_first=draw(st.booleans()),
+                 ace_redeal=draw(st.booleans()))
 
 
 @settings(max_examples=60, deadline=None)
@@ -664,7 +720,8 @@ def capture_positions(draw):
     options = dict(ace_takes_all=ace, ace_scopa=ace and draw(st.booleans()),
                    burned_ace=not ace or draw(st.booleans()),
                    quindici=draw(st.sampled_from(["off", "only", "both"])),
-                   fewest_cards=draw(st.booleans()), free_capture=draw(st.booleans()))
+                   fewest_cards=draw(st.booleans()), free_capture=draw(st.booleans()),
+                   equal_first=draw(st.booleans()))
     # biased toward the corners: an ace in hand, small tables, low cards (sweeps, sums, 15s)
     hand = draw(st.lists(st.sampled_from(_POOL), min_size=1, max_size=3, unique=True))
     if draw(st.booleans()) and not any(c.startswith("1") and len(c) == 2 for c in hand):
