@@ -41,6 +41,7 @@ except KeyboardInterrupt:
 
 DEFAULT_CHECKPOINT = Path(__file__).resolve().parent / "checkpoints" / "scopa-default.pt"
 HUMAN, COMPUTER = 0, 1
+JOKER = parse_card("7C")      # the 7 of coppe, cirulla's joker (Rules.joker)
 NAMES = ("You", "Computer")
 WIDTH = 79
 CARD_TEXT = re.compile(r"[0-9]{1,2}[DCSB]", re.IGNORECASE)
@@ -60,7 +61,8 @@ HELP = f"""\
 # (key in Game.hand_score(), label) in the order the seed game shows them
 SCORE_LINES = (("carte", "cards"), ("denari", "denari"), ("settebello", "settebello"),
                ("primiera", "primiera"), ("scope", "scope"), ("napola", "napola"))
-LINE_LABELS = dict(SCORE_LINES, re_bello="re bello", napoleone="napoleone")
+LINE_LABELS = dict(SCORE_LINES, re_bello="re bello", napoleone="napoleone", grande="grande",
+                   hand_bonus="hand bonus")
 
 
 def seat_names(players: int) -> tuple[str, ...]:
@@ -193,6 +195,12 @@ def pile_summary(pile: list[int], scope: int) -> str:
     parts.append(f"{sevens} seven{'' if sevens == 1 else 's'}")
     parts.append(f"{scope} scop{'a' if scope == 1 else 'e'}")
     return " · ".join(parts)
+
+
+def value_words(value: int) -> str:
+    """'an ace', 'a 5', 'a fante (8)': a capture value as a player says it."""
+    figures = {1: "an ace", 8: "a fante (8)", 9: "a cavallo (9)", 10: "a re (10)"}
+    return figures.get(value, f"a {value}")
 
 
 def rules_label(rules: Rules) -> str:
@@ -393,6 +401,7 @@ class PlaySession:
         """Log the new hand's banner, and the dealer's sweep of the first table when the rules
         give one (the hand then begins on an empty table)."""
         g = self.game
+        self._bonus_said = [0] * self.rules.players
         self.log.append(self.hand_banner())
         sweep = g.dealer_sweep()
         if sweep:
@@ -404,6 +413,26 @@ class PlaySession:
                 who = f"{self.seat_name(g.dealer)} takes it"
             self.log.append(f"The table dealt ({self.names(by_rank(g.first_table()))}) sums to "
                             f"{15 * sweep}: {who}, {sweep} scop{'a' if sweep == 1 else 'e'}.")
+        self.say_bonuses()
+
+    def say_bonuses(self) -> None:
+        """Log the hand bonuses declared since the last look (Rules.hand_bonus: a seat declares
+        at its first turn of a deal, showing its hand)."""
+        g = self.game
+        if not self.rules.hand_bonus:
+            return
+        for seat in range(self.rules.players):
+            gained = g.hand_bonus(seat) - self._bonus_said[seat]
+            if gained <= 0:
+                continue
+            self._bonus_said[seat] = g.hand_bonus(seat)
+            kind = "three of a kind" if gained == 10 else "three cards summing to 9 or less"
+            joker = ""
+            if JOKER in g.shown(seat) and g.joker_value() != 7:
+                joker = f", the {self.name(JOKER)} as {value_words(g.joker_value())}"
+            who = "You show" if seat == HUMAN else f"{self.seat_name(seat)} shows"
+            self.log.append(f"{who} {self.names(by_rank(g.shown(seat)))} ({kind}{joker}): "
+                            f"{gained} points.")
 
     def hand_banner(self) -> str:
         g = self.game
@@ -442,6 +471,8 @@ class PlaySession:
         if result.dealt:
             self.log.append(f"New deal: {self.rules.hand_cards} cards each, {g.deck_left} left "
                             f"in the deck.")
+        if not result.hand_over:
+            self.say_bonuses()
         if result.hand_over:
             left = [c for c in table_before if not move.captured >> c & 1]
             if not move.captured:
@@ -501,11 +532,28 @@ class PlaySession:
         self.say(f"--- You {you} · Computer {cpu} (to {self.rules.target}) · hand {g.hand_no + 1}, "
                  f"{deals} · deck {g.deck_left}{' · napola' if self.rules.napola else ''} ---")
         self.say(self.wrapped("Table:     ", by_rank(g.table)))
-        self.say(f"Computer:  {len(g.hand(COMPUTER))} in hand · took "
+        self.say(f"Computer:  {len(g.hand(COMPUTER))} in hand{self.shown_text(COMPUTER)} · took "
                  f"{pile_summary(g.pile(COMPUTER), g.scope(COMPUTER))}")
         self.say(f"You took:  {pile_summary(g.pile(HUMAN), g.scope(HUMAN))}")
         hand = by_rank(g.hand(HUMAN))
         self.say("Your hand: " + "   ".join(f"{i}) {self.name(c)}" for i, c in enumerate(hand, 1)))
+        self.say_joker()
+
+    def say_joker(self) -> None:
+        """The joker's capture value, while it has one and is on the table or in the person's
+        hand (Rules.joker: shown in a hand bonus, it keeps that value until it is captured)."""
+        g = self.game
+        if g.joker_value() != 7 and (JOKER in g.table or JOKER in g.hand(HUMAN)):
+            self.say(f"The {self.name(JOKER)} captures as {value_words(g.joker_value())} until it is taken.")
+
+    def shown_text(self, seat: int) -> str:
+        """' (shown: ...)' for the cards a seat showed with a hand bonus and still holds."""
+        shown = self.game.shown(seat) if self.rules.hand_bonus else []
+        if not shown:
+            return ""
+        joker = self.game.joker_value()
+        as_value = f", {self.name(JOKER)} = {joker}" if JOKER in shown and joker != 7 else ""
+        return f" (shown: {self.names(by_rank(shown))}{as_value})"
 
     def show_state_many(self) -> None:
         """The turn screen with 3, 4 or 6 players: scores per side, every seat's captures,
@@ -520,7 +568,7 @@ class PlaySession:
         width = max(len(n) for n in seat_names(rules.players)) + 2
         for seat in range(1, rules.players):
             label = f"{self.seat_name(seat) + ':':<{width}}"
-            self.say(f"{label}{len(g.hand(seat))} in hand · took "
+            self.say(f"{label}{len(g.hand(seat))} in hand{self.shown_text(seat)} · took "
                      f"{pile_summary(g.pile(seat), g.scope(seat))}")
         self.say(f"{'You took:':<{width}}{pile_summary(g.pile(HUMAN), g.scope(HUMAN))}")
         if self.pairs:
@@ -535,6 +583,7 @@ class PlaySession:
         text = textwrap.fill("   ".join(items), width=WIDTH, initial_indent="Your hand: ",
                              subsequent_indent=" " * len("Your hand: "))
         self.say(text.replace("\u00a0", " "))
+        self.say_joker()
 
     def human_turn(self) -> None:
         self.flush_log()

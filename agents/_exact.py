@@ -124,7 +124,7 @@ def exact_values_any(base, holder, unseen, cards, masks, k, endgame, out, agains
     nodes = np.zeros(1, dtype=np.int64)
     state = base.copy()
     if holder > 0:
-        state[HANDS + holder] = unseen
+        state[HANDS + holder] |= unseen     # beside the cards it showed (hand bonuses)
     if cards_in_hands(state) > EXACT_PLIES + 1:
         # past its stack, minimax_any gave every move the unset +-1e18 (set-up positions with
         # more cards than a dealt last deal holds); callers check cards left first

@@ -411,7 +411,7 @@ def search_any(base, sizes, unseen, cards, masks, k, worlds, rollouts, endgame, 
             for _i in range(sizes[s]):
                 hand |= np.int64(1) << unseen_ids[at]
                 at += 1
-            world[HANDS + s] = hand
+            world[HANDS + s] = base[HANDS + s] | hand      # the base holds the cards a seat showed
         pos = world[DECK_POS]
         for i in range(at, n_unseen):
             world[DECK + pos] = unseen_ids[i]
@@ -435,14 +435,23 @@ _BITS = np.int64(1) << np.arange(40, dtype=np.int64)
 class View:
     """What the observer knows, as engine data: `base` (a core state with the rules header, the
     observer at seat 0 to move, seats in turn order after it, every hidden card left out),
-    `sizes` (hand size per seat), `unseen` (mask), `scores` (match totals per side, mine first)."""
+    `sizes` (hand size per seat), `hidden` (the cards of each seat's hand no one has seen: its
+    size less the cards it showed; what a world deals it), `unseen` (mask), `scores` (match
+    totals per side, mine first).
 
-    __slots__ = ("base", "sizes", "unseen", "deck_left", "scores")
+    Under cirulla's hand bonuses the base also holds what the bonuses made public: each seat's
+    shown cards in its hand, the bonus points, the joker's value, and the seats whose turn came
+    in this deal (the observer, and every seat holding fewer cards than a deal gives: they have
+    played in it), so the engine declares in a world only the bonuses of seats yet to play. A
+    world does not use that a seat which played in this deal declared nothing (its dealt hand
+    had no bonus)."""
+
+    __slots__ = ("base", "sizes", "hidden", "unseen", "deck_left", "scores")
 
     def __init__(self, obs: np.ndarray, rules, header: np.ndarray):
-        from scopa_env.observation import layout
+        from scopa_env.observation import layout_for
         n = rules.players
-        sl = layout(n).slices
+        sl = layout_for(rules).slices
         obs = np.asarray(obs)
 
         def mask(name):
@@ -479,23 +488,41 @@ class View:
             st[LAST_CAPTURER] = int(lc[0]) if len(lc) else -1
             sizes[:n] = obs[sl["hand_size"]]
         st[SCORES:SCORES + len(scores)] = scores
+        hidden = sizes.copy()
+        if rules.hand_bonus:
+            if n == 2:
+                shown = [mask("my_shown"), mask("opp_shown")]
+                st[core.BONUS], st[core.BONUS + 1] = obs[sl["my_bonus"].start], obs[sl["opp_bonus"].start]
+            else:
+                shown = [int(x) for x in obs[sl["shown"]].reshape(n, 40).astype(np.int64) @ _BITS]
+                st[core.BONUS:core.BONUS + n] = obs[sl["bonus"]]
+            st[core.JOKER_VALUE] = obs[sl["joker_value"].start]
+            declared = 1
+            for s in range(n):
+                st[core.SHOWN] |= shown[s]
+                if s > 0:
+                    st[HANDS + s] |= shown[s]
+                    hidden[s] -= popcount(shown[s])
+                    if sizes[s] < rules.hand_cards:
+                        declared |= 1 << s
+            st[core.DECLARED] = declared
         self.deck_left = int(obs[sl["deck_left"].start])
         st[DECK_POS] = 40 - self.deck_left
         st[core.PLAYS] = popcount(int(np.bitwise_or.reduce(st[PLAYED:PLAYED + n])))
-        self.base, self.sizes, self.scores = st, sizes, scores
+        self.base, self.sizes, self.hidden, self.scores = st, sizes, hidden, scores
         self.unseen = mask("unseen")
-        hidden = int(sizes[1:n].sum()) + self.deck_left
         per_deal = n * rules.hand_cards
-        if popcount(self.unseen) != hidden or self.deck_left % per_deal:
+        if popcount(self.unseen) != int(hidden[1:n].sum()) + self.deck_left or self.deck_left % per_deal:
             raise ScopaError(f"inconsistent observation: {popcount(self.unseen)} unseen cards, other "
-                             f"hands {int(sizes[1:n].sum())}, deck {self.deck_left} (a multiple of {per_deal})")
+                             f"hands {int(hidden[1:n].sum())} not shown, deck {self.deck_left} (a "
+                             f"multiple of {per_deal})")
 
     def holder(self) -> int | None:
         """With the deck empty and at most one other seat holding cards, that seat (-1: none):
         nothing is hidden any more. None otherwise."""
         if self.deck_left:
             return None
-        holding = [s for s in range(1, len(self.sizes)) if self.sizes[s] > 0]
+        holding = [s for s in range(1, len(self.hidden)) if self.hidden[s] > 0]
         if len(holding) > 1:
             return None
         return holding[0] if holding else -1

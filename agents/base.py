@@ -1,7 +1,7 @@
 """The one agent interface: observation in, action id out.
 
 An agent is handed exactly what the environment gives its player, the dict
-`{"observation": int8[layout(rules.players).size], "action_mask": int8[action_table(rules).size]}`
+`{"observation": int8[layout_for(rules).size], "action_mask": int8[action_table(rules).size]}`
 (see scopa_env/observation.py and actions.py: the 291-value layout and the 16,200 ids for the
 classic game), and returns an action id whose mask entry is non-zero. An agent is built for one
 rules set (`Agent(rules, seed)`) and plays only that one. It never sees

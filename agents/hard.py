@@ -202,7 +202,7 @@ class HardAgent(Agent):
         done = 0
         while done < worlds and (deadline is None or done == 0 or time.perf_counter() < deadline):
             step = worlds - done if deadline is None else min(4, worlds - done)
-            _rollout.search_any(view.base, view.sizes, view.unseen, cards, masks, k, step, self.rollouts,
+            _rollout.search_any(view.base, view.hidden, view.unseen, cards, masks, k, step, self.rollouts,
                                 endgame, self.weights, self.epsilon, self.exact_last_deal, self._caps,
                                 rng, totals)
             done += step

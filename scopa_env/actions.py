@@ -28,7 +28,17 @@ are the classic ones in every table, with the same meaning; the variants only ap
   (the burned ace taking the one ace on the table, a 15-capture that happens to be the whole
   table) keeps that fixed id: the ace-takes-the-table id is the move no other id names.
 
-Sizes: classic 16,200; quindici 100,648; ace takes all 16,204; both 100,652.
+- `joker` with `hand_bonus` (cirulla: the 7 of coppe keeps the capture value 1..10 it was shown
+  as): then, after the ids above, the captures that exist only because the joker is not a 7.
+  Per played card c in id order: for the 7C, every set of other cards whose values sum to 1..14
+  (an equal card, a sum or a 15 for some value of the joker); for any other card, every set
+  holding the 7C whose other cards sum to t, for each t that some joker value 1..10 turns into
+  c's value or 15 minus it; in both, sorted by mask, leaving out each set the ids above already
+  give c (no move has two ids). Last, one id "the 7C takes the whole table" (the joker shown as
+  an ace, under scopa d'assi), TAKES_TABLE like the aces'.
+
+Sizes: classic 16,200; quindici 100,648; ace takes all 16,204; both 100,652; cirulla (both and
+the joker) 271,697.
 Compiled code encodes with `encode_move(kernel, card, mask, table)` where `kernel` is the
 table's `kernel` tuple of arrays.
 """
@@ -49,6 +59,7 @@ CLASSIC_SIZE = 16_200
 TAKES_TABLE = -1
 """`captured[id]` of an ace-takes-the-table id: the captured set is the whole table."""
 ACES = tuple(s * 10 for s in range(4))
+JOKER = 16          # 7C (scopa_env/core.py JOKER_CARD)
 
 
 def _sets_summing_to(total: int, max_rank: int) -> list[int]:
@@ -81,8 +92,30 @@ def _sum_sets(v: int) -> list[int]:
     return _sets_summing_to(v, v - 1)
 
 
+def _joker_blocks(existing: list[np.ndarray]) -> list[np.ndarray]:
+    """Per played card, the joker's captured sets that `existing[c]` (the masks the other ids
+    give card c) lacks, sorted (module text)."""
+    by_total = {0: np.zeros(1, dtype=np.int64)}
+    for t in range(1, 15):
+        by_total[t] = np.array(_sets_summing_to(t, 10), dtype=np.int64)
+    jbit = np.int64(1) << JOKER
+    blocks = []
+    for c in range(N_CARDS):
+        if c == JOKER:
+            sets = np.concatenate([by_total[t] for t in range(1, 15)])
+            sets = sets[(sets & jbit) == 0]
+        else:
+            v = rank_of(c)
+            totals = sorted({goal - j for goal in (v, 15 - v) for j in range(1, 11) if goal - j >= 0})
+            sets = np.concatenate([by_total[t] for t in totals])
+            sets = sets[((sets & jbit) == 0) & ((sets >> c) & 1 == 0)] | jbit
+        sets = np.unique(sets)
+        blocks.append(sets[~np.isin(sets, existing[c])])
+    return blocks
+
+
 @lru_cache(maxsize=None)
-def _arrays(quindici: bool, ace_takes_all: bool) -> dict:
+def _arrays(quindici: bool, ace_takes_all: bool, joker: bool = False) -> dict:
     """The id arrays of one table kind (shared by every rules set of that kind)."""
     sums = {v: np.array(_sum_sets(v), dtype=np.int64) for v in range(1, 11)}
     base = np.zeros(N_CARDS + 1, dtype=np.int64)
@@ -108,6 +141,25 @@ def _arrays(quindici: bool, ace_takes_all: bool) -> dict:
     ace_start = size if ace_takes_all else -1
     if ace_takes_all:
         size += len(ACES)
+    # the joker's captures (after the ace ids: the tables without the joker keep their ids)
+    j_offset = np.zeros(N_CARDS + 1, dtype=np.int64)
+    j_blocks = []
+    if joker:
+        existing = []
+        for c in range(N_CARDS):
+            v = rank_of(c)
+            own = [1 << (s * 10 + v - 1) for s in range(4) if s != suit_of(c)]
+            existing.append(np.concatenate([np.array(own, dtype=np.int64), sums[v]]
+                                           + ([q_blocks[c]] if quindici else [])))
+        j_blocks = _joker_blocks(existing)
+        for c in range(N_CARDS):
+            j_offset[c + 1] = j_offset[c] + len(j_blocks[c])
+    j_masks = np.concatenate(j_blocks) if j_blocks else np.zeros(0, dtype=np.int64)
+    j_start = size
+    size += len(j_masks)
+    joker_sweep = size if joker and ace_takes_all else -1
+    if joker_sweep >= 0:
+        size += 1
     card = np.zeros(size, dtype=np.int64)
     captured = np.zeros(size, dtype=np.int64)
     for c in range(N_CARDS):
@@ -123,10 +175,17 @@ def _arrays(quindici: bool, ace_takes_all: bool) -> dict:
         if quindici:
             captured[lo:hi] = q_blocks[c]
     if ace_takes_all:
-        card[ace_start:] = ACES
-        captured[ace_start:] = TAKES_TABLE
+        card[ace_start:ace_start + len(ACES)] = ACES
+        captured[ace_start:ace_start + len(ACES)] = TAKES_TABLE
+    for c in range(N_CARDS if joker else 0):
+        lo, hi = j_start + j_offset[c], j_start + j_offset[c + 1]
+        card[lo:hi] = c
+        captured[lo:hi] = j_blocks[c]
+    if joker_sweep >= 0:
+        card[joker_sweep] = JOKER
+        captured[joker_sweep] = TAKES_TABLE
     kernel = (base, sum_offset, sum_masks, q_offset, q_masks,
-              np.array([q_start, ace_start], dtype=np.int64))
+              np.array([q_start, ace_start, j_start, joker_sweep], dtype=np.int64), j_offset, j_masks)
     return {"base": base, "sum_offset": sum_offset, "sum_masks": sum_masks,
             "q_offset": q_offset, "q_masks": q_masks, "q_start": q_start,
             "ace_start": ace_start, "size": size, "card": card, "captured": captured,
@@ -140,7 +199,8 @@ class ActionTable:
         self.rules = resolve_rules(rules)     # a preset name was taken for the classic rules
         self.quindici = self.rules.quindici != "off"
         self.ace_takes_all = bool(self.rules.ace_takes_all)
-        a = _arrays(self.quindici, self.ace_takes_all)
+        self.joker = bool(self.rules.joker and self.rules.hand_bonus)   # a joker that keeps a value
+        a = _arrays(self.quindici, self.ace_takes_all, self.joker)
         self.size: int = a["size"]
         self.base, self.sum_offset, self.sum_masks = a["base"], a["sum_offset"], a["sum_masks"]
         self.q_offset, self.q_masks, self.q_start = a["q_offset"], a["q_masks"], a["q_start"]
@@ -242,7 +302,7 @@ def _encode(base, sum_offset, sum_masks, card, mask):
 def encode_move(kernel, card, mask, table):
     """Action id of (card, mask) played on `table` (a mask; -1 if unknown), or -1 if the table
     of ids `kernel` (ActionTable.kernel) has no such move."""
-    base, sum_offset, sum_masks, q_offset, q_masks, starts = kernel
+    base, sum_offset, sum_masks, q_offset, q_masks, starts, j_offset, j_masks = kernel
     a = _encode(base, sum_offset, sum_masks, card, mask)
     if a >= 0:
         return a
@@ -252,15 +312,24 @@ def encode_move(kernel, card, mask, table):
         i = lo + np.searchsorted(q_masks[lo:hi], mask)
         if i < hi and q_masks[i] == mask:
             return starts[0] + i
-    if starts[1] >= 0 and card % 10 == 0 and mask != 0 and mask == table:
-        return starts[1] + card // 10
+    lo = j_offset[card]
+    hi = j_offset[card + 1]
+    if hi > lo:
+        i = lo + np.searchsorted(j_masks[lo:hi], mask)
+        if i < hi and j_masks[i] == mask:
+            return starts[2] + i
+    if mask != 0 and mask == table:
+        if starts[1] >= 0 and card % 10 == 0:
+            return starts[1] + card // 10
+        if starts[3] >= 0 and card == JOKER:
+            return starts[3]
     return -1
 
 
 @njit(cache=True, inline="always")
 def is_classic(kernel):
     """Whether `kernel` is the classic table (no 15-captures, no ace sweep ids)."""
-    return kernel[4].shape[0] == 0 and kernel[5][1] < 0
+    return kernel[4].shape[0] == 0 and kernel[5][1] < 0 and kernel[7].shape[0] == 0
 
 
 @njit(cache=True)

@@ -24,7 +24,8 @@ more moves, so a wide position is never truncated; read the arrays from the env 
   hands per preset (`python benchmarks/max_moves.py`: 4 seeds x 100,000): classic 27, napola 25,
   re-bello 25, scopa-d-assi 17, asso-piglia-tutto 24, quindici 188, quindici-both 16,
   quindici-assi 24, escopa-15 188, escoba 179, three-players 21, pairs 27, six-players 27,
-  scopone 56, scopone-scientifico 40, scopone-trentino 54, scopone-milanese 32. Only the
+  scopone 56, scopone-scientifico 40, scopone-trentino 54, scopone-milanese 32; cirulla 21 and
+  cirulla-pairs 24 (`--rules cirulla cirulla-pairs`, a later run of the same seeds). Only the
   15-captures without the classic ones (quindici, escopa-15, escoba: the table grows while no
   card makes 15) go past 80.
 - free_capture (any card may be laid): players who lay card after card grow the table until one

@@ -55,24 +55,33 @@ NO_RE_REDEAL = 28   # 1: rules.re_redeal is False (3 or 4 re on a 4-card table s
 SWEPT = 29          # scope the dealer took with this hand's first table (DEALER_SWEEP), else 0
 SUMS_BESIDE_EQUAL = 30  # 1: rules.equal_first is False (a card's sum captures stay legal beside an equal card)
 ACE_REDEAL = 31     # 1: 2 or more aces on a 4-card first table void the deal
-HEADER_SIZE = 32    # no slot is free
+NAPOLA_CAP = 32     # 0: the napola runs to the 10 of denari; k: its points stop at k (cirulla's piccola: 6)
+GRANDE = 33         # 1: fante, cavallo and re of denari in one side's pile score 5 (cirulla)
+HAND_BONUS = 34     # 1: cirulla's hand bonuses, shown at each player's first turn of a deal
+JOKER = 35          # 1: the 7 of coppe is a joker for the hand bonuses and the dealer's sweep
+# the hand bonuses' state for the hand being played (zeroed by deal_from_deck)
+JOKER_VALUE = 36    # 0, or the capture value the joker was shown as (it keeps it until captured)
+SHOWN = 37          # mask of the cards shown this hand (hands that declared a bonus)
+DECLARED = 38       # bit p: seat p's turn came in this deal (its bonus, if any, is declared)
+BONUS = 39          # BONUS + p: hand-bonus points seat p declared this hand (slots 39..44)
+HEADER_SIZE = 48    # slots 45..47 are free
 OPTION_SLOTS = (NPLAYERS, NAPOLA, TARGET, CARDS_PER_DEAL, TABLE_DEAL) + tuple(range(RE_BELLO, CAPOTTO + 1)) \
-    + (DEALER_SWEEP, NO_RE_REDEAL, SUMS_BESIDE_EQUAL, ACE_REDEAL)
+    + (DEALER_SWEEP, NO_RE_REDEAL, SUMS_BESIDE_EQUAL, ACE_REDEAL, NAPOLA_CAP, GRANDE, HAND_BONUS, JOKER)
 MAXP = 6            # room for up to 6 seats
 HANDS = HEADER_SIZE       # HANDS + p: mask of player p's hand
 PILES = HANDS + MAXP      # captured cards of player p
 PLAYED = PILES + MAXP     # cards player p has played this hand
 SCOPE = PLAYED + MAXP     # scope of player p this hand
 SCORES = SCOPE + MAXP     # SCORES + side: match total of a side (a side is a seat with 2 or 3 players)
-NLINES = 9
+NLINES = 11
 LINES = SCORES + MAXP     # LINES + side * NLINES + line: the last finished hand's score lines
 DECK = LINES + MAXP * NLINES   # 40 card ids in dealing order
 STATE_SIZE = DECK + 40
 
 LINE_CARTE, LINE_DENARI, LINE_SETTEBELLO, LINE_PRIMIERA, LINE_SCOPE, LINE_NAPOLA, LINE_TOTAL = range(7)
-LINE_RE_BELLO, LINE_NAPOLEONE = 7, 8
+LINE_RE_BELLO, LINE_NAPOLEONE, LINE_GRANDE, LINE_HAND_BONUS = 7, 8, 9, 10
 LINE_NAMES = ("carte", "denari", "settebello", "primiera", "scope", "napola", "total", "re_bello",
-              "napoleone")
+              "napoleone", "grande", "hand_bonus")
 
 NAPOLEONE_OFF, NAPOLEONE_WIN, NAPOLEONE_TEN = 0, 1, 2
 QUINDICI_OFF, QUINDICI_ONLY, QUINDICI_BOTH = 0, 1, 2
@@ -88,7 +97,9 @@ F_CAPTURE, F_SCOPA, F_DEALT, F_HAND_OVER, F_MATCH_OVER = 1, 2, 4, 8, 16
 # belongs to one played card (scopa_env/actions.py), so a hand's moves are at most the ids of its
 # cards; a hand holds at most 20 cards (Rules.hand_cards), and the widest table (scopa a quindici
 # with scopa d'assi) gives the 20 cards with the most ids 4 x 6,410 (the aces) + 4 x 4,894 + ...
-# = 76,680 ids (tests/test_engine_rules.py recomputes it). Real positions stay far below it (80
+# = 76,680 ids (tests/test_engine_rules.py recomputes it). Cirulla's joker adds ids (actions.py)
+# that count only while it has a value (JOKER_VALUE), which only hands of 3 give it: their 3 cards
+# with the most ids have 62,099. Real positions stay far below it (80
 # with the classic captures, scopa_env/batched.py), but free_capture lets any card be laid, so
 # the table can hold 30 cards and more, and one re may then have over a thousand sum captures.
 MAX_MOVES = 76_680
@@ -115,6 +126,9 @@ PRIM_OF_SUIT = PRIM2_OF_SUIT[0] // 2     # best value of a 10-bit suit mask, 0 f
 DENARI_MASK = (1 << 10) - 1
 SETTEBELLO_BIT = 1 << 6
 RE_BELLO_BIT = 1 << 9
+GRANDE_MASK = 7 << 7        # 8D 9D 10D: fante, cavallo and re of denari
+JOKER_CARD = 16             # 7C, the 7 of coppe (cards.py: suit C is 1)
+JOKER_BIT = 1 << JOKER_CARD
 
 
 # ---- small helpers ------------------------------------------------------------------------
@@ -187,6 +201,7 @@ def _deal_round(state):
     n = state[NPLAYERS]
     k = state[CARDS_PER_DEAL]
     pos = state[DECK_POS]
+    state[DECLARED] = 0
     for i in range(n):
         p = (state[DEALER] + 1 + i) % n
         for _ in range(k):
@@ -255,8 +270,12 @@ def deal_from_deck(state):
     state[TO_MOVE] = (state[DEALER] + 1) % n
     state[PHASE] = PLAYING
     state[SWEPT] = 0
+    state[JOKER_VALUE] = 0
+    state[SHOWN] = 0
+    for p in range(MAXP):
+        state[BONUS + p] = 0
     if state[DEALER_SWEEP] != 0:
-        sweep = dealer_sweep_scope(table)
+        sweep = dealer_sweep_scope(table, state[JOKER])
         state[SWEPT] = sweep
         if sweep:
             d = state[DEALER]
@@ -264,16 +283,24 @@ def deal_from_deck(state):
             state[SCOPE + d] += sweep
             state[LAST_CAPTURER] = d
             state[TABLE] = 0
+    declare_bonus(state)
 
 
 @njit(cache=True)
-def dealer_sweep_scope(table):
+def dealer_sweep_scope(table, joker):
     """The scope a dealt first table is worth to the dealer under DEALER_SWEEP: 1 if its capture
-    values sum to 15, 2 if to 30, else 0 (an empty table: 0)."""
+    values sum to 15, 2 if to 30, else 0 (an empty table: 0). With `joker` (JOKER) the 7 of coppe
+    on the table counts as whatever value 1..10 makes 15 or 30 (seed 003)."""
     total = 0
     for c in range(40):
-        if (table >> c) & 1:
+        if (table >> c) & 1 and not (joker and c == JOKER_CARD):
             total += RANK[c]
+    if joker and table & JOKER_BIT:
+        if 5 <= total <= 14:
+            return 1
+        if 20 <= total <= 29:
+            return 2
+        return 0
     if total == 15:
         return 1
     if total == 30:
@@ -282,9 +309,65 @@ def dealer_sweep_scope(table):
 
 
 @njit(cache=True)
+def hand_bonus_of(hand, joker):
+    """Cirulla's bonus for a dealt hand of 3 cards (seeds 003, 004): (points, joker value).
+    Three cards of one value: 10 points; else capture values summing to 9 or less: 3 (a hand
+    that is both scores the 10 only). With `joker`, the 7 of coppe in the hand is whatever value
+    gives the best bonus: the value of the other two when they are equal (10 points), else an
+    ace when the other two sum to 8 or less (3 points; any value up to 9 minus their sum would
+    do, and the engine declares the ace); the value it is shown as is returned (0 when it is no
+    joker or stays a 7). A hand of another size has no bonus."""
+    if popcount(hand) != 3:
+        return 0, 0
+    ranks = np.zeros(3, dtype=np.int64)
+    k = 0
+    has_joker = joker and (hand & JOKER_BIT) != 0
+    m = hand & ~np.int64(JOKER_BIT) if has_joker else hand
+    while m != 0:
+        low = m & -m
+        m ^= low
+        ranks[k] = RANK[lowest_bit(low)]
+        k += 1
+    if has_joker:
+        a, b = ranks[0], ranks[1]
+        if a == b:
+            return 10, (0 if a == 7 else a)
+        if a + b + 1 <= 9:
+            return 3, 1
+        return 0, 0
+    if ranks[0] == ranks[1] and ranks[1] == ranks[2]:
+        return 10, 0
+    if ranks[0] + ranks[1] + ranks[2] <= 9:
+        return 3, 0
+    return 0, 0
+
+
+@njit(cache=True)
+def declare_bonus(state):
+    """At the start of a turn under HAND_BONUS: the seat to move, at its first turn of the deal,
+    declares its hand bonus if it has one (seeds 003, 004: declared in one's own turn before the
+    first card is played, by showing the hand). The engine always declares: the points are
+    added to the seat's BONUS, the hand's cards join SHOWN (face up for the rest of the deal)
+    and a joker keeps the value it was shown as (JOKER_VALUE)."""
+    if state[HAND_BONUS] == 0 or state[PHASE] != PLAYING:
+        return
+    p = state[TO_MOVE]
+    if (state[DECLARED] >> p) & 1:
+        return
+    state[DECLARED] |= np.int64(1) << p
+    points, value = hand_bonus_of(state[HANDS + p], state[JOKER] != 0)
+    if points:
+        state[BONUS + p] += points
+        state[SHOWN] |= state[HANDS + p]
+        if value:
+            state[JOKER_VALUE] = value
+
+
+@njit(cache=True)
 def rules_header(players, napola, target, hand_cards, table_cards, re_bello, napoleone, ace_takes_all,
                  ace_scopa, ace_unburned, quindici, fewest_cards, free_capture, primiera_scale, capotto,
-                 dealer_sweep, no_re_redeal, sums_beside_equal, ace_redeal):
+                 dealer_sweep, no_re_redeal, sums_beside_equal, ace_redeal, napola_cap, grande, hand_bonus,
+                 joker):
     """The HEADER_SIZE option slots of a state for these rules (Rules.to_header() fills them)."""
     h = np.zeros(HEADER_SIZE, dtype=np.int64)
     h[NPLAYERS] = players
@@ -306,6 +389,10 @@ def rules_header(players, napola, target, hand_cards, table_cards, re_bello, nap
     h[NO_RE_REDEAL] = no_re_redeal
     h[SUMS_BESIDE_EQUAL] = sums_beside_equal
     h[ACE_REDEAL] = ace_redeal
+    h[NAPOLA_CAP] = napola_cap
+    h[GRANDE] = grande
+    h[HAND_BONUS] = hand_bonus
+    h[JOKER] = joker
     return h
 
 
@@ -333,7 +420,7 @@ def init_match_rules(state, seed, header):
 @njit(cache=True)
 def init_match(state, seed, nplayers, napola, target):
     """Fill `state` with a new classic match (3 cards a deal, 4 on the table) dealt from `seed`."""
-    init_match_rules(state, seed, rules_header(nplayers, napola, target, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    init_match_rules(state, seed, rules_header(nplayers, napola, target, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
 
 @njit(cache=True)
@@ -351,13 +438,32 @@ def n_sides(nplayers):
 
 
 # ---- legal moves --------------------------------------------------------------------------
+@njit(cache=True, inline="always")
+def rank_mask(r, jv):
+    """The cards of capture value r when the joker is shown as jv (0: it is a 7)."""
+    if jv == 0:
+        return RANK_MASK[r]
+    m = RANK_MASK[r] & ~np.int64(JOKER_BIT)
+    if r == jv:
+        m |= np.int64(JOKER_BIT)
+    return m
+
+
+@njit(cache=True, inline="always")
+def card_value(card, jv):
+    """The capture value of `card` when the joker is shown as jv (0: it is a 7)."""
+    if jv != 0 and card == JOKER_CARD:
+        return jv
+    return RANK[card]
+
+
 @njit(cache=True)
-def _table_by_rank(table, ids, ranks, suffix):
-    """Table cards sorted by rank into ids/ranks, and suffix[i] = the sum of ranks[i:] (which
-    lets the sum search give up early); returns how many."""
+def _table_by_rank(table, ids, ranks, suffix, jv):
+    """Table cards sorted by capture value (jv: JOKER_VALUE) into ids/ranks, and suffix[i] = the
+    sum of ranks[i:] (which lets the sum search give up early); returns how many."""
     t = 0
     for r in range(1, 11):
-        m = table & RANK_MASK[r]
+        m = table & rank_mask(r, jv)
         while m != 0:
             low = m & -m
             m ^= low
@@ -426,13 +532,14 @@ def _add_move(out_card, out_mask, n, card, mask):
 def _regular_captures(state, card, table, ids, ranks, suffix, pos, t, out_card, out_mask, n):
     """Append the regular captures of `card` under the variant options (every capture but the
     scopa d'assi sweep, and no laying): see legal_moves."""
-    v = RANK[card]
+    jv = state[JOKER_VALUE]
+    v = card_value(card, jv)
     quindici = state[QUINDICI]
     k0 = n
     # regular captures: the classic ones (equal value first, else sums; with SUMS_BESIDE_EQUAL
     # the sums of two or more cards too) and the 15-captures
     if quindici != QUINDICI_ONLY:
-        equal = table & RANK_MASK[v]
+        equal = table & rank_mask(v, jv)
         while equal != 0:           # lowest card id first: the order of ids within a rank
             low = equal & -equal
             equal ^= low
@@ -450,7 +557,7 @@ def _regular_captures(state, card, table, ids, ranks, suffix, pos, t, out_card, 
                     w += 1
             n = w
     ace_rule = state[ACE_TAKES_ALL] != 0 and v == 1 and table != 0
-    burned = ace_rule and (table & RANK_MASK[1]) != 0 and state[ACE_UNBURNED] == 0
+    burned = ace_rule and (table & rank_mask(1, jv)) != 0 and state[ACE_UNBURNED] == 0
     if burned and quindici == QUINDICI_ONLY:
         # the burned ace takes only an ace of the table (one move per table ace)
         for i in range(t):
@@ -479,8 +586,9 @@ def _variant_card_moves(state, card, table, ids, ranks, suffix, pos, t, out_card
     """Append the legal moves of `card` under the variant options (see legal_moves)."""
     k0 = n
     n = _regular_captures(state, card, table, ids, ranks, suffix, pos, t, out_card, out_mask, n)
-    ace_rule = state[ACE_TAKES_ALL] != 0 and RANK[card] == 1 and table != 0
-    burned = ace_rule and (table & RANK_MASK[1]) != 0 and state[ACE_UNBURNED] == 0
+    jv = state[JOKER_VALUE]
+    ace_rule = state[ACE_TAKES_ALL] != 0 and card_value(card, jv) == 1 and table != 0
+    burned = ace_rule and (table & rank_mask(1, jv)) != 0 and state[ACE_UNBURNED] == 0
     if ace_rule and not burned:
         # the ace takes the table; the same set taken by a regular capture is one move, not two
         dup = False
@@ -517,10 +625,10 @@ def legal_moves(state, buf):
     pos = buf[2, 80:121]
     suffix = buf[2, 121:162]
     table = state[TABLE]
-    t = _table_by_rank(table, ids, ranks, suffix)
+    t = _table_by_rank(table, ids, ranks, suffix, state[JOKER_VALUE])
     hand = state[HANDS + state[TO_MOVE]]
     variant = (state[QUINDICI] | state[ACE_TAKES_ALL] | state[FEWEST_CARDS] | state[FREE_CAPTURE]
-               | state[SUMS_BESIDE_EQUAL]) != 0
+               | state[SUMS_BESIDE_EQUAL] | state[JOKER_VALUE]) != 0
     n = 0
     while hand != 0:
         low = hand & -hand
@@ -554,7 +662,7 @@ def legal_moves(state, buf):
 def is_ace_sweep(state, card, captured, table):
     """Whether playing `card` taking `captured` from `table` is a scopa d'assi sweep that no
     regular capture makes (such a sweep is a scopa only with ACE_SCOPA)."""
-    if state[ACE_TAKES_ALL] == 0 or RANK[card] != 1 or captured != table:
+    if state[ACE_TAKES_ALL] == 0 or card_value(card, state[JOKER_VALUE]) != 1 or captured != table:
         return False
     # a sweep is also a regular capture only if the rules in force make that set one: an equal
     # ace, a 15, a burned ace's capture, and only among the fewest cards with fewest_cards (so
@@ -564,7 +672,7 @@ def is_ace_sweep(state, card, captured, table):
     ranks = buf[2, 40:80]
     pos = buf[2, 80:121]
     suffix = buf[2, 121:162]
-    t = _table_by_rank(table, ids, ranks, suffix)
+    t = _table_by_rank(table, ids, ranks, suffix, state[JOKER_VALUE])
     n = _regular_captures(state, card, table, ids, ranks, suffix, pos, t, buf[0], buf[1], 0)
     for i in range(n):
         if buf[1, i] == table:
@@ -605,6 +713,8 @@ def apply_move(state, card, captured):
         if state[ACE_SCOPA] != 0 or not is_ace_sweep(state, card, captured, table_before):
             state[SCOPE + p] += 1
             flags |= F_SCOPA
+    if captured != 0 and ((captured | bit) & JOKER_BIT) != 0:
+        state[JOKER_VALUE] = 0      # a captured joker is the 7 of coppe again (seed 003)
     q = (p + 1) % n
     if not hands_empty:
         while state[HANDS + q] == 0:    # never in a dealt hand (play goes round evenly); in a
@@ -618,6 +728,8 @@ def apply_move(state, card, captured):
             flags |= F_HAND_OVER
             if end_hand(state):
                 flags |= F_MATCH_OVER
+    if state[HAND_BONUS] != 0:
+        declare_bonus(state)
     state[LAST_FLAGS] = flags
     return flags
 
@@ -648,12 +760,13 @@ def most_sevens_key(pile):
 
 
 @njit(cache=True)
-def napola_points(pile):
-    """1D 2D 3D: 3 points, +1 for each further denari in unbroken sequence (up to 10)."""
+def napola_points(pile, cap=10):
+    """1D 2D 3D: 3 points, +1 for each further denari in unbroken sequence (up to `cap`: 10, or
+    6 for cirulla's piccola)."""
     if (pile & 7) != 7:
         return 0
     k = 3
-    while k < 10 and (pile >> k) & 1:
+    while k < cap and (pile >> k) & 1:
         k += 1
     return k
 
@@ -719,7 +832,15 @@ def end_hand(state):
             state[base + LINE_RE_BELLO] = 1
         state[base + LINE_SCOPE] = scope[s]
         if state[NAPOLA]:
-            state[base + LINE_NAPOLA] = napola_points(pile)
+            state[base + LINE_NAPOLA] = napola_points(pile, 10 if state[NAPOLA_CAP] == 0 else state[NAPOLA_CAP])
+        if state[GRANDE] and (pile & GRANDE_MASK) == GRANDE_MASK:
+            state[base + LINE_GRANDE] = 5
+        if state[HAND_BONUS]:
+            bonus = 0
+            for p in range(n):
+                if p % sides == s:
+                    bonus += state[BONUS + p]
+            state[base + LINE_HAND_BONUS] = bonus
         if state[NAPOLEONE] and (pile & DENARI_MASK) == DENARI_MASK:
             state[NAPOLEONE_SIDE] = s + 1
             if state[NAPOLEONE] == NAPOLEONE_TEN:
@@ -800,7 +921,7 @@ def random_hands_rules(seed, n_hands, header):
 def random_hands(seed, n_hands, nplayers, napola, target):
     """random_hands_rules for the classic rules with `nplayers`, napola and target."""
     return random_hands_rules(seed, n_hands,
-                              rules_header(nplayers, napola, target, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+                              rules_header(nplayers, napola, target, 3, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
 
 @njit(cache=True)

@@ -161,6 +161,16 @@ class Game:
         if not 0 <= st[core.SWEPT] <= (2 if rules.dealer_sweep else 0):
             raise ScopaError(f"the state's dealer sweep {int(st[core.SWEPT])} is not "
                              + ("0..2 (scope)" if rules.dealer_sweep else "0 (these rules have no dealer_sweep)"))
+        if not 0 <= st[core.JOKER_VALUE] <= (10 if rules.joker else 0) or \
+                not 0 <= st[core.SHOWN] <= ALL_CARDS_MASK or not 0 <= st[core.DECLARED] < (1 << rules.players) or \
+                any(not 0 <= st[core.BONUS + p] <= (10 * rules.deals_per_hand if rules.hand_bonus else 0)
+                    for p in range(rules.players)):
+            raise ScopaError("the state's hand-bonus slots (joker value, shown cards, declared seats, "
+                             "bonus points) are out of range for these rules")
+        if st[core.JOKER_VALUE] and any(int(st[core.HANDS + p]).bit_count() > 3 for p in range(rules.players)):
+            # the joker's extra moves are bounded for hands of 3 (core.MAX_MOVES)
+            raise ScopaError("the state has a joker value beside a hand of more than 3 cards: the "
+                             "hand bonuses give the joker a value only in hands of 3")
         hands = [int(st[core.HANDS + p]) for p in range(rules.players)]
         if st[core.PHASE] == core.PLAYING and hands[int(st[core.TO_MOVE])] == 0 and any(hands):
             # no legal move and the hand not over: the game stalled (setup refuses it too)
@@ -233,6 +243,11 @@ class Game:
             st[core.SCORES + s] = scores[s]
         st[core.TABLE] = table_m
         st[core.SWEPT] = 0
+        # hand bonuses: a set-up deal was dealt by nobody and declares nothing (the next deal does)
+        st[core.JOKER_VALUE] = 0
+        st[core.SHOWN] = 0
+        st[core.DECLARED] = (1 << n) - 1
+        st[core.BONUS:core.BONUS + core.MAXP] = 0
         st[core.DEALER] = dealer
         st[core.TO_MOVE] = (dealer + 1) % n if to_move is None else to_move
         st[core.DECK_POS] = 40 - len(deck)
@@ -289,6 +304,21 @@ class Game:
         a table summing to 15, 2 for 30, else 0 (those cards went to the dealer's pile, and the
         hand began on an empty table). A position put in place by `setup` was dealt by nobody: 0."""
         return int(self.state[core.SWEPT])
+
+    def hand_bonus(self, player: int) -> int:
+        """The hand-bonus points `player` declared this hand (`Rules.hand_bonus`: 10 for three of a
+        kind, 3 for three cards summing to 9 or less, at its first turn of each deal)."""
+        return int(self.state[core.BONUS + self._seat(player)])
+
+    def shown(self, player: int) -> list[int]:
+        """The cards of `player`'s hand that every player sees: a hand that declared a bonus is
+        shown for the rest of its deal (`Rules.hand_bonus`)."""
+        return cards_of(int(self.state[core.HANDS + self._seat(player)]) & int(self.state[core.SHOWN]))
+
+    def joker_value(self) -> int:
+        """The capture value of the 7 of coppe this hand: 7, or the value it was shown as in a hand
+        bonus (`Rules.joker`; it keeps it until it is captured)."""
+        return int(self.state[core.JOKER_VALUE]) or 7
 
     # ---- reading the state ---------------------------------------------------------------
     @property
@@ -378,13 +408,18 @@ class Game:
 
     def score_lines(self) -> tuple[str, ...]:
         """The names of the score lines these rules use, in the order a score sheet shows them:
-        the classic lines (napola always, 0 when off) plus re_bello and napoleone when on."""
+        the classic lines (napola always, 0 when off) plus re_bello, grande, napoleone and
+        hand_bonus when on."""
         names = ["carte", "denari", "settebello"]
         if self.rules.re_bello:
             names.append("re_bello")
         names += ["primiera", "scope", "napola"]
+        if self.rules.grande:
+            names.append("grande")
         if self.rules.napoleone != "off":
             names.append("napoleone")
+        if self.rules.hand_bonus:
+            names.append("hand_bonus")
         return tuple(names + ["total"])
 
     def hand_score(self) -> list[dict]:

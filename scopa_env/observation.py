@@ -59,6 +59,22 @@ N / 2 and shares my side (`my_side`).
 
 Sizes: 3 players 384, 4 players 469, 6 players 642. Card masks index cards by id (cards.py).
 
+Rules with cirulla's hand bonuses (`Rules.hand_bonus`; `layout(players, hand_cards, bonus=True)`)
+add, after the parts above, what the declared bonuses made public (a hand that declares a bonus
+is shown until the end of its deal; `unseen` then leaves its cards out):
+
+| slice (2 players) | size | meaning                                                      |
+|-------------------|------|--------------------------------------------------------------|
+| my_shown          | 40   | cards of my hand that I showed                               |
+| opp_shown         | 40   | cards of the opponent's hand it showed                       |
+| my_bonus          | 1    | hand-bonus points I declared this hand                       |
+| opp_bonus         | 1    | hand-bonus points the opponent declared this hand            |
+| joker_value       | 1    | the value the 7 of coppe was shown as this hand (0: none)    |
+
+With N players: `shown` (40 N, row k: the shown cards seat k holds), `bonus` (N, seat k's
+hand-bonus points this hand) and `joker_value` (1). Sizes: 2 players 374, 3 players 508, 4
+players 634, 6 players 889.
+
 In both layouts the scores are the match totals before this hand while it is played; in an
 observation of a finished hand (the last one of a hand episode) they include that hand.
 """
@@ -84,7 +100,11 @@ def sides_of(players: int) -> int:
     return players if players <= 3 else players // 2
 
 
-def _fields(players: int) -> tuple:
+def _fields(players: int, bonus: bool = False) -> tuple:
+    if bonus:
+        extra = ((("my_shown", 40), ("opp_shown", 40), ("my_bonus", 1), ("opp_bonus", 1)) if players == 2
+                 else (("shown", 40 * players), ("bonus", players)))
+        return _fields(players) + extra + (("joker_value", 1),)
     if players == 2:
         return (
             ("hand", 40), ("table", 40), ("my_pile", 40), ("opp_pile", 40), ("my_played", 40),
@@ -107,6 +127,7 @@ class Layout:
 
     players: int
     hand_cards: int
+    bonus: bool
     slices: dict
     size: int
     high: np.ndarray
@@ -114,14 +135,15 @@ class Layout:
 
 
 @lru_cache(maxsize=None)
-def layout(players: int = 2, hand_cards: int = 3) -> Layout:
+def layout(players: int = 2, hand_cards: int = 3, bonus: bool = False) -> Layout:
     """The layout for `players` players; `hand_cards` (cards per deal) only sets the highest
-    hand size in `high` (the Box bound); the slices depend on `players` alone."""
+    hand size in `high` (the Box bound); the slices depend on `players` and on `bonus` (the
+    hand bonuses' parts) alone."""
     if players not in PLAYER_COUNTS:
         raise ScopaError(f"players must be one of {PLAYER_COUNTS}, got {players!r}")
     slices = {}
     at = 0
-    for name, size in _fields(players):
+    for name, size in _fields(players, bonus):
         slices[name] = slice(at, at + size)
         at += size
     high = np.ones(at, dtype=np.int8)
@@ -134,23 +156,28 @@ def layout(players: int = 2, hand_cards: int = 3) -> Layout:
         for name, h in (("hand_size", hand_cards), ("scope", 40), ("score", 127),
                         ("deck_left", 40), ("target", 127)):
             high[slices[name]] = h
+    if bonus:   # at most 10 points a deal, 6 deals a hand with 3 cards each and 2 players
+        for name in ("my_bonus", "opp_bonus") if players == 2 else ("bonus",):
+            high[slices[name]] = 60
+        high[slices["joker_value"]] = 10
     high.setflags(write=False)
-    return Layout(players, hand_cards, slices, at, high)
+    return Layout(players, hand_cards, bonus, slices, at, high)
 
 
 def layout_for(rules) -> Layout:
     """The layout of a rules set (a Rules object, a preset name or None for the classic game)."""
     rules = resolve_rules(rules)
-    return layout(rules.players, rules.hand_cards)
+    return layout(rules.players, rules.hand_cards, rules.hand_bonus)
 
 
 # the two-player layout under the names agents import
 SLICES: dict[str, slice] = layout(2).slices
 OBS_SIZE = layout(2).size
 OBS_HIGH = layout(2).high.copy()  # the highest value each slot can take (for Box bounds)
-_SIZES = np.zeros(7, dtype=np.int64)
+_SIZES = np.zeros((7, 2), dtype=np.int64)     # [players, hand bonuses] -> size
 for _n in PLAYER_COUNTS:
-    _SIZES[_n] = layout(_n).size
+    _SIZES[_n, 0] = layout(_n).size
+    _SIZES[_n, 1] = layout(_n, 3, True).size
 
 _HAND, _TABLE, _MY_PILE, _OPP_PILE, _MY_PLAYED, _OPP_PLAYED, _UNSEEN = (
     SLICES[n].start for n in ("hand", "table", "my_pile", "opp_pile", "my_played", "opp_played", "unseen"))
@@ -177,7 +204,7 @@ def _write_two(state, player, out):
     _write_mask(out, _OPP_PILE, opp_pile)
     _write_mask(out, _MY_PLAYED, state[core.PLAYED + player])
     _write_mask(out, _OPP_PLAYED, state[core.PLAYED + opp])
-    seen = hand | table | my_pile | opp_pile
+    seen = hand | table | my_pile | opp_pile | state[core.SHOWN]
     _write_mask(out, _UNSEEN, ~seen & _ALL)
     out[_SCALARS + 0] = core.popcount(state[core.HANDS + opp])
     out[_SCALARS + 1] = 40 - state[core.DECK_POS]
@@ -199,7 +226,7 @@ def _write_many(state, player, out):
     sides = n if n <= 3 else n // 2
     hand = state[core.HANDS + player]
     table = state[core.TABLE]
-    seen = hand | table
+    seen = hand | table | state[core.SHOWN]
     at = 120  # hand, table, unseen
     for k in range(n):
         s = (player + k) % n
@@ -233,12 +260,28 @@ def _write_many(state, player, out):
 
 
 @njit(cache=True)
+def _write_bonus(state, player, out):
+    """The hand bonuses' parts, after the layout's others (at _SIZES[n, 0])."""
+    n = state[core.NPLAYERS]
+    at = _SIZES[n, 0]
+    shown = state[core.SHOWN]
+    for k in range(n):
+        s = (player + k) % n
+        _write_mask(out, at + 40 * k, state[core.HANDS + s] & shown)
+        out[at + 40 * n + k] = min(state[core.BONUS + s], 60)
+    out[at + 41 * n] = state[core.JOKER_VALUE]
+
+
+@njit(cache=True)
 def write_observation(state, player, out):
-    """Fill out[:size] (int8; size = layout(players).size) with what `player` may know."""
+    """Fill out[:size] (int8; size = layout(players, 3, hand bonuses).size) with what `player`
+    may know."""
     if state[core.NPLAYERS] == 2:
         _write_two(state, player, out)
     else:
         _write_many(state, player, out)
+    if state[core.HAND_BONUS] != 0:
+        _write_bonus(state, player, out)
 
 
 def observe(state: np.ndarray, player: int) -> np.ndarray:
@@ -258,7 +301,7 @@ def observe(state: np.ndarray, player: int) -> np.ndarray:
                          f"game's state array")
     if not is_whole(player) or not 0 <= int(player) < n:
         raise ScopaError(f"player {player!r} is not a seat 0..{n - 1}")
-    out = np.zeros(int(_SIZES[n]), dtype=np.int8)
+    out = np.zeros(int(_SIZES[n, int(state[core.HAND_BONUS] != 0)]), dtype=np.int8)
     write_observation(state, player, out)
     return out
 
@@ -267,19 +310,20 @@ def view(obs: np.ndarray, name: str, players: int | None = None) -> np.ndarray:
     """A named part of an observation vector, e.g. view(obs, 'table'). The layout is found from
     the vector's length unless `players` is given; 'pile' and 'played' of N players come as
     (..., N, 40)."""
-    if players is None:
-        players = next((n for n in PLAYER_COUNTS if layout(n).size == obs.shape[-1]), None)
+    found = [(n, b) for n in (PLAYER_COUNTS if players is None else (players,)) for b in (False, True)
+             if layout(n, 3, b).size == obs.shape[-1]]
+    if not found:
         if players is None:
             raise ScopaError(f"no observation layout has {obs.shape[-1]} values")
-    elif layout(players).size != obs.shape[-1]:
         # the slices of another layout read the wrong values (or none) without a word
-        raise ScopaError(f"an observation of {players} players has {layout(players).size} values, "
-                         f"this one has {obs.shape[-1]}")
-    slices = layout(players).slices
+        raise ScopaError(f"an observation of {players} players has {layout(players).size} values "
+                         f"({layout(players, 3, True).size} with hand bonuses), this one has {obs.shape[-1]}")
+    players, bonus = found[0]
+    slices = layout(players, 3, bonus).slices
     if name not in slices:
         raise ScopaError(f"the observation of {players} players has no part {name!r} (its parts: "
                          f"{', '.join(slices)})")
     part = obs[..., slices[name]]
-    if players != 2 and name in ("pile", "played"):
+    if players != 2 and name in ("pile", "played", "shown"):
         return part.reshape(*obs.shape[:-1], players, 40)
     return part

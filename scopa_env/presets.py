@@ -51,6 +51,20 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
        "first table of 15 (30) goes to the dealer with 1 (2) scope and 3 re void no deal, 2 players "
        "to 21 (the seeds give no target)", "003, 004",
        quindici="only", primiera="most_sevens", dealer_sweep=True, re_redeal=False, target=21),
+    _p("cirulla", "Genoa's cirulla, 2 players to 51: equal, sum and 15 captures side by side, the ace "
+       "takes the table with a scopa unless an ace is on it; a first table of 15 (30) is the dealer's "
+       "1 (2) scope, two aces on it void the deal; hand bonuses at each deal (three of a kind 10, "
+       "three cards summing to 9 or less 3; the hand is shown), the 7 of coppe a joker for them and "
+       "for the dealer's 15/30; the piccola (1D 2D 3D, +1 a denari in sequence, at most 6) and the "
+       "grande (8D 9D 10D: 5); all ten denari win the match", "003, 004",
+       quindici="both", equal_first=False, ace_takes_all=True, ace_scopa=True, dealer_sweep=True,
+       ace_redeal=True, hand_bonus=True, joker=True, napola=True, napola_max=6, grande=True,
+       napoleone="win", target=51),
+    _p("cirulla-pairs", "cirulla as seed 004 says it is usually played: 4 players in two pairs, "
+       "partners opposite (3 deals a hand), to 51", "003, 004",
+       quindici="both", equal_first=False, ace_takes_all=True, ace_scopa=True, dealer_sweep=True,
+       ace_redeal=True, hand_bonus=True, joker=True, napola=True, napola_max=6, grande=True,
+       napoleone="win", target=51, players=4),
     _p("three-players", "3 players each for self, 3 cards a deal (4 deals a hand), to 16 "
        "(the most cards win the carte point, so 14 can win it; a tie for the most: nobody)", "003, 004", players=3, target=16),
     _p("pairs", "4 players in two pairs, partners opposite, 3 cards a deal (3 deals a hand), piles "

@@ -73,6 +73,20 @@ class Rules:
     (cirulla, seed 003: "with J, 5 and 3 on the table, a J may take the J or the 3 and the 5")."""
     ace_redeal: bool = False
     """2 or more aces among the 4 first table cards void the deal (cirulla, seed 004)."""
+    napola_max: int = 10
+    """The most points the napola can score, 3..10 (cirulla's piccola: 1D 2D 3D for 3, one more
+    per denari in sequence "up to a maximum of 6", seed 004); it acts only with napola on."""
+    grande: bool = False
+    """Fante, cavallo and re of denari (8D 9D 10D) in one side's pile score 5 (cirulla's grande)."""
+    hand_bonus: bool = False
+    """Cirulla's hand bonuses (3 cards a deal only): at a player's first turn of each deal, a hand
+    of three cards of one value scores 10, else one whose capture values sum to 9 or less scores
+    3; the hand is shown (face up to every player) for the rest of the deal. The engine always
+    declares a bonus the hand has (seeds 003, 004: it is declared by showing the hand)."""
+    joker: bool = False
+    """The 7 of coppe (7C) is cirulla's joker: in a hand it stands for the value that gives a hand
+    bonus (and keeps that capture value until it is captured), on a first table for the value
+    that makes the dealer's 15 or 30. Needs hand_bonus or dealer_sweep."""
 
     def __post_init__(self):
         # numpy's scalars (a loop over np.arange, a value read from an array) are stored as the
@@ -86,11 +100,18 @@ class Rules:
             elif isinstance(value, np.str_):
                 object.__setattr__(self, f.name, str(value))
         for name in ("napola", "re_bello", "ace_takes_all", "ace_scopa", "burned_ace", "fewest_cards",
-                     "free_capture", "re_redeal", "dealer_sweep", "equal_first", "ace_redeal"):
+                     "free_capture", "re_redeal", "dealer_sweep", "equal_first", "ace_redeal", "grande", "hand_bonus",
+                     "joker"):
             if not isinstance(getattr(self, name), bool):
                 raise ScopaError(f"rules option {name} must be true or false, got {getattr(self, name)!r}")
         _whole(self.target, "target", 1, TARGET_MAX)
         _whole(self.capotto, "capotto", 0, 1000)
+        _whole(self.napola_max, "napola_max", 3, 10)
+        if self.hand_bonus and self.hand_cards != 3:
+            raise ScopaError(f"rules option hand_bonus needs 3 cards a deal (cirulla's bonuses are for "
+                             f"a hand of three), got hand_cards={self.hand_cards}")
+        if self.joker and not (self.hand_bonus or self.dealer_sweep):
+            raise ScopaError("rules option joker needs hand_bonus or dealer_sweep (the joker serves only them)")
         if _whole(self.players, "players", 2, 6) not in PLAYER_COUNTS:
             raise ScopaError(f"rules option players must be one of 2, 3, 4, 6, got {self.players!r}")
         _whole(self.hand_cards, "hand_cards", 1, 20)
@@ -162,7 +183,8 @@ class Rules:
             int(self.ace_scopa), int(not self.burned_ace), QUINDICI.index(self.quindici),
             int(self.fewest_cards), int(self.free_capture), PRIMIERA_SCALES.index(self.primiera),
             self.capotto, int(self.dealer_sweep), int(not self.re_redeal), int(not self.equal_first),
-            int(self.ace_redeal))
+            int(self.ace_redeal), 0 if self.napola_max == 10 else self.napola_max, int(self.grande),
+            int(self.hand_bonus), int(self.joker))
 
     def describe(self) -> str:
         """The options that differ from the classic game, as 'key=value' text ('classic' if none)."""

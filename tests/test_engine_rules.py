@@ -324,6 +324,15 @@ def test_max_moves_is_the_most_moves_any_rules_allow():
     assert core.MAX_MOVES == int(np.sort(ids_per_card)[::-1][:20].sum()) == 76_680
     with pytest.raises(ScopaError, match="hand_cards"):
         Rules(hand_cards=21, table_cards=0)
+    # the joker's ids (cirulla) count only while it has a value, which takes a hand bonus, so
+    # hands of 3 (hand_bonus needs them; from_state refuses a value beside a bigger hand)
+    joker = action_table(Rules(quindici="both", ace_takes_all=True, hand_bonus=True, joker=True))
+    ids_per_card = np.bincount(joker.card[joker.card >= 0], minlength=40)
+    assert int(np.sort(ids_per_card)[::-1][:3].sum()) == 62_099 < core.MAX_MOVES
+    g = Game("cirulla").setup(hands=[["1D", "1C", "1S", "1B"], ["2D"]], table=["5C"], deck=[])
+    g.state[core.JOKER_VALUE] = 9
+    with pytest.raises(ScopaError, match="a joker value beside a hand of more than 3 cards"):
+        Game.from_state("cirulla", g.state)
 
 
 @pytest.mark.parametrize("kw", [dict(to_move=7), dict(to_move=-1), dict(dealer=2), dict(dealer=True),
@@ -554,9 +563,9 @@ def test_observe_refuses_what_is_not_a_state_array():
     seat 4 (review). One ScopaError each; the count is checked before any seat."""
     from scopa_env import observe
     g = Game(seed=0)
-    for bad, words in ((g.state.astype(float), "an array of float64 with shape (156,)"),
+    for bad, words in ((g.state.astype(float), "an array of float64 with shape (184,)"),
                        (g.state[:2], "an array of int64 with shape (2,)"), (list(g.state), "a list")):
-        with pytest.raises(ScopaError, match=r"^observe needs a game's state array \(int64, 156 slots\), "
+        with pytest.raises(ScopaError, match=r"^observe needs a game's state array \(int64, 184 slots\), "
                                              rf"got {re.escape(words)}$"):
             observe(bad, 0)
     for count in (5, 1000, 0):
@@ -572,7 +581,7 @@ def test_view_refuses_a_vector_of_another_layout():
     from scopa_env.observation import view
     obs = Game(seed=0).observation(0)["observation"]
     for players in (3, 4, 6):
-        with pytest.raises(ScopaError, match=rf"an observation of {players} players has \d+ values, this one has 291"):
+        with pytest.raises(ScopaError, match=rf"an observation of {players} players has \d+ values \(\d+ with hand bonuses\), this one has 291"):
             view(obs, "pile", players=players)
     assert np.array_equal(view(obs, "table", players=2), view(obs, "table"))
 

@@ -132,7 +132,7 @@ def test_many_player_observation_reads_the_state_from_the_viewers_seat(name):
         st = g.state
         for me in range(n):
             o = observe(st, me)
-            assert o.shape == (layout(n).size,) and np.all(o >= 0)
+            assert o.shape == (layout_for(rules).size,) and np.all(o >= 0)
             assert np.all(o <= layout_for(rules).high)
             seat = [(me + k) % n for k in range(n)]
             assert cards_of(mask_of(np.flatnonzero(view(o, "hand")))) == g.hand(me)
@@ -170,15 +170,17 @@ def test_hidden_cards_do_not_change_the_observation(name):
         st = g.state
         others = [(me + k) % n for k in range(1, n)]
         pos = int(st[core.DECK_POS])
-        hidden = [c for s in others for c in g.hand(s)] + [int(c) for c in st[core.DECK + pos:core.DECK + 40]]
+        shown = int(st[core.SHOWN])             # cirulla: a hand with a bonus is shown to all
+        hidden = [c for s in others for c in g.hand(s) if not shown >> c & 1] \
+            + [int(c) for c in st[core.DECK + pos:core.DECK + 40]]
         if len(set(hidden)) < 2:
             continue
         perm = [int(c) for c in rng.permutation(hidden)]
         other = Game.from_state(rules, st)
         at = 0
         for s in others:
-            k = len(g.hand(s))
-            other.state[core.HANDS + s] = mask_of(perm[at:at + k])
+            k = len([c for c in g.hand(s) if not shown >> c & 1])
+            other.state[core.HANDS + s] = mask_of(perm[at:at + k]) | (int(st[core.HANDS + s]) & shown)
             at += k
         other.state[core.DECK + pos:core.DECK + 40] = perm[at:]
         a, b = g.observation(me), other.observation(me)
@@ -302,7 +304,7 @@ def test_gym_learner_gets_its_sides_reward(name, reward):
         mine = rules.team_of(seat)
         total, done = 0.0, False
         while not done:
-            assert env.game.to_move == seat and obs.shape == (layout(rules.players).size,)
+            assert env.game.to_move == seat and obs.shape == (layout_for(rules).size,)
             legal = np.flatnonzero(info["action_mask"])
             obs, r, done, _, info = env.step(int(legal[rng.integers(len(legal))]))
             total += r
@@ -341,7 +343,7 @@ def test_batched_agrees_with_game(name):
     B, n, sides = 6, rules.players, rules.teams
     env = BatchedScopa(B, rules=rules, seed=2, reward="points")
     env.reset()
-    assert env.obs.shape == (B, layout(n).size)
+    assert env.obs.shape == (B, layout_for(rules).size)
     games = [Game.from_state(rules, env.states[b]) for b in range(B)]
     rng = np.random.default_rng(6)
     finished = 0

@@ -886,3 +886,18 @@ def test_the_dealer_sweep_names_the_dealer_with_more_players(players, seed, said
     s, out, _ = session(["q"], seed=seed, opponent="easy", rules=Rules(dealer_sweep=True, players=players))
     s.run()
     assert f"sums to {said}" in out.getvalue()
+
+
+def test_cirulla_bonuses_and_the_joker_are_said():
+    """cirulla: each declared hand bonus is said with the cards shown and the joker's value,
+    the computer's shown cards stay on its line, and the score has the grande and hand bonus
+    lines (seed 0: the computer shows 1C 4D 7C with the 7C as an ace, then holds it shown)."""
+    s, out, _ = session(seed=0, rules=rules_from_preset("cirulla").replace(target=21),
+                        input_fn=answer_one_then_no, opponent="easy")
+    assert s.run() == 0
+    text = out.getvalue()
+    assert "Computer shows 1\u2665  4\u2666  7\u2665 (three cards summing to 9 or less, the 7\u2665 as an ace): 3 points." in text
+    assert "You show 1\u2660  3\u2665  3\u2663 (three cards summing to 9 or less): 3 points." in text
+    assert "(shown: 1\u2665  7\u2665, 7\u2665 = 1)" in text
+    assert "The 7\u2665 captures as an ace until it is taken." in text      # later, in the person's hand
+    assert "  grande  " in text and "  hand bonus  " in text

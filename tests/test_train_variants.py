@@ -200,6 +200,22 @@ def to_v1_layout(new: np.ndarray) -> np.ndarray:
     return old
 
 
+def to_v2_layout(new: np.ndarray) -> np.ndarray:
+    """Engine states in the 156-slot layout from before cirulla's options (training/env.py moves
+    them back): the same games, for rules without those options."""
+    from scopa_env import core
+    from training.env import V2_DECK, V2_HEADER, V2_LINES, V2_NLINES, V2_STATE_SIZE
+    assert not new[:, V2_HEADER:core.HANDS].any()          # cirulla's slots are 0
+    old = np.zeros((new.shape[0], V2_STATE_SIZE), dtype=np.int64)
+    old[:, :V2_HEADER] = new[:, :V2_HEADER]
+    old[:, V2_HEADER:V2_LINES] = new[:, core.HANDS:core.LINES]
+    for side in range(6):
+        old[:, V2_LINES + side * V2_NLINES:V2_LINES + side * V2_NLINES + V2_NLINES] = \
+            new[:, core.LINES + side * core.NLINES:core.LINES + side * core.NLINES + V2_NLINES]
+    old[:, V2_DECK:] = new[:, core.DECK:core.DECK + 40]
+    return old
+
+
 def test_version_one_checkpoint_still_loads_and_resumes(tmp_path):
     """A file as written before the variants (no obs_layout, no players, rules and config with
     napola/target only, the env's games in the 134-slot layout) is a 2-player classic
@@ -263,19 +279,23 @@ def test_pre_variant_env_states_are_moved_to_the_new_layout():
     same games in today's layout (checked against the old engine when written: 2,000 steps of
     64 games equal)."""
     from scopa_env.batched import BatchedScopa
-    from training.env import env_state, migrate_v1_states, set_env_state
+    from training.env import env_state, migrate_v1_states, migrate_v2_states, set_env_state
     env = BatchedScopa(8, rules=Rules(napola=True), seed=3, episode="hand")
     env.reset()
     for _ in range(50):
         env.step_index(np.zeros(8, dtype=np.int64))
     new = env.states.copy()
     old = to_v1_layout(new)                                # the same games, old layout
-    assert np.array_equal(migrate_v1_states(old), new)
-    saved = env_state(env)
-    saved["states"] = torch.from_numpy(old)
-    other = BatchedScopa(8, rules=Rules(napola=True), seed=99, episode="hand")
-    other.reset()
-    set_env_state(other, saved)
+    assert np.array_equal(migrate_v2_states(migrate_v1_states(old)), new)
+    v2 = to_v2_layout(new)                                 # the layout before cirulla's options
+    assert v2.shape[1] == 156 and np.array_equal(migrate_v2_states(v2), new)
+    for layout_before in (old, v2):
+        saved = env_state(env)
+        saved["states"] = torch.from_numpy(layout_before)
+        other = BatchedScopa(8, rules=Rules(napola=True), seed=99, episode="hand")
+        other.reset()
+        set_env_state(other, saved)
+        assert np.array_equal(env.states, other.states)
     idx = np.zeros(8, dtype=np.int64)
     a, b = env.step_index(idx), other.step_index(idx)
     assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])

@@ -646,15 +646,20 @@ _deals = st.sampled_from([(2, 3, 4), (3, 3, 4), (4, 3, 4), (6, 3, 4), (4, 9, 4),
 def any_rules(draw):
     players, hand_cards, table_cards = draw(_deals)
     ace = draw(st.booleans())
+    napola = draw(st.booleans())
+    bonus = hand_cards == 3 and draw(st.booleans())
+    sweep = draw(st.booleans())
     return Rules(players=players, hand_cards=hand_cards, table_cards=table_cards, target=draw(st.integers(3, 8)),
-                 napola=draw(st.booleans()), re_bello=draw(st.booleans()),
+                 napola=napola, napola_max=draw(st.sampled_from([4, 6, 10])) if napola else 10,
+                 grande=draw(st.booleans()), hand_bonus=bonus,
+                 joker=(bonus or sweep) and draw(st.booleans()), re_bello=draw(st.booleans()),
                  napoleone=draw(st.sampled_from(["off", "win", "ten"])), ace_takes_all=ace,
                  ace_scopa=ace and draw(st.booleans()), burned_ace=not ace or draw(st.booleans()),
                  quindici=draw(st.sampled_from(["off", "only", "both"])), fewest_cards=draw(st.booleans()),
                  free_capture=draw(st.booleans()),
                  primiera=draw(st.sampled_from(["standard", "figures0", "veneto", "southern", "most_sevens"])),
                  capotto=draw(st.sampled_from([0, 0, 2, 4])), re_redeal=draw(st.booleans()),
-                 dealer_sweep=draw(st.booleans()), equal_first=draw(st.booleans()),
+                 dealer_sweep=sweep, equal_first=draw(st.booleans()),
                  ace_redeal=draw(st.booleans()))
 
 

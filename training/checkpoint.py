@@ -10,6 +10,7 @@ A checkpoint is a dict of tensors, numbers, strings, lists and dicts, so
 | algo                    | "dmc" or "ppo"                                                 |
 | model_config            | {"kind": "MoveScorer", "hidden": H, "features": F,             |
 |                         |  "players": N, "hand_cards": K} (the last two: 2, 3 if absent) |
+|                         |  and "bonus": true for rules with hand_bonus (else absent)     |
 |                         | F: move features version, 3 or 4 (training/model.py)           |
 | model                   | the network's state_dict                                       |
 | optimizer               | the optimizer's state_dict (absent in a shipped agent)         |
@@ -19,6 +20,7 @@ A checkpoint is a dict of tensors, numbers, strings, lists and dicts, so
 | config                  | the TrainConfig as a dict                                      |
 | rules                   | the Rules as a dict (every option; older files: napola, target)|
 | obs_layout              | {"players": N, "size": S}: the observation layout trained on   |
+|                         | (S counts the hand bonuses' parts under hand_bonus rules)      |
 |                         | (absent in files from before the variants: 2 players, 291)     |
 | obs_layout_version      | scopa_env.observation.OBS_LAYOUT_VERSION at training time      |
 | action_layout_version   | scopa_env.actions.ACTION_LAYOUT_VERSION at training time       |
@@ -53,7 +55,7 @@ from scopa_env.actions import ACTION_LAYOUT_VERSION
 from scopa_env.atomic import sync_folder
 from scopa_env.cli import deferred_interrupts
 from scopa_env.errors import ScopaError, regular_file
-from scopa_env.observation import OBS_LAYOUT_VERSION, layout
+from scopa_env.observation import OBS_LAYOUT_VERSION, layout, layout_for
 from scopa_env.rules import Rules
 
 FORMAT = "scopa-rl checkpoint"
@@ -218,10 +220,12 @@ def check(ckpt, where: str = "checkpoint") -> None:
                          f"{ACTION_LAYOUT_VERSION}")
     rules = rules_of(ckpt, where)
     lay = ckpt.get("obs_layout", {"players": 2, "size": layout(2).size})
+    size = layout_for(rules).size
     if not isinstance(lay, dict) or not _whole(lay.get("players")) or not _whole(lay.get("size")) or \
-            lay["players"] != rules.players or lay["size"] != layout(rules.players).size:
+            lay["players"] != rules.players or lay["size"] != size:
         raise ScopaError(f"checkpoint {where!r} has observation layout {_show(lay)}, but its rules have "
-                         f"{rules.players} players ({layout(rules.players).size} values)")
+                         f"{rules.players} players ({size} values"
+                         + (", with the hand bonuses' parts)" if rules.hand_bonus else ")"))
     mc = ckpt["model_config"]
     if not isinstance(mc, dict):
         raise ScopaError(f"checkpoint {where!r} has a model_config of {_show(mc)}, not a table")
@@ -233,6 +237,10 @@ def check(ckpt, where: str = "checkpoint") -> None:
     if players != rules.players:
         raise ScopaError(f"checkpoint {where!r} holds a network for {_show(players)} players, but its "
                          f"rules have {rules.players}")
+    if mc.get("bonus", False) is not rules.hand_bonus:
+        raise ScopaError(f"checkpoint {where!r} holds a network {'with' if mc.get('bonus') else 'without'} "
+                         f"the hand bonuses' observation parts, but its rules have hand_bonus "
+                         f"{'on' if rules.hand_bonus else 'off'}")
     hand_cards = mc.get("hand_cards", 3)     # the observation's hand-size scale (model.py)
     if hand_cards != rules.hand_cards:
         raise ScopaError(f"checkpoint {where!r} holds a network for hands of {_show(hand_cards)} "
@@ -369,7 +377,8 @@ def set_rng_state(state: dict, np_rng: np.random.Generator) -> None:
 
 
 def base_dict(algo: str, model_cfg: dict, model_state: dict, config: dict, rules: dict) -> dict:
-    players = Rules.from_dict(rules).players
+    r = Rules.from_dict(rules)
+    players = r.players
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -378,7 +387,7 @@ def base_dict(algo: str, model_cfg: dict, model_state: dict, config: dict, rules
         "model": model_state,
         "config": config,
         "rules": rules,
-        "obs_layout": {"players": players, "size": layout(players).size},
+        "obs_layout": {"players": players, "size": layout_for(r).size},
         "obs_layout_version": OBS_LAYOUT_VERSION,
         "action_layout_version": ACTION_LAYOUT_VERSION,
     }

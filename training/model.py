@@ -144,12 +144,12 @@ def risk_features(tactics: torch.Tensor, unseen: torch.Tensor, next_hand: torch.
 class MoveScorer(nn.Module):
     """score(obs, move) = head(relu(A·enc(obs) + B·features(move))), value(obs) = v(enc(obs)).
 
-    `players` and `hand_cards` pick the observation layout (its size and highs): 2 and 3 are
-    the classic game's version-1 layout. `features`: the move features' version (3 without the
-    risk features, 4 with them)."""
+    `players`, `hand_cards` and `bonus` (cirulla's hand bonuses) pick the observation layout
+    (its size and highs): 2, 3 and False are the classic game's version-1 layout. `features`:
+    the move features' version (3 without the risk features, 4 with them)."""
 
     def __init__(self, hidden: int = 256, players: int = 2, hand_cards: int = 3,
-                 features: int = FEATURES_VERSION):
+                 features: int = FEATURES_VERSION, bonus: bool = False):
         super().__init__()
         if features not in FEATURE_SIZES:
             raise ValueError(f"move features version {features!r}, this code builds "
@@ -158,7 +158,8 @@ class MoveScorer(nn.Module):
         self.players = int(players)
         self.hand_cards = int(hand_cards)
         self.features = int(features)
-        lay = layout(self.players, self.hand_cards)
+        self.bonus = bool(bonus)
+        lay = layout(self.players, self.hand_cards, self.bonus)
         self.obs_size = lay.size
         self._scale = torch.from_numpy(lay.high.astype(np.float32))
         self._table = lay.slices["table"]
@@ -179,7 +180,8 @@ class MoveScorer(nn.Module):
     @classmethod
     def for_rules(cls, hidden: int, rules, features: int = FEATURES_VERSION) -> "MoveScorer":
         """The network for a rules set (scopa_env.rules.Rules)."""
-        return cls(hidden, players=rules.players, hand_cards=rules.hand_cards, features=features)
+        return cls(hidden, players=rules.players, hand_cards=rules.hand_cards, features=features,
+                   bonus=rules.hand_bonus)
 
     def obs_tensor(self, obs: np.ndarray) -> torch.Tensor:
         """int8 observations of this network's layout -> float32 tensor scaled to 0..1."""
@@ -223,9 +225,13 @@ def masked_scores(model: MoveScorer, obs: torch.Tensor, cards: torch.Tensor, cap
 
 def model_config(model: MoveScorer) -> dict:
     """What rebuilds the network: kind, width, features version and the observation layout
-    (`players`, `hand_cards`; absent in checkpoints from before the variants: 2 and 3)."""
-    return {"kind": "MoveScorer", "hidden": model.hidden, "features": model.features,
-            "players": model.players, "hand_cards": model.hand_cards}
+    (`players`, `hand_cards`; absent in checkpoints from before the variants: 2 and 3; `bonus`,
+    only when on: cirulla's hand bonuses)."""
+    cfg = {"kind": "MoveScorer", "hidden": model.hidden, "features": model.features,
+           "players": model.players, "hand_cards": model.hand_cards}
+    if model.bonus:     # absent otherwise: checkpoints from before it are byte for byte the same
+        cfg["bonus"] = True
+    return cfg
 
 
 def build_model(cfg: dict) -> MoveScorer:
@@ -235,7 +241,8 @@ def build_model(cfg: dict) -> MoveScorer:
         raise ValueError(f"move features version {cfg.get('features')!r}, this code builds "
                          f"{', '.join(map(str, FEATURE_SIZES))}")
     return MoveScorer(hidden=int(cfg["hidden"]), players=int(cfg.get("players", 2)),
-                      hand_cards=int(cfg.get("hand_cards", 3)), features=int(cfg["features"]))
+                      hand_cards=int(cfg.get("hand_cards", 3)), features=int(cfg["features"]),
+                      bonus=bool(cfg.get("bonus", False)))
 
 
 def widen_features(state: dict, old: int, new: int) -> dict:

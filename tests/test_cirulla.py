@@ -1,0 +1,222 @@
+"""Cirulla (RULES.md's variant table, seeds 003 and 004): the hand bonuses, the 7 of coppe as a
+joker, the piccola and grande, and the `cirulla` presets, from the seeds' worked examples."""
+import json
+
+import numpy as np
+import pytest
+
+from reference_rules import check_record
+from reference_rules import hand_bonus as reference_bonus
+from reference_rules import sweep_scope as reference_sweep
+from scopa_env import core, records
+from scopa_env.cards import card_str, parse_card
+from scopa_env.errors import ScopaError
+from scopa_env.game import Game
+from scopa_env.observation import layout_for, observe, view
+from scopa_env.presets import rules_from_preset
+from scopa_env.rules import Rules
+
+CIRULLA = rules_from_preset("cirulla")
+
+
+def mask(cards):
+    return sum(1 << parse_card(c) for c in cards)
+
+
+# (hand, joker on, points, the joker's value: 0 when it stays a 7)
+BONUS_CASES = [
+    # seed 003: "a player holding Q♦ Q♣ 7♥ can say the 7♥ is a Queen" (the cavallo, 9): 10 points
+    (["9D", "9C", "7C"], True, 10, 9),
+    # "... but Q♦ K♣ 7♥ cannot take advantage of the joker: no value gives a bonus"
+    (["9D", "10C", "7C"], True, 0, 0),
+    # three of a kind: 10 (boña de dexe); three 3s are also 9 or less, and score the 10 only
+    (["4D", "4C", "4S"], False, 10, 0),
+    (["3D", "3C", "3S"], False, 10, 0),
+    # capture values summing to 9 or less: 3 (seed 004: "three cards that sum to 9 or less")
+    (["1D", "3C", "5S"], False, 3, 0),
+    (["2D", "3C", "4S"], False, 3, 0),
+    (["2D", "3C", "5S"], False, 0, 0),
+    (["1D", "1C", "8S"], False, 0, 0),     # a figure counts its capture value (8)
+    # the joker for the 3 points: the engine shows it as an ace (any value up to 9 - 5 would do)
+    (["2D", "3C", "7C"], True, 3, 1),
+    (["4D", "5C", "7C"], True, 0, 0),      # 4 + 5 + 1 = 10: no value makes it
+    # the joker among two aces: three aces (10), not 1 + 1 + 7 = 9 (3)
+    (["1D", "1S", "7C"], True, 10, 1),
+    (["1D", "1S", "7C"], False, 3, 0),     # without the joker option: the 9
+    (["7D", "7S", "7C"], True, 10, 0),     # three sevens: the joker stays a 7
+    (["9D", "9C", "7C"], False, 0, 0),     # no joker option: 9 + 9 + 7
+]
+
+
+@pytest.mark.parametrize("hand,joker,points,value", BONUS_CASES)
+def test_hand_bonus_worked_examples(hand, joker, points, value):
+    assert tuple(core.hand_bonus_of(np.int64(mask(hand)), joker)) == (points, value)
+    ref_points, ref_value = reference_bonus(hand, joker)
+    assert (ref_points, ref_value or 0) == (points, value)
+
+
+def deal(rules, seat1, seat0, table, dealer=0):
+    """A hand dealt by `dealer` (2 players): seat 1 gets `seat1`, seat 0 `seat0`, then the table
+    and the rest of the deck in card-id order."""
+    first = [parse_card(c) for c in seat1 + seat0 + table]
+    deck = first + [c for c in range(40) if c not in first]
+    g = Game(rules, 0)
+    g.deal_hand(dealer, deck)
+    return g
+
+
+def test_the_first_player_declares_before_its_first_card_and_the_other_at_its_turn():
+    """Seed 003: a bonus is declared in one's own turn, before playing the first card, by showing
+    the hand. Seat 1 leads (dealer 0): its bonus shows at once; seat 0's only when its turn comes,
+    so seat 1 chose its first card without seeing it."""
+    g = deal(CIRULLA, ["2D", "3C", "4S"], ["6D", "6C", "6S"], ["5B", "8B", "9B", "10B"])
+    assert g.hand_bonus(1) == 3 and g.hand_bonus(0) == 0
+    assert [card_str(c) for c in g.shown(1)] == ["2D", "3C", "4S"] and g.shown(0) == []
+    obs1 = observe(g.state, 1)
+    assert view(obs1, "opp_shown").sum() == 0 and view(obs1, "opp_bonus")[0] == 0
+    obs0 = observe(g.state, 0)
+    assert view(obs0, "opp_bonus")[0] == 3
+    assert sorted(np.flatnonzero(view(obs0, "opp_shown"))) == sorted(parse_card(c) for c in ["2D", "3C", "4S"])
+    # the shown cards are seen: not in the unseen mask
+    assert not view(obs0, "unseen")[[parse_card(c) for c in ["2D", "3C", "4S"]]].any()
+    g.play("4S")
+    assert g.hand_bonus(0) == 10 and [card_str(c) for c in g.shown(0)] == ["6D", "6C", "6S"]
+    assert [card_str(c) for c in g.shown(1)] == ["2D", "3C"]      # the shown cards still held
+    obs1 = observe(g.state, 1)
+    assert view(obs1, "opp_bonus")[0] == 10 and view(obs1, "my_bonus")[0] == 3
+    assert view(obs1, "my_shown").sum() == 2 and view(obs1, "opp_shown").sum() == 3
+
+
+def test_the_bonuses_score_in_the_hand_total():
+    g = deal(CIRULLA.replace(target=100), ["2D", "3C", "4S"], ["6D", "6C", "6S"], ["5B", "8B", "9B", "10B"])
+    g.play("4S")
+    while not g.hand_over:
+        g.play(g.legal_moves()[0].card, g.legal_moves()[0].captured)
+    lines = g.hand_score()
+    assert lines[1]["hand_bonus"] >= 3 and lines[0]["hand_bonus"] >= 10
+    assert all(ln["total"] == sum(v for k, v in ln.items() if k != "total") for ln in lines)
+
+
+def test_the_joker_keeps_the_value_it_was_shown_as_until_it_is_captured():
+    """Seed 003: 'the 7♥ keeps the declared value (a Queen, 9) for the rest of the hand for
+    captures (it can capture a 6, 9 + 6 = 15) ... if it is captured it is the 7♥ again'."""
+    g = deal(CIRULLA, ["9D", "9C", "7C"], ["2S", "4B", "5D"], ["6S", "7S", "8B", "3B"])
+    assert g.hand_bonus(1) == 10 and g.joker_value() == 9
+    moves = sorted(str(m) for m in g.legal_moves() if card_str(m.card) == "7C")
+    assert moves == ["7C x 6S", "7C x 6S 3B"]          # a 9: 9 + 6 = 15, and 6 + 3; not the 7
+    # laid on the table (no capture there), it is still a 9
+    g = deal(CIRULLA, ["9D", "9C", "7C"], ["6D", "8C", "5S"], ["10S", "10B", "8S", "4B"])
+    assert [str(m) for m in g.legal_moves() if card_str(m.card) == "7C"] == ["7C"]
+    g.play("7C")
+    assert g.joker_value() == 9 and parse_card("7C") in g.table
+    takes = sorted(str(m) for m in g.legal_moves() if m.captured >> parse_card("7C") & 1)
+    assert takes == ["6D x 7C"]                        # 6 + 9 = 15; an 8 no longer makes 15 with it
+    g.play("6D", ["7C"])
+    assert g.joker_value() == 7 and parse_card("7C") in g.pile(0)
+
+
+def test_the_joker_on_the_first_table_makes_the_dealers_15_or_30():
+    """Seed 003: the 7♥ helps the dealer's bonuses too: it counts as whatever value makes the four
+    first cards sum to 15 (one scopa) or 30 (two)."""
+    cases = [(["7C", "2D", "3S", "1B"], 1),       # 6 + joker as a 9
+             (["7C", "10D", "10S", "5B"], 2),     # 25 + joker as a 5
+             (["7C", "10D", "10S", "10B"], 0),    # 30 + at least 1
+             (["7C", "1D", "2S", "1B"], 0),       # 4 + at most 10
+             (["7C", "8D", "1S", "6B"], 0)]       # 15 already: the joker cannot be a 0
+    for table, scope in cases:
+        got = core.dealer_sweep_scope(np.int64(mask(table)), True)
+        assert got == scope == reference_sweep(table, True), table
+    # without the joker option the 7C is a 7: 7 + 2 + 3 + 1 = 13
+    assert core.dealer_sweep_scope(np.int64(mask(["7C", "2D", "3S", "1B"])), False) == 0
+    g = deal(CIRULLA, ["2C", "3C", "4C"], ["5C", "6C", "8C"], ["7C", "2D", "3S", "1B"])
+    assert g.dealer_sweep() == 1 and g.table == [] and g.scope(0) == 1
+
+
+def test_piccola_and_grande():
+    """Seed 004: the piccola (1D 2D 3D: 3, +1 for each denari in sequence, at most 6) and the
+    grande (fante, cavallo, re of denari: 5)."""
+    assert core.napola_points(np.int64(mask(["1D", "2D", "3D", "4D", "5D", "6D", "7D", "8D"])), 6) == 6
+    assert core.napola_points(np.int64(mask(["1D", "2D", "3D", "4D", "5D", "6D", "7D", "8D"])), 10) == 8
+    assert core.napola_points(np.int64(mask(["1D", "2D", "3D", "5D"])), 6) == 3
+    g = Game(CIRULLA).setup(hands=[[], []], table=[], deck=[], dealer=1,
+                            piles=[["1D", "2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "10D"], []])
+    core.end_hand(g.state)
+    line = g.hand_score()[0]
+    assert line["napola"] == 6 and line["grande"] == 5
+    g = Game(CIRULLA).setup(hands=[[], []], table=[], deck=[], dealer=1,
+                            piles=[["8D", "9D"], ["10D", "1D", "2D", "3D"]])
+    core.end_hand(g.state)
+    assert [ln["grande"] for ln in g.hand_score()] == [0, 0]
+    assert g.hand_score()[1]["napola"] == 3
+
+
+def test_a_set_up_deal_declares_nothing():
+    g = Game(CIRULLA).setup(hands=[["2D", "3C", "4S"], ["6D", "6C", "6S"]], table=["5B"], deck=[])
+    assert g.hand_bonus(0) == g.hand_bonus(1) == 0
+    g.play(g.legal_moves()[0].card, g.legal_moves()[0].captured)
+    assert g.hand_bonus(0) == g.hand_bonus(1) == 0
+
+
+@pytest.mark.parametrize("preset", ["cirulla", "cirulla-pairs"])
+def test_cirulla_matches_agree_with_the_reference_and_replay(preset):
+    """Random matches of the presets against the test oracle (reference_rules.py), move by move
+    and in every score line; the bonuses and the joker's values did come up."""
+    rules = rules_from_preset(preset).replace(target=31)
+    rng = np.random.default_rng(3)
+    bonuses = jokers = 0
+    for seed in range(12):
+        g = Game(rules, seed)
+        rec = records.Recorder(g, ["random"] * rules.players, with_legal=True)
+        while not g.match_over:
+            if g.hand_over:
+                rec.next_hand()
+                continue
+            ms = g.legal_moves()
+            m = ms[rng.integers(len(ms))]
+            rec.play(m.card, m.captured)
+            bonuses += any(g.hand_bonus(p) for p in range(rules.players))
+            jokers += g.joker_value() != 7
+        record = json.loads(records.dumps(rec.record))
+        check_record(record, require_legal=True)
+        assert records.replay(record).scores == g.scores
+    assert bonuses > 50 and jokers > 5
+
+
+@pytest.mark.parametrize("bad,match", [
+    (dict(hand_bonus=True, hand_cards=9, players=4), "hand_bonus needs 3 cards a deal"),
+    (dict(joker=True), "joker needs hand_bonus or dealer_sweep"),
+    (dict(napola=True, napola_max=2), "napola_max must be a whole number 3..10"),
+    (dict(grande="yes"), "grande must be true or false"),
+])
+def test_bad_cirulla_options_are_one_error(bad, match):
+    with pytest.raises(ScopaError, match=match):
+        Rules(**bad)
+
+
+def test_the_layout_grows_only_under_hand_bonus():
+    assert layout_for("classic").size == 291 and layout_for("cirulla").size == 374
+    assert layout_for("cirulla-pairs").size == 634
+    g = Game("cirulla-pairs", 4)
+    obs = observe(g.state, 2)
+    assert obs.shape == (634,) and view(obs, "shown").shape == (4, 40)
+
+
+def test_the_search_view_holds_the_shown_cards_where_they_are():
+    """What hard and normal rebuild from an observation (agents/_rollout.View): a shown hand sits
+    in its seat's hand, only the rest is dealt at random in a world, and the bonus state (points,
+    the joker's value, whose turn came in this deal) is the game's."""
+    from agents._rollout import View
+    g = deal(CIRULLA, ["9D", "9C", "7C"], ["6D", "8C", "5S"], ["10S", "10B", "8S", "4B"])
+    g.play("9D")                                   # seat 1 (it showed three 9s) lays a card
+    obs = g.observation(0)["observation"]
+    v = View(obs, CIRULLA, np.asarray(CIRULLA.to_header(), dtype=np.int64))
+    # seats relative to the viewer: seat 1 of the view is the game's seat 1 (2 players)
+    assert v.base[core.HANDS + 1] == mask(["9C", "7C"]) and v.hidden[1] == 0 and v.sizes[1] == 2
+    assert v.base[core.JOKER_VALUE] == 9 and v.base[core.BONUS + 1] == 10 and v.base[core.BONUS] == 0
+    assert v.base[core.DECLARED] == 0b11 and v.holder() is None     # the deck still hides cards
+    assert v.unseen & mask(["9C", "7C"]) == 0
+    buf, mine = core.new_move_buffer(), core.new_move_buffer()
+    n = core.legal_moves(v.base, buf)
+    m = core.legal_moves(g.state, mine)
+    assert sorted(zip(buf[0, :n], buf[1, :n])) == sorted(zip(mine[0, :m], mine[1, :m]))
+
