@@ -14,7 +14,7 @@ import torch
 
 from agents import make_agent
 from scopa_env import Game, Rules, ScopaError
-from scopa_env.observation import layout
+from scopa_env.observation import layout, layout_for
 from scopa_env.presets import rules_from_preset
 from training import checkpoint
 from training.config import load_toml, make_config
@@ -117,7 +117,8 @@ def test_ppo_learner_holds_both_partner_seats(tmp_path):
 # ---- whole runs -----------------------------------------------------------------------------
 @pytest.mark.parametrize("preset,algo,how", [("scopone", "dmc", "subprocess"),
                                              ("quindici", "ppo", "subprocess"),
-                                             ("scopone", "ppo", "main")])
+                                             ("scopone", "ppo", "main"),
+                                             ("cirulla", "dmc", "main")])
 def test_train_py_smoke_for_presets(tmp_path, capsys, monkeypatch, preset, algo, how):
     args = ("--rules", preset, "--algo", algo, "--total-steps", "1024",
             "--num-envs", "16", "--rollout-steps", "32", "--hidden", "32", "--snapshot-every", "1",
@@ -133,8 +134,34 @@ def test_train_py_smoke_for_presets(tmp_path, capsys, monkeypatch, preset, algo,
     ckpt = checkpoint.load(tmp_path / "checkpoints" / "v" / "latest.pt")
     rules = rules_from_preset(preset)
     assert ckpt["rules"] == rules.to_dict() and ckpt["algo"] == algo
-    assert ckpt["obs_layout"] == {"players": rules.players, "size": layout(rules.players).size}
+    assert ckpt["obs_layout"] == {"players": rules.players, "size": layout_for(rules).size}
     assert ckpt["model_config"]["players"] == rules.players
+    assert ckpt["model_config"].get("bonus", False) is rules.hand_bonus
+
+
+def test_a_cirulla_checkpoint_plays_and_its_layout_is_checked(tmp_path):
+    """Under cirulla's hand bonuses the network reads the longer observation (shown cards,
+    bonus points, the joker's value); a file whose network lacks those parts is one error."""
+    cirulla = rules_from_preset("cirulla")
+    run = Run(tiny_cfg(tmp_path, rules="cirulla", run_name="cir"), log=lambda *_: None)
+    run.train(stop_at=512)
+    path = tmp_path / "ck" / "cir" / "latest.pt"
+    raw = torch.load(path, weights_only=True)
+    assert raw["model"]["encoder.0.weight"].shape[1] == layout_for(cirulla).size == 374
+    agent = make_agent(str(path), None, seed=1)
+    g = Game(cirulla, seed=4)
+    while not g.hand_over:
+        obs = g.observation(g.to_move)
+        a = agent.act(obs)
+        assert obs["action_mask"][a] == 1
+        g.play_action(a)
+    bad = dict(raw, model_config={k: v for k, v in raw["model_config"].items() if k != "bonus"})
+    checkpoint.save_atomic(bad, tmp_path / "bad.pt")
+    with pytest.raises(ScopaError, match="without the hand bonuses' observation parts, but its rules "
+                                         "have hand_bonus on"):
+        make_agent(str(tmp_path / "bad.pt"), None, 0)
+    with pytest.raises(ScopaError, match="was trained for rules cirulla"):
+        make_agent(str(path), Rules(), 0)
 
 
 def test_four_player_checkpoint_round_trip_resume_and_mismatch(tmp_path):
