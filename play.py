@@ -411,8 +411,13 @@ class PlaySession:
                 who = "the computer takes it"
             else:
                 who = f"{self.seat_name(g.dealer)} takes it"
-            self.log.append(f"The table dealt ({self.names(by_rank(g.first_table()))}) sums to "
-                            f"{15 * sweep}: {who}, {sweep} scop{'a' if sweep == 1 else 'e'}.")
+            first = g.first_table()
+            joker = ""
+            if self.rules.joker and JOKER in first:    # it counts as the value that makes the sum
+                value = 15 * sweep - sum(rank_of(c) for c in first if c != JOKER)
+                joker = f" with the {self.name(JOKER)} as {value_words(value)}"
+            self.log.append(f"The table dealt ({self.names(by_rank(first))}) sums to "
+                            f"{15 * sweep}{joker}: {who}, {sweep} scop{'a' if sweep == 1 else 'e'}.")
         self.say_bonuses()
 
     def say_bonuses(self) -> None:

@@ -341,7 +341,7 @@ def classic_rules(rules) -> bool:
 def classic_captures(rules) -> bool:
     """Captures as in the classic game (the compiled reply estimate of score_moves applies)."""
     return (rules.quindici == "off" and not rules.ace_takes_all and not rules.fewest_cards
-            and not rules.free_capture)
+            and not rules.free_capture and rules.equal_first and not (rules.joker and rules.hand_bonus))
 
 
 @njit(cache=True)

@@ -55,19 +55,25 @@ NAPOLA_PROGRESS = np.array([0.0, NAPOLA_CARD, NAPOLA_CARD + NAPOLA_HALF, 0.0])
 
 
 @njit(cache=True)
-def napola_gain(taken, pile, others):
+def napola_gain(taken, pile, others, cap=10):
     """What the cards `taken` add, through the napola, to the side holding `pile` if it takes
-    them (`others`: every other side's pile)."""
+    them (`others`: every other side's pile; `cap`: the napola's most points, Rules.napola_max)."""
     if (others & 7) != 0 or (taken & DENARI) == 0:
         return 0.0                      # some other side holds the ace, two or three of denari
-    gain = napola_points(pile | taken) - napola_points(pile)
+    gain = napola_points(pile | taken, cap) - napola_points(pile, cap)
     if gain > 0:
         return float(gain)
     return NAPOLA_PROGRESS[popcount((pile | taken) & 7)] - NAPOLA_PROGRESS[popcount(pile & 7)]
 
 
+@njit(cache=True, inline="always")
+def napola_cap(state):
+    """The napola's most points under the state's rules (Rules.napola_max; 0 in the slot: 10)."""
+    return 10 if state[core.NAPOLA_CAP] == 0 else state[core.NAPOLA_CAP]
+
+
 @njit(cache=True)
-def napola_joint(taken, piles, sides, my):
+def napola_joint(taken, piles, sides, my, cap=10):
     """What side `my` taking the cards `taken` together is worth through the napola, minus the sum
     of their card values' napola parts (which count each denaro alone, for the side it helps
     most): together they are worth what they add to my napola (1D and 2D taken at once may
@@ -80,7 +86,7 @@ def napola_joint(taken, piles, sides, my):
     every = np.int64(0)
     for s in range(sides):
         every |= piles[s]
-    together = napola_gain(taken, piles[my], every & ~piles[my])
+    together = napola_gain(taken, piles[my], every & ~piles[my], cap)
     alone = 0.0
     rest = taken & DENARI
     while rest != 0:
@@ -88,7 +94,7 @@ def napola_joint(taken, piles, sides, my):
         rest ^= low
         best = 0.0
         for s in range(sides):
-            g = napola_gain(low, piles[s], every & ~piles[s])
+            g = napola_gain(low, piles[s], every & ~piles[s], cap)
             best = max(best, g)
             if s != my:
                 together = max(together, g)
@@ -327,7 +333,8 @@ def values_any(state, piles, sides, my, w, vals):
             if napola:                         # card_values: the side it helps most
                 best = 0.0
                 for o in range(sides):
-                    best = max(best, napola_gain(np.int64(1) << c, piles[o], taken & ~piles[o]))
+                    best = max(best, napola_gain(np.int64(1) << c, piles[o], taken & ~piles[o],
+                                                 napola_cap(state)))
                 v += best
         if c == 6 or (c == 9 and state[core.RE_BELLO] != 0):
             v += w[I_SETTEBELLO]
@@ -423,7 +430,7 @@ def score_any(state, p, sizes, unseen, cards, masks, n, w, classic_caps, out, sc
             new_table = table & ~m
             gain = _mask_value(m, vals) + vals[c]
             if state[core.NAPOLA] != 0:
-                gain += napola_joint(m | bit, piles, sides, my)
+                gain += napola_joint(m | bit, piles, sides, my, napola_cap(state))
             if new_table == 0 and not last_play and _scopa_counts(state, c, m, table):
                 gain += w[I_SCOPA]
         else:

@@ -2,7 +2,7 @@
 
 This module *is* the rules engine: the Python `Game`, the environments, the batched env and the
 hard opponent's rollouts all call these kernels, so each rule exists once. A state is a 1-D
-int64 numpy array of `STATE_SIZE` slots (layout below); copying it is copying ~1 KB. Card sets
+int64 numpy array of `STATE_SIZE` slots (layout below); copying it is copying ~1.5 KB. Card sets
 are 40-bit masks (bit = card id, see cards.py). All randomness comes from the xorshift64*
 generator whose state lives in slot RNG, seeded by `init_match_rules(state, seed, header)` (or
 the classic `init_match(state, seed, nplayers, napola, target)`): same seed, same match.

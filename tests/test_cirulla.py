@@ -220,3 +220,16 @@ def test_the_search_view_holds_the_shown_cards_where_they_are():
     m = core.legal_moves(g.state, mine)
     assert sorted(zip(buf[0, :n], buf[1, :n])) == sorted(zip(mine[0, :m], mine[1, :m]))
 
+
+
+def test_the_levels_judgement_follows_the_cirulla_options():
+    """The compiled reply estimate for classic captures is not used where sums stand beside an
+    equal card or the joker has a value, and the napola's worth stops at napola_max (review)."""
+    from agents import _scoring
+    from agents._rollout import classic_captures
+    assert classic_captures(Rules()) and not classic_captures(Rules(equal_first=False))
+    assert not classic_captures(Rules(hand_bonus=True, joker=True))
+    run = np.int64(mask(["1D", "2D", "3D", "4D", "5D", "6D"]))
+    seven = np.int64(mask(["7D"]))
+    assert _scoring.napola_gain(seven, run, np.int64(0), 10) == 1.0
+    assert _scoring.napola_gain(seven, run, np.int64(0), 6) == 0.0

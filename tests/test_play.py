@@ -901,3 +901,15 @@ def test_cirulla_bonuses_and_the_joker_are_said():
     assert "(shown: 1\u2665  7\u2665, 7\u2665 = 1)" in text
     assert "The 7\u2665 captures as an ace until it is taken." in text      # later, in the person's hand
     assert "  grande  " in text and "  hand bonus  " in text
+
+
+def test_the_joker_in_the_dealers_sweep_is_named():
+    """cirulla: a first table of 15 or 30 made with the 7 of coppe says what the joker counted
+    as (the line read "sums to 15" for cards adding to 13; review)."""
+    for seed, said in ((9, "(2\u2665  3\u2660  7\u2665  9\u2660) sums to 15 with the 7\u2665 as an ace: you "
+                           "take it, 1 scopa."),
+                       (50, "(1\u2660  7\u2665  10\u2666  10\u2665) sums to 30 with the 7\u2665 as a cavallo "
+                            "(9): you take it, 2 scope.")):
+        s, out, _ = session(["q"], seed=seed, opponent="easy", rules=rules_from_preset("cirulla"))
+        s.run()
+        assert f"The table dealt {said}" in out.getvalue()

@@ -17,7 +17,8 @@ every legal move a score (DMC: the move's expected return; PPO: its logit). PPO 
 value from the observation part.
 
 Inputs are the int8 observation of scopa_env/observation.py in the layout of the rules' player
-count (`layout(players)`: 291 values for 2 players, the version-1 layout, 469 for 4), scaled to
+count (`layout(players)`: 291 values for 2 players, the version-1 layout, 469 for 4; with
+cirulla's hand bonuses the longer `layout(players, 3, bonus=True)`: 374 for 2), scaled to
 0..1 by that layout's highs, and the legal moves as (card id, captured mask) pairs padded to a
 common width with a count. Every rules set's moves fit this description: a 15-capture or an ace
 taking the table is a card and the mask it captures (the ace-takes-the-table id's mask is the
