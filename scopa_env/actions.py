@@ -298,6 +298,18 @@ def _encode(base, sum_offset, sum_masks, card, mask):
     return -1
 
 
+@njit(cache=True, inline="always")
+def _in_block(offset, masks, card, mask):
+    """Index of `mask` among card's sorted masks[offset[card]:offset[card + 1]], or -1."""
+    lo = offset[card]
+    hi = offset[card + 1]
+    if hi > lo:
+        i = lo + np.searchsorted(masks[lo:hi], mask)
+        if i < hi and masks[i] == mask:
+            return i
+    return -1
+
+
 @njit(cache=True)
 def encode_move(kernel, card, mask, table):
     """Action id of (card, mask) played on `table` (a mask; -1 if unknown), or -1 if the table
@@ -306,18 +318,12 @@ def encode_move(kernel, card, mask, table):
     a = _encode(base, sum_offset, sum_masks, card, mask)
     if a >= 0:
         return a
-    lo = q_offset[card]
-    hi = q_offset[card + 1]
-    if hi > lo:
-        i = lo + np.searchsorted(q_masks[lo:hi], mask)
-        if i < hi and q_masks[i] == mask:
-            return starts[0] + i
-    lo = j_offset[card]
-    hi = j_offset[card + 1]
-    if hi > lo:
-        i = lo + np.searchsorted(j_masks[lo:hi], mask)
-        if i < hi and j_masks[i] == mask:
-            return starts[2] + i
+    i = _in_block(q_offset, q_masks, card, mask)
+    if i >= 0:
+        return starts[0] + i
+    i = _in_block(j_offset, j_masks, card, mask)
+    if i >= 0:
+        return starts[2] + i
     if mask != 0 and mask == table:
         if starts[1] >= 0 and card % 10 == 0:
             return starts[1] + card // 10
