@@ -546,10 +546,12 @@ class PlaySession:
 
     def say_joker(self) -> None:
         """The joker's capture value, while it has one and is on the table or in the person's
-        hand (Rules.joker: shown in a hand bonus, it keeps that value until it is captured)."""
+        hand (Rules.joker: shown in a hand bonus, it keeps that value until it is captured or the
+        deal ends)."""
         g = self.game
         if g.joker_value() != 7 and (JOKER in g.table or JOKER in g.hand(HUMAN)):
-            self.say(f"The {self.name(JOKER)} captures as {value_words(g.joker_value())} until it is taken.")
+            self.say(f"The {self.name(JOKER)} captures as {value_words(g.joker_value())} until it is taken "
+                     "or this deal ends.")
 
     def shown_text(self, seat: int) -> str:
         """' (shown: ...)' for the cards a seat showed with a hand bonus and still holds."""

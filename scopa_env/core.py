@@ -60,7 +60,7 @@ GRANDE = 33         # 1: fante, cavallo and re of denari in one side's pile scor
 HAND_BONUS = 34     # 1: cirulla's hand bonuses, shown at each player's first turn of a deal
 JOKER = 35          # 1: the 7 of coppe is a joker for the hand bonuses and the dealer's sweep
 # the hand bonuses' state for the hand being played (zeroed by deal_from_deck)
-JOKER_VALUE = 36    # 0, or the capture value the joker was shown as (it keeps it until captured)
+JOKER_VALUE = 36    # 0, or the capture value the joker was shown as (until captured or the deal ends)
 SHOWN = 37          # mask of the cards shown this hand (hands that declared a bonus)
 DECLARED = 38       # bit p: seat p's turn came in this deal (its bonus, if any, is declared)
 BONUS = 39          # BONUS + p: hand-bonus points seat p declared this hand (slots 39..44)
@@ -197,11 +197,15 @@ def _shuffle_deck(state):
 
 @njit(cache=True)
 def _deal_round(state):
-    """Deal CARDS_PER_DEAL cards to each player, starting with the seat after the dealer."""
+    """Deal CARDS_PER_DEAL cards to each player, starting with the seat after the dealer. A new
+    deal ends the joker's shown value (seed 003: it keeps it "for the rest of the mão ... and
+    after the end of the mão it reverts to the 7", the mão being the deal of three cards: at the
+    end of the whole hand every card is in a pile, where it is the 7 of coppe anyway)."""
     n = state[NPLAYERS]
     k = state[CARDS_PER_DEAL]
     pos = state[DECK_POS]
     state[DECLARED] = 0
+    state[JOKER_VALUE] = 0
     for i in range(n):
         p = (state[DEALER] + 1 + i) % n
         for _ in range(k):

@@ -317,7 +317,7 @@ class Game:
 
     def joker_value(self) -> int:
         """The capture value of the 7 of coppe this hand: 7, or the value it was shown as in a hand
-        bonus (`Rules.joker`; it keeps it until it is captured)."""
+        bonus (`Rules.joker`; it keeps it until it is captured or its deal ends)."""
         return int(self.state[core.JOKER_VALUE]) or 7
 
     # ---- reading the state ---------------------------------------------------------------

@@ -85,7 +85,8 @@ class Rules:
     declares a bonus the hand has (seeds 003, 004: it is declared by showing the hand)."""
     joker: bool = False
     """The 7 of coppe (7C) is cirulla's joker: in a hand it stands for the value that gives a hand
-    bonus (and keeps that capture value until it is captured), on a first table for the value
+    bonus (and keeps that capture value until it is captured or the deal ends), on a first table
+    for the value
     that makes the dealer's 15 or 30. Needs hand_bonus or dealer_sweep."""
 
     def __post_init__(self):

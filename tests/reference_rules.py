@@ -12,8 +12,8 @@ more cards are captures beside the equal ones. ace_redeal: 2+ aces on a 4-card f
 Cirulla's bonuses: at a seat's first move of each deal its dealt hand scores 10 for three of a
 kind, else 3 for values summing to 9 or less; with the joker (7C) the hand is scored for every
 value 1..10 of the joker, the best points kept, and the joker takes the lowest value giving them
-(a 7: it stays itself) as its capture value until it is captured; on a first table it counts as
-any value that makes the dealer's 15 or 30.
+(a 7: it stays itself) as its capture value until it is captured or the deal ends; on a first
+table it counts as any value that makes the dealer's 15 or 30.
 """
 PRIM = {7: 21, 6: 18, 1: 16, 5: 15, 4: 14, 3: 13, 2: 12, 8: 10, 9: 10, 10: 10}
 SCALES = {
@@ -246,6 +246,7 @@ def check_record(record: dict, require_legal: bool = False) -> None:
                 hands = [list(h) for h in deals[next_deal]["hands"]]
                 next_deal += 1
                 turn_came = set()
+                jv = None               # the joker's shown value lasts to the end of its deal
             mover = (mover + 1) % n
         assert not any(hands) and next_deal == len(deals), "the hand was not played out"
         if last is not None:        # nobody captured (free_capture): the table goes to nobody

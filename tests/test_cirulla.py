@@ -115,6 +115,26 @@ def test_the_joker_keeps_the_value_it_was_shown_as_until_it_is_captured():
     assert g.joker_value() == 7 and parse_card("7C") in g.pile(0)
 
 
+def test_the_joker_is_a_7_again_when_its_deal_ends():
+    """Seed 003: the joker keeps its value 'for the rest of the mão ... and after the end of the
+    mão it reverts to the 7': a joker shown as a 5 and laid on the table captures as a 7 in the
+    next deal (a 10 no longer takes it for 15; an ace and the 7 of denari with it make 15)."""
+    deck = ["7C", "5B", "5D", "2S", "5C", "7D", "10D", "4D", "3C", "1B", "6C", "1S", "10B", "1C",
+            "3D", "2D", "7S", "2C", "7B", "10S", "4B", "4S", "2B", "8B", "3S", "4C", "9S", "8S",
+            "6B", "8C", "5S", "8D", "9D", "10C", "9C", "9B", "1D", "6D", "3B", "6S"]
+    g = Game(CIRULLA, 0)
+    g.deal_hand(1, [parse_card(c) for c in deck])
+    assert g.hand_bonus(0) == 10 and g.joker_value() == 5      # 5B 5D and the 7C as a 5
+    for card, taken in [("5B", ["10D"]), ("2S", []), ("5D", ["4D", "1B"]), ("5C", ["3C", "2S"]),
+                        ("7C", [])]:
+        g.play(card, taken)
+        assert g.joker_value() == 5                            # laid: still a 5 in its deal
+    assert [str(m) for m in g.legal_moves()] == ["7D"]         # the deal's last card
+    assert g.play("7D").dealt                                  # the deal ends, a new one is dealt
+    assert g.joker_value() == 7 and parse_card("7C") in g.table
+    assert sorted(str(m) for m in g.legal_moves()) == ["10B", "1S x 7D 7C", "6C"]
+
+
 def test_the_joker_on_the_first_table_makes_the_dealers_15_or_30():
     """Seed 003: the 7♥ helps the dealer's bonuses too: it counts as whatever value makes the four
     first cards sum to 15 (one scopa) or 30 (two)."""

@@ -899,7 +899,7 @@ def test_cirulla_bonuses_and_the_joker_are_said():
     assert "Computer shows 1\u2665  4\u2666  7\u2665 (three cards summing to 9 or less, the 7\u2665 as an ace): 3 points." in text
     assert "You show 1\u2660  3\u2665  3\u2663 (three cards summing to 9 or less): 3 points." in text
     assert "(shown: 1\u2665  7\u2665, 7\u2665 = 1)" in text
-    assert "The 7\u2665 captures as an ace until it is taken." in text      # later, in the person's hand
+    assert "The 7\u2665 captures as an ace until it is taken or this deal ends." in text      # later, in the person's hand
     assert "  grande  " in text and "  hand bonus  " in text
 
 
