@@ -361,7 +361,7 @@ def finish_hand_any(state, buf, w, values, scratch, rng, epsilon, endgame, exact
                 k = rng_below(rng, 0, n)
             else:
                 p = state[TO_MOVE]
-                seen = state[TABLE] | state[HANDS + p]
+                seen = state[TABLE] | state[HANDS + p] | state[core.SHOWN]
                 for s in range(n_pl):
                     sizes[s] = popcount(state[HANDS + s])
                     seen |= state[PILES + s]

@@ -66,6 +66,26 @@ def napola_gain(taken, pile, others, cap=10):
     return NAPOLA_PROGRESS[popcount((pile | taken) & 7)] - NAPOLA_PROGRESS[popcount(pile & 7)]
 
 
+# cirulla's grande (8D 9D 10D in one pile: 5 points, Rules.grande), valued as the napola is:
+# the card that completes it is worth the 5 points; towards one still open (no other side holds
+# any of the three) the first in a side's pile is worth GRANDE_PROGRESS[1], the second [2] more
+# (the napola's figures scaled by 5/3, its least points being 3)
+GRANDE_POINTS = 5.0
+GRANDE_PROGRESS = NAPOLA_PROGRESS * (GRANDE_POINTS / 3.0)
+
+
+@njit(cache=True)
+def grande_gain(taken, pile, others):
+    """What the cards `taken` add, through the grande, to the side holding `pile` if it takes
+    them (`others`: every other side's pile)."""
+    g = core.GRANDE_MASK
+    if (others & g) != 0 or (taken & g) == 0 or (pile & g) == g:
+        return 0.0
+    if ((pile | taken) & g) == g:
+        return GRANDE_POINTS
+    return GRANDE_PROGRESS[popcount((pile | taken) & g)] - GRANDE_PROGRESS[popcount(pile & g)]
+
+
 @njit(cache=True, inline="always")
 def napola_cap(state):
     """The napola's most points under the state's rules (Rules.napola_max; 0 in the slot: 10)."""
@@ -309,6 +329,7 @@ def values_any(state, piles, sides, my, w, vals):
             den_done = True
     most_sevens = state[core.PRIMIERA_SCALE] == core.PRIM_MOST_SEVENS
     napola = state[core.NAPOLA] != 0
+    grande = state[core.GRANDE] != 0
     napoleone = NAPOLEONE_CARD[state[core.NAPOLEONE]] if (others & DENARI) == 0 else 0.0
     for c in range(40):
         s = c // 10
@@ -336,6 +357,11 @@ def values_any(state, piles, sides, my, w, vals):
                     best = max(best, napola_gain(np.int64(1) << c, piles[o], taken & ~piles[o],
                                                  napola_cap(state)))
                 v += best
+            if grande and (core.GRANDE_MASK >> c) & 1:   # the side it helps most, as the napola
+                best = 0.0
+                for o in range(sides):
+                    best = max(best, grande_gain(np.int64(1) << c, piles[o], taken & ~piles[o]))
+                v += best
         if c == 6 or (c == 9 and state[core.RE_BELLO] != 0):
             v += w[I_SETTEBELLO]
         vals[c] = v
@@ -349,9 +375,11 @@ def _scopa_counts(state, card, captured, table):
 
 
 @njit(cache=True)
-def reply_threat_moves(state, table, unseen, h, opp_last, w, vals, scratch, tmp, tbuf):
+def reply_threat_moves(state, table, unseen, h, opp_last, w, vals, scratch, tmp, tbuf, known=0):
     """reply_threat for any capture rules: the best capture of each unseen rank on `table` comes
-    from core.legal_moves on a copy of the header (tmp) holding one card of that rank."""
+    from core.legal_moves on a copy of the header (tmp) holding one card of that rank. `known`:
+    cards of the h the replying seat is known to hold (cirulla's shown hands, not in `unseen`):
+    their ranks are held for sure, the other h - |known| cards are drawn from `unseen`."""
     if h <= 0 or table == 0:
         return 0.0
     best = scratch[32:43]
@@ -363,8 +391,10 @@ def reply_threat_moves(state, table, unseen, h, opp_last, w, vals, scratch, tmp,
     tmp[TABLE] = table
     tmp[TO_MOVE] = 0
     u = popcount(unseen)
+    drawn = h - popcount(known)
     for r in range(1, 11):
-        of_rank = unseen & core.RANK_MASK[r]
+        sure = known & core.RANK_MASK[r]
+        of_rank = sure if sure != 0 else unseen & core.RANK_MASK[r]
         k = popcount(of_rank)
         if k == 0:
             continue
@@ -383,8 +413,8 @@ def reply_threat_moves(state, table, unseen, h, opp_last, w, vals, scratch, tmp,
                 b = g
         if b < 0:
             continue
-        miss = 1.0
-        for i in range(h):
+        miss = 0.0 if sure != 0 else 1.0
+        for i in range(drawn if sure == 0 else 0):
             if u - i <= 0:
                 break
             miss *= max(0.0, (u - k - i) / (u - i))
@@ -397,8 +427,10 @@ def reply_threat_moves(state, table, unseen, h, opp_last, w, vals, scratch, tmp,
 def score_any(state, p, sizes, unseen, cards, masks, n, w, classic_caps, out, scratch, tmp, tbuf, piles):
     """score_moves for seat p under any rules: out[i] = value of move (cards[i], masks[i]) for
     p's side. `state` holds the header, the table, p's hand, every pile and the deck position;
-    sizes[s] is seat s's hand size (other hands need not be in the state); `unseen` the cards p
-    has not seen. The reply feared is the next seat's, with the card values of its side."""
+    sizes[s] is seat s's hand size (other hands need not be in the state, but hold the cards
+    they showed with a cirulla hand bonus, SHOWN); `unseen` the cards p has not seen. The reply
+    feared is the next seat's, with the card values of its side; the cards it showed are replies
+    it holds for sure."""
     n_pl = state[core.NPLAYERS]
     sides = n_pl if n_pl <= 3 else n_pl // 2
     my = p % sides
@@ -412,6 +444,7 @@ def score_any(state, p, sizes, unseen, cards, masks, n, w, classic_caps, out, sc
     table = state[TABLE]
     q = (p + 1) % n_pl
     hq = sizes[q]
+    known = state[HANDS + q] & state[core.SHOWN]
     others = 0
     for s in range(n_pl):
         if s != p:
@@ -448,9 +481,10 @@ def score_any(state, p, sizes, unseen, cards, masks, n, w, classic_caps, out, sc
         if h == 0 and deck_left > 0:
             h = state[core.CARDS_PER_DEAL]     # everyone is out of cards: a new deal
         opp_last = deck_left == 0 and h == 1 and after == 1
-        if classic_caps:
+        if classic_caps and known == 0:
             threat = reply_threat(new_table, unseen, h, opp_last, w, vals, scratch)
         else:
-            threat = reply_threat_moves(state, new_table, unseen, h, opp_last, w, vals, scratch, tmp, tbuf)
+            threat = reply_threat_moves(state, new_table, unseen, h, opp_last, w, vals, scratch, tmp, tbuf,
+                                        known)
         out[i] = gain - w[I_REPLY] * threat
     return out

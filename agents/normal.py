@@ -26,7 +26,8 @@ give the opponent (one is enough to keep it from its napola): `_scoring.napola_g
 `napola_joint`. The reply feared still values the opponent's captures card by card.
 
 Any other rules (variants, 3 players, pairs) go through the same judgement generalised in
-`_scoring.score_any`: card values per rules (re bello, napola and napoleone chances, most-sevens),
+`_scoring.score_any`: card values per rules (re bello, napola and napoleone chances, cirulla's
+grande, most-sevens),
 my side's pile pooled with my partner's, the scopa that an ace sweep is not (unless ace_scopa),
 and the reply feared is the next seat's (an opponent: partners sit opposite), its captures from
 the engine's own legal move generator when the captures are not the classic ones (quindici, ace

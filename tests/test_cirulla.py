@@ -253,3 +253,66 @@ def test_the_levels_judgement_follows_the_cirulla_options():
     seven = np.int64(mask(["7D"]))
     assert _scoring.napola_gain(seven, run, np.int64(0), 10) == 1.0
     assert _scoring.napola_gain(seven, run, np.int64(0), 6) == 0.0
+
+
+def test_the_levels_value_the_grande():
+    """With Rules.grande the levels' card values count the grande as they count the napola: the
+    card that completes 8D 9D 10D in a side's pile is worth its 5 points (to that side, or to
+    the side that keeps it from them), one of three towards a grande no other side can stop a
+    part of them, and none once another side holds one of the three."""
+    from agents import _scoring
+    g = lambda cards: np.int64(mask(cards))                         # noqa: E731
+    nine, none = g(["9D"]), np.int64(0)
+    assert _scoring.grande_gain(nine, g(["8D", "10D"]), none) == 5.0
+    assert 0 < _scoring.grande_gain(nine, g(["8D"]), none) < 5.0
+    assert _scoring.grande_gain(nine, g(["8D"]), g(["10D"])) == 0.0     # another side holds one
+    assert _scoring.grande_gain(g(["1D"]), g(["8D", "10D"]), none) == 0.0
+
+    def values(rules, my_pile, opp_pile):
+        state = np.zeros(core.STATE_SIZE, dtype=np.int64)
+        state[:core.HEADER_SIZE] = rules.to_header()
+        piles = np.array([my_pile, opp_pile, 0, 0, 0, 0], dtype=np.int64)
+        vals = np.zeros(40)
+        _scoring.values_any(state, piles, 2, 0, _scoring.WEIGHTS, vals)
+        return vals
+
+    # the opponent holds 8D and 10D: taking the 9D keeps 5 points from it; without the option
+    # the 9D is worth what the 9S is, a denaro more
+    cirulla = rules_from_preset("cirulla")
+    plain = cirulla.replace(grande=False)
+    nine_d, nine_s = parse_card("9D"), parse_card("9S")
+    with_grande = values(cirulla, 0, mask(["8D", "10D"]))
+    without = values(plain, 0, mask(["8D", "10D"]))
+    assert with_grande[nine_d] - without[nine_d] == pytest.approx(5.0)
+    assert with_grande[nine_s] == without[nine_s]
+
+
+def test_the_levels_fear_the_replies_of_shown_cards():
+    """A cirulla hand shown for a bonus is a reply the next seat holds for sure: the levels'
+    reply estimate counts it at chance 1 (before, the shown cards were neither unseen nor
+    counted, so a shown 10 that sweeps a lone 5 for 15 went unfeared)."""
+    from agents import _scoring
+    rules = rules_from_preset("cirulla")
+    state = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    state[:core.HEADER_SIZE] = rules.to_header()
+    state[core.DECK_POS] = 40                           # the last deal: nothing left to deal
+    state[core.HANDS] = mask(["5D", "9C"])               # seat 0 to move, the table empty
+    state[core.HANDS + 1] = mask(["10S", "2B"])          # seat 1 holds the 10S and 2B it showed
+    state[core.SHOWN] = mask(["10S", "2B"])
+    sizes = np.array([2, 2, 0, 0, 0, 0], dtype=np.int64)
+    # what seat 0 has not seen: every card but its hand and seat 1's shown cards
+    unseen = np.int64(mask([card_str(i) for i in range(40)]) & ~mask(["5D", "9C", "10S", "2B"]))
+    cards = np.array([parse_card("5D"), parse_card("9C")], dtype=np.int64)
+    masks = np.zeros(2, dtype=np.int64)                 # both laid on the empty table
+    out = np.zeros(2)
+    args = (_scoring.WEIGHTS, False, out, _scoring.new_scratch(), np.zeros(core.STATE_SIZE, dtype=np.int64),
+            core.new_move_buffer(), np.zeros(6, dtype=np.int64))
+    _scoring.score_any(state, 0, sizes, unseen, cards, masks, 2, *args)
+    lay_5, lay_9 = out
+    # the shown 10S takes a lone 5 (15) with a scopa; a lone 9 it cannot take (the 2B neither)
+    assert lay_5 < lay_9 - _scoring.WEIGHTS[_scoring.I_SCOPA] * _scoring.WEIGHTS[_scoring.I_REPLY] * 0.9
+    # the same seat 1 unshown (its two cards among 36 unseen): the 5 is feared far less
+    state[core.SHOWN] = 0
+    state[core.HANDS + 1] = 0
+    _scoring.score_any(state, 0, sizes, unseen | np.int64(mask(["10S", "2B"])), cards, masks, 2, *args)
+    assert out[0] > lay_5 + 1.0
