@@ -68,8 +68,9 @@ def napola_gain(taken, pile, others, cap=10):
 
 # cirulla's grande (8D 9D 10D in one pile: 5 points, Rules.grande), valued as the napola is:
 # the card that completes it is worth the 5 points; towards one still open (no other side holds
-# any of the three) the first in a side's pile is worth GRANDE_PROGRESS[1], the second [2] more
-# (the napola's figures scaled by 5/3, its least points being 3)
+# any of the three) the first in a side's pile is worth GRANDE_PROGRESS[1], the second
+# GRANDE_PROGRESS[2] - GRANDE_PROGRESS[1] (the napola's figures scaled by 5/3, its least points
+# being 3); cards of it taken together: set_joint
 GRANDE_POINTS = 5.0
 GRANDE_PROGRESS = NAPOLA_PROGRESS * (GRANDE_POINTS / 3.0)
 
@@ -92,29 +93,41 @@ def napola_cap(state):
     return 10 if state[core.NAPOLA_CAP] == 0 else state[core.NAPOLA_CAP]
 
 
+@njit(cache=True, inline="always")
+def _set_gain(grande, taken, pile, others, cap):
+    return grande_gain(taken, pile, others) if grande else napola_gain(taken, pile, others, cap)
+
+
 @njit(cache=True)
 def napola_joint(taken, piles, sides, my, cap=10):
-    """What side `my` taking the cards `taken` together is worth through the napola, minus the sum
-    of their card values' napola parts (which count each denaro alone, for the side it helps
-    most): together they are worth what they add to my napola (1D and 2D taken at once may
-    complete one that neither completes alone), or, if more, the most any one of them would
-    give another side (one card is enough to keep the opponent from its napola or stop its
-    run: taking two of the cards it lacks keeps nothing more from it). 0 unless `taken` holds
-    two denari or more."""
-    if popcount(taken & DENARI) < 2:
+    """set_joint for the napola."""
+    return set_joint(taken, piles, sides, my, cap, False)
+
+
+@njit(cache=True)
+def set_joint(taken, piles, sides, my, cap, grande):
+    """What side `my` taking the cards `taken` together is worth through the napola (grande
+    False; cap: Rules.napola_max) or the grande, minus the sum of their card values' parts for
+    it (which count each card alone, for the side it helps most): together they are worth what
+    they add to my napola or grande (1D and 2D taken at once may complete a napola that neither
+    completes alone), or, if more, the most any one of them would give another side (one card
+    is enough to keep the opponent from its napola or grande: taking two of the cards it lacks
+    keeps nothing more from it). 0 unless `taken` holds two cards of it or more."""
+    cards = taken & (core.GRANDE_MASK if grande else DENARI)
+    if popcount(cards) < 2:
         return 0.0
     every = np.int64(0)
     for s in range(sides):
         every |= piles[s]
-    together = napola_gain(taken, piles[my], every & ~piles[my], cap)
+    together = _set_gain(grande, taken, piles[my], every & ~piles[my], cap)
     alone = 0.0
-    rest = taken & DENARI
+    rest = cards
     while rest != 0:
         low = rest & -rest
         rest ^= low
         best = 0.0
         for s in range(sides):
-            g = napola_gain(low, piles[s], every & ~piles[s], cap)
+            g = _set_gain(grande, low, piles[s], every & ~piles[s], cap)
             best = max(best, g)
             if s != my:
                 together = max(together, g)
@@ -375,11 +388,13 @@ def _scopa_counts(state, card, captured, table):
 
 
 @njit(cache=True)
-def reply_threat_moves(state, table, unseen, h, opp_last, w, vals, scratch, tmp, tbuf, known=0):
+def reply_threat_moves(state, table, unseen, h, opp_last, w, vals, scratch, tmp, tbuf, known=0,
+                       new_deal=False):
     """reply_threat for any capture rules: the best capture of each unseen rank on `table` comes
     from core.legal_moves on a copy of the header (tmp) holding one card of that rank. `known`:
     cards of the h the replying seat is known to hold (cirulla's shown hands, not in `unseen`):
-    their ranks are held for sure, the other h - |known| cards are drawn from `unseen`."""
+    their ranks are held for sure, the other h - |known| cards are drawn from `unseen`.
+    new_deal: the reply comes in the next deal, where the joker has no shown value."""
     if h <= 0 or table == 0:
         return 0.0
     best = scratch[32:43]
@@ -388,6 +403,8 @@ def reply_threat_moves(state, table, unseen, h, opp_last, w, vals, scratch, tmp,
         best[r] = -1.0
         p[r] = 0.0
     tmp[:core.HEADER_SIZE] = state[:core.HEADER_SIZE]
+    if new_deal:
+        tmp[core.JOKER_VALUE] = 0
     tmp[TABLE] = table
     tmp[TO_MOVE] = 0
     u = popcount(unseen)
@@ -463,7 +480,9 @@ def score_any(state, p, sizes, unseen, cards, masks, n, w, classic_caps, out, sc
             new_table = table & ~m
             gain = _mask_value(m, vals) + vals[c]
             if state[core.NAPOLA] != 0:
-                gain += napola_joint(m | bit, piles, sides, my, napola_cap(state))
+                gain += set_joint(m | bit, piles, sides, my, napola_cap(state), False)
+            if state[core.GRANDE] != 0:
+                gain += set_joint(m | bit, piles, sides, my, 0, True)
             if new_table == 0 and not last_play and _scopa_counts(state, c, m, table):
                 gain += w[I_SCOPA]
         else:
@@ -478,13 +497,14 @@ def score_any(state, p, sizes, unseen, cards, masks, n, w, classic_caps, out, sc
             out[i] = gain
             continue
         h = hq
-        if h == 0 and deck_left > 0:
+        new_deal = h == 0 and deck_left > 0
+        if new_deal:
             h = state[core.CARDS_PER_DEAL]     # everyone is out of cards: a new deal
         opp_last = deck_left == 0 and h == 1 and after == 1
         if classic_caps and known == 0:
             threat = reply_threat(new_table, unseen, h, opp_last, w, vals, scratch)
         else:
             threat = reply_threat_moves(state, new_table, unseen, h, opp_last, w, vals, scratch, tmp, tbuf,
-                                        known)
+                                        known, new_deal)
         out[i] = gain - w[I_REPLY] * threat
     return out

@@ -801,6 +801,7 @@ def end_hand(state):
     """
     n = state[NPLAYERS]
     sides = n_sides(n)
+    state[JOKER_VALUE] = 0          # its deal is over (and it lies in a pile, or on a table no one takes)
     if state[LAST_CAPTURER] >= 0:
         state[PILES + state[LAST_CAPTURER]] |= state[TABLE]
         state[TABLE] = 0

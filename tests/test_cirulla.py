@@ -258,8 +258,9 @@ def test_the_levels_judgement_follows_the_cirulla_options():
 def test_the_levels_value_the_grande():
     """With Rules.grande the levels' card values count the grande as they count the napola: the
     card that completes 8D 9D 10D in a side's pile is worth its 5 points (to that side, or to
-    the side that keeps it from them), one of three towards a grande no other side can stop a
-    part of them, and none once another side holds one of the three."""
+    the side that keeps it from them), a card towards a grande still open a part of them, and
+    none once another side holds one of the three; cards of it taken together count what they
+    add together (an ace taking the table with all three: the 5 points)."""
     from agents import _scoring
     g = lambda cards: np.int64(mask(cards))                         # noqa: E731
     nine, none = g(["9D"]), np.int64(0)
@@ -287,6 +288,16 @@ def test_the_levels_value_the_grande():
     assert with_grande[nine_s] == without[nine_s]
 
 
+def _score_any(state, sizes, unseen, cards, masks):
+    """The levels' values of seat 0's moves (cards[i], masks[i]) under the state's rules."""
+    from agents import _scoring
+    out = np.zeros(len(cards))
+    _scoring.score_any(state, 0, sizes, np.int64(unseen), cards, masks, len(cards), _scoring.WEIGHTS, False, out,
+                       _scoring.new_scratch(), np.zeros(core.STATE_SIZE, dtype=np.int64), core.new_move_buffer(),
+                       np.zeros(6, dtype=np.int64))
+    return out
+
+
 def test_the_levels_fear_the_replies_of_shown_cards():
     """A cirulla hand shown for a bonus is a reply the next seat holds for sure: the levels'
     reply estimate counts it at chance 1 (before, the shown cards were neither unseen nor
@@ -304,15 +315,90 @@ def test_the_levels_fear_the_replies_of_shown_cards():
     unseen = np.int64(mask([card_str(i) for i in range(40)]) & ~mask(["5D", "9C", "10S", "2B"]))
     cards = np.array([parse_card("5D"), parse_card("9C")], dtype=np.int64)
     masks = np.zeros(2, dtype=np.int64)                 # both laid on the empty table
-    out = np.zeros(2)
-    args = (_scoring.WEIGHTS, False, out, _scoring.new_scratch(), np.zeros(core.STATE_SIZE, dtype=np.int64),
-            core.new_move_buffer(), np.zeros(6, dtype=np.int64))
-    _scoring.score_any(state, 0, sizes, unseen, cards, masks, 2, *args)
-    lay_5, lay_9 = out
+    lay_5, lay_9 = _score_any(state, sizes, unseen, cards, masks)
     # the shown 10S takes a lone 5 (15) with a scopa; a lone 9 it cannot take (the 2B neither)
     assert lay_5 < lay_9 - _scoring.WEIGHTS[_scoring.I_SCOPA] * _scoring.WEIGHTS[_scoring.I_REPLY] * 0.9
     # the same seat 1 unshown (its two cards among 36 unseen): the 5 is feared far less
     state[core.SHOWN] = 0
     state[core.HANDS + 1] = 0
-    _scoring.score_any(state, 0, sizes, unseen | np.int64(mask(["10S", "2B"])), cards, masks, 2, *args)
-    assert out[0] > lay_5 + 1.0
+    assert _score_any(state, sizes, unseen | np.int64(mask(["10S", "2B"])), cards, masks)[0] > lay_5 + 1.0
+
+
+def test_grande_cards_taken_together_count_what_they_add_together():
+    """An ace taking the table with 8D 9D 10D makes the grande at once: its cards' values (each
+    alone) plus set_joint come to the 5 points, as one card completing it would; with the
+    opponent holding the 8D, taking 9D and 10D keeps from it what one of them keeps (review:
+    the grande had no joint term, so the sweep counted 1.5 of its 5 points)."""
+    from agents import _scoring
+    g3 = np.int64(mask(["8D", "9D", "10D"]))
+    piles = np.zeros(2, dtype=np.int64)
+    alone = sum(_scoring.grande_gain(np.int64(mask([c])), piles[0], piles[1]) for c in ["8D", "9D", "10D"])
+    assert alone + _scoring.set_joint(g3, piles, 2, 0, 0, True) == pytest.approx(5.0)
+    piles[1] = mask(["8D"])
+    two = np.int64(mask(["9D", "10D"]))
+    alone = sum(max(_scoring.grande_gain(np.int64(mask([c])), piles[s], piles[1 - s]) for s in (0, 1))
+                for c in ["9D", "10D"])
+    one = _scoring.grande_gain(np.int64(mask(["9D"])), piles[1], piles[0])
+    assert alone + _scoring.set_joint(two, piles, 2, 0, 0, True) == pytest.approx(one)
+    assert _scoring.set_joint(two, piles, 2, 0, 0, False) == 0.0      # the napola's denari: none here
+    # in the levels' move values: an ace taking 8D 9D 10D is worth the grande more than one
+    # taking 8S 9S 10S (the rest: the denari's own worth)
+    state = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    state[:core.HEADER_SIZE] = CIRULLA.to_header()
+    state[core.DECK_POS] = 40
+    state[core.HANDS] = mask(["1S"])
+    sizes = np.array([1, 1, 0, 0, 0, 0], dtype=np.int64)
+    ace = np.array([parse_card("1S")], dtype=np.int64)
+    worth = []
+    for table in (["8D", "9D", "10D"], ["8S", "9S", "10S"]):
+        state[core.TABLE] = mask(table)
+        unseen = mask([card_str(i) for i in range(40)]) & ~mask(["1S"] + table)
+        worth.append(_score_any(state, sizes, unseen, ace, np.array([mask(table)], dtype=np.int64))[0])
+    assert 5.0 < worth[0] - worth[1] < 5.0 + 3 * 0.5
+
+
+def _threat(state, table, unseen, h, known=0, new_deal=False):
+    from agents import _scoring
+    return _scoring.reply_threat_moves(state, np.int64(mask(table)), np.int64(unseen), h, False, _scoring.WEIGHTS,
+                                       np.ones(40) * 0.1, _scoring.new_scratch(),
+                                       np.zeros(core.STATE_SIZE, dtype=np.int64), core.new_move_buffer(),
+                                       np.int64(known), new_deal)
+
+
+def test_the_reply_estimate_draws_only_the_cards_not_shown():
+    """A seat of 2 cards that showed one which cannot capture is feared as a seat of 1 unseen
+    card (h - |known| drawn from the unseen cards); and a reply in the next deal sees the joker
+    as a 7 again, as the engine does."""
+    state = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    state[:core.HEADER_SIZE] = CIRULLA.to_header()
+    unseen = mask([card_str(i) for i in range(40)]) & ~mask(["5D", "2B"])
+    shown_2 = _threat(state, ["5D"], unseen, 2, known=mask(["2B"]))
+    assert shown_2 == pytest.approx(_threat(state, ["5D"], unseen, 1))
+    assert shown_2 < _threat(state, ["5D"], unseen, 2)
+    # the 7C lying on the table shown as a 5: a 10 takes it for 15 in this deal, not in the next
+    state[core.JOKER_VALUE] = 5
+    only_10s = mask(["10S", "10B", "10C"])
+    assert _threat(state, ["7C"], only_10s, 1) > 0
+    assert _threat(state, ["7C"], only_10s, 1, new_deal=True) == 0
+
+
+def test_the_joker_has_no_value_once_its_hand_is_over():
+    """A joker shown and still on the table when the hand ends goes to the last capturer's pile
+    (review: its value outlived the hand until the next deal)."""
+    rng = np.random.default_rng(0)
+    joker = parse_card("7C")
+    seen = 0
+    for seed in range(2000):
+        g = Game(CIRULLA, seed)
+        while not g.hand_over:
+            ms = g.legal_moves()
+            m = ms[rng.integers(len(ms))]
+            # at the hand's last move: valued, on the table, and not taken by that move
+            left = g.joker_value() != 7 and joker in g.table and not (m.captured >> joker) & 1
+            g.play(m.card, m.captured)
+        seen += left
+        assert g.joker_value() == 7
+        assert int(g.observation(0)["observation"][layout_for(CIRULLA).slices["joker_value"].start]) == 0
+        if seen >= 2:
+            break
+    assert seen >= 2
