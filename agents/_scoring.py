@@ -98,6 +98,15 @@ def _set_gain(grande, taken, pile, others, cap):
     return grande_gain(taken, pile, others) if grande else napola_gain(taken, pile, others, cap)
 
 
+@njit(cache=True, inline="always")
+def _most_gain(grande, taken, piles, sides, every, cap):
+    """The most the cards `taken` add to any side's napola (grande: grande); every: all piles."""
+    best = 0.0
+    for o in range(sides):
+        best = max(best, _set_gain(grande, taken, piles[o], every & ~piles[o], cap))
+    return best
+
+
 @njit(cache=True)
 def napola_joint(taken, piles, sides, my, cap=10):
     """set_joint for the napola."""
@@ -365,16 +374,9 @@ def values_any(state, piles, sides, my, w, vals):
                 v += w[I_DENARO]
             v += napoleone
             if napola:                         # card_values: the side it helps most
-                best = 0.0
-                for o in range(sides):
-                    best = max(best, napola_gain(np.int64(1) << c, piles[o], taken & ~piles[o],
-                                                 napola_cap(state)))
-                v += best
-            if grande and (core.GRANDE_MASK >> c) & 1:   # the side it helps most, as the napola
-                best = 0.0
-                for o in range(sides):
-                    best = max(best, grande_gain(np.int64(1) << c, piles[o], taken & ~piles[o]))
-                v += best
+                v += _most_gain(False, np.int64(1) << c, piles, sides, taken, napola_cap(state))
+            if grande and (core.GRANDE_MASK >> c) & 1:
+                v += _most_gain(True, np.int64(1) << c, piles, sides, taken, 0)
         if c == 6 or (c == 9 and state[core.RE_BELLO] != 0):
             v += w[I_SETTEBELLO]
         vals[c] = v

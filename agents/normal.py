@@ -23,7 +23,8 @@ With the napola scored, the card values count what a denaro adds to the napola o
 helps most, and a capture of two or more denari counts what they add together to the mover's
 napola (1D 2D 3D at once is a napola no one card makes) or, if more, the most one of them would
 give the opponent (one is enough to keep it from its napola): `_scoring.napola_gain`,
-`set_joint`; cirulla's grande is valued the same way (`grande_gain`). The reply feared still values the opponent's captures card by card.
+`set_joint`; cirulla's grande is valued the same way (`grande_gain`). The reply feared still
+values the opponent's captures card by card.
 
 Any other rules (variants, 3 players, pairs) go through the same judgement generalised in
 `_scoring.score_any`: card values per rules (re bello, napola and napoleone chances, cirulla's

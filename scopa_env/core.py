@@ -199,8 +199,8 @@ def _shuffle_deck(state):
 def _deal_round(state):
     """Deal CARDS_PER_DEAL cards to each player, starting with the seat after the dealer. A new
     deal ends the joker's shown value (seed 003: it keeps it "for the rest of the mão ... and
-    after the end of the mão it reverts to the 7", the mão being the deal of three cards: at the
-    end of the whole hand every card is in a pile, where it is the 7 of coppe anyway)."""
+    after the end of the mão it reverts to the 7", the mão being the deal of three cards, as in
+    the same seed's "a última mão", the deal once the deck is used up; end_hand ends it too)."""
     n = state[NPLAYERS]
     k = state[CARDS_PER_DEAL]
     pos = state[DECK_POS]
