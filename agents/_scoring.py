@@ -432,11 +432,14 @@ def reply_threat_moves(state, table, unseen, h, opp_last, w, vals, scratch, tmp,
                 b = g
         if b < 0:
             continue
-        miss = 0.0 if sure != 0 else 1.0
-        for i in range(drawn if sure == 0 else 0):
-            if u - i <= 0:
-                break
-            miss *= max(0.0, (u - k - i) / (u - i))
+        miss = 1.0
+        if sure != 0:
+            miss = 0.0                          # a shown card: held for sure
+        else:
+            for i in range(drawn):
+                if u - i <= 0:
+                    break
+                miss *= max(0.0, (u - k - i) / (u - i))
         p[r] = 1.0 - miss
         best[r] = b + _mask_value(of_rank, vals) / k
     return _expected_best(p, best)

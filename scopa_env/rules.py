@@ -86,8 +86,7 @@ class Rules:
     joker: bool = False
     """The 7 of coppe (7C) is cirulla's joker: in a hand it stands for the value that gives a hand
     bonus (and keeps that capture value until it is captured or the deal ends), on a first table
-    for the value
-    that makes the dealer's 15 or 30. Needs hand_bonus or dealer_sweep."""
+    for the value that makes the dealer's 15 or 30. Needs hand_bonus or dealer_sweep."""
 
     def __post_init__(self):
         # numpy's scalars (a loop over np.arange, a value read from an array) are stored as the
