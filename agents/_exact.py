@@ -5,6 +5,8 @@ deal, and the rollouts of agents/_rollout.py their last deal with exact_last_dea
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -13,13 +15,28 @@ from scopa_env.core import (F_HAND_OVER, HANDS, LINE_TOTAL, LINES, NLINES, PHASE
                             apply_move, legal_moves, popcount)
 
 
+POINTS = np.zeros((0, 0))     # an empty equity table: a finished hand is worth its point difference
+
+
+@functools.lru_cache(maxsize=None)
+def linear_equity(target: int) -> np.ndarray:
+    """The levels' guess of the chance of winning the match from the scores (mine, the best other
+    side's) after a hand: 0.5 + 0.08 a point of difference, within 0.1 and 0.9, whatever the
+    distance to the target; for scores 0..target + 40 (outcome_any clips a score to the table).
+    agents/_equity.py counts the chance out instead (hard option match_equity). Not to be
+    written to: one table per target, shared."""
+    s = np.arange(target + 41)
+    return np.ascontiguousarray(0.5 + np.minimum(0.4, np.maximum(-0.4, 0.08 * (s[:, None] - s[None, :]))))
+
+
 @njit(cache=True)
-def outcome_any(state, endgame):
+def outcome_any(state, equity):
     """Side 0's result of a finished hand: its points minus the best other side's (plus or minus
-    target + 20 when the hand ended the match under napoleone "win" or capotto), or in the
-    endgame the chance of winning the match (1 or 0 when it ended, else a guess from the score
-    difference) plus a hundredth of the point difference to break ties. With two sides: seat 0's
-    point difference."""
+    target + 20 when the hand ended the match under napoleone "win" or capotto); or, with an
+    equity table (when the hand can decide the match: not POINTS), the chance of winning the
+    match (1 or 0 when it ended, else equity[my score, the best other side's score], each clipped
+    to the table) plus a hundredth of the point difference to break ties. With two sides: seat
+    0's point difference."""
     n_pl = state[core.NPLAYERS]
     sides = n_pl if n_pl <= 3 else n_pl // 2
     other = -1
@@ -28,7 +45,7 @@ def outcome_any(state, endgame):
         other = max(other, state[LINES + s * NLINES + LINE_TOTAL])
         other_score = max(other_score, state[SCORES + s])
     diff = state[LINES + LINE_TOTAL] - other
-    if not endgame:
+    if equity.shape[0] == 0:
         if state[PHASE] == core.MATCH_OVER and (state[core.NAPOLEONE] == core.NAPOLEONE_WIN or
                                                 state[core.CAPOTTO] > 0):
             # a match ended far from the target (napoleone "win", capotto) is won or lost
@@ -39,12 +56,13 @@ def outcome_any(state, endgame):
     if state[PHASE] == core.MATCH_OVER:
         win = 1.0 if state[WINNER] == 0 else 0.0
     else:
-        win = 0.5 + min(0.4, max(-0.4, 0.08 * (state[SCORES] - other_score)))
+        top = equity.shape[0] - 1
+        win = equity[min(state[SCORES], top), min(other_score, top)]
     return win + 0.01 * diff
 
 
 @njit(cache=True)
-def minimax_any(root, endgame, states, bufs, nodes, cap):
+def minimax_any(root, equity, states, bufs, nodes, cap):
     """Value for side 0 of the rest of a hand with no hidden card: alpha-beta over every move,
     side 0 maximising outcome_any, every other side minimising it (the paranoid assumption; exact
     with two sides, where it is the classic last-deal solver). Needs at most states.shape[0] - 1
@@ -75,7 +93,7 @@ def minimax_any(root, endgame, states, bufs, nodes, cap):
                 return np.nan
             flags = apply_move(states[d + 1], bufs[d, 0, i], bufs[d, 1, i])
             if flags & F_HAND_OVER:
-                v = outcome_any(states[d + 1], endgame)
+                v = outcome_any(states[d + 1], equity)
             else:
                 d += 1
                 n[d] = legal_moves(states[d], bufs[d])
@@ -115,7 +133,7 @@ def cards_in_hands(state):
 
 
 @njit(cache=True)
-def exact_values_any(base, holder, unseen, cards, masks, k, endgame, out, against_easy=False,
+def exact_values_any(base, holder, unseen, cards, masks, k, equity, out, against_easy=False,
                      cap=0):
     """out[j] = exact value (minimax_any; with against_easy, 2 players: expectimax_easy) of
     candidate j when nothing is hidden any more: the deck is empty and seat `holder` (or nobody,
@@ -135,18 +153,18 @@ def exact_values_any(base, holder, unseen, cards, masks, k, endgame, out, agains
         child = state.copy()
         flags = apply_move(child, cards[j], masks[j])
         if flags & F_HAND_OVER:
-            out[j] = outcome_any(child, endgame)
+            out[j] = outcome_any(child, equity)
         elif against_easy:
-            out[j] = expectimax_easy(child, endgame, states, bufs, nodes, cap)
+            out[j] = expectimax_easy(child, equity, states, bufs, nodes, cap)
         else:
-            out[j] = minimax_any(child, endgame, states, bufs, nodes, cap)
+            out[j] = minimax_any(child, equity, states, bufs, nodes, cap)
         if cap > 0 and nodes[0] > cap:
             return False
     return True
 
 
 @njit(cache=True)
-def expectimax_easy(root, endgame, states, bufs, nodes, cap):
+def expectimax_easy(root, equity, states, bufs, nodes, cap):
     """Value for seat 0 (2 players) of the rest of a hand with no hidden card when the other seat
     plays like the easy level: a capture chosen uniformly at random whenever it has one, else a
     card laid at random; seat 0 maximises outcome_any. The mean over easy's choices instead of
@@ -190,7 +208,7 @@ def expectimax_easy(root, endgame, states, bufs, nodes, cap):
                 d += 1
                 fresh = True
                 continue
-            v = outcome_any(states[d + 1], endgame)
+            v = outcome_any(states[d + 1], equity)
         else:
             v = acc[d] if states[d, TO_MOVE] == 0 else acc[d] / max(cnt[d], 1.0)
             d -= 1

@@ -114,14 +114,14 @@ def sample_world(base, unseen_ids, n_unseen, opp_n, rng, world):
 
 
 @njit(cache=True)
-def finish_hand(state, buf, w, values, scratch, rng, epsilon, endgame, exact_last, states, bufs):
+def finish_hand(state, buf, w, values, scratch, rng, epsilon, equity, exact_last, states, bufs):
     """Play the hand to its end, both sides by the normal kernel (epsilon: random moves), and
     return outcome_any() for seat 0. With exact_last the last deal (empty deck) is played perfectly,
     as both levels play it, by minimax_any (when at most EXACT_PLIES cards are left: a set-up
     position may hold more)."""
     while True:
         if exact_last and state[DECK_POS] >= 40 and cards_in_hands(state) <= EXACT_PLIES:
-            return minimax_any(state, endgame, states, bufs, np.zeros(1, dtype=np.int64), 0)
+            return minimax_any(state, equity, states, bufs, np.zeros(1, dtype=np.int64), 0)
         n = legal_moves(state, buf)
         k = 0
         if n > 1:
@@ -147,7 +147,7 @@ def finish_hand(state, buf, w, values, scratch, rng, epsilon, endgame, exact_las
                         k = i
         flags = apply_move(state, buf[0, k], buf[1, k])
         if flags & F_HAND_OVER:
-            return outcome_any(state, endgame)
+            return outcome_any(state, equity)
 
 
 # ---- inferring the opponent's hand (hard option infer) -------------------------------------
@@ -243,7 +243,7 @@ def hand_weights(base, unseen, h, rows, nrows, w, eps, beta, hands, w_normal, w_
 
 
 @njit(cache=True)
-def search(obs, target, cards, masks, k, worlds, rollouts, endgame, w, epsilon, exact_last,
+def search(obs, target, cards, masks, k, worlds, rollouts, equity, w, epsilon, exact_last,
            hands, cdf, nh, rng, totals):
     """Add to totals[j] the outcomes of candidate j (cards[j], masks[j]) over `worlds` sampled
     worlds x `rollouts` rollouts. rng: a one-slot generator state, advanced in place.
@@ -280,9 +280,9 @@ def search(obs, target, cards, masks, k, worlds, rollouts, endgame, w, epsilon, 
                 sim[:] = world
                 flags = apply_move(sim, cards[j], masks[j])
                 if flags & F_HAND_OVER:
-                    totals[j] += outcome_any(sim, endgame)
+                    totals[j] += outcome_any(sim, equity)
                 else:
-                    totals[j] += finish_hand(sim, buf, w, values, scratch, rng, epsilon, endgame,
+                    totals[j] += finish_hand(sim, buf, w, values, scratch, rng, epsilon, equity,
                                              exact_last, states, bufs)
 
 
@@ -307,23 +307,23 @@ def check_observation(obs: np.ndarray) -> None:
 
 # ---- the last deal: every card is known, so it is solved exactly --------------------------
 @njit(cache=True)
-def last_deal_values(obs, target, cards, masks, k, endgame, out, cap=0):
+def last_deal_values(obs, target, cards, masks, k, equity, out, cap=0):
     """out[j] = exact value (outcome_any() for seat 0) of candidate j when the deck is empty: the
     unseen cards are then exactly the opponent's hand, and both sides play perfectly. With
     cap > 0 it gives up past cap moves played (a set-up table of 30 cards has thousands of moves
     a ply): False, out incomplete; else True."""
     state = np.zeros(core.STATE_SIZE, dtype=np.int64)
     unseen = build_base(obs, target, state)
-    return exact_values_any(state, 1, unseen, cards, masks, k, endgame, out, False, cap)
+    return exact_values_any(state, 1, unseen, cards, masks, k, equity, out, False, cap)
 
 
 @njit(cache=True)
-def last_deal_values_easy(obs, target, cards, masks, k, endgame, out, cap=0):
+def last_deal_values_easy(obs, target, cards, masks, k, equity, out, cap=0):
     """last_deal_values against an opponent playing like the easy level (expectimax_easy); the
     same cap, and the same False when it gives up."""
     state = np.zeros(core.STATE_SIZE, dtype=np.int64)
     unseen = build_base(obs, target, state)
-    return exact_values_any(state, 1, unseen, cards, masks, k, endgame, out, True, cap)
+    return exact_values_any(state, 1, unseen, cards, masks, k, equity, out, True, cap)
 
 
 # ==== any rules: variants, 3 players, pairs ==================================================
@@ -345,7 +345,7 @@ def classic_captures(rules) -> bool:
 
 
 @njit(cache=True)
-def finish_hand_any(state, buf, w, values, scratch, rng, epsilon, endgame, exact_last, classic_caps,
+def finish_hand_any(state, buf, w, values, scratch, rng, epsilon, equity, exact_last, classic_caps,
                     states, bufs, tmp, tbuf, sizes, piles):
     """finish_hand for any rules: every seat plays by score_any from its own view (its hand, the
     table, every pile), epsilon random moves; with exact_last the end of the hand is solved by
@@ -353,7 +353,7 @@ def finish_hand_any(state, buf, w, values, scratch, rng, epsilon, endgame, exact
     n_pl = state[core.NPLAYERS]
     while True:
         if exact_last and state[DECK_POS] >= 40 and cards_in_hands(state) <= EXACT_PLIES:
-            return minimax_any(state, endgame, states, bufs, np.zeros(1, dtype=np.int64), 0)
+            return minimax_any(state, equity, states, bufs, np.zeros(1, dtype=np.int64), 0)
         n = legal_moves(state, buf)
         k = 0
         if n > 1:
@@ -374,11 +374,11 @@ def finish_hand_any(state, buf, w, values, scratch, rng, epsilon, endgame, exact
                         k = i
         flags = apply_move(state, buf[0, k], buf[1, k])
         if flags & F_HAND_OVER:
-            return outcome_any(state, endgame)
+            return outcome_any(state, equity)
 
 
 @njit(cache=True)
-def search_any(base, sizes, unseen, cards, masks, k, worlds, rollouts, endgame, w, epsilon, exact_last,
+def search_any(base, sizes, unseen, cards, masks, k, worlds, rollouts, equity, w, epsilon, exact_last,
                classic_caps, rng, totals):
     """search for any rules. `base` (from base_state) is the observer's world with every hidden
     card left out, the observer at seat 0 to move; a world deals `unseen` at random: sizes[s]
@@ -421,9 +421,9 @@ def search_any(base, sizes, unseen, cards, masks, k, worlds, rollouts, endgame, 
                 sim[:] = world
                 flags = apply_move(sim, cards[j], masks[j])
                 if flags & F_HAND_OVER:
-                    totals[j] += outcome_any(sim, endgame)
+                    totals[j] += outcome_any(sim, equity)
                 else:
-                    totals[j] += finish_hand_any(sim, buf, w, values, scratch, rng, epsilon, endgame,
+                    totals[j] += finish_hand_any(sim, buf, w, values, scratch, rng, epsilon, equity,
                                                  exact_last, classic_caps, states, bufs, tmp, tbuf,
                                                  wsizes, piles)
 

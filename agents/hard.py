@@ -36,7 +36,11 @@ the play with the best average outcome. Here:
   `_rollout.last_deal_values_easy`): minimax assumes a best reply easy does not make (README,
   "Opponent modelling");
 - the outcome is the hand's point difference, or, when a hand can decide the match (a score
-  within `endgame_margin` of the target), the chance of winning the match.
+  within `endgame_margin` of the target), the chance of winning the match from the score the hand
+  leaves: guessed from the score difference alone (`_exact.linear_equity`), or with option
+  `match_equity` (needs `infer`; on in a learned agent's search) counted out from measured hand
+  scores against each of the inference's opponent models, weighed by the model weights
+  (agents/_equity.py).
 
 Strength settings: `worlds` (fixed number of worlds per decision) or, by default, a deterministic
 budget of simulated plies (`budget`) shared between the candidates, so decisions late in the hand
@@ -68,7 +72,7 @@ from scopa_env.core import seed_rng
 from scopa_env.errors import ScopaError
 from scopa_env.observation import SLICES
 
-from . import _exact, _rollout
+from . import _equity, _exact, _rollout
 from .base import Agent, flag_option, number_option, weights_option, whole_option
 from .normal import WEIGHTS, obs_mask, obs_scalar
 
@@ -99,7 +103,7 @@ class HardAgent(Agent):
                  min_worlds: int | None = None, max_worlds: int | None = None, rollouts: int = 1, epsilon: float = 0.0,
                  time_budget: float | None = None, endgame_margin: int = ENDGAME_MARGIN, weights=None,
                  exact_last_deal: bool = False, infer: bool = False, infer_eps: float | None = None,
-                 infer_beta: float | None = None, easy_last_deal: bool = False):
+                 infer_beta: float | None = None, easy_last_deal: bool = False, match_equity: bool = False):
         super().__init__(rules, seed)
         # a fixed count of worlds replaces the budget's share: those options would do nothing
         # (they were accepted without a word; review)
@@ -145,6 +149,7 @@ class HardAgent(Agent):
         self.exact_last_deal = flag_option("hard", "exact_last_deal", exact_last_deal)
         self.infer = flag_option("hard", "infer", infer)
         self.easy_last_deal = flag_option("hard", "easy_last_deal", easy_last_deal)
+        self.match_equity = flag_option("hard", "match_equity", match_equity)
         self.infer_eps = number_option("hard", "infer_eps", INFER_EPS if infer_eps is None else infer_eps)
         if not 0.0 < self.infer_eps <= 1.0:
             raise ScopaError(f"hard option infer_eps must be in (0, 1], got {infer_eps!r}")
@@ -154,7 +159,7 @@ class HardAgent(Agent):
         # the inference's options do nothing without it: refused, as the learned agent's
         # easy_last_deal without search is (they were accepted without a word)
         for name, given in (("infer_eps", infer_eps is not None), ("infer_beta", infer_beta is not None),
-                            ("easy_last_deal", self.easy_last_deal)):
+                            ("easy_last_deal", self.easy_last_deal), ("match_equity", self.match_equity)):
             if given and not self.infer:
                 raise ScopaError(f"hard option {name} is the inference's: give infer=true too")
         self.weights = weights_option("hard", WEIGHTS if weights is None else weights, WEIGHTS.size)
@@ -186,12 +191,13 @@ class HardAgent(Agent):
         cards = self.actions.card[legal].astype(np.int64)
         masks = _rollout.resolve_masks(self.actions, legal, int(view.base[core.TABLE]))
         endgame = max(view.scores) + self.endgame_margin >= self.rules.target
+        equity = _exact.linear_equity(self.rules.target) if endgame else _exact.POINTS
         rng = np.zeros(1, dtype=np.int64)
         seed_rng(rng, 0, int(self.rng.integers(1, 2**62)))
         holder = view.holder()
         if holder is not None and view.cards_left() <= _exact.EXACT_PLIES:
             values = np.zeros(k)
-            if _exact.exact_values_any(view.base, holder, view.unseen, cards, masks, k, endgame,
+            if _exact.exact_values_any(view.base, holder, view.unseen, cards, masks, k, equity,
                                        values, False, _exact.EXACT_NODES):
                 self.last_worlds = 1
                 return legal, values
@@ -203,7 +209,7 @@ class HardAgent(Agent):
         while done < worlds and (deadline is None or done == 0 or time.perf_counter() < deadline):
             step = worlds - done if deadline is None else min(4, worlds - done)
             _rollout.search_any(view.base, view.hidden, view.unseen, cards, masks, k, step, self.rollouts,
-                                endgame, self.weights, self.epsilon, self.exact_last_deal, self._caps,
+                                equity, self.weights, self.epsilon, self.exact_last_deal, self._caps,
                                 rng, totals)
             done += step
         self.last_worlds = done
@@ -219,7 +225,6 @@ class HardAgent(Agent):
         k = len(legal)
         cards = self.actions.card[legal].astype(np.int64)
         masks = self.actions.captured[legal].astype(np.int64)
-        endgame = deciding(obs, self.rules.target, self.endgame_margin)
         rng = np.zeros(1, dtype=np.int64)
         seed_rng(rng, 0, int(self.rng.integers(1, 2**62)))
         if _rollout.countable_last_deal(obs, _exact.EXACT_PLIES):
@@ -229,10 +234,11 @@ class HardAgent(Agent):
                 return solved
         # a last deal with more cards or moves (set up, never dealt) is searched like any other
         hands, cdf = self.hand_posterior(obs) if self.infer else (_NO_HANDS, _NO_CDF)
+        equity = self.equity(obs)          # after the posterior: its model weights are this decision's
         totals = np.zeros(k)
         worlds = self.worlds_for(obs, k)
         if self.time_budget is None:
-            _rollout.search(obs, self.rules.target, cards, masks, k, worlds, self.rollouts, endgame,
+            _rollout.search(obs, self.rules.target, cards, masks, k, worlds, self.rollouts, equity,
                             self.weights, self.epsilon, self.exact_last_deal, hands, cdf, len(hands),
                             rng, totals)
             done = worlds
@@ -241,7 +247,7 @@ class HardAgent(Agent):
             done = 0
             while done < worlds and (done == 0 or time.perf_counter() < deadline):
                 step = min(4, worlds - done)
-                _rollout.search(obs, self.rules.target, cards, masks, k, step, self.rollouts, endgame,
+                _rollout.search(obs, self.rules.target, cards, masks, k, step, self.rollouts, equity,
                                 self.weights, self.epsilon, self.exact_last_deal, hands, cdf,
                                 len(hands), rng, totals)
                 done += step
@@ -260,13 +266,24 @@ class HardAgent(Agent):
         k = len(legal)
         cards = self.actions.card[legal].astype(np.int64)
         masks = self.actions.captured[legal].astype(np.int64)
-        endgame = deciding(obs, self.rules.target, self.endgame_margin)
         values = np.zeros(k)
         w = self.model_weights[EASY] if self.infer and self.easy_last_deal else 0.0
         solve = _rollout.last_deal_values_easy if w >= EASY_GATE else _rollout.last_deal_values
-        if not solve(obs, self.rules.target, cards, masks, k, endgame, values, _exact.EXACT_NODES):
+        if not solve(obs, self.rules.target, cards, masks, k, self.equity(obs), values, _exact.EXACT_NODES):
             return None
         return legal, values
+
+    def equity(self, obs: np.ndarray) -> np.ndarray:
+        """How the search values a finished hand (classic rules): by its point difference
+        (_exact.POINTS) unless this hand can decide the match (`deciding`); then by the chance of
+        winning the match from the score it leaves: the levels' guess from the score difference
+        (_exact.linear_equity), or with match_equity the chance counted out for each of the
+        inference's opponent models, weighed by their weights now (agents/_equity.py)."""
+        if not deciding(obs, self.rules.target, self.endgame_margin):
+            return _exact.POINTS
+        if self.match_equity:
+            return _equity.mixed(self.rules.target, self.model_weights)
+        return _exact.linear_equity(self.rules.target)
 
     @property
     def remembers_match(self) -> bool:

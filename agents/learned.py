@@ -37,6 +37,11 @@ With search the last deal is the hard level's too; option `easy_last_deal` (on w
 inference takes for easy, the mean outcome under easy's play rather than minimax's worst case
 (README, "Opponent modelling": 88.4% -> 90.8% of matches against easy; against hard, pooled
 over two runs of 2,000 matches, 50.9% -> 51.0%).
+Option `match_equity` passes on the hard option of that name (needs search; default
+MATCH_EQUITY below): once a hand can decide the match, the chance of winning it from a score is
+counted out from measured hand scores against each of the inference's opponent models, weighed
+by the model weights (agents/_equity.py), instead of the levels' guess from the score difference
+(README, "Match equity").
 A decision costs a few milliseconds (median 3.7 ms on this 2-core machine against hard's 2.7 ms).
 Off by default: training evaluates with the network alone. Measured in README ("Opponent modelling").
 """
@@ -56,6 +61,9 @@ from scopa_env.rules import Rules
 from .base import Agent, flag_option, number_option, whole_option
 
 
+MATCH_EQUITY = False     # the search's default for option match_equity
+
+
 class LearnedAgent(Agent):
     """LearnedAgent(rules, seed, path=...) or LearnedAgent(rules, seed, model=MoveScorer)."""
 
@@ -63,7 +71,8 @@ class LearnedAgent(Agent):
 
     def __init__(self, rules: Rules | None = None, seed: int = 0, path: str | None = None,
                  model=None, name: str | None = None, count_last: int | None = None,
-                 search: int = 0, search_weight: float | None = None, easy_last_deal: bool | None = None):
+                 search: int = 0, search_weight: float | None = None, easy_last_deal: bool | None = None,
+                 match_equity: bool | None = None):
         from training import checkpoint
         from training.model import build_model
 
@@ -123,10 +132,15 @@ class LearnedAgent(Agent):
         easy_last_deal = flag_option("learned", "easy_last_deal", easy_last_deal) if given else bool(search)
         if given and not search:      # false as well: an option that does nothing is refused
             raise ScopaError("learned option easy_last_deal is the search's: give search > 0 too")
+        given = match_equity is not None
+        match_equity = flag_option("learned", "match_equity", match_equity) if given else MATCH_EQUITY and bool(search)
+        if given and not search:
+            raise ScopaError("learned option match_equity is the search's: give search > 0 too")
         self._hard = None
         if search:
             from .hard import HardAgent
-            self._hard = HardAgent(rules, seed, budget=search, infer=True, easy_last_deal=easy_last_deal)
+            self._hard = HardAgent(rules, seed, budget=search, infer=True, easy_last_deal=easy_last_deal,
+                                   match_equity=match_equity)
         model.eval()
         self.model = model
         super().__init__(rules, seed)
@@ -180,7 +194,7 @@ class LearnedAgent(Agent):
 
     def _act(self, observation: dict) -> int:
         if self.count_last:
-            from ._exact import EXACT_NODES
+            from ._exact import EXACT_NODES, POINTS, linear_equity
             from ._rollout import countable_last_deal, last_deal_values
             from .hard import deciding
 
@@ -195,10 +209,10 @@ class LearnedAgent(Agent):
                 else:
                     legal = self.legal_actions(observation)
                     values = np.zeros(len(legal))
-                    endgame = deciding(obs, self.rules.target)
+                    equity = linear_equity(self.rules.target) if deciding(obs, self.rules.target) else POINTS
                     solved = (legal, values) if last_deal_values(
                         obs, self.rules.target, self.actions.card[legal], self.actions.captured[legal],
-                        len(legal), endgame, values, EXACT_NODES) else None
+                        len(legal), equity, values, EXACT_NODES) else None
                 if solved is not None:
                     legal, values = solved
                     return int(legal[int(np.argmax(values))])

@@ -92,7 +92,7 @@ class NormalAgent(Agent):
         # counted out when nothing is hidden, unless it has too many moves (free_capture's tables)
         counted = holder is not None and view.cards_left() <= min(self.count_last, _exact.EXACT_PLIES) \
             and _exact.exact_values_any(view.base, holder, view.unseen, cards, masks, len(legal),
-                                        False, out, False, _exact.EXACT_NODES)
+                                        _exact.POINTS, out, False, _exact.EXACT_NODES)
         if not counted:
             _scoring.score_any(view.base, 0, view.sizes, view.unseen, cards, masks, len(legal),
                                self.weights, self._caps, out, self._scratch, self._tmp, self._tbuf,
@@ -126,7 +126,7 @@ class NormalAgent(Agent):
             legal = self.legal_actions(observation)
             values = np.zeros(len(legal))
             if last_deal_values(obs, self.rules.target, self.actions.card[legal], self.actions.captured[legal],
-                                len(legal), False, values, _exact.EXACT_NODES):
+                                len(legal), _exact.POINTS, values, _exact.EXACT_NODES):
                 return int(legal[int(np.argmax(values))])
         legal, values = self.scores(observation)
         return int(legal[int(np.argmax(values))])

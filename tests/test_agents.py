@@ -326,11 +326,11 @@ def test_hard_outcome_counts_match_wins_in_the_endgame():
     st[core.LINES + core.NLINES + core.LINE_TOTAL] = 3
     st[core.SCORES], st[core.SCORES + 1] = 11, 9
     st[core.PHASE], st[core.WINNER] = core.MATCH_OVER, 0
-    assert _exact.outcome_any(st, False) == -2.0
-    assert _exact.outcome_any(st, True) == pytest.approx(1.0 - 0.02)
+    assert _exact.outcome_any(st, _exact.POINTS) == -2.0
+    assert _exact.outcome_any(st, _exact.linear_equity(11)) == pytest.approx(1.0 - 0.02)
     st[core.PHASE], st[core.WINNER] = core.HAND_OVER, -1
     st[core.SCORES + 1] = 11
-    assert _exact.outcome_any(st, True) == pytest.approx(0.5 - 0.02)
+    assert _exact.outcome_any(st, _exact.linear_equity(11)) == pytest.approx(0.5 - 0.02)
 
 
 def test_hard_time_budget_and_fixed_worlds():
@@ -360,7 +360,7 @@ def _brute_force(state):
     for i in range(n):
         child = state.copy()
         flags = core.apply_move(child, buf[0, i], buf[1, i])
-        values.append(_exact.outcome_any(child, False) if flags & core.F_HAND_OVER else _brute_force(child))
+        values.append(_exact.outcome_any(child, _exact.POINTS) if flags & core.F_HAND_OVER else _brute_force(child))
     return max(values) if state[core.TO_MOVE] == 0 else min(values)
 
 
@@ -375,13 +375,13 @@ def test_last_deal_is_solved_exactly():
             if g.deck_left == 0 and len(ids) > 1:
                 obs = g.observation(g.to_move)["observation"]
                 out = np.zeros(len(ids))
-                _rollout.last_deal_values(obs, 11, table.card[ids], table.captured[ids], len(ids), False, out)
+                _rollout.last_deal_values(obs, 11, table.card[ids], table.captured[ids], len(ids), _exact.POINTS, out)
                 base = np.zeros(core.STATE_SIZE, dtype=np.int64)
                 base[core.HANDS + 1] = _rollout.build_base(obs, 11, base)
                 for j, a in enumerate(ids):
                     child = base.copy()
                     flags = core.apply_move(child, table.card[a], table.captured[a])
-                    ref = _exact.outcome_any(child, False) if flags & core.F_HAND_OVER else _brute_force(child)
+                    ref = _exact.outcome_any(child, _exact.POINTS) if flags & core.F_HAND_OVER else _brute_force(child)
                     assert out[j] == ref
                 checked += 1
             g.play_action(ids[rng.integers(len(ids))])
@@ -400,7 +400,7 @@ def _brute_force_easy(state):
     for c, m in moves:
         child = state.copy()
         flags = core.apply_move(child, c, m)
-        values.append(_exact.outcome_any(child, False) if flags & core.F_HAND_OVER else _brute_force_easy(child))
+        values.append(_exact.outcome_any(child, _exact.POINTS) if flags & core.F_HAND_OVER else _brute_force_easy(child))
     return max(values) if state[core.TO_MOVE] == 0 else sum(values) / len(values)
 
 
@@ -415,7 +415,7 @@ def test_the_last_deal_against_easy_gives_up_past_the_node_cap_too(monkeypatch):
     h = HardAgent(worlds=2, infer=True, easy_last_deal=True)
     legal = h.legal_actions(o)
     out = np.zeros(len(legal))
-    args = (o["observation"], 11, h.actions.card[legal], h.actions.captured[legal], len(legal), False, out)
+    args = (o["observation"], 11, h.actions.card[legal], h.actions.captured[legal], len(legal), _exact.POINTS, out)
     assert _rollout.last_deal_values_easy(*args, 10) is False
     assert _rollout.last_deal_values_easy(*args) is True
     h.model_weights = np.array([0.0, 1.0, 0.0])                 # taken for easy
@@ -447,8 +447,8 @@ def test_dealt_last_deals_stay_far_below_the_node_cap():
         for a in g.legal_action_ids():
             child = base.copy()
             if not core.apply_move(child, table.card[a], table.captured[a]) & core.F_HAND_OVER:
-                _exact.expectimax_easy(child.copy(), False, states, bufs, counts[0], 0)
-                _exact.minimax_any(child, False, states, bufs, counts[1], 0)
+                _exact.expectimax_easy(child.copy(), _exact.POINTS, states, bufs, counts[0], 0)
+                _exact.minimax_any(child, _exact.POINTS, states, bufs, counts[1], 0)
         most = [max(m, int(c[0])) for m, c in zip(most, counts)]
     assert 0 < max(most) < 1000 and 1000 * 1000 <= _exact.EXACT_NODES, most
 
@@ -464,14 +464,14 @@ def test_last_deal_against_easy_is_its_mean_outcome():
             if g.deck_left == 0 and len(ids) > 1:
                 obs = g.observation(g.to_move)["observation"]
                 out, worst = np.zeros(len(ids)), np.zeros(len(ids))
-                _rollout.last_deal_values_easy(obs, 11, table.card[ids], table.captured[ids], len(ids), False, out)
-                _rollout.last_deal_values(obs, 11, table.card[ids], table.captured[ids], len(ids), False, worst)
+                _rollout.last_deal_values_easy(obs, 11, table.card[ids], table.captured[ids], len(ids), _exact.POINTS, out)
+                _rollout.last_deal_values(obs, 11, table.card[ids], table.captured[ids], len(ids), _exact.POINTS, worst)
                 base = np.zeros(core.STATE_SIZE, dtype=np.int64)
                 base[core.HANDS + 1] = _rollout.build_base(obs, 11, base)
                 for j, a in enumerate(ids):
                     child = base.copy()
                     flags = core.apply_move(child, table.card[a], table.captured[a])
-                    ref = _exact.outcome_any(child, False) if flags & core.F_HAND_OVER else _brute_force_easy(child)
+                    ref = _exact.outcome_any(child, _exact.POINTS) if flags & core.F_HAND_OVER else _brute_force_easy(child)
                     assert out[j] == pytest.approx(ref)
                     assert out[j] >= worst[j] - 1e-9          # a mean is never below the worst case
                 differs += not np.allclose(out, worst)
@@ -490,7 +490,7 @@ def test_hard_plays_the_last_deal_against_easy_only_when_it_takes_the_opponent_f
     ids, worst = HardAgent(infer=True).move_values(o)          # off by default: minimax
     mean = np.zeros(len(ids))
     _rollout.last_deal_values_easy(o["observation"], 11, h.actions.card[ids], h.actions.captured[ids],
-                                   len(ids), False, mean)
+                                   len(ids), _exact.POINTS, mean)
     h.model_weights = np.array([0.6, 0.3, 0.1])
     assert np.array_equal(h.move_values(o)[1], worst)
     h.model_weights = np.array([0.2, 0.5, 0.3])                 # at the gate
@@ -706,7 +706,7 @@ def test_learned_agent_solves_the_last_deal_by_default():
                 last_deal += 1
                 values = np.zeros(len(legal))
                 _rollout.last_deal_values(o, 11, solver.actions.card[legal], solver.actions.captured[legal],
-                                          len(legal), False, values)
+                                          len(legal), _exact.POINTS, values)
                 assert values[list(legal).index(a_solver)] == values.max()
             g.play_action(a_network if seed % 2 else a_solver)
             if g.phase == core.HAND_OVER:
@@ -1013,7 +1013,7 @@ def test_a_last_deal_beyond_the_exact_solvers_is_searched_not_given_up():
     out = np.zeros(len(legal))
     with pytest.raises(ValueError, match="more cards left in the hands than the exact solvers search"):
         _rollout.last_deal_values(o["observation"], 11, h.actions.card[legal], h.actions.captured[legal],
-                                  len(legal), False, out)
+                                  len(legal), _exact.POINTS, out)
 
 
 def test_hard_worlds_refuses_the_budget_options_it_overrides():
@@ -1088,7 +1088,7 @@ def test_set_up_last_deals_the_count_out_cannot_take_are_played_otherwise(monkey
     h = HardAgent()
     legal = h.legal_actions(o)
     out = np.zeros(len(legal))
-    args = (o["observation"], 11, h.actions.card[legal], h.actions.captured[legal], len(legal), False, out)
+    args = (o["observation"], 11, h.actions.card[legal], h.actions.captured[legal], len(legal), _exact.POINTS, out)
     assert _rollout.last_deal_values(*args, 10) is False and _rollout.last_deal_values(*args) is True
     assert make_agent("normal").act(o) == int(legal[int(np.argmax(out))])
     import agents.normal as normal_module

@@ -241,12 +241,12 @@ def test_pairs_outcome_is_my_side_against_the_other():
     st[:core.HEADER_SIZE] = rules.to_header()
     st[core.LINES + core.LINE_TOTAL] = 4
     st[core.LINES + core.NLINES + core.LINE_TOTAL] = 1
-    assert _exact.outcome_any(st, False) == 3.0
+    assert _exact.outcome_any(st, _exact.POINTS) == 3.0
     st3 = np.zeros(core.STATE_SIZE, dtype=np.int64)
     st3[:core.HEADER_SIZE] = rules_from_preset("three-players").to_header()
     for s, pts in enumerate((2, 5, 1)):
         st3[core.LINES + s * core.NLINES + core.LINE_TOTAL] = pts
-    assert _exact.outcome_any(st3, False) == -3.0      # against the best other side
+    assert _exact.outcome_any(st3, _exact.POINTS) == -3.0      # against the best other side
 
 
 def test_the_count_out_with_partners_is_exact():
@@ -267,7 +267,7 @@ def test_the_count_out_with_partners_is_exact():
         for i in range(k):
             s = child.state.copy()
             core.apply_move(s, buf[0, i], buf[1, i])
-            outs.append(_exact.outcome_any(s, False))
+            outs.append(_exact.outcome_any(s, _exact.POINTS))
         assert val == min(outs)                          # the opponent answers at its best
     assert table.decode(legal[int(np.argmax(v))])[1] == mask_of(["7D"])
 
@@ -395,6 +395,6 @@ def test_hard_does_not_give_away_a_napoleone_that_ends_the_match_early():
     st = np.zeros(core.STATE_SIZE, dtype=np.int64)
     st[core.NPLAYERS], st[core.TARGET], st[core.PHASE] = 2, 21, core.MATCH_OVER
     st[core.NAPOLEONE], st[core.WINNER] = core.NAPOLEONE_WIN, 1
-    assert _exact.outcome_any(st, False) == -41.0
+    assert _exact.outcome_any(st, _exact.POINTS) == -41.0
     st[core.NAPOLEONE] = core.NAPOLEONE_OFF         # the classic game: points alone, as before
-    assert _exact.outcome_any(st, False) == 0.0
+    assert _exact.outcome_any(st, _exact.POINTS) == 0.0

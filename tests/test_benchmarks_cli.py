@@ -57,6 +57,8 @@ CASES = [
     ("hand_value.py", ["--matches", "3"], "even"),
     ("hand_value.py", ["--matches", "2"], "--matches needs at least 4 (two deals)"),
     ("hand_value.py", ["--told-deals", "6"], "--told-deals"),
+    ("hand_points.py", ["no-such.jsonl", "--player", "a"], "no-such.jsonl"),
+    ("hand_points.py", ["x.jsonl"], "the following arguments are required: --player"),
     ("max_moves.py", ["--hands", "0"], "argument --hands"),
     ("max_moves.py", ["--seeds", "-1"], "argument --seeds"),
     ("max_moves.py", ["--rules", "classic", "foo"], "unknown rules preset 'foo'"),
@@ -152,3 +154,21 @@ def test_max_moves_prints_each_preset_within_its_bounds(tmp_path):
     assert 1 <= int(rows["classic"][1]) <= 75 and rows["classic"][2] == "80"
     assert rows["quindici"][2] == "256"
     assert int(rows["classic"][1]) == max(int(x.strip(",")) for x in rows["classic"][3:5])
+
+
+def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
+    rec = tmp_path / "r.jsonl"
+    hand = lambda x, y: {"score": [{"total": x}, {"total": y}]}      # noqa: E731
+    rec.write_text('{"players": ["agent", "easy"], "hands": [%s, %s]}\n'
+                   '{"players": ["easy", "agent"], "hands": [%s]}\n'
+                   % tuple(__import__("json").dumps(h) for h in (hand(4, 1), hand(0, 3), hand(1, 4))))
+    r = run("hand_points.py", [str(rec), "--player", "agent"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["# 3 hands, mean margin +1.000", "{(0, 3): 1, (4, 1): 2}"]
+    r = run("hand_points.py", [str(rec), "--player", "agent", "--symmetric"], tmp_path)
+    assert r.stdout.splitlines()[1] == "{(0, 3): 1, (1, 4): 2, (3, 0): 1, (4, 1): 2}"
+    one_line_error(run("hand_points.py", [str(rec), "--player", "normal"], tmp_path), "hand_points.py",
+                   "name 'normal' 0 times, not once")
+    rec.write_text("not json\n")
+    one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
+                   "line 1: not a game record")

@@ -1,0 +1,71 @@
+"""The hand scores of game records, counted: the data of agents/_equity.py's match-equity tables.
+
+    python evaluate.py --agent checkpoints/scopa-default.pt --opponent easy --matches 640 \
+        --workers 2 --record easy.jsonl
+    python benchmarks/hand_points.py easy.jsonl --player scopa-default [--symmetric]
+
+Reads game records (README "Game records"; 2-player classic matches) and counts every hand by its
+points (the player's, the other seat's). Prints the count as the Python literal
+agents/_equity.py keeps (HAND_POINTS), with the hands counted and the mean margin.
+`--symmetric` counts every hand both ways round (the "even" table: a match between equals).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks._cli import errors_as_one_line, parser  # noqa: E402
+from scopa_env.errors import ScopaError  # noqa: E402
+
+
+def count_hands(paths: list[str], player: str, symmetric: bool) -> dict[tuple[int, int], int]:
+    """{(player's points, other's points): hands} over every hand of every record."""
+    counts: dict[tuple[int, int], int] = {}
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                if not line.strip():
+                    continue
+                try:
+                    record = json.loads(line)
+                    names = record["players"]
+                    hands = record["hands"]
+                except (ValueError, KeyError, TypeError) as e:
+                    raise ScopaError(f"{path} line {n}: not a game record ({e})") from None
+                if len(names) != 2:
+                    raise ScopaError(f"{path} line {n}: {len(names)} players; the tables are for 2")
+                seats = [i for i, name in enumerate(names) if name == player]
+                if len(seats) != 1:
+                    raise ScopaError(f"{path} line {n}: players {names} name {player!r} "
+                                     f"{len(seats)} times, not once")
+                me = seats[0]
+                for hand in hands:
+                    key = (hand["score"][me]["total"], hand["score"][1 - me]["total"])
+                    counts[key] = counts.get(key, 0) + 1
+                    if symmetric:
+                        counts[key[::-1]] = counts.get(key[::-1], 0) + 1
+    if not counts:
+        raise ScopaError("no hands in the records")
+    return dict(sorted(counts.items()))
+
+
+@errors_as_one_line(Path(__file__).name)
+def main(argv=None) -> int:
+    p = parser(__file__, __doc__.splitlines()[0])
+    p.add_argument("records", nargs="+", help="game record files (JSON Lines)")
+    p.add_argument("--player", required=True, help="the player's name in the records")
+    p.add_argument("--symmetric", action="store_true", help="count every hand both ways round")
+    args = p.parse_args(argv)
+    counts = count_hands(args.records, args.player, args.symmetric)
+    hands = sum(counts.values())
+    margin = sum((x - y) * n for (x, y), n in counts.items()) / hands
+    print(f"# {hands:,} hands, mean margin {margin:+.3f}")
+    print("{" + ", ".join(f"({x}, {y}): {n}" for (x, y), n in counts.items()) + "}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,109 @@
+"""Match equity (agents/_equity.py; hard option match_equity, a learned agent's search option)."""
+import numpy as np
+import pytest
+
+from agents import _equity, _exact, _rollout, make_agent
+from agents.hard import HardAgent
+from scopa_env import core
+from scopa_env.errors import ScopaError
+from scopa_env.game import Game
+from scopa_env.rules import Rules
+
+
+def test_linear_equity_is_the_levels_guess_from_the_score_difference():
+    t = _exact.linear_equity(11)
+    assert t.shape == (52, 52) and t.flags.c_contiguous
+    for a, b in [(0, 0), (10, 6), (3, 9), (11, 11), (40, 0), (0, 51)]:
+        assert t[a, b] == 0.5 + min(0.4, max(-0.4, 0.08 * (a - b)))
+
+
+def test_the_table_counts_out_the_race_to_the_target():
+    # every hand gives me 2 points or the opponent 1, half the time each
+    t = _equity.equity_table({(2, 0): 1, (0, 1): 1}, 11)
+    assert t[11, 10] == 1.0 and t[10, 11] == 0.0 and t[12, 11] == 1.0
+    assert t[10, 10] == pytest.approx(0.5)            # 12-10 won, or 10-11 lost
+    assert t[10, 9] == pytest.approx(0.5 + 0.5 * 0.5)  # 12-9 won, or 10-10
+    assert t[9, 10] == pytest.approx(0.5)              # 11-10 won, or 9-11 lost
+    # level at or past the target plays another hand (RULES.md): 1-1 hands never end a level match
+    t = _equity.equity_table({(1, 1): 1, (1, 0): 1}, 11)
+    assert t[10, 10] == pytest.approx(1.0) and t[11, 11] == pytest.approx(1.0)
+
+
+def test_tables_between_equals_are_fair_and_every_table_is_monotone():
+    even = _equity.model_tables(11)[_equity.MODELS.index("soft")]
+    assert even[0, 0] == pytest.approx(0.5, abs=1e-9)
+    assert np.allclose(even[:11, :11] + even[:11, :11].T, 1.0)
+    for t in _equity.model_tables(11):
+        assert np.all(np.diff(t[:11, :11], axis=0) >= -1e-12)   # more points of mine: no worse
+        assert np.all(np.diff(t[:11, :11], axis=1) <= 1e-12)
+    easy = _equity.model_tables(11)[_equity.MODELS.index("easy")]
+    assert 0.8 < easy[0, 0] < 0.95                     # the agent's hands against easy: ~88% of matches
+    normal = _equity.model_tables(21)[_equity.MODELS.index("normal")]
+    assert normal.shape == (62, 62) and 0.55 < normal[0, 0] < 0.8
+
+
+def test_mixed_weighs_the_models_tables():
+    tables = _equity.model_tables(11)
+    w = np.array([0.2, 0.5, 0.3])
+    assert np.allclose(_equity.mixed(11, w), 0.2 * tables[0] + 0.5 * tables[1] + 0.3 * tables[2])
+
+
+def _last_deal(seed=3, scores=(7, 8)):
+    g = Game(Rules(), seed)
+    while g.deck_left > 0 or len(g.legal_action_ids()) < 2:
+        g.play_action(g.legal_action_ids()[0])
+    g.state[core.SCORES], g.state[core.SCORES + 1] = scores
+    return g
+
+
+def test_hard_values_a_deciding_hand_by_the_mixed_table_with_match_equity():
+    g = _last_deal()
+    o = g.observation(g.to_move)
+    h = HardAgent(infer=True, match_equity=True)
+    h.model_weights = np.array([0.1, 0.7, 0.2])
+    table = _equity.mixed(11, h.model_weights)
+    assert np.array_equal(h.equity(o["observation"]), table)
+    ids, values = h.move_values(o)
+    want = np.zeros(len(ids))
+    _rollout.last_deal_values(o["observation"], 11, h.actions.card[ids], h.actions.captured[ids], len(ids),
+                              table, want)
+    assert np.array_equal(values, want)
+    off = HardAgent(infer=True)
+    off.model_weights = h.model_weights
+    assert np.array_equal(off.equity(o["observation"]), _exact.linear_equity(11))
+    assert not np.array_equal(off.move_values(o)[1], values)
+    # far from the target the hand's points count, with or without the option
+    far = _last_deal(scores=(0, 0))
+    assert h.equity(far.observation(far.to_move)["observation"]) is _exact.POINTS
+
+
+def test_the_search_uses_the_table(monkeypatch):
+    g = Game(Rules(), 5)        # 0-0: deciding only with endgame_margin 11
+    o = g.observation(g.to_move)
+    seen = []
+
+    def constant(target, weights):
+        seen.append(np.array(weights))
+        return np.full((target + 41, target + 41), c)
+    monkeypatch.setattr(_equity, "mixed", constant)
+    values = []
+    for c in (0.25, 0.75):
+        h = HardAgent(infer=True, match_equity=True, worlds=20, seed=1, endgame_margin=11)
+        values.append(h.move_values(o)[1])
+    assert len(seen) == 2
+    # no hand from 0-0 reaches 11 in these worlds (the same worlds both times): every outcome is
+    # the table's c + diff / 100
+    assert np.allclose(values[1] - values[0], 0.5)
+
+
+def test_match_equity_options():
+    with pytest.raises(ScopaError, match="match_equity is the inference's"):
+        HardAgent(match_equity=True)
+    with pytest.raises(ScopaError, match="match_equity"):
+        make_agent("hard:infer=true,match_equity=maybe")
+    with pytest.raises(ScopaError, match="match_equity is the search's"):
+        make_agent("checkpoints/scopa-default.pt:match_equity=true")
+    a = make_agent("checkpoints/scopa-default.pt:search=100,match_equity=true")
+    assert a._hard.match_equity is True
+    a = make_agent("checkpoints/scopa-default.pt:search=100,match_equity=false")
+    assert a._hard.match_equity is False
