@@ -1,5 +1,6 @@
 """Match equity: the chance of winning a classic 2-player match from its score, for the search's
-endgame (hard option `match_equity`, on in a learned agent's search).
+endgame (hard option `match_equity`; a learned agent's search option of that name; off by
+default in both, README "Match equity").
 
 When a hand can decide the match, the search values a finished hand by the chance of winning the
 match from the score it leaves. The hard level guesses that chance from the score difference alone
@@ -65,29 +66,34 @@ def equity_table(counts: dict, target: int) -> np.ndarray:
     """E[a, b]: the chance of winning the match from scores a (mine) and b between hands, for
     0 <= a, b <= target + 40 (the size of `_exact.linear_equity(target)`; the score of a finished
     hand is looked up clipped to it), when every hand scores (x, y) with the chance counts[(x, y)] /
-    all. A score with a side at or past the target and ahead is won or lost; level there, or both
-    short of it, another hand follows. Solved by iterating to the fixed point (a hand of no points,
-    or a level score past the target, comes back to the same score)."""
+    all. A score with a side at or past the target and ahead is won or lost; level there, another
+    hand follows until one is ahead: P(x > y) / P(x != y) from any level score past the target.
+    Both short of the target: the next hand's mean, iterated to the fixed point (a hand of no
+    points comes back to the same score; every other hand moves up, at most 10 points a side
+    short of the clip)."""
     top = target + 40
     total = sum(counts.values())
     moves = [(x, y, n / total) for (x, y), n in counts.items()]
+    ahead = sum(q for x, y, q in moves if x > y)
+    behind = sum(q for x, y, q in moves if x < y)
+    if ahead + behind == 0:
+        raise ValueError("every hand level: a level score past the target would never end")
     a = np.arange(top + 1)[:, None]
     b = np.arange(top + 1)[None, :]
-    over = ((a >= target) | (b >= target)) & (a != b)
-    fixed = np.where(a > b, 1.0, 0.0)
-    e = np.where(over, fixed, 0.5)
-    for _ in range(10_000):
+    settled = (a >= target) | (b >= target)
+    fixed = np.where(a > b, 1.0, np.where(a < b, 0.0, ahead / (ahead + behind)))
+    e = np.where(settled, fixed, 0.5)
+    idx = np.arange(top + 1)
+    for _ in range(1_000):
         new = np.zeros_like(e)
         for x, y, q in moves:
-            rows = np.minimum(np.arange(top + 1) + x, top)
-            cols = np.minimum(np.arange(top + 1) + y, top)
-            new += q * e[np.ix_(rows, cols)]
-        new = np.where(over, fixed, new)
-        done = np.abs(new - e).max() < 1e-12
+            new += q * e[np.ix_(np.minimum(idx + x, top), np.minimum(idx + y, top))]
+        new = np.where(settled, fixed, new)
+        done = np.abs(new - e).max() < 1e-13
         e = new
         if done:
-            break
-    return np.ascontiguousarray(e)
+            return np.ascontiguousarray(e)
+    raise ValueError("the match equity table did not converge")
 
 
 @functools.lru_cache(maxsize=None)
@@ -99,6 +105,8 @@ def model_tables(target: int) -> tuple[np.ndarray, ...]:
 def mixed(target: int, weights) -> np.ndarray:
     """The models' tables weighed by `weights` (hard's model_weights: normal, easy, soft)."""
     tables = model_tables(target)
+    if len(weights) != len(tables):
+        raise ValueError(f"{len(tables)} model weights expected ({', '.join(MODELS)}), got {len(weights)}")
     out = np.zeros_like(tables[0])
     for w, t in zip(weights, tables):
         out += float(w) * t

@@ -26,30 +26,34 @@ def count_hands(paths: list[str], player: str, symmetric: bool) -> dict[tuple[in
     counts: dict[tuple[int, int], int] = {}
     for path in paths:
         with open(path, encoding="utf-8") as f:
-            for n, line in enumerate(f, 1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                    names = record["players"]
-                    hands = record["hands"]
-                except (ValueError, KeyError, TypeError) as e:
-                    raise ScopaError(f"{path} line {n}: not a game record ({e})") from None
-                if len(names) != 2:
-                    raise ScopaError(f"{path} line {n}: {len(names)} players; the tables are for 2")
-                seats = [i for i, name in enumerate(names) if name == player]
-                if len(seats) != 1:
-                    raise ScopaError(f"{path} line {n}: players {names} name {player!r} "
-                                     f"{len(seats)} times, not once")
-                me = seats[0]
-                for hand in hands:
-                    key = (hand["score"][me]["total"], hand["score"][1 - me]["total"])
-                    counts[key] = counts.get(key, 0) + 1
-                    if symmetric:
-                        counts[key[::-1]] = counts.get(key[::-1], 0) + 1
+            n = 0
+            try:
+                for n, line in enumerate(f, 1):
+                    if line.strip():
+                        _count_record(json.loads(line), player, symmetric, counts)
+            except UnicodeDecodeError as e:      # read in blocks: no line to name
+                raise ScopaError(f"{path}: not a game record file: not UTF-8 text ({e})") from None
+            except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
+                raise ScopaError(f"{path} line {n + (n == 0)}: not a 2-player game record naming "
+                                 f"{player!r} once ({type(e).__name__}: {e})") from None
     if not counts:
         raise ScopaError("no hands in the records")
     return dict(sorted(counts.items()))
+
+
+def _count_record(record: dict, player: str, symmetric: bool, counts: dict) -> None:
+    names = record["players"]
+    if len(names) != 2:
+        raise ValueError(f"{len(names)} players; the tables are for 2")
+    seats = [i for i, name in enumerate(names) if name == player]
+    if len(seats) != 1:
+        raise ValueError(f"players {names} name {player!r} {len(seats)} times")
+    me = seats[0]
+    for hand in record["hands"]:
+        key = (int(hand["score"][me]["total"]), int(hand["score"][1 - me]["total"]))
+        counts[key] = counts.get(key, 0) + 1
+        if symmetric:
+            counts[key[::-1]] = counts.get(key[::-1], 0) + 1
 
 
 @errors_as_one_line(Path(__file__).name)

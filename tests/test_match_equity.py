@@ -29,6 +29,31 @@ def test_the_table_counts_out_the_race_to_the_target():
     assert t[10, 10] == pytest.approx(1.0) and t[11, 11] == pytest.approx(1.0)
 
 
+def test_a_level_score_past_the_target_is_won_by_the_next_hand_with_a_leader():
+    # P(ahead) / P(ahead or behind): 2 : 1 here, whatever the level hands in between
+    t = _equity.equity_table({(2, 0): 2, (0, 1): 1, (1, 1): 5}, 11)
+    for s in (11, 12, 30, 51):
+        assert t[s, s] == pytest.approx(2 / 3)
+    with pytest.raises(ValueError, match="every hand level"):
+        _equity.equity_table({(1, 1): 3}, 11)
+
+
+def test_outcome_reads_the_table_at_my_score_and_the_other_sides():
+    st = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    st[core.NPLAYERS] = 2
+    st[core.LINES + core.LINE_TOTAL] = 3
+    st[core.LINES + core.NLINES + core.LINE_TOTAL] = 1
+    st[core.PHASE], st[core.WINNER] = core.HAND_OVER, -1
+    st[core.SCORES], st[core.SCORES + 1] = 9, 5
+    assert _exact.outcome_any(st, _exact.linear_equity(11)) == pytest.approx(0.82 + 0.02)
+    race = _equity.equity_table({(2, 0): 1, (0, 1): 1}, 11)
+    st[core.SCORES], st[core.SCORES + 1] = 10, 9
+    assert _exact.outcome_any(st, race) == pytest.approx(0.75 + 0.02)
+    st[core.SCORES], st[core.SCORES + 1] = 9, 10
+    assert _exact.outcome_any(st, race) == pytest.approx(0.5 + 0.02)
+    assert _exact.outcome_any(st, _exact.POINTS) == 2.0
+
+
 def test_tables_between_equals_are_fair_and_every_table_is_monotone():
     even = _equity.model_tables(11)[_equity.MODELS.index("soft")]
     assert even[0, 0] == pytest.approx(0.5, abs=1e-9)
@@ -46,6 +71,8 @@ def test_mixed_weighs_the_models_tables():
     tables = _equity.model_tables(11)
     w = np.array([0.2, 0.5, 0.3])
     assert np.allclose(_equity.mixed(11, w), 0.2 * tables[0] + 0.5 * tables[1] + 0.3 * tables[2])
+    with pytest.raises(ValueError, match="3 model weights expected"):
+        _equity.mixed(11, [0.5, 0.5])
 
 
 def _last_deal(seed=3, scores=(7, 8)):
@@ -96,6 +123,34 @@ def test_the_search_uses_the_table(monkeypatch):
     assert np.allclose(values[1] - values[0], 0.5)
 
 
+def test_the_search_takes_the_table_with_this_decisions_model_weights(monkeypatch):
+    # the opponent's moves this deal change the model weights at my decision (hand_posterior):
+    # the table must be mixed with those, not with the weights before the decision
+    seen = []
+    real = _equity.mixed
+
+    def spy(target, weights):
+        seen.append(np.array(weights))
+        return real(target, weights)
+    monkeypatch.setattr(_equity, "mixed", spy)
+    h = HardAgent(infer=True, match_equity=True, worlds=8, seed=2, endgame_margin=11)
+    opponent = make_agent("easy", seed=3)
+    g = Game(Rules(), 8)
+    changed = 0
+    while g.deck_left > 0:
+        o = g.observation(g.to_move)
+        if g.to_move == 1:
+            g.play_action(opponent.act(o))
+            continue
+        before = h.model_weights.copy()
+        seen.clear()
+        g.play_action(h.act(o))
+        if seen:
+            assert np.array_equal(seen[-1], h.model_weights)
+            changed += not np.array_equal(before, h.model_weights)
+    assert changed >= 3
+
+
 def test_match_equity_options():
     with pytest.raises(ScopaError, match="match_equity is the inference's"):
         HardAgent(match_equity=True)
@@ -107,3 +162,4 @@ def test_match_equity_options():
     assert a._hard.match_equity is True
     a = make_agent("checkpoints/scopa-default.pt:search=100,match_equity=false")
     assert a._hard.match_equity is False
+    assert make_agent("checkpoints/scopa-default.pt:search=100")._hard.match_equity is False
