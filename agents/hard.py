@@ -38,9 +38,9 @@ the play with the best average outcome. Here:
 - the outcome is the hand's point difference, or, when a hand can decide the match (a score
   within `endgame_margin` of the target), the chance of winning the match from the score the hand
   leaves: guessed from the score difference alone (`_exact.linear_equity`), or with option
-  `match_equity` (needs `infer`; off by default, and in a learned agent's search) counted out from measured hand
-  scores against each of the inference's opponent models, weighed by the model weights
-  (agents/_equity.py).
+  `match_equity` (needs `infer`; off by default, and in a learned agent's search) counted out
+  from measured hand scores against each of the inference's opponent models, weighed by the
+  model weights (agents/_equity.py).
 
 Strength settings: `worlds` (fixed number of worlds per decision) or, by default, a deterministic
 budget of simulated plies (`budget`) shared between the candidates, so decisions late in the hand
