@@ -11,7 +11,6 @@ agents/_equity.py keeps (HAND_POINTS), with the hands counted and the mean margi
 """
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -19,23 +18,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._cli import errors_as_one_line, parser  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
+from scopa_env.records import read_numbered  # noqa: E402
 
 
 def count_hands(paths: list[str], player: str, symmetric: bool) -> dict[tuple[int, int], int]:
     """{(player's points, other's points): hands} over every hand of every record."""
     counts: dict[tuple[int, int], int] = {}
     for path in paths:
-        with open(path, encoding="utf-8") as f:
-            n = 0
+        # the records module reads the lines (a regular file, UTF-8, JSON objects: one ScopaError
+        # naming the file and line); the fields this count needs are checked here
+        for n, record in read_numbered(path):
             try:
-                for n, line in enumerate(f, 1):
-                    if line.strip():
-                        _count_record(json.loads(line), player, symmetric, counts)
-            except UnicodeDecodeError as e:      # read in blocks: no line to name
-                raise ScopaError(f"{path}: not a game record file: not UTF-8 text ({e})") from None
+                _count_record(record, player, symmetric, counts)
             except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
-                raise ScopaError(f"{path} line {n + (n == 0)}: not a 2-player game record naming "
-                                 f"{player!r} once ({type(e).__name__}: {e})") from None
+                raise ScopaError(f"{path}:{n}: not a 2-player game record naming {player!r} once "
+                                 f"({type(e).__name__}: {e})") from None
     if not counts:
         raise ScopaError("no hands in the records")
     return dict(sorted(counts.items()))

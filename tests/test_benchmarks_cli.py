@@ -169,11 +169,14 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
     assert r.stdout.splitlines()[1] == "{(0, 3): 1, (1, 4): 2, (3, 0): 1, (4, 1): 2}"
     one_line_error(run("hand_points.py", [str(rec), "--player", "normal"], tmp_path), "hand_points.py",
                    "name 'normal' 0 times")
-    for bad in (b"not json\n", b'{"players": ["agent", "b"], "hands": [{"score": null}]}\n',
+    rec.write_bytes(b"not json\n")
+    one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
+                   "r.jsonl:1: not a JSON record")
+    for bad in (b'{"players": ["agent", "b"], "hands": [{"score": null}]}\n',
                 b'{"players": ["agent", "b"], "hands": "xy"}\n', b'{"players": ["agent", "b"]}\n'):
         rec.write_bytes(bad)
         one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
-                       "line 1: not a 2-player game record naming 'agent' once")
+                       "r.jsonl:1: not a 2-player game record naming 'agent' once")
     rec.write_bytes(b'{"players": ["agent", "b"], "hands": []}\n\xff\xfe\n')
     one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
-                   "not UTF-8 text")
+                   "r.jsonl:2: not UTF-8 text")
