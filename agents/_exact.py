@@ -18,6 +18,9 @@ from scopa_env.core import (F_HAND_OVER, HANDS, LINE_TOTAL, LINES, NLINES, PHASE
 POINTS = np.zeros((0, 0))     # an empty equity table: a finished hand is worth its point difference
 
 
+EQUITY_SLOPE = 0.08     # linear_equity: the chance of the match a point of difference is worth
+
+
 @functools.lru_cache(maxsize=None)
 def linear_equity(target: int) -> np.ndarray:
     """The levels' guess of the chance of winning the match from the scores (mine, the best other
@@ -26,7 +29,7 @@ def linear_equity(target: int) -> np.ndarray:
     agents/_equity.py counts the chance out instead (hard option match_equity). Not to be
     written to: one table per target, shared."""
     s = np.arange(target + 41)
-    return np.ascontiguousarray(0.5 + np.minimum(0.4, np.maximum(-0.4, 0.08 * (s[:, None] - s[None, :]))))
+    return np.ascontiguousarray(0.5 + np.minimum(0.4, np.maximum(-0.4, EQUITY_SLOPE * (s[:, None] - s[None, :]))))
 
 
 @njit(cache=True)

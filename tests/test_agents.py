@@ -716,8 +716,10 @@ def test_learned_agent_solves_the_last_deal_by_default():
 
 def test_learned_agent_search_blends_the_network_with_hard_inference():
     """search=N: until the deck is empty the agent plays the best of (1 - w) * network + w * the
-    values of hard with budget N and infer on (the search alone when a hand can decide the
-    match); same seed, same moves; bad option values are one error each."""
+    values of hard with budget N and infer on; when a hand can decide the match the search's
+    values are chances of the match and the network's points enter at EQUITY_SLOPE a point, or,
+    with blend_deciding=false, the search alone chooses; same seed, same moves; bad option
+    values are one error each."""
     import copy
 
     from agents.normal import obs_scalar
@@ -726,12 +728,12 @@ def test_learned_agent_search_blends_the_network_with_hard_inference():
     twin = make_agent("checkpoints/scopa-default.pt:search=600,search_weight=0.25")
     assert a._hard.infer and a._hard.budget == 600 and a.search_weight == 0.25
     opponent = make_agent("normal")
-    blended = 0
+    blended = deciding = 0
     for seed in range(3):
         g = Game(Rules(), seed)
         for x in (a, twin, opponent):
             x.reset(seed)
-        while g.hand_no < 2 and not g.match_over:
+        while g.hand_no < 3 and not g.match_over:
             while not g.hand_over:
                 obs = g.observation(g.to_move)
                 if g.to_move == 1:
@@ -740,25 +742,36 @@ def test_learned_agent_search_blends_the_network_with_hard_inference():
                 o = obs["observation"]
                 search = copy.deepcopy(a._hard)           # the same generator state as a's search
                 search.observe(o)
+                probes = [copy.deepcopy(a) for _ in range(2)]     # the blend itself, on and off
+                probes[1].blend_deciding = False
                 legal, net = a.scores(obs)
                 action = a.act(obs)
                 assert twin.act(obs) == action
                 if obs_scalar(o, "deck_left") > 0 and len(legal) > 1:
                     _, values = search.move_values(obs)
                     endgame = max(obs_scalar(o, "my_score"), obs_scalar(o, "opp_score")) + 7 >= 11
-                    want = values if endgame else 0.75 * net + 0.25 * values
+                    want = 0.75 * (_exact.EQUITY_SLOPE * net if endgame else net) + 0.25 * values
                     assert want[list(legal).index(action)] == want.max()
+                    for probe, expected in zip(probes, (want, values if endgame else want)):
+                        probe._hard.observe(o)
+                        np.testing.assert_allclose(probe.blend(obs, net), expected, rtol=0, atol=1e-12)
                     blended += not endgame
+                    deciding += endgame
                 g.play_action(action)
             if not g.match_over:
                 g.next_hand()
-    assert blended > 20
+    assert blended > 20 and deciding > 10
+    assert not make_agent("checkpoints/scopa-default.pt:search=600,blend_deciding=false").blend_deciding
     for bad in ("search=-1", "search=true", "search=1.5", "search_weight=2", "search_weight=-0.1"):
         with pytest.raises(ScopaError, match="learned option search"):
             make_agent(f"checkpoints/scopa-default.pt:{bad}")
     for bad, words in (("easy_last_deal=true", "give search > 0 too"), ("easy_last_deal=false", "give search > 0 too"),
                        ("search=10,easy_last_deal=2", "true or false")):
         with pytest.raises(ScopaError, match=f"learned option easy_last_deal.*{words}"):
+            make_agent(f"checkpoints/scopa-default.pt:{bad}")
+    for bad, words in (("blend_deciding=true", "give search > 0 too"), ("blend_deciding=false", "give search > 0 too"),
+                       ("search=10,blend_deciding=2", "true or false")):
+        with pytest.raises(ScopaError, match=f"learned option blend_deciding.*{words}"):
             make_agent(f"checkpoints/scopa-default.pt:{bad}")
     # on by default with search (README, "Opponent modelling"); false turns it off
     assert make_agent("checkpoints/scopa-default.pt:search=10")._hard.easy_last_deal
