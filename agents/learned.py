@@ -41,7 +41,7 @@ With search the last deal is the hard level's too; option `easy_last_deal` (on w
 `easy_last_deal=false` turns it off) passes on the hard option: against an opponent the
 inference takes for easy, the mean outcome under easy's play rather than minimax's worst case
 (README, "Opponent modelling": 88.4% -> 90.8% of matches against easy; against hard, pooled
-over two runs of 2,000 matches, 50.9% -> 51.0%).
+over two runs of 2,000 matches, 50.9% -> 51.0%; both measured before blend_deciding).
 Option `match_equity` passes on the hard option of that name (needs search; default
 MATCH_EQUITY below): once a hand can decide the match, the chance of winning it from a score is
 counted out from measured hand scores against each of the inference's opponent models, weighed

@@ -762,6 +762,7 @@ def test_learned_agent_search_blends_the_network_with_hard_inference():
                 g.next_hand()
     assert blended > 20 and deciding > 10
     assert not make_agent("checkpoints/scopa-default.pt:search=600,blend_deciding=false").blend_deciding
+    assert make_agent("checkpoints/scopa-default.pt:search=600,blend_deciding=true").blend_deciding
     for bad in ("search=-1", "search=true", "search=1.5", "search_weight=2", "search_weight=-0.1"):
         with pytest.raises(ScopaError, match="learned option search"):
             make_agent(f"checkpoints/scopa-default.pt:{bad}")
