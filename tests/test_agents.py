@@ -742,8 +742,9 @@ def test_learned_agent_search_blends_the_network_with_hard_inference():
                 o = obs["observation"]
                 search = copy.deepcopy(a._hard)           # the same generator state as a's search
                 search.observe(o)
-                probes = [copy.deepcopy(a) for _ in range(2)]     # the blend itself, on and off
-                probes[1].blend_deciding = False
+                probes = [copy.copy(a) for _ in range(2)]         # the blend itself, on and off
+                for probe, on in zip(probes, (True, False)):
+                    probe._hard, probe.blend_deciding = copy.deepcopy(a._hard), on
                 legal, net = a.scores(obs)
                 action = a.act(obs)
                 assert twin.act(obs) == action
