@@ -132,23 +132,12 @@ class LearnedAgent(Agent):
                              f"search's; checkpoint {str(path)!r} is a {ckpt['algo']} policy, whose "
                              f"move scores are logits, not points: use search=0 or a dmc checkpoint")
         self.search, self.search_weight = search, search_weight
-        # on with search unless turned off (README, "Opponent modelling": the rule fixed before
-        # measuring it against hard made it the default, pooled 2,041 of 4,000 against 2,038)
-        given = easy_last_deal is not None
-        easy_last_deal = flag_option("learned", "easy_last_deal", easy_last_deal) if given else bool(search)
-        if given and not search:      # false as well: an option that does nothing is refused
-            raise ScopaError("learned option easy_last_deal is the search's: give search > 0 too")
-        given = match_equity is not None
-        match_equity = flag_option("learned", "match_equity", match_equity) if given else MATCH_EQUITY and bool(search)
-        if given and not search:
-            raise ScopaError("learned option match_equity is the search's: give search > 0 too")
-        # on with search unless turned off (README, "Blending in deciding hands": the rule fixed
-        # before measuring it made it the default)
-        given = blend_deciding is not None
-        self.blend_deciding = (flag_option("learned", "blend_deciding", blend_deciding) if given
-                               else BLEND_DECIDING and bool(search))
-        if given and not search:
-            raise ScopaError("learned option blend_deciding is the search's: give search > 0 too")
+        # easy_last_deal and blend_deciding are on with search unless turned off: the rules fixed
+        # before measuring them made them the defaults (README, "Opponent modelling": pooled 2,041
+        # of 4,000 against 2,038 against hard; "Blending in deciding hands")
+        easy_last_deal = _search_flag("easy_last_deal", easy_last_deal, True, search)
+        match_equity = _search_flag("match_equity", match_equity, MATCH_EQUITY, search)
+        self.blend_deciding = _search_flag("blend_deciding", blend_deciding, BLEND_DECIDING, search)
         self._hard = None
         if search:
             from .hard import HardAgent
@@ -256,6 +245,17 @@ class LearnedAgent(Agent):
                 return values
             scores = EQUITY_SLOPE * scores
         return (1.0 - self.search_weight) * scores + self.search_weight * values
+
+
+def _search_flag(name: str, value, default: bool, search: int) -> bool:
+    """A flag option of the search's: `default` with search, unless given; given without search
+    (false as well) it is an error, since an option that does nothing is refused."""
+    if value is None:
+        return default and bool(search)
+    value = flag_option("learned", name, value)
+    if not search:
+        raise ScopaError(f"learned option {name} is the search's: give search > 0 too")
+    return value
 
 
 def _search_seed(seed: int) -> int:
