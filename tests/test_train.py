@@ -1672,8 +1672,9 @@ def _next_second() -> None:
     of their names, events.out.tfevents.<whole seconds>.<host>.<pid>.<writer count in the process>:
     two writers of one test process in the same second sort by that count as text, '10' before
     '9', so a pytest worker that had made ten writers read a resume's events before the run's
-    own and the purge looked undone (seen once, in a fresh-clone .ci/run). A resume by a person comes from a new
-    process seconds later at least; here the writers come within a second of each other."""
+    own and the purge looked undone (seen once, in a fresh-clone .ci/run). A resume by a person
+    comes from a new process seconds later at least; here the writers come within a second of
+    each other."""
     import time
     now = int(time.time())
     while int(time.time()) == now:
