@@ -1,6 +1,6 @@
 """Match equity: the chance of winning a classic 2-player match from its score, for the search's
 endgame (hard option `match_equity`; a learned agent's search option of that name; off by
-default in both, README "Match equity").
+default in both, docs/experiments.md, "Match equity").
 
 When a hand can decide the match, the search values a finished hand by the chance of winning the
 match from the score it leaves. The hard level guesses that chance from the score difference alone

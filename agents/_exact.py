@@ -171,7 +171,7 @@ def expectimax_easy(root, equity, states, bufs, nodes, cap):
     """Value for seat 0 (2 players) of the rest of a hand with no hidden card when the other seat
     plays like the easy level: a capture chosen uniformly at random whenever it has one, else a
     card laid at random; seat 0 maximises outcome_any. The mean over easy's choices instead of
-    minimax_any's worst one: against easy the paranoid value gives away points (README, "Opponent
+    minimax_any's worst one: against easy the paranoid value gives away points (docs/experiments.md, "Opponent
     modelling"). Iterative like minimax_any; at most states.shape[0] - 1 plies left. No pruning
     (a mean needs every branch): nodes[0] counts the moves it plays, and with cap > 0 it gives up
     (NaN) past cap, as minimax_any does."""

@@ -22,7 +22,7 @@ the play with the best average outcome. Here:
   mixture, the rest of the unseen cards making the deck. Against the normal level the normal
   model takes all the weight and the worlds hold only the hands that explain its play (the true
   one always does); against easy the easy model takes it in most matches, against hard the soft
-  one. Measured in README ("Opponent modelling"): about +0.17 points per hand against normal, no
+  one. Measured in docs/experiments.md ("Opponent modelling"): about +0.17 points per hand against normal, no
   change against easy, about +2 points of match win rate against hard (the soft model). Without
   the soft model a player like hard (or a person) is explained by neither level, and the weights
   then lean on whichever model its luckiest moves fit;
@@ -30,10 +30,10 @@ the play with the best average outcome. Here:
   kernel for both sides (agents/_scoring.py, in the rollouts of agents/_rollout.py, compiled);
 - in the last deal (empty deck) the opponent's hand is exactly the unseen cards, so the deal is
   solved exactly instead (alpha-beta, `_rollout.last_deal_values`); with `infer` and option
-  `easy_last_deal` (off by default: measured, it cost a little against hard, README), once the
+  `easy_last_deal` (off by default: measured, it cost a little against hard, docs/experiments.md), once the
   inference takes the opponent for easy (its model weight >= 0.5) the deal is played for the
   mean outcome over easy's random captures instead of the worst case (expectimax,
-  `_rollout.last_deal_values_easy`): minimax assumes a best reply easy does not make (README,
+  `_rollout.last_deal_values_easy`): minimax assumes a best reply easy does not make (docs/experiments.md,
   "Opponent modelling");
 - the outcome is the hand's point difference, or, when a hand can decide the match (a score
   within `endgame_margin` of the target), the chance of winning the match from the score the hand

@@ -35,20 +35,20 @@ worth by the levels' guess, 0.08 a point (`_exact.EQUITY_SLOPE`; also with `matc
 counted chance has no one slope). Option `blend_deciding` (on with search;
 `blend_deciding=false` lets the search alone choose in those hands, as before 2026-12-03):
 measured under a rule fixed beforehand, it won more matches than the search alone on 2,000
-matches against each level (README, "Blending in deciding hands"). The search's
+matches against each level (docs/experiments.md, "Blending in deciding hands"). The search's
 generator is seeded from the agent's seed: same observations after the same reset, same moves.
 With search the last deal is the hard level's too; option `easy_last_deal` (on with search,
 `easy_last_deal=false` turns it off) passes on the hard option: against an opponent the
 inference takes for easy, the mean outcome under easy's play rather than minimax's worst case
-(README, "Opponent modelling": 88.4% -> 90.8% of matches against easy; against hard, pooled
+(docs/experiments.md, "Opponent modelling": 88.4% -> 90.8% of matches against easy; against hard, pooled
 over two runs of 2,000 matches, 50.9% -> 51.0%; both measured before blend_deciding).
 Option `match_equity` passes on the hard option of that name (needs search; default
 MATCH_EQUITY below): once a hand can decide the match, the chance of winning it from a score is
 counted out from measured hand scores against each of the inference's opponent models, weighed
 by the model weights (agents/_equity.py), instead of the levels' guess from the score difference
-(README, "Match equity").
+(docs/experiments.md, "Match equity").
 A decision costs a few milliseconds (median 3.7 ms on this 2-core machine against hard's 2.7 ms).
-Off by default: training evaluates with the network alone. Measured in README ("Opponent modelling").
+Off by default: training evaluates with the network alone. Measured in docs/experiments.md ("Opponent modelling").
 """
 from __future__ import annotations
 
@@ -133,7 +133,7 @@ class LearnedAgent(Agent):
                              f"move scores are logits, not points: use search=0 or a dmc checkpoint")
         self.search, self.search_weight = search, search_weight
         # easy_last_deal and blend_deciding are on with search unless turned off: the rules fixed
-        # before measuring them made them the defaults (README, "Opponent modelling": pooled 2,041
+        # before measuring them made them the defaults (docs/experiments.md, "Opponent modelling": pooled 2,041
         # of 4,000 against 2,038 against hard; "Blending in deciding hands")
         easy_last_deal = _search_flag("easy_last_deal", easy_last_deal, True, search)
         match_equity = _search_flag("match_equity", match_equity, MATCH_EQUITY, search)

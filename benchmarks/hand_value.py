@@ -12,7 +12,7 @@ sixth is solved exactly by both, nothing being hidden then) and lets it infer li
 the rest: where in the hand the hidden cards cost most. It prints both lines and their
 difference per deal. The told search is
 not an agent: it reads the game, which no agent may (agents/base.py), so it lives here, as a
-measure of how much of the gap to a target is hidden information rather than play. The README
+measure of how much of the gap to a target is hidden information rather than play. docs/experiments.md
 ("How far the targets are") quotes what it printed.
 """
 from __future__ import annotations

@@ -775,7 +775,7 @@ def test_learned_agent_search_blends_the_network_with_hard_inference():
                        ("search=10,blend_deciding=2", "true or false")):
         with pytest.raises(ScopaError, match=f"learned option blend_deciding.*{words}"):
             make_agent(f"checkpoints/scopa-default.pt:{bad}")
-    # on by default with search (README, "Opponent modelling"); false turns it off
+    # on by default with search (docs/experiments.md, "Opponent modelling"); false turns it off
     assert make_agent("checkpoints/scopa-default.pt:search=10")._hard.easy_last_deal
     assert make_agent("checkpoints/scopa-default.pt:search=10,easy_last_deal=true")._hard.easy_last_deal
     assert not make_agent("checkpoints/scopa-default.pt:search=10,easy_last_deal=false")._hard.easy_last_deal
