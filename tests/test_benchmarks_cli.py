@@ -59,6 +59,9 @@ CASES = [
     ("hand_value.py", ["--told-deals", "6"], "--told-deals"),
     ("hand_points.py", ["no-such.jsonl", "--player", "a"], "no-such.jsonl"),
     ("hand_points.py", ["x.jsonl"], "the following arguments are required: --player"),
+    ("paired.py", ["no-such.jsonl", "x.jsonl"], "no-such.jsonl"),
+    ("paired.py", ["a.jsonl"], "the following arguments are required: b"),
+    ("paired.py", ["a.jsonl", "b.jsonl", "--players", "x"], "argument --players: expected 2 arguments"),
     ("max_moves.py", ["--hands", "0"], "argument --hands"),
     ("max_moves.py", ["--seeds", "-1"], "argument --seeds"),
     ("max_moves.py", ["--rules", "classic", "foo"], "unknown rules preset 'foo'"),
@@ -180,3 +183,57 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
     rec.write_bytes(b'{"players": ["agent", "b"], "hands": []}\n\xff\xfe\n')
     one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
                    "r.jsonl:2: not UTF-8 text")
+
+
+def _records(path, agent, rows, opponent="easy"):
+    """rows: (match seed, the agent's seat, whether it won), as evaluate.py --record writes them."""
+    import json
+    lines = []
+    for seed, seat, won in rows:
+        players = [agent, opponent] if seat == 0 else [opponent, agent]
+        lines.append(json.dumps({"seed": seed, "players": players, "winner": seat if won else 1 - seat,
+                                 "hands": []}))
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    seats = [(11, 0), (11, 1), (12, 0), (12, 1), (13, 0), (13, 1)]
+    _records(a, "agent:x=1", [(s, t, w) for (s, t), w in zip(seats, [1, 1, 0, 1, 0, 0])])
+    _records(b, "agent:x=2", [(s, t, w) for (s, t), w in zip(seats, [1, 1, 1, 1, 1, 1])])
+    r = run("paired.py", [str(a), str(b)], tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.splitlines()
+    assert out[0] == f"A {a}: agent:x=1 won 3 of 6 matches against easy (50.0%)"
+    assert out[1] == f"B {b}: agent:x=2 won 6 of 6 matches against easy (100.0%)"
+    # per deal (2 matches): differences 0, 1/2, 1: mean 1/2, sd 1/2, t(2) = 4.3027: 50 +- 124.21
+    assert out[2] == ("B - A: +50.00 points of match win rate, 95% CI [-74.21, +174.21] (Student t "
+                      "over 3 deals); 3 matches ended differently")
+    # the agents named: the opponent's name as either file's agent is refused
+    r = run("paired.py", [str(a), str(b), "--players", "agent:x=1", "agent:x=2"], tmp_path)
+    assert r.stdout.splitlines() == out
+    one_line_error(run("paired.py", [str(a), str(b), "--players", "agent", "agent:x=2"], tmp_path),
+                   "paired.py", "a.jsonl:1: not a finished 2-player match record naming 'agent' once")
+    # other deals: another seed, another seat, fewer matches, another opponent
+    _records(b, "agent:x=2", [(s + (i == 4), t, 1) for i, (s, t) in enumerate(seats)])
+    one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
+                   "b.jsonl:5 is not the deal of")
+    _records(b, "agent:x=2", [(s, 1 - t, 1) for s, t in seats])
+    one_line_error(run("paired.py", [str(a), str(b), "--players", "agent:x=1", "agent:x=2"], tmp_path),
+                   "paired.py", "b.jsonl:1 is not the deal of")
+    # unnamed, b's agent is the first player of its first record: here easy, whose opponent differs
+    one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
+                   "b.jsonl:1 against 'agent:x=2': compare runs against the same opponent")
+    _records(b, "agent:x=2", [(s, t, 1) for s, t in seats[:4]])
+    one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
+                   "holds 6 matches")
+    _records(b, "agent:x=2", [(s, t, 1) for s, t in seats], opponent="normal")
+    one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
+                   "against 'easy'")
+    for bad in (b'{"seed": 1, "players": ["a", "b"]}\n', b'{"seed": "1", "players": ["a", "b"], "winner": 0}\n',
+                b'{"seed": 1, "players": ["a"], "winner": 0}\n', b'{"seed": 1, "players": ["a", "b"], "winner": 2}\n'):
+        b.write_bytes(bad)
+        one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
+                       "b.jsonl:1: not a finished 2-player match record")
+    b.write_bytes(b"\n")
+    one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py", "b.jsonl: no records")

@@ -1,0 +1,116 @@
+"""Two evaluation runs on the same deals, compared match by match: the difference in match wins.
+
+    python evaluate.py --agent checkpoints/scopa-default.pt:search=9000 --opponent easy \
+        --matches 640 --workers 2 --record a.jsonl
+    python evaluate.py --agent checkpoints/scopa-default.pt:search=27000 --opponent easy \
+        --matches 640 --workers 2 --record b.jsonl
+    python benchmarks/paired.py a.jsonl b.jsonl
+
+evaluate.py with the same --seed, --matches and opponent plays the same deals in the same order,
+each once with the agent in either seat; two agents that play alike win the same matches. So the
+difference between two agents is measured far more finely match by match than by comparing the
+two win rates and their intervals (docs/experiments.md uses it for every change tried).
+
+Reads two files of game records (README "Game records"; 2-player matches) written by
+`evaluate.py --record`. Each file's agent is the first player of its first record (evaluate.py
+seats it first), or `--players A B` names the two; the other player of every record is the
+opponent, and it must be the same in both files. The two files must hold the same deals: the
+same match seeds in the same order, the agent in the same seat each time (else one error naming
+the first record that differs).
+
+Prints each run's wins, and B's wins minus A's in points of match win rate with a 95% interval:
+the unit is the deal (the matches of one seed, which share their cards), Student's t over deals
+(agents/stats.py `mean_ci`); and how many matches ended differently.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents.stats import mean_ci  # noqa: E402
+from benchmarks._cli import errors_as_one_line, parser  # noqa: E402
+from scopa_env.errors import ScopaError  # noqa: E402
+from scopa_env.records import read_numbered  # noqa: E402
+
+
+def load(path: str, player: str | None) -> tuple[str, list[tuple[int, int, int, str, int]]]:
+    """The agent's name, and per record (match seed, its seat, 1 if it won else 0, the
+    opponent's name, the line)."""
+    rows = []
+    for n, record in read_numbered(path):
+        try:
+            names = record["players"]
+            if not isinstance(names, list) or len(names) != 2 or not all(isinstance(x, str) for x in names):
+                raise ValueError(f"players {names!r}: two names")
+            if player is None:
+                player = names[0]
+            seats = [i for i, name in enumerate(names) if name == player]
+            if len(seats) != 1:
+                raise ValueError(f"players {names} name {player!r} {len(seats)} times")
+            seat, seed, winner = seats[0], record["seed"], record["winner"]
+            if isinstance(seed, bool) or not isinstance(seed, int):
+                raise ValueError(f"seed {seed!r}")
+            if winner not in (0, 1) or isinstance(winner, bool):
+                raise ValueError(f"winner {winner!r}")
+        except (ValueError, KeyError, TypeError) as e:
+            what = f"naming {player!r} once" if player is not None else ""
+            raise ScopaError(f"{path}:{n}: not a finished 2-player match record {what} "
+                             f"({type(e).__name__}: {e})".replace("  (", " (")) from None
+        rows.append((seed, seat, int(winner == seat), names[1 - seat], n))
+    if not rows:
+        raise ScopaError(f"{path}: no records")
+    return player, rows
+
+
+def compare(path_a: str, path_b: str, players: list[str] | None = None) -> dict:
+    """Wins of each run and the paired difference (module text)."""
+    name_a, a = load(path_a, players[0] if players else None)
+    name_b, b = load(path_b, players[1] if players else None)
+    if len(a) != len(b):
+        raise ScopaError(f"{path_a} holds {len(a)} matches, {path_b} {len(b)}: not the same deals "
+                         f"(the same --seed, --matches and opponent)")
+    deals: list[list[int]] = []
+    last_seed = None
+    for (seed, seat, win_a, opp_a, line_a), (seed_b, seat_b, win_b, opp_b, line_b) in zip(a, b):
+        if (seed, seat) != (seed_b, seat_b):
+            raise ScopaError(f"{path_b}:{line_b} is not the deal of {path_a}:{line_a} (match seed "
+                             f"{seed_b} seat {seat_b}, against seed {seed} seat {seat}): compare "
+                             f"runs made with the same --seed, --matches and opponent")
+        if opp_a != opp_b:
+            raise ScopaError(f"{path_a}:{line_a} is against {opp_a!r}, {path_b}:{line_b} against "
+                             f"{opp_b!r}: compare runs against the same opponent")
+        if seed != last_seed:
+            deals.append([])
+            last_seed = seed
+        deals[-1].append(win_b - win_a)
+    mean, (lo, hi) = mean_ci([sum(d) / len(d) for d in deals])
+    return {"a": (name_a, sum(r[2] for r in a)), "b": (name_b, sum(r[2] for r in b)),
+            "matches": len(a), "deals": len(deals), "opponent": a[0][3],
+            "differ": sum(1 for d in deals for x in d if x), "diff": mean, "ci": (lo, hi)}
+
+
+@errors_as_one_line(Path(__file__).name)
+def main(argv=None) -> int:
+    p = parser(__file__, __doc__.splitlines()[0])
+    p.add_argument("a", help="game records of run A (JSON Lines, evaluate.py --record)")
+    p.add_argument("b", help="game records of run B, on the same deals")
+    p.add_argument("--players", nargs=2, metavar=("A", "B"),
+                   help="the agent's name in each file (default: the first player of its first record)")
+    args = p.parse_args(argv)
+    r = compare(args.a, args.b, args.players)
+    n = r["matches"]
+    for label, path in (("a", args.a), ("b", args.b)):
+        name, wins = r[label]
+        print(f"{label.upper()} {path}: {name} won {wins:,} of {n:,} matches against {r['opponent']} "
+              f"({100 * wins / n:.1f}%)")
+    lo, hi = r["ci"]
+    print(f"B - A: {100 * r['diff']:+.2f} points of match win rate, 95% CI [{100 * lo:+.2f}, "
+          f"{100 * hi:+.2f}] (Student t over {r['deals']:,} deals); {r['differ']:,} matches ended "
+          f"differently")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
