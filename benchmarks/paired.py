@@ -9,14 +9,16 @@
 evaluate.py with the same --seed, --matches and opponent plays the same deals in the same order,
 each once with the agent in either seat; two agents that play alike win the same matches. So the
 difference between two agents is measured far more finely match by match than by comparing the
-two win rates and their intervals (docs/experiments.md uses it for every change tried).
+two win rates and their intervals (docs/experiments.md's paired differences since 2026-12-03).
 
 Reads two files of game records (README "Game records"; 2-player matches) written by
-`evaluate.py --record`. Each file's agent is the first player of its first record (evaluate.py
-seats it first), or `--players A B` names the two; the other player of every record is the
-opponent, and it must be the same in both files. The two files must hold the same deals: the
-same match seeds in the same order, the agent in the same seat each time (else one error naming
-the first record that differs).
+`evaluate.py --record`, one opponent each (evaluate.py writes the matches of all its opponents
+into one file: run it once per opponent). Each file's agent is the first player of its first
+record (evaluate.py seats it first), or `--players A B` names the two; the other player of every
+record is the opponent. The two files must hold the same deals under the same rules, against
+the same opponent: the same match seeds in the same order, the agent in the same seat each time
+(else one error naming the first record that differs; files that agree as far as the shorter
+goes are one error giving both counts).
 
 Prints each run's wins, and B's wins minus A's in points of match win rate with a 95% interval:
 the unit is the deal (the matches of one seed, which share their cards), Student's t over deals
@@ -35,10 +37,11 @@ from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.records import read_numbered  # noqa: E402
 
 
-def load(path: str, player: str | None) -> tuple[str, list[tuple[int, int, int, str, int]]]:
-    """The agent's name, and per record (match seed, its seat, 1 if it won else 0, the
-    opponent's name, the line)."""
+def load(path: str, player: str | None) -> tuple[str, dict, list[tuple[int, int, int, str, int]]]:
+    """The agent's name, the rules, and per record (match seed, its seat, 1 if it won else 0,
+    the opponent's name, the line); one opponent and one rules set in the file."""
     rows = []
+    rules = None
     for n, record in read_numbered(path):
         try:
             names = record["players"]
@@ -49,28 +52,39 @@ def load(path: str, player: str | None) -> tuple[str, list[tuple[int, int, int, 
             seats = [i for i, name in enumerate(names) if name == player]
             if len(seats) != 1:
                 raise ValueError(f"players {names} name {player!r} {len(seats)} times")
-            seat, seed, winner = seats[0], record["seed"], record["winner"]
-            if isinstance(seed, bool) or not isinstance(seed, int):
+            seat, seed, winner, these = seats[0], record["seed"], record["winner"], record["rules"]
+            if type(seed) is not int:
                 raise ValueError(f"seed {seed!r}")
-            if winner not in (0, 1) or isinstance(winner, bool):
+            if type(winner) is not int or winner not in (0, 1):
                 raise ValueError(f"winner {winner!r}")
+            if not isinstance(these, dict):
+                raise ValueError(f"rules {these!r}")
         except (ValueError, KeyError, TypeError) as e:
             what = f"naming {player!r} once" if player is not None else ""
             raise ScopaError(f"{path}:{n}: not a finished 2-player match record {what} "
                              f"({type(e).__name__}: {e})".replace("  (", " (")) from None
-        rows.append((seed, seat, int(winner == seat), names[1 - seat], n))
+        opponent = names[1 - seat]
+        if rows and opponent != rows[0][3]:
+            raise ScopaError(f"{path}:{n}: against {opponent!r}, the file's first record against "
+                             f"{rows[0][3]!r}: one opponent per file (evaluate.py --record once per "
+                             f"opponent)")
+        if rules is None:
+            rules = these
+        elif these != rules:
+            raise ScopaError(f"{path}:{n}: other rules than the file's first record")
+        rows.append((seed, seat, int(winner == seat), opponent, n))
     if not rows:
         raise ScopaError(f"{path}: no records")
-    return player, rows
+    return player, rules, rows
 
 
 def compare(path_a: str, path_b: str, players: list[str] | None = None) -> dict:
     """Wins of each run and the paired difference (module text)."""
-    name_a, a = load(path_a, players[0] if players else None)
-    name_b, b = load(path_b, players[1] if players else None)
-    if len(a) != len(b):
-        raise ScopaError(f"{path_a} holds {len(a)} matches, {path_b} {len(b)}: not the same deals "
-                         f"(the same --seed, --matches and opponent)")
+    name_a, rules_a, a = load(path_a, players[0] if players else None)
+    name_b, rules_b, b = load(path_b, players[1] if players else None)
+    if rules_a != rules_b:
+        raise ScopaError(f"{path_b}:{b[0][4]} was played under other rules than {path_a}:{a[0][4]}: "
+                         f"compare runs under the same rules")
     deals: list[list[int]] = []
     last_seed = None
     for (seed, seat, win_a, opp_a, line_a), (seed_b, seat_b, win_b, opp_b, line_b) in zip(a, b):
@@ -85,6 +99,9 @@ def compare(path_a: str, path_b: str, players: list[str] | None = None) -> dict:
             deals.append([])
             last_seed = seed
         deals[-1].append(win_b - win_a)
+    if len(a) != len(b):
+        raise ScopaError(f"{path_a} holds {len(a)} matches, {path_b} {len(b)} (the same deals as "
+                         f"far as the shorter goes): compare runs of the same --matches")
     mean, (lo, hi) = mean_ci([sum(d) / len(d) for d in deals])
     return {"a": (name_a, sum(r[2] for r in a)), "b": (name_b, sum(r[2] for r in b)),
             "matches": len(a), "deals": len(deals), "opponent": a[0][3],

@@ -185,14 +185,14 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
                    "r.jsonl:2: not UTF-8 text")
 
 
-def _records(path, agent, rows, opponent="easy"):
+def _records(path, agent, rows, opponent="easy", target=11):
     """rows: (match seed, the agent's seat, whether it won), as evaluate.py --record writes them."""
     import json
     lines = []
     for seed, seat, won in rows:
         players = [agent, opponent] if seat == 0 else [opponent, agent]
-        lines.append(json.dumps({"seed": seed, "players": players, "winner": seat if won else 1 - seat,
-                                 "hands": []}))
+        lines.append(json.dumps({"rules": {"napola": False, "target": target}, "seed": seed,
+                                 "players": players, "winner": seat if won else 1 - seat, "hands": []}))
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -226,12 +226,34 @@ def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
                    "b.jsonl:1 against 'agent:x=2': compare runs against the same opponent")
     _records(b, "agent:x=2", [(s, t, 1) for s, t in seats[:4]])
     one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
-                   "holds 6 matches")
+                   "a.jsonl holds 6 matches, " + str(b) + " 4 (the same deals as far as the shorter goes)")
+    _records(b, "agent:x=2", [(s + (i == 1), t, 1) for i, (s, t) in enumerate(seats[:4])])
+    one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py", "b.jsonl:2 is not the deal of")
+    _records(b, "agent:x=2", [(s, t, 1) for s, t in seats], target=21)
+    one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
+                   "b.jsonl:1 was played under other rules than")
+    _records(b, "agent:x=2", [(s, t, 1) for s, t in seats[:2]])
+    _records(tmp_path / "c.jsonl", "agent:x=2", [(s, t, 1) for s, t in seats[2:]], target=21)
+    b.write_text(b.read_text() + (tmp_path / "c.jsonl").read_text())
+    one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
+                   "b.jsonl:3: other rules than the file's first record")
+    _records(b, "agent:x=2", [(s, t, 1) for s, t in seats[:2]])
+    _records(tmp_path / "c.jsonl", "agent:x=2", [(s, t, 1) for s, t in seats[2:]], opponent="normal")
+    b.write_text(b.read_text() + (tmp_path / "c.jsonl").read_text())
+    one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
+                   "b.jsonl:3: against 'normal', the file's first record against 'easy': one opponent per file")
     _records(b, "agent:x=2", [(s, t, 1) for s, t in seats], opponent="normal")
     one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
                    "against 'easy'")
-    for bad in (b'{"seed": 1, "players": ["a", "b"]}\n', b'{"seed": "1", "players": ["a", "b"], "winner": 0}\n',
-                b'{"seed": 1, "players": ["a"], "winner": 0}\n', b'{"seed": 1, "players": ["a", "b"], "winner": 2}\n'):
+    rules = b'"rules": {"target": 11}, '
+    for bad in (b'{"seed": 1, "players": ["a", "b"]}\n', b'{"seed": 1, "players": ["a", "b"], "winner": 0}\n',
+                b'{%s"seed": "1", "players": ["a", "b"], "winner": 0}\n' % rules,
+                b'{%s"seed": true, "players": ["a", "b"], "winner": 0}\n' % rules,
+                b'{%s"seed": 1, "players": ["a"], "winner": 0}\n' % rules,
+                b'{%s"seed": 1, "players": ["a", "b"], "winner": 2}\n' % rules,
+                b'{%s"seed": 1, "players": ["a", "b"], "winner": false}\n' % rules,
+                b'{%s"seed": 1, "players": ["a", "b"], "winner": 1.0}\n' % rules,
+                b'{"rules": 11, "seed": 1, "players": ["a", "b"], "winner": 0}\n'):
         b.write_bytes(bad)
         one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
                        "b.jsonl:1: not a finished 2-player match record")
