@@ -1,13 +1,15 @@
 """What the opponent's hidden hand is worth: the same search with and without being told it.
 
     python benchmarks/hand_value.py [--opponent easy] [--matches 300] [--seed 11] [--budget 9000]
-        [--workers 2] [--told-deals 1,2,3,4,5]
+        [--workers 2] [--told-deals 1,2,3,4,5] [--agent hard | checkpoints/scopa-default.pt]
 
 Plays the same duplicate deals (seats swapped, the deal and agent seeds evaluate.py uses) twice:
 once with `hard:infer=true` (the search of the shipped agent's `search` option: it sees what a
 player sees and infers the opponent's hand from its moves), once with the same search told the
 opponent's true hand at every decision (the worlds still deal the deck at random; nothing else
-changes, same seeds). `--told-deals` tells it only in those deals of each hand (1 to 5; the
+changes, same seeds). `--agent PATH.pt` measures a learned agent with search instead (a DMC
+checkpoint as `PATH.pt:search=BUDGET`, the shipped agent's form with the default budget): the
+same agent twice, the second with its search told the hand. `--told-deals` tells it only in those deals of each hand (1 to 5; the
 sixth is solved exactly by both, nothing being hidden then) and lets it infer like the other in
 the rest: where in the hand the hidden cards cost most. It prints both lines and their
 difference per deal. The told search is
@@ -63,10 +65,12 @@ def play(agent, opponent, rules: Rules, seed: int, seat: int, told_deals=frozens
     seeds = [agent_seed(seed, OPPONENT)] * 2
     seeds[seat] = agent_seed(seed, AGENT)
 
+    told = _told_search(agent)
+
     def tell(g, p):
-        if p == seat and isinstance(agent, ToldHard):
+        if p == seat and told is not None:
             deal = DEALS - g.deck_left // (2 * rules.hand_cards)
-            agent.told = sum(1 << c for c in g.hand(1 - p)) if deal in told_deals else None
+            told.told = sum(1 << c for c in g.hand(1 - p)) if deal in told_deals else None
 
     return play_match(seats, rules, seed, seeds, agent_seat=seat, before_move=tell)
 
@@ -74,12 +78,32 @@ def play(agent, opponent, rules: Rules, seed: int, seat: int, told_deals=frozens
 _JOB: dict = {}
 
 
-def _init(opponent: str, budget: int, seed: int, told_deals: frozenset) -> None:
+def agents(agent: str, rules: Rules, seed: int, budget: int) -> list:
+    """[the agent that sees what a player sees, the same told the hand]: hard:infer=true, or a
+    DMC checkpoint's learned agent with search=budget whose search (its hard level) is told."""
+    if agent == "hard":
+        return [HardAgent(rules, seed, budget=budget, infer=True), ToldHard(rules, seed, budget=budget, infer=True)]
+    from agents.learned import LearnedAgent
+    fair, told = (LearnedAgent(rules, seed, path=agent, search=budget) for _ in range(2))
+    # the told agent's search is the same hard level (the options the agent gave it), told: the
+    # agent's reset seeds it as it seeds the fair one's
+    own = told._hard
+    told._hard = ToldHard(rules, seed, budget=budget, infer=True, easy_last_deal=own.easy_last_deal,
+                          match_equity=own.match_equity)
+    return [fair, told]
+
+
+def _told_search(agent):
+    """The ToldHard that decides for `agent`, or None."""
+    search = getattr(agent, "_hard", agent)
+    return search if isinstance(search, ToldHard) else None
+
+
+def _init(agent: str, opponent: str, budget: int, seed: int, told_deals: frozenset) -> None:
     rules = Rules()
     _JOB.update(rules=rules, seed=seed, told_deals=told_deals,
                 opponent=make_agent(opponent, rules, offset_seed(seed, 1)),
-                agents=[HardAgent(rules, seed, budget=budget, infer=True),
-                        ToldHard(rules, seed, budget=budget, infer=True)])
+                agents=agents(agent, rules, seed, budget))
 
 
 def _deal(index: int) -> list[list[MatchResult]]:
@@ -100,6 +124,9 @@ def main(argv=None) -> int:
     p.add_argument("--workers", type=positive_int, default=2)
     p.add_argument("--told-deals", default="1,2,3,4,5",
                    help="the deals of each hand (1-5) in which the told search is told the hand")
+    p.add_argument("--agent", default="hard",
+                   help="hard (hard:infer=true, the default) or a DMC checkpoint PATH.pt, played as "
+                        "PATH.pt:search=BUDGET")
     args = p.parse_args(argv)
     rules = Rules()
     try:                                           # a bad spec or count is one line before any work
@@ -108,16 +135,16 @@ def main(argv=None) -> int:
             raise ScopaError(f"--matches needs at least 4 (two deals) for its intervals, got "
                              f"{args.matches}")
         make_agent(args.opponent, rules, 0)
-        HardAgent(rules, 0, budget=args.budget, infer=True)
+        agents(args.agent, rules, 0, args.budget)
         told_deals = parse_deals(args.told_deals)
     except ScopaError as e:
         p.error(str(e))
     start = time.perf_counter()
     if args.workers <= 1:
-        _init(args.opponent, args.budget, args.seed, told_deals)
+        _init(args.agent, args.opponent, args.budget, args.seed, told_deals)
         deals = [_deal(i) for i in range(pairs)]
     else:
-        with mp.get_context("spawn").Pool(args.workers, _init, (args.opponent, args.budget, args.seed, told_deals)) as pool:
+        with mp.get_context("spawn").Pool(args.workers, _init, (args.agent, args.opponent, args.budget, args.seed, told_deals)) as pool:
             deals = pool.map(_deal, range(pairs), chunksize=max(1, pairs // (4 * args.workers)))
     fair = [r for d in deals for r in d[0]]
     told = [r for d in deals for r in d[1]]
@@ -125,11 +152,12 @@ def main(argv=None) -> int:
           f"seed {args.seed}, budget {args.budget} plies, {time.perf_counter() - start:.0f} s"
           + ("" if len(told_deals) == DEALS - 1 else
              f"; told in deals {','.join(map(str, sorted(told_deals)))} only"))
-    print(f"{'agent':44s} {'win rate [95% CI]':>24s} {'points/hand [95% CI]':>26s}")
-    for label, results in (("hard:infer=true (sees what a player sees)", fair),
-                           ("the same search told the opponent's hand", told)):
+    print(f"{'agent':52s} {'win rate [95% CI]':>24s} {'points/hand [95% CI]':>26s}")
+    name = "hard:infer=true" if args.agent == "hard" else f"{Path(args.agent).stem}:search={args.budget}"
+    for label, results in ((f"{name} (sees what a player sees)", fair),
+                           ("the same, its search told the opponent's hand", told)):
         s = summarize(results, 2)
-        print(f"{label:44s} {100 * s['win_rate']:6.1f}% [{100 * s['win_ci'][0]:5.1f}, {100 * s['win_ci'][1]:5.1f}]"
+        print(f"{label:52s} {100 * s['win_rate']:6.1f}% [{100 * s['win_ci'][0]:5.1f}, {100 * s['win_ci'][1]:5.1f}]"
               f"   {s['points_per_hand']:+.3f} [{s['points_ci'][0]:+.3f}, {s['points_ci'][1]:+.3f}]")
     # per deal: the told search's points margin over both seats minus the fair one's, per hand
     gain = np.array([_margin(d[1]) - _margin(d[0]) for d in deals])

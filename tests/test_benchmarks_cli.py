@@ -57,6 +57,7 @@ CASES = [
     ("hand_value.py", ["--matches", "3"], "even"),
     ("hand_value.py", ["--matches", "2"], "--matches needs at least 4 (two deals)"),
     ("hand_value.py", ["--told-deals", "6"], "--told-deals"),
+    ("hand_value.py", ["--agent", "missing.pt"], "checkpoint 'missing.pt' does not exist"),
     ("hand_points.py", ["no-such.jsonl", "--player", "a"], "no-such.jsonl"),
     ("hand_points.py", ["x.jsonl"], "the following arguments are required: --player"),
     ("paired.py", ["no-such.jsonl", "x.jsonl"], "no-such.jsonl"),
@@ -259,3 +260,19 @@ def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
                        "b.jsonl:1: not a finished 2-player match record")
     b.write_bytes(b"\n")
     one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py", "b.jsonl: no records")
+
+
+def test_hand_value_measures_the_learned_agent_as_evaluate_plays_it(tmp_path):
+    """--agent PATH.pt: the fair line is PATH.pt:search=BUDGET as evaluate.py plays it on the same
+    deals; the told line is the same agent with its search told the hand (here it differs)."""
+    pytest.importorskip("torch")
+    from agents.arena import evaluate
+    ckpt = Path(__file__).resolve().parents[1] / "checkpoints" / "scopa-default.pt"
+    r = run("hand_value.py", ["--agent", str(ckpt), "--matches", "4", "--workers", "1"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    fair, told = (line for line in r.stdout.splitlines() if line.startswith(("scopa-default", "the same")))
+    assert fair.startswith("scopa-default:search=9000 (sees what a player sees)")
+    row = evaluate(f"{ckpt}:search=9000", "easy", matches=4, seed=11)
+    assert f"{100 * row['win_rate']:6.1f}%" in fair and f"{row['points_per_hand']:+.3f} [" in fair, (fair, row)
+    assert told.startswith("the same, its search told the opponent's hand")
+    assert told.split()[-4:] != fair.split()[-4:], (fair, told)
