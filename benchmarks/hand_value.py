@@ -9,13 +9,13 @@ player sees and infers the opponent's hand from its moves), once with the same s
 opponent's true hand at every decision (the worlds still deal the deck at random; nothing else
 changes, same seeds). `--agent PATH.pt` measures a learned agent with search instead (a DMC
 checkpoint as `PATH.pt:search=BUDGET`, the shipped agent's form with the default budget): the
-same agent twice, the second with its search told the hand. `--told-deals` tells it only in those deals of each hand (1 to 5; the
-sixth is solved exactly by both, nothing being hidden then) and lets it infer like the other in
-the rest: where in the hand the hidden cards cost most. It prints both lines and their
-difference per deal. The told search is
-not an agent: it reads the game, which no agent may (agents/base.py), so it lives here, as a
-measure of how much of the gap to a target is hidden information rather than play. docs/experiments.md
-("How far the targets are") quotes what it printed.
+same agent twice, the second with its search told the hand. `--told-deals` tells it only in
+those deals of each hand (1 to 5; the sixth is solved exactly by both, nothing being hidden
+then) and lets it infer like the other in the rest: where in the hand the hidden cards cost
+most. It prints both lines and their difference per deal. The told search is not an agent: it
+reads the game, which no agent may (agents/base.py), so it lives here, as a measure of how much
+of the gap to a target is hidden information rather than play. docs/experiments.md ("How far
+the targets are") quotes what it printed.
 """
 from __future__ import annotations
 
@@ -83,13 +83,14 @@ def agents(agent: str, rules: Rules, seed: int, budget: int) -> list:
     DMC checkpoint's learned agent with search=budget whose search (its hard level) is told."""
     if agent == "hard":
         return [HardAgent(rules, seed, budget=budget, infer=True), ToldHard(rules, seed, budget=budget, infer=True)]
+    if ":" in agent and not Path(agent).is_file():
+        raise ScopaError(f"--agent takes hard or a checkpoint's path without options (it plays "
+                         f"PATH.pt:search=BUDGET, the budget from --budget), got {agent!r}")
     from agents.learned import LearnedAgent
     fair, told = (LearnedAgent(rules, seed, path=agent, search=budget) for _ in range(2))
-    # the told agent's search is the same hard level (the options the agent gave it), told: the
-    # agent's reset seeds it as it seeds the fair one's
-    own = told._hard
-    told._hard = ToldHard(rules, seed, budget=budget, infer=True, easy_last_deal=own.easy_last_deal,
-                          match_equity=own.match_equity)
+    # the told agent's search is its own hard level, made a ToldHard in place: every option and
+    # all its state stay the agent's (ToldHard adds the attribute `told` and nothing else)
+    told._hard.__class__ = ToldHard
     return [fair, told]
 
 

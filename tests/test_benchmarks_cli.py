@@ -58,6 +58,7 @@ CASES = [
     ("hand_value.py", ["--matches", "2"], "--matches needs at least 4 (two deals)"),
     ("hand_value.py", ["--told-deals", "6"], "--told-deals"),
     ("hand_value.py", ["--agent", "missing.pt"], "checkpoint 'missing.pt' does not exist"),
+    ("hand_value.py", ["--agent", "hard:infer=true"], "--agent takes hard or a checkpoint's path without options"),
     ("hand_points.py", ["no-such.jsonl", "--player", "a"], "no-such.jsonl"),
     ("hand_points.py", ["x.jsonl"], "the following arguments are required: --player"),
     ("paired.py", ["no-such.jsonl", "x.jsonl"], "no-such.jsonl"),
@@ -276,3 +277,25 @@ def test_hand_value_measures_the_learned_agent_as_evaluate_plays_it(tmp_path):
     assert f"{100 * row['win_rate']:6.1f}%" in fair and f"{row['points_per_hand']:+.3f} [" in fair, (fair, row)
     assert told.startswith("the same, its search told the opponent's hand")
     assert told.split()[-4:] != fair.split()[-4:], (fair, told)
+
+
+def test_hand_value_told_agent_plays_as_the_agent_when_nothing_is_told():
+    """The told learned agent is the agent itself, its search a ToldHard: told nothing, it plays
+    every match as the fair agent does (a copy with other search options would not)."""
+    pytest.importorskip("torch")
+    sys.path.insert(0, str(BENCH.parent))
+    from agents import make_agent
+    from agents.arena import pair_seed
+    from benchmarks import hand_value
+    from scopa_env.rules import Rules
+    rules = Rules()
+    fair, told = hand_value.agents(str(BENCH.parent / "checkpoints" / "scopa-default.pt"), rules, 11, 9000)
+    assert hand_value._told_search(told) is told._hard and hand_value._told_search(fair) is None
+    opponent = make_agent("easy", rules, 1)
+    for i in range(2):
+        for seat in (0, 1):
+            a = hand_value.play(fair, opponent, rules, pair_seed(11, i), seat)
+            b = hand_value.play(told, opponent, rules, pair_seed(11, i), seat)
+            assert (a.hand_points, a.winner) == (b.hand_points, b.winner)
+    told_all = hand_value.play(told, opponent, rules, pair_seed(11, 0), 0, frozenset({1, 2, 3, 4, 5}))
+    assert told_all.hand_points != hand_value.play(fair, opponent, rules, pair_seed(11, 0), 0).hand_points
