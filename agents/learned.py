@@ -48,7 +48,8 @@ counted out from measured hand scores against each of the inference's opponent m
 by the model weights (agents/_equity.py), instead of the levels' guess from the score difference
 (docs/experiments.md, "Match equity").
 A decision costs a few milliseconds (median 3.7 ms on this 2-core machine against hard's 2.7 ms).
-Off by default: training evaluates with the network alone. Measured in docs/experiments.md ("Opponent modelling").
+Off by default: training evaluates with the network alone. Measured in docs/experiments.md
+("Opponent modelling").
 """
 from __future__ import annotations
 
@@ -133,8 +134,8 @@ class LearnedAgent(Agent):
                              f"move scores are logits, not points: use search=0 or a dmc checkpoint")
         self.search, self.search_weight = search, search_weight
         # easy_last_deal and blend_deciding are on with search unless turned off: the rules fixed
-        # before measuring them made them the defaults (docs/experiments.md, "Opponent modelling": pooled 2,041
-        # of 4,000 against 2,038 against hard; "Blending in deciding hands")
+        # before measuring them made them the defaults (docs/experiments.md, "Opponent
+        # modelling": pooled 2,041 of 4,000 against 2,038 against hard; "Blending in deciding hands")
         easy_last_deal = _search_flag("easy_last_deal", easy_last_deal, True, search)
         match_equity = _search_flag("match_equity", match_equity, MATCH_EQUITY, search)
         self.blend_deciding = _search_flag("blend_deciding", blend_deciding, BLEND_DECIDING, search)

@@ -82,7 +82,8 @@ def agents(agent: str, rules: Rules, seed: int, budget: int) -> list:
     """[the agent that sees what a player sees, the same told the hand]: hard:infer=true, or a
     DMC checkpoint's learned agent with search=budget whose search (its hard level) is told."""
     if agent == "hard":
-        return [HardAgent(rules, seed, budget=budget, infer=True), ToldHard(rules, seed, budget=budget, infer=True)]
+        return [HardAgent(rules, seed, budget=budget, infer=True),
+                ToldHard(rules, seed, budget=budget, infer=True)]
     if ":" in agent and not Path(agent).is_file():
         raise ScopaError(f"--agent takes hard or a checkpoint's path without options (it plays "
                          f"PATH.pt:search=BUDGET, the budget from --budget), got {agent!r}")
@@ -145,7 +146,8 @@ def main(argv=None) -> int:
         _init(args.agent, args.opponent, args.budget, args.seed, told_deals)
         deals = [_deal(i) for i in range(pairs)]
     else:
-        with mp.get_context("spawn").Pool(args.workers, _init, (args.agent, args.opponent, args.budget, args.seed, told_deals)) as pool:
+        job = (args.agent, args.opponent, args.budget, args.seed, told_deals)
+        with mp.get_context("spawn").Pool(args.workers, _init, job) as pool:
             deals = pool.map(_deal, range(pairs), chunksize=max(1, pairs // (4 * args.workers)))
     fair = [r for d in deals for r in d[0]]
     told = [r for d in deals for r in d[1]]

@@ -11,7 +11,8 @@ measured (a check of the model: it should be close to the measured rate), then w
 given `shift` more points per hand than the opponent (in each hand, with the chance that makes
 the mean margin grow by `shift`, one point moves from the opponent to the agent). That tells how far a given margin goes in matches to 11: e.g. how much more per
 hand a 95% match win rate needs than an agent makes. A model (hands independent, the margin
-moved evenly), not a measurement of any agent: docs/experiments.md ("How far the targets are") says which figures came from it.
+moved evenly), not a measurement of any agent: docs/experiments.md ("How far the targets are")
+says which figures came from it.
 """
 from __future__ import annotations
 

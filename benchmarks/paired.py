@@ -60,9 +60,9 @@ def load(path: str, player: str | None) -> tuple[str, dict, list[tuple[int, int,
             if not isinstance(these, dict):
                 raise ValueError(f"rules {these!r}")
         except (ValueError, KeyError, TypeError) as e:
-            what = f"naming {player!r} once" if player is not None else ""
-            raise ScopaError(f"{path}:{n}: not a finished 2-player match record {what} "
-                             f"({type(e).__name__}: {e})".replace("  (", " (")) from None
+            what = f" naming {player!r} once" if player is not None else ""
+            raise ScopaError(f"{path}:{n}: not a finished 2-player match record{what} "
+                             f"({type(e).__name__}: {e})") from None
         opponent = names[1 - seat]
         if rows and opponent != rows[0][3]:
             raise ScopaError(f"{path}:{n}: against {opponent!r}, the file's first record against "
