@@ -78,7 +78,7 @@ def play(agent, opponent, rules: Rules, seed: int, seat: int, told_deals=frozens
 _JOB: dict = {}
 
 
-def agents(agent: str, rules: Rules, seed: int, budget: int) -> list:
+def fair_and_told(agent: str, rules: Rules, seed: int, budget: int) -> list:
     """[the agent that sees what a player sees, the same told the hand]: hard:infer=true, or a
     DMC checkpoint's learned agent with search=budget whose search (its hard level) is told."""
     if agent == "hard":
@@ -105,7 +105,7 @@ def _init(agent: str, opponent: str, budget: int, seed: int, told_deals: frozens
     rules = Rules()
     _JOB.update(rules=rules, seed=seed, told_deals=told_deals,
                 opponent=make_agent(opponent, rules, offset_seed(seed, 1)),
-                agents=agents(agent, rules, seed, budget))
+                agents=fair_and_told(agent, rules, seed, budget))
 
 
 def _deal(index: int) -> list[list[MatchResult]]:
@@ -137,7 +137,7 @@ def main(argv=None) -> int:
             raise ScopaError(f"--matches needs at least 4 (two deals) for its intervals, got "
                              f"{args.matches}")
         make_agent(args.opponent, rules, 0)
-        agents(args.agent, rules, 0, args.budget)
+        fair_and_told(args.agent, rules, 0, args.budget)
         told_deals = parse_deals(args.told_deals)
     except ScopaError as e:
         p.error(str(e))

@@ -37,11 +37,11 @@ from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.records import read_numbered  # noqa: E402
 
 
-def load(path: str, player: str | None) -> tuple[str, dict, list[tuple[int, int, int, str, int]]]:
-    """The agent's name, the rules, and per record (match seed, its seat, 1 if it won else 0,
-    the opponent's name, the line); one opponent and one rules set in the file."""
+def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int, int, int, int]]]:
+    """The agent's name, its opponent's, the rules, and per record (match seed, the agent's seat,
+    1 if it won else 0, the line); one opponent and one rules set in the file."""
     rows = []
-    rules = None
+    rules = opponent = None
     for n, record in read_numbered(path):
         try:
             names = record["players"]
@@ -63,38 +63,38 @@ def load(path: str, player: str | None) -> tuple[str, dict, list[tuple[int, int,
             what = f" naming {player!r} once" if player is not None else ""
             raise ScopaError(f"{path}:{n}: not a finished 2-player match record{what} "
                              f"({type(e).__name__}: {e})") from None
-        opponent = names[1 - seat]
-        if rows and opponent != rows[0][3]:
-            raise ScopaError(f"{path}:{n}: against {opponent!r}, the file's first record against "
-                             f"{rows[0][3]!r}: one opponent per file (evaluate.py --record once per "
-                             f"opponent)")
         if rules is None:
-            rules = these
+            rules, opponent = these, names[1 - seat]
+        elif names[1 - seat] != opponent:
+            raise ScopaError(f"{path}:{n}: against {names[1 - seat]!r}, the file's first record against "
+                             f"{opponent!r}: one opponent per file (evaluate.py --record once per "
+                             f"opponent)")
         elif these != rules:
             raise ScopaError(f"{path}:{n}: other rules than the file's first record")
-        rows.append((seed, seat, int(winner == seat), opponent, n))
+        rows.append((seed, seat, int(winner == seat), n))
     if not rows:
         raise ScopaError(f"{path}: no records")
-    return player, rules, rows
+    return player, opponent, rules, rows
 
 
 def compare(path_a: str, path_b: str, players: list[str] | None = None) -> dict:
     """Wins of each run and the paired difference (module text)."""
-    name_a, rules_a, a = load(path_a, players[0] if players else None)
-    name_b, rules_b, b = load(path_b, players[1] if players else None)
+    name_a, opp_a, rules_a, a = load(path_a, players[0] if players else None)
+    name_b, opp_b, rules_b, b = load(path_b, players[1] if players else None)
+    # one opponent and one rules set per file (load): their first records stand for all
+    if opp_a != opp_b:
+        raise ScopaError(f"{path_a}:{a[0][3]} is against {opp_a!r}, {path_b}:{b[0][3]} against "
+                         f"{opp_b!r}: compare runs against the same opponent")
     if rules_a != rules_b:
-        raise ScopaError(f"{path_b}:{b[0][4]} was played under other rules than {path_a}:{a[0][4]}: "
+        raise ScopaError(f"{path_b}:{b[0][3]} was played under other rules than {path_a}:{a[0][3]}: "
                          f"compare runs under the same rules")
     deals: list[list[int]] = []
     last_seed = None
-    for (seed, seat, win_a, opp_a, line_a), (seed_b, seat_b, win_b, opp_b, line_b) in zip(a, b):
+    for (seed, seat, win_a, line_a), (seed_b, seat_b, win_b, line_b) in zip(a, b):
         if (seed, seat) != (seed_b, seat_b):
             raise ScopaError(f"{path_b}:{line_b} is not the deal of {path_a}:{line_a} (match seed "
                              f"{seed_b} seat {seat_b}, against seed {seed} seat {seat}): compare "
                              f"runs made with the same --seed, --matches and opponent")
-        if opp_a != opp_b:
-            raise ScopaError(f"{path_a}:{line_a} is against {opp_a!r}, {path_b}:{line_b} against "
-                             f"{opp_b!r}: compare runs against the same opponent")
         if seed != last_seed:
             deals.append([])
             last_seed = seed
@@ -104,7 +104,7 @@ def compare(path_a: str, path_b: str, players: list[str] | None = None) -> dict:
                          f"far as the shorter goes): compare runs of the same --matches")
     mean, (lo, hi) = mean_ci([sum(d) / len(d) for d in deals])
     return {"a": (name_a, sum(r[2] for r in a)), "b": (name_b, sum(r[2] for r in b)),
-            "matches": len(a), "deals": len(deals), "opponent": a[0][3],
+            "matches": len(a), "deals": len(deals), "opponent": opp_a,
             "differ": sum(1 for d in deals for x in d if x), "diff": mean, "ci": (lo, hi)}
 
 

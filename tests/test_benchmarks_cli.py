@@ -289,7 +289,7 @@ def test_hand_value_told_agent_plays_as_the_agent_when_nothing_is_told():
     from benchmarks import hand_value
     from scopa_env.rules import Rules
     rules = Rules()
-    fair, told = hand_value.agents(str(BENCH.parent / "checkpoints" / "scopa-default.pt"), rules, 11, 9000)
+    fair, told = hand_value.fair_and_told(str(BENCH.parent / "checkpoints" / "scopa-default.pt"), rules, 11, 9000)
     assert hand_value._told_search(told) is told._hard and hand_value._told_search(fair) is None
     opponent = make_agent("easy", rules, 1)
     for i in range(2):

@@ -1667,6 +1667,7 @@ def test_a_finished_run_resumed_evaluates_again(tmp_path):
     ea = EventAccumulator(str(tmp_path / "runs" / "f2")).Reload()
     assert [e.step for e in ea.Scalars("final/win_rate_vs_random")] == [512]
 
+
 def _next_second() -> None:
     """Wait for the clock's next whole second. TensorBoard reads a folder's event files in the order
     of their names, events.out.tfevents.<whole seconds>.<host>.<pid>.<writer count in the process>:
