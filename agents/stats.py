@@ -91,6 +91,29 @@ def ratio_ci(totals, counts, z: float | None = None) -> tuple[float, tuple[float
     return r, (r - half, r + half)
 
 
+def ratio_difference_ci(totals_a, counts_a, totals_b, counts_b,
+                        z: float | None = None) -> tuple[float, tuple[float, float]]:
+    """R_b - R_a, two ratios (as ratio_ci's) measured on the same clusters (two runs on the same
+    duplicate deals), with a cluster-robust interval. Delta method on the paired residuals:
+    n / (n - 1) * sum(((y_b - R_b x_b) / sum x_b - (y_a - R_a x_a) / sum x_a)^2); Student's t
+    with n - 1 degrees of freedom (t95) unless `z` is given. With equal counts everywhere it is
+    mean_ci of the per-cluster differences of (y_b - y_a) / count."""
+    ya, xa = np.asarray(totals_a, dtype=float), np.asarray(counts_a, dtype=float)
+    yb, xb = np.asarray(totals_b, dtype=float), np.asarray(counts_b, dtype=float)
+    if not ya.size == xa.size == yb.size == xb.size:
+        raise ValueError("ratio_difference_ci: the two runs must have the same clusters")
+    if ya.size == 0 or xa.sum() <= 0 or xb.sum() <= 0:
+        return math.nan, (math.nan, math.nan)
+    ra, rb = float(ya.sum() / xa.sum()), float(yb.sum() / xb.sum())
+    d = rb - ra
+    n = ya.size
+    if n == 1:
+        return d, (-math.inf, math.inf)
+    resid = (yb - rb * xb) / xb.sum() - (ya - ra * xa) / xa.sum()
+    half = (t95(n - 1) if z is None else z) * math.sqrt(n / (n - 1) * float((resid ** 2).sum()))
+    return d, (d - half, d + half)
+
+
 def correlation(x, y) -> float:
     """Pearson correlation of two equal-length samples; nan when either is constant."""
     x = np.asarray(x, dtype=float)

@@ -22,7 +22,10 @@ goes are one error giving both counts).
 
 Prints each run's wins, and B's wins minus A's in points of match win rate with a 95% interval:
 the unit is the deal (the matches of one seed, which share their cards), Student's t over deals
-(agents/stats.py `mean_ci`); and how many matches ended differently.
+(agents/stats.py `mean_ci`); how many matches ended differently; and B's points per hand minus
+A's (each run's agent's hand points minus its opponent's, over its hands, as evaluate.py's
+points/hand), with a cluster-robust 95% interval over the same deals (`ratio_difference_ci`):
+finer than the win rate, since every hand counts, not only who reached the target.
 """
 from __future__ import annotations
 
@@ -31,15 +34,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.stats import mean_ci  # noqa: E402
+from agents.stats import mean_ci, points_interval_text, ratio_difference_ci  # noqa: E402
 from benchmarks._cli import errors_as_one_line, parser  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.records import read_numbered  # noqa: E402
 
 
-def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int, int, int, int]]]:
+def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int, int, int, int, int, int]]]:
     """The agent's name, its opponent's, the rules, and per record (match seed, the agent's seat,
-    1 if it won else 0, the line); one opponent and one rules set in the file."""
+    1 if it won else 0, the line, its hand points minus the opponent's over the match, the
+    match's hands); one opponent and one rules set in the file."""
     rows = []
     rules = opponent = None
     for n, record in read_numbered(path):
@@ -59,6 +63,7 @@ def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int,
                 raise ValueError(f"winner {winner!r}")
             if not isinstance(these, dict):
                 raise ValueError(f"rules {these!r}")
+            margin, hands = _margin(record["hands"], seat)
         except (ValueError, KeyError, TypeError) as e:
             what = f" naming {player!r} once" if player is not None else ""
             raise ScopaError(f"{path}:{n}: not a finished 2-player match record{what} "
@@ -71,7 +76,7 @@ def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int,
                              f"opponent)")
         elif these != rules:
             raise ScopaError(f"{path}:{n}: other rules than the file's first record")
-        rows.append((seed, seat, int(winner == seat), n))
+        rows.append((seed, seat, int(winner == seat), n, margin, hands))
     if not rows:
         raise ScopaError(f"{path}: no records")
     return player, opponent, rules, rows
@@ -89,23 +94,42 @@ def compare(path_a: str, path_b: str, players: list[str] | None = None) -> dict:
         raise ScopaError(f"{path_b}:{b[0][3]} was played under other rules than {path_a}:{a[0][3]}: "
                          f"compare runs under the same rules")
     deals: list[list[int]] = []
+    points: list[list[int]] = []         # per deal: A's margin and hands, B's margin and hands
     last_seed = None
-    for (seed, seat, win_a, line_a), (seed_b, seat_b, win_b, line_b) in zip(a, b):
+    for (seed, seat, win_a, line_a, pa, ha), (seed_b, seat_b, win_b, line_b, pb, hb) in zip(a, b):
         if (seed, seat) != (seed_b, seat_b):
             raise ScopaError(f"{path_b}:{line_b} is not the deal of {path_a}:{line_a} (match seed "
                              f"{seed_b} seat {seat_b}, against seed {seed} seat {seat}): compare "
                              f"runs made with the same --seed, --matches and opponent")
         if seed != last_seed:
             deals.append([])
+            points.append([0, 0, 0, 0])
             last_seed = seed
         deals[-1].append(win_b - win_a)
+        for i, x in enumerate((pa, ha, pb, hb)):
+            points[-1][i] += x
     if len(a) != len(b):
         raise ScopaError(f"{path_a} holds {len(a)} matches, {path_b} {len(b)} (the same deals as "
                          f"far as the shorter goes): compare runs of the same --matches")
     mean, (lo, hi) = mean_ci([sum(d) / len(d) for d in deals])
-    return {"a": (name_a, sum(r[2] for r in a)), "b": (name_b, sum(r[2] for r in b)),
+    per_hand, per_hand_ci = ratio_difference_ci(*zip(*points))
+    return {"per_hand": per_hand, "per_hand_ci": per_hand_ci, "hands": (sum(r[5] for r in a), sum(r[5] for r in b)),
+            "a": (name_a, sum(r[2] for r in a)), "b": (name_b, sum(r[2] for r in b)),
             "matches": len(a), "deals": len(deals), "opponent": opp_a,
             "differ": sum(1 for d in deals for x in d if x), "diff": mean, "ci": (lo, hi)}
+
+
+def _margin(hands, seat: int) -> tuple[int, int]:
+    """The agent's hand points minus the opponent's over a match's hands, and their count."""
+    if not isinstance(hands, list) or not hands:
+        raise ValueError("hands: a list of at least one hand")
+    margin = 0
+    for hand in hands:
+        totals = [side["total"] for side in hand["score"]]
+        if len(totals) != 2 or not all(type(t) is int for t in totals):
+            raise ValueError(f"hand score totals {totals!r}")
+        margin += totals[seat] - totals[1 - seat]
+    return margin, len(hands)
 
 
 @errors_as_one_line(Path(__file__).name)
@@ -126,6 +150,9 @@ def main(argv=None) -> int:
     print(f"B - A: {100 * r['diff']:+.2f} points of match win rate, 95% CI [{100 * lo:+.2f}, "
           f"{100 * hi:+.2f}] (Student t over {r['deals']:,} deals); {r['differ']:,} matches ended "
           f"differently")
+    lo, hi = r["per_hand_ci"]
+    print(f"B - A: {r['per_hand']:+.3f} points per hand, 95% CI {points_interval_text(lo, hi)} "
+          f"(cluster-robust over {r['deals']:,} deals; {r['hands'][0]:,} and {r['hands'][1]:,} hands)")
     return 0
 
 

@@ -188,13 +188,16 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
 
 
 def _records(path, agent, rows, opponent="easy", target=11):
-    """rows: (match seed, the agent's seat, whether it won), as evaluate.py --record writes them."""
+    """rows: (match seed, the agent's seat, whether it won), as evaluate.py --record writes them;
+    each match one hand, won 11 to 5."""
     import json
     lines = []
     for seed, seat, won in rows:
         players = [agent, opponent] if seat == 0 else [opponent, agent]
+        winner = seat if won else 1 - seat
+        score = [{"total": 11 if s == winner else 5} for s in (0, 1)]
         lines.append(json.dumps({"rules": {"napola": False, "target": target}, "seed": seed,
-                                 "players": players, "winner": seat if won else 1 - seat, "hands": []}))
+                                 "players": players, "winner": winner, "hands": [{"score": score}]}))
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -211,6 +214,10 @@ def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
     # per deal (2 matches): differences 0, 1/2, 1: mean 1/2, sd 1/2, t(2) = 4.3027: 50 +- 124.21
     assert out[2] == ("B - A: +50.00 points of match win rate, 95% CI [-74.21, +174.21] (Student t "
                       "over 3 deals); 3 matches ended differently")
+    # points per hand: A's margins +6 +6 -6 +6 -6 -6, B's all +6; per deal (2 hands) B - A is
+    # 0, +6, +12 a hand: mean 6, sd 6, 6 +- 4.3027 x 6 / sqrt(3)
+    assert out[3] == ("B - A: +6.000 points per hand, 95% CI [-8.905, +20.905] (cluster-robust over "
+                      "3 deals; 6 and 6 hands)")
     # the agents named: the opponent's name as either file's agent is refused
     r = run("paired.py", [str(a), str(b), "--players", "agent:x=1", "agent:x=2"], tmp_path)
     assert r.stdout.splitlines() == out
@@ -255,7 +262,12 @@ def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
                 b'{%s"seed": 1, "players": ["a", "b"], "winner": 2}\n' % rules,
                 b'{%s"seed": 1, "players": ["a", "b"], "winner": false}\n' % rules,
                 b'{%s"seed": 1, "players": ["a", "b"], "winner": 1.0}\n' % rules,
-                b'{"rules": 11, "seed": 1, "players": ["a", "b"], "winner": 0}\n'):
+                b'{"rules": 11, "seed": 1, "players": ["a", "b"], "winner": 0}\n',
+                b'{%s"seed": 1, "players": ["a", "b"], "winner": 0}\n' % rules,
+                b'{%s"seed": 1, "players": ["a", "b"], "winner": 0, "hands": []}\n' % rules,
+                b'{%s"seed": 1, "players": ["a", "b"], "winner": 0, "hands": [{}]}\n' % rules,
+                b'{%s"seed": 1, "players": ["a", "b"], "winner": 0, "hands": [{"score": [{"total": 1}]}]}\n' % rules,
+                b'{%s"seed": 1, "players": ["a", "b"], "winner": 0, "hands": [{"score": [{"total": 1}, {"total": 1.5}]}]}\n' % rules):
         b.write_bytes(bad)
         one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
                        "b.jsonl:1: not a finished 2-player match record")

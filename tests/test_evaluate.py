@@ -12,7 +12,7 @@ import pytest
 
 from agents import make_agent
 from agents.arena import agent_seed, evaluate, play_match, play_pair, summarize
-from agents.stats import correlation, elo, mean_ci, ratio_ci, wilson
+from agents.stats import correlation, elo, mean_ci, ratio_ci, ratio_difference_ci, wilson
 from scopa_env.errors import ScopaError
 from scopa_env.records import replay
 from scopa_env.rules import Rules
@@ -51,6 +51,24 @@ def test_ratio_ci_is_cluster_robust():
     # equal ratios in every cluster: no spread, a zero-width interval
     r, (lo, hi) = ratio_ci([2, 4], [4, 8])
     assert r == lo == hi == 0.5
+
+
+def test_ratio_difference_ci_pairs_the_clusters():
+    yb, xb = [4, -2, 6, 3], [8, 10, 8, 5]
+    # A with the same ratio in every cluster has no spread: the interval is B's, shifted
+    d, (lo, hi) = ratio_difference_ci([1, 2, 1, 3], [2, 4, 2, 6], yb, xb)
+    r, (rlo, rhi) = ratio_ci(yb, xb)
+    assert d == pytest.approx(r - 0.5) and lo == pytest.approx(rlo - 0.5) and hi == pytest.approx(rhi - 0.5)
+    # equal counts: the mean of the per-cluster differences per hand, and its t interval
+    ya = [2, 5, -1, 0]
+    d, (lo, hi) = ratio_difference_ci(ya, [4] * 4, yb, [4] * 4)
+    m, (mlo, mhi) = mean_ci([(b - a) / 4 for a, b in zip(ya, yb)])
+    assert (d, lo, hi) == pytest.approx((m, mlo, mhi))
+    # the same run twice: no difference, a zero-width interval; an interval takes two clusters
+    assert ratio_difference_ci(yb, xb, yb, xb) == (0.0, (0.0, 0.0))
+    assert ratio_difference_ci([1], [2], [3], [2])[1] == (-math.inf, math.inf)
+    with pytest.raises(ValueError, match="the same clusters"):
+        ratio_difference_ci(ya, [4] * 4, yb[:3], xb[:3])
 
 
 def test_correlation():
