@@ -860,6 +860,14 @@ def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, caps
                          (("--hidden", "1e8"), "'hidden' must be at most 4,096"),
                          (("--torch-threads", "100000"), "'torch_threads' must be at most 256"),
                          (("--pool-size", "1e9"), "'pool_size' must be at most 1,000"),
+                         # float notation past 2**53 was rounded without a word (review)
+                         (("--total-steps", "1e99"), "'total_steps': 1e+99 is past the whole numbers "
+                                                     "a float holds exactly (2**53)"),
+                         (("--set", "eval_every=1e16"), "'eval_every': 1e+16 is past the whole numbers"),
+                         # a level named twice was one row, or one bot (review)
+                         (("--eval-opponents", "random,easy,random"), "'eval_opponents' names random twice"),
+                         (("--final-opponents", "normal,normal"), "'final_opponents' names normal twice"),
+                         (("--bot-levels", "easy,normal,easy"), "'bot_levels' names easy twice"),
                          (("--eval-matches", "0"), "'eval_matches' must be at least 1 while eval_every > 0"),
                          (("--eval-opponents", ""), "'eval_opponents' needs at least one opponent"),
                          # the final table vanished without a word (review)

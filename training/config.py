@@ -275,6 +275,10 @@ def _coerce(name: str, value):
         if name == "seed" and isinstance(value, float):
             check_seed(value, "config key 'seed'")     # a float seed is never truncated
         if isinstance(value, float) and value.is_integer():
+            if abs(value) > 2**53:
+                # 1e99 became 9999999999999999673361688... without a word (a review)
+                raise ScopaError(f"config key {name!r}: {value!r} is past the whole numbers a "
+                                 f"float holds exactly (2**53); write the number out in digits")
             return int(value)
         if isinstance(value, str):
             try:
@@ -375,6 +379,11 @@ def _check(c: TrainConfig) -> None:
             raise ScopaError(f"config key {name!r} must name a folder, got {folder!r}")
         if "\0" in folder:
             raise ScopaError(f"config key {name!r} must not hold a NUL character, got {folder!r}")
+    for name in ("eval_opponents", "final_opponents", "bot_levels"):
+        names = getattr(c, name)
+        twice = sorted({level for level in names if names.count(level) > 1})
+        if twice:      # merged into one row (or one bot) without a word (a review)
+            raise ScopaError(f"config key {name!r} names {', '.join(twice)} twice")
     for level in c.bot_levels:
         if level not in BOT_LEVELS:
             raise ScopaError(f"config key 'bot_levels': unknown bot {level!r} (use {', '.join(BOT_LEVELS)})")
