@@ -149,6 +149,8 @@ def parse_args(argv=None) -> argparse.Namespace:
         if args.json and any(os.path.realpath(args.json) == os.path.realpath(x) for x in args.pool):
             p.error(f"--json {args.json} is one of the --pool files: the pooled table would replace it")
         return args
+    if args.partner == "":    # it printed the run's header first, then "unknown agent ''"
+        p.error("--partner needs an agent: got an empty value")
     if args.round_robin:
         if args.agent or args.opponent:
             p.error("--round-robin replaces --agent/--opponent")
@@ -173,6 +175,8 @@ def parse_args(argv=None) -> argparse.Namespace:
             p.error(f"--opponent {a} is given twice" if a == b
                     else f"--opponent names one agent twice: {a} and {b}")
     for flag, path in (("--json", args.json), ("--record", args.record)):
+        if path == "-":      # it wrote a file named '-' (simulate's --out - is standard output)
+            p.error(f"{flag} -: give a file name (these files are not written to standard output)")
         for spec in (args.round_robin or [args.agent, *args.opponent]) + [args.partner]:
             try:
                 name = spec and split_spec(spec)[0]

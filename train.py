@@ -46,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", metavar="PATH_OR_RUN",
                    help="continue a run from a checkpoint file, a run folder or a run name")
     p.add_argument("--export", nargs=2, metavar=("CHECKPOINT", "OUT"),
-                   help="write the agent-only part of CHECKPOINT (weights, config, rules) to OUT")
+                   help="write the agent-only part of CHECKPOINT (weights, config, rules) to OUT (a .pt file)")
     p.add_argument("--stop-at", type=int, metavar="STEPS",
                    help="stop (checkpointed, resumable) once the run has this many steps")
     p.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
@@ -105,10 +105,15 @@ def explicit_overrides(args) -> dict:
 
 
 def export_target(out: str, src: str) -> Path:
-    """The file --export may write: a new or regular file (never a folder, a device or a pipe,
-    never the checkpoint it exports) in an existing folder; else one ScopaError naming it."""
+    """The file --export may write: a new or regular file named *.pt (never a folder, a device
+    or a pipe, never the checkpoint it exports) in an existing folder; else one ScopaError
+    naming it."""
     if not out or "\0" in out:
         raise ScopaError(f"--export needs an output file path, got {out!r}")
+    if not out.endswith(".pt"):
+        # evaluate.py and play.py take a checkpoint by its .pt name: e.txt could not be used (review)
+        raise ScopaError(f"--export output {out!r} must end in .pt (agent specs name checkpoints "
+                         f"by their .pt file)")
     path = Path(out)
     try:
         if path.exists() or path.is_symlink():

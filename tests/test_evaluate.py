@@ -159,9 +159,9 @@ def test_two_workers_give_the_same_numbers():
 
 
 # ---- the command line ----------------------------------------------------------------------
-def run_cli(*args):
+def run_cli(*args, cwd=ROOT):
     return subprocess.run([sys.executable, str(ROOT / "evaluate.py"), *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
+                          text=True, cwd=cwd, timeout=120)
 
 
 def test_cli_smoke(tmp_path):
@@ -438,6 +438,17 @@ def test_cli_outputs_are_tried_for_real_before_playing(tmp_path):
     for flag in ("--json", "--record"):
         p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", flag, "")
         assert p.returncode == 2 and f"{flag} needs a file name" in p.stderr and p.stdout == ""
+        # '-' was a file named '-' (simulate's --out - is standard output): refused (review)
+        p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", flag, "-", cwd=tmp_path)
+        assert p.returncode == 2 and p.stdout == "" and not (tmp_path / "-").exists()
+        assert p.stderr.strip() == f"evaluate.py: error: {flag} -: give a file name (these files are not " \
+                                   f"written to standard output)"
+    # an empty --partner printed the run's header, then "unknown agent ''" (review)
+    for args in (["--agent", "random", "--opponent", "random", "--rules", "scopone"],
+                 ["--round-robin", "random", "easy"]):
+        p = run_cli(*args, "--matches", "2", "--partner", "")
+        assert p.returncode == 2 and p.stdout == ""
+        assert p.stderr.strip() == "evaluate.py: error: --partner needs an agent: got an empty value"
     same = str(tmp_path / "x")
     p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--json", same, "--record", same)
     assert p.returncode == 2 and "name the same file" in p.stderr and p.stdout == ""

@@ -1100,19 +1100,23 @@ def test_export_writes_only_a_regular_file(tmp_path, capsys, monkeypatch):
     run.save()
     src = str(tmp_path / "ck" / "ex" / "latest.pt")
     before = Path(src).read_bytes()
-    (tmp_path / "folder").mkdir()
-    os.mkfifo(tmp_path / "fifo")
+    (tmp_path / "folder.pt").mkdir()
+    os.mkfifo(tmp_path / "fifo.pt")
     (tmp_path / "file").write_text("keep")
-    for out, words in ((tmp_path / "folder", "is a folder, not a file"),
-                       (tmp_path / "fifo", "is not a regular file"),
+    (tmp_path / "e.txt").write_text("keep")
+    for out, words in ((tmp_path / "folder.pt", "is a folder, not a file"),
+                       (tmp_path / "fifo.pt", "is not a regular file"),
+                       # evaluate.py and play.py could not take it (review)
+                       (tmp_path / "e.txt", "must end in .pt (agent specs name checkpoints by their .pt file)"),
                        (tmp_path / "missing" / "a.pt", "does not exist"),
                        (tmp_path / "file" / "a.pt", "is not a folder"),
                        ("", "needs an output file path"),
                        (src, "is the checkpoint it exports"),
                        (tmp_path / "ck" / "ex" / ".." / "ex" / "latest.pt", "is the checkpoint")):
         _one_line_error(run_main(capsys, "--export", src, str(out)), words, repr(str(out)))
-    assert (tmp_path / "fifo").is_fifo() and (tmp_path / "file").read_text() == "keep"
-    assert sorted(p.name for p in (tmp_path / "folder").iterdir()) == []
+    assert (tmp_path / "fifo.pt").is_fifo() and (tmp_path / "file").read_text() == "keep"
+    assert (tmp_path / "e.txt").read_text() == "keep"
+    assert sorted(p.name for p in (tmp_path / "folder.pt").iterdir()) == []
     assert not (tmp_path / "missing").exists() and Path(src).read_bytes() == before
 
     def disk_full(obj, path):
