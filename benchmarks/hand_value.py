@@ -87,6 +87,13 @@ def fair_and_told(agent: str, rules: Rules, seed: int, budget: int) -> list:
     if ":" in agent and not Path(agent).is_file():
         raise ScopaError(f"--agent takes hard or a checkpoint's path without options (it plays "
                          f"PATH.pt:search=BUDGET, the budget from --budget), got {agent!r}")
+    if not agent.endswith(".pt"):       # 'easy' said "checkpoint 'easy' does not exist" (review)
+        raise ScopaError(f"--agent takes hard or a DMC checkpoint PATH.pt, got {agent!r}")
+    from training.checkpoint import load
+    algo = load(agent).get("algo")
+    if algo != "dmc":       # the agent's own error advised search=0, which --agent cannot take
+        raise ScopaError(f"--agent {agent} is a {algo} checkpoint: the search blends a DMC "
+                         f"network's expected points, so --agent takes a DMC checkpoint")
     from agents.learned import LearnedAgent
     fair, told = (LearnedAgent(rules, seed, path=agent, search=budget) for _ in range(2))
     # the told agent's search is its own hard level, made a ToldHard in place: every option and

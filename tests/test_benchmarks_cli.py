@@ -59,6 +59,8 @@ CASES = [
     ("hand_value.py", ["--told-deals", "6"], "--told-deals"),
     ("hand_value.py", ["--agent", "missing.pt"], "checkpoint 'missing.pt' does not exist"),
     ("hand_value.py", ["--agent", "hard:infer=true"], "--agent takes hard or a checkpoint's path without options"),
+    # it said "checkpoint 'easy' does not exist" (review)
+    ("hand_value.py", ["--agent", "easy"], "--agent takes hard or a DMC checkpoint PATH.pt, got 'easy'"),
     ("hand_points.py", ["no-such.jsonl", "--player", "a"], "no-such.jsonl"),
     ("hand_points.py", ["x.jsonl"], "the following arguments are required: --player"),
     ("paired.py", ["no-such.jsonl", "x.jsonl"], "no-such.jsonl"),
@@ -289,6 +291,22 @@ def test_hand_value_measures_the_learned_agent_as_evaluate_plays_it(tmp_path):
     assert f"{100 * row['win_rate']:6.1f}%" in fair and f"{row['points_per_hand']:+.3f} [" in fair, (fair, row)
     assert told.startswith("the same, its search told the opponent's hand")
     assert told.split()[-4:] != fair.split()[-4:], (fair, told)
+
+
+def test_hand_value_refuses_a_ppo_checkpoint(tmp_path):
+    """The agent's own error advised search=0, which --agent cannot take (review)."""
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, str(BENCH.parent))
+    from scopa_env.rules import Rules
+    from training.checkpoint import base_dict, save_atomic
+    from training.model import MoveScorer, model_config
+    torch.manual_seed(0)
+    model = MoveScorer(hidden=8)
+    ppo = save_atomic(base_dict("ppo", model_config(model), model.state_dict(), {}, Rules().to_dict()),
+                      tmp_path / "p.pt")
+    one_line_error(run("hand_value.py", ["--agent", str(ppo), "--matches", "4"], tmp_path), "hand_value.py",
+                   f"--agent {ppo} is a ppo checkpoint: the search blends a DMC network's expected "
+                   f"points, so --agent takes a DMC checkpoint")
 
 
 def test_hand_value_told_agent_plays_as_the_agent_when_nothing_is_told():
