@@ -161,6 +161,15 @@ def read_numbered(path: str) -> Iterator[tuple[int, dict]]:
             yield i, record
 
 
+def check_format(record: dict) -> None:
+    """A record's "format" (1 when absent: records written before it) must be one this version
+    reads; else a ScopaError. replay checks it; read yields any JSON object, so a reader that
+    takes a record's fields without replaying it (the benchmarks) calls this itself."""
+    fmt = record.get("format", FORMAT)
+    if type(fmt) is not int or fmt != FORMAT:      # 1.0 and true are no format number
+        raise ScopaError(f"record format {fmt!r}: this version reads format {FORMAT}")
+
+
 def _deck_of(hand: dict, rules: Rules, h: int) -> list[int]:
     """The hand's deals strung into one deck in dealing order; ScopaError naming hand `h` and the
     deal for a deal of the wrong shape or a card dealt twice (game.deal_hand's own error named
@@ -280,9 +289,7 @@ def replay(record: dict) -> Game:
     absent: records written before it) must be one this version reads."""
     try:
         _obj(record, "record", "record")
-        fmt = record.get("format", FORMAT)
-        if type(fmt) is not int or fmt != FORMAT:      # 1.0 and true are no format number
-            raise ScopaError(f"record format {fmt!r}: this version reads format {FORMAT}")
+        check_format(record)
         if not isinstance(record["rules"], dict):
             raise ScopaError(f"rules is a JSON object of options, got {record['rules']!r}")
         rules = Rules.from_dict(record["rules"])

@@ -184,6 +184,14 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
         rec.write_bytes(bad)
         one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
                        "r.jsonl:1: not a 2-player game record naming 'agent' once")
+    # a file named twice counted its hands twice; a record of another format was read (review)
+    rec.write_bytes(b'{"players": ["agent", "b"], "hands": []}\n')
+    one_line_error(run("hand_points.py", [str(rec), str(tmp_path / ".." / tmp_path.name / "r.jsonl"),
+                                          "--player", "agent"], tmp_path), "hand_points.py",
+                   "r.jsonl is named twice: its hands would be counted twice")
+    rec.write_bytes(b'{"format": 2, "players": ["agent", "b"], "hands": []}\n')
+    one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
+                   "r.jsonl:1: record format 2: this version reads format 1")
     rec.write_bytes(b'{"players": ["agent", "b"], "hands": []}\n\xff\xfe\n')
     one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
                    "r.jsonl:2: not UTF-8 text")
@@ -273,6 +281,9 @@ def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
         b.write_bytes(bad)
         one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
                        "b.jsonl:1: not a finished 2-player match record")
+    b.write_bytes(b'{"format": 2, %s"seed": 1, "players": ["a", "b"], "winner": 0}\n' % rules)
+    one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
+                   "b.jsonl:1: record format 2: this version reads format 1")
     b.write_bytes(b"\n")
     one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py", "b.jsonl: no records")
 
