@@ -52,7 +52,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from agents import make_agent, split_spec
     from agents.arena import check_matches, evaluate, round_matches
     from agents.stats import Z95, elo, points_interval_text, t95, wilson
-    from scopa_env.cli import Parser, rules_hint, run_main
+    from scopa_env.cli import Parser, StdoutFailed, rules_hint, run_main
     from scopa_env.errors import ScopaError
     from scopa_env.presets import list_rules_text, rules_from_flags, rules_from_preset
     from scopa_env.atomic import AtomicFile
@@ -668,6 +668,8 @@ def main(argv=None) -> int:
     except ScopaError as e:
         print(f"evaluate.py: error: {e}{rules_hint(e)}", file=sys.stderr)
         return 2
+    except StdoutFailed:
+        raise                 # run_main says so, as for every script
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
         print(f"evaluate.py: error: {where}{e.strerror or e}", file=sys.stderr)

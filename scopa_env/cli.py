@@ -132,21 +132,69 @@ def _blocked(signals):
 def run_main(main) -> int:
     """main()'s exit code; 143 after a SIGTERM (see the module text); when stdout's reader has gone
     (`--list-rules | head -1`), 0 without a BrokenPipeError traceback: stdout is pointed at
-    /dev/null so Python's last flush is quiet too."""
+    /dev/null so Python's last flush is quiet too; when stdout cannot be written (a full disk),
+    one line `PROG: error: cannot write to standard output (WHY)` and exit code 1."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
+    if sys.stdout is not None and not isinstance(sys.stdout, _Stdout):
+        sys.stdout = _Stdout(sys.stdout)
     try:
         code = main()
     except Terminated:       # outside the script's own Ctrl-C handling
         code = 143
     except BrokenPipeError:
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, sys.stdout.fileno())
-        except OSError:
-            pass
+        _quiet_stdout()
         return 0
+    except StdoutFailed as e:
+        # stdout on a full disk (`> /dev/full`) was a traceback from print (review)
+        _quiet_stdout()
+        prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "scopa"
+        print(f"{prog}: error: cannot write to standard output ({e.strerror or e})", file=sys.stderr)
+        return 1
+    finally:
+        if isinstance(sys.stdout, _Stdout):
+            sys.stdout = sys.stdout.stream
     return 143 if _terminated else code
+
+
+class StdoutFailed(OSError):
+    """A write to standard output failed (not a closed pipe: that is BrokenPipeError)."""
+
+
+class _Stdout:
+    """sys.stdout while run_main runs: the same stream, whose failed writes are StdoutFailed,
+    so that they are told apart from the other OSErrors a script may meet."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text):
+        try:
+            return self.stream.write(text)
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise StdoutFailed(e.errno, e.strerror) from e
+
+    def flush(self):
+        try:
+            return self.stream.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as e:
+            raise StdoutFailed(e.errno, e.strerror) from e
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+def _quiet_stdout() -> None:
+    """stdout pointed at /dev/null: Python's last flush of what it still holds is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except OSError:
+        pass
 
 
 def rules_hint(error: Exception) -> str:

@@ -84,6 +84,24 @@ def test_output_into_a_closed_pipe_ends_quietly(argv):
     assert (p.returncode, p.stderr) == (0, "")
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("argv", [["train.py", "--list-rules"], ["train.py", "--print-config"],
+                                  ["evaluate.py", "--list-rules"], ["play.py", "--list-rules"],
+                                  ["play.py", "--opponent", "easy", "--seed", "3"],
+                                  ["evaluate.py", "--agent", "easy", "--opponent", "random", "--matches", "2"],
+                                  ["-m", "scopa_env.simulate", "--list-rules"]])
+def test_output_onto_a_full_disk_is_one_line(argv):
+    """Standard output that cannot be written (`> /dev/full`) was a traceback from print: one
+    line naming standard output, exit code 1 (review)."""
+    cmd = [str(ROOT / argv[0]), *argv[1:]] if argv[0].endswith(".py") else argv
+    prog = argv[0] if argv[0].endswith(".py") else "simulate.py"
+    with open("/dev/full", "w") as full:
+        p = subprocess.run([sys.executable, *cmd], stdout=full, stderr=subprocess.PIPE, text=True,
+                           cwd=ROOT, timeout=120, stdin=subprocess.DEVNULL)
+    assert (p.returncode, p.stderr) == (1, f"{prog}: error: cannot write to standard output "
+                                           f"(No space left on device)\n")
+
+
 def test_no_stray_escape_at_exit_on_a_terminal():
     """With colorama installed (other tools bring it), numba coloured its own error messages as
     it loaded, through colorama.init(), whose exit hook wrote ESC[0m to the terminal: play.py
