@@ -52,7 +52,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from agents import make_agent, split_spec
     from agents.arena import check_matches, evaluate, round_matches
     from agents.stats import Z95, elo, points_interval_text, t95, wilson
-    from scopa_env.cli import Parser, StdoutFailed, rules_hint, run_main
+    from scopa_env.cli import Parser, StdoutFailed, list_rules_alone, rules_hint, run_main
     from scopa_env.errors import ScopaError
     from scopa_env.presets import list_rules_text, rules_from_flags, rules_from_preset
     from scopa_env.atomic import AtomicFile
@@ -125,6 +125,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "rules, one seed each; counts summed, points per hand weighted by hands")
     args = p.parse_args(argv)
     if args.list_rules:
+        list_rules_alone(p, args)
         return args
     for flag, path in (("--json", args.json), ("--record", args.record)):
         if path == "":

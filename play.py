@@ -29,7 +29,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from scopa_env.actions import action_table
     from scopa_env.cards import (SETTEBELLO, SUIT_SYMBOLS, SUITS, card_name_compact, card_name_it,
                                  parse_card, rank_of, suit_of)
-    from scopa_env.cli import Parser, rules_hint, run_main
+    from scopa_env.cli import Parser, list_rules_alone, rules_hint, run_main
     from scopa_env.errors import ScopaError
     from scopa_env.game import Game, Move, primiera
     from scopa_env.presets import PRESETS, list_rules_text, preset_name, rules_from_flags
@@ -836,7 +836,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="deal the first match from this seed, the next ones from seed+1, ... "
                         "(default: a fresh seed, shown at the start of each match)")
     p.add_argument("--italian", action="store_true", help="start with Italian card names")
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    if args.list_rules:
+        list_rules_alone(p, args)
+    return args
 
 
 def can_show_symbols() -> bool:

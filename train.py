@@ -23,7 +23,7 @@ from pathlib import Path
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 try:    # Ctrl-C while the modules load (numba's caches, about half a second): one line too
-    from scopa_env.cli import Once, Parser, run_main
+    from scopa_env.cli import Once, Parser, flags_given, list_rules_alone, run_main
     from scopa_env.errors import ScopaError
 except KeyboardInterrupt:
     print("train.py: interrupted before the run started: nothing written", file=sys.stderr)
@@ -167,16 +167,11 @@ def config_error(e: ScopaError, loaded: dict, overrides: dict, path) -> str:
     return str(e)
 
 
-def flags_given(parser: argparse.ArgumentParser, args, but: str) -> list[str]:
-    """The flags given (a value other than the default), `but` aside, as the user spells them."""
-    return [a.option_strings[0] for a in parser._actions
-            if a.option_strings and a.dest not in (but, "help")
-            and getattr(args, a.dest, a.default) != a.default]
-
-
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.list_rules:
+        list_rules_alone(parser, args)
     run = None
     try:
         if args.list_rules:
@@ -192,6 +187,8 @@ def main(argv=None) -> int:
                                  f"drop {', '.join(other)}")
             export(*args.export)
             return 0
+        if args.print_config and args.stop_at is not None:     # it was dropped without a word (review)
+            raise ScopaError("--print-config prints the config and trains nothing: drop --stop-at")
         if args.stop_at is not None and args.stop_at < 1:
             raise ScopaError(f"--stop-at must be a number of steps, at least 1, got {args.stop_at}")
         from training.config import load_toml, make_config

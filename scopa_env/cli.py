@@ -27,6 +27,21 @@ import threading
 _GIVEN = "_flags_given"     # a namespace attribute while parsing: the flags met so far
 
 
+def flags_given(parser: argparse.ArgumentParser, args, but: str) -> list[str]:
+    """The flags given (a value other than the default), `but` aside, as the user spells them."""
+    return [a.option_strings[0] for a in parser._actions
+            if a.option_strings and a.dest not in (but, "help")
+            and getattr(args, a.dest, a.default) != a.default]
+
+
+def list_rules_alone(parser: argparse.ArgumentParser, args) -> None:
+    """--list-rules with another flag is a parser error: the other was ignored without a word,
+    a bad value included (review)."""
+    other = flags_given(parser, args, "list_rules")
+    if other:
+        parser.error(f"--list-rules lists the rules presets and does nothing else: drop {', '.join(other)}")
+
+
 class Once(argparse.Action):
     """A flag that takes a value, given twice: an error (argparse kept the last one silently,
     so `--opponent easy --opponent hard` played hard without a word)."""

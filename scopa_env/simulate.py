@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 from .atomic import AtomicFile
-from .cli import Parser, run_main
+from .cli import Parser, list_rules_alone, run_main
 from .errors import ScopaError
 from .game import Game
 from .presets import list_rules_text, rules_from_preset
@@ -60,6 +60,7 @@ def main(argv=None) -> int:
     ap.add_argument("--no-check", action="store_true", help="do not replay each record after writing it")
     args = ap.parse_args(argv)
     if args.list_rules:
+        list_rules_alone(ap, args)
         print(list_rules_text())
         return 0
     try:

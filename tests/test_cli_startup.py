@@ -57,6 +57,18 @@ def test_ctrl_c_while_the_modules_load_is_one_line(cli, args, code, stdout, stde
     (["-m", "scopa_env.simulate", "--seed", "1", "--seed", "2"],
      "python -m scopa_env.simulate: error: --seed given twice: 1 and 2"),
     (["train.py", "--resume", "a", "--resume", "b"], "train.py: error: --resume given twice: 'a' and 'b'"),
+    # --list-rules ignored every other flag, bad values included (review)
+    (["train.py", "--list-rules", "--seed", "-1", "--resume", "t1"],
+     "train.py: error: --list-rules lists the rules presets and does nothing else: drop --resume, --seed"),
+    (["play.py", "--list-rules", "--opponent", "bogus"],
+     "play.py: error: --list-rules lists the rules presets and does nothing else: drop --opponent"),
+    (["evaluate.py", "--list-rules", "--matches", "3"],
+     "evaluate.py: error: --list-rules lists the rules presets and does nothing else: drop --matches"),
+    (["-m", "scopa_env.simulate", "--list-rules", "--napola"],
+     "python -m scopa_env.simulate: error: --list-rules lists the rules presets and does nothing else: "
+     "drop --napola"),
+    (["train.py", "--print-config", "--stop-at", "5"],
+     "train.py: error: --print-config prints the config and trains nothing: drop --stop-at"),
 ])
 def test_a_bad_flag_is_one_line(argv, line, tmp_path):
     """argparse's own errors printed its usage block first (17 lines for train.py)."""
