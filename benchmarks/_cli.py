@@ -58,6 +58,16 @@ def seed_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a whole number 0..2**63-1, got {text!r}") from None
 
 
+def distinct(p: argparse.ArgumentParser, flag: str, values) -> None:
+    """A list option naming one value twice is a parser error: the scripts dropped the second,
+    or ran it again beside the first (a review)."""
+    seen = set()
+    for v in values:
+        if v in seen:
+            p.error(f"{flag} names {v} twice")
+        seen.add(v)
+
+
 def errors_as_one_line(prog: str):
     """Decorate a main(): a ScopaError, OSError or MemoryError it raises becomes `prog: error:
     ...` on stderr and exit code 2 (return value 2), as in evaluate.py."""
@@ -70,7 +80,8 @@ def errors_as_one_line(prog: str):
             except ScopaError as e:
                 print(f"{prog}: error: {e}", file=sys.stderr)
             except OSError as e:
-                print(f"{prog}: error: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
+                where = f"{e.filename}: " if e.filename else ""
+                print(f"{prog}: error: {where}{e.strerror or e}", file=sys.stderr)
             except MemoryError as e:       # a size far past this machine (--sizes 99999999999)
                 print(f"{prog}: error: not enough memory for these sizes ({e})", file=sys.stderr)
             return 2

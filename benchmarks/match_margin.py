@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.arena import check_matches, run_pairs  # noqa: E402
-from benchmarks._cli import ROOT, errors_as_one_line, parser, positive_int, seed_arg  # noqa: E402
+from benchmarks._cli import ROOT, distinct, errors_as_one_line, parser, positive_int, seed_arg  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.rules import Rules  # noqa: E402
 
@@ -82,6 +82,7 @@ def main(argv=None) -> int:
     p.add_argument("--shifts", type=shift_list, default="0,0.25,0.5,0.75,1.0")
     p.add_argument("--samples", type=positive_int, default=40_000, help="resampled matches per shift")
     args = p.parse_args(argv)
+    distinct(p, "--shifts", args.shifts)
     rules = Rules()
     try:                                  # found before the matches are played, not after
         matches = check_matches(args.matches, rules)

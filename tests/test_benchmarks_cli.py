@@ -26,6 +26,12 @@ CASES = [
     ("bench_hard.py", ["--seed", str(2**63 - 1)], "--seed 9223372036854775807 is too large"),
     ("bench_hard.py", ["--no-such-option"], "unrecognized arguments"),
     ("match_margin.py", ["--agent", "foo"], "unknown agent 'foo'"),
+    # a value named twice was dropped, or run again beside the first (review)
+    ("match_margin.py", ["--shifts", "0.5,0.50"], "--shifts names 0.5 twice"),
+    ("bench_aec.py", ["--rules", "napola", "napola"], "--rules names napola twice"),
+    ("bench_batched.py", ["--sizes", "4", "4"], "--sizes names 4 twice"),
+    ("bench_batched.py", ["--rules", "classic", "classic"], "--rules names classic twice"),
+    ("max_moves.py", ["--rules", "classic", "classic"], "--rules names classic twice"),
     ("match_margin.py", ["--agent", "missing.pt"], "missing.pt"),
     ("match_margin.py", ["--matches", "3"], "even"),
     ("match_margin.py", ["--seed", "-1"], "argument --seed"),
