@@ -637,8 +637,11 @@ class PlaySession:
         if NUMBER.fullmatch(first):
             k = int(first) if len(first) <= 6 else 0     # int() refuses over 4,300 digits
             if not 1 <= k <= len(hand):
+                # '8 c': a card with a stray space read as play 8 taking 'c' (review)
+                spaced = bool(captures) and len(captures[0]) == 1 and captures[0].upper() in SUITS
+                hint = f" (a card is written without a space: {first}{captures[0]})" if spaced else ""
                 raise ScopaError(f"you hold {len(hand)} card{'s' if len(hand) > 1 else ''}: "
-                                 f"type {span(len(hand))}, a card like 7d, or ? for help")
+                                 f"type {span(len(hand))}, a card like 7d, or ? for help{hint}")
             card = hand[k - 1]
         elif CARD_TEXT.fullmatch(first) or NUMBER.match(first):
             card = read_card(first)      # '7z', '12d': the card's own error, not "not a command"
@@ -649,9 +652,12 @@ class PlaySession:
             raise ScopaError(f"{echo(line)} is not a command: type {span(len(hand))} or ? for help")
         options = [m for m in g.legal_moves() if m.card == card]
         if captures is not None:
+            wanted = sorted(read_card(t) for t in captures)
+            twice = [c for i, c in enumerate(wanted) if i and wanted[i - 1] == c]
+            if twice:      # it said "3 cards named, the table holds 2" (review)
+                raise ScopaError(f"illegal capture: {self.name(twice[0])} is named twice")
             if len(captures) > len(g.table):
                 raise ScopaError(f"illegal capture: {len(captures)} cards named, the table holds {len(g.table)}")
-            wanted = sorted(read_card(t) for t in captures)
             for m in options:
                 if sorted(m.captured_cards) == wanted:
                     return m

@@ -271,7 +271,7 @@ def test_levels_play_a_short_match(level):
 
 
 JUNK = ["", "   ", "hello", "²", "²d", "١", "1 x ²d", "0", "4", "9", "10", "7", "11d", "7z", "x", "1 x 99d", "1 2",
-        "zz 3", "+", ",,", "xx", "ñ", "💥", "1 x", "d d", "ll", "?!", "-1", "1.5", "3 x 1d 1d"]
+        "zz 3", "+", ",,", "xx", "ñ", "💥", "1 x", "d d", "ll", "?!", "-1", "1.5", "3 x 1d 1d", "9 c"]
 
 
 def test_bad_input_never_crashes_and_says_something():
@@ -282,6 +282,8 @@ def test_bad_input_never_crashes_and_says_something():
     assert "you hold 3 cards: type 1-3" in text
     assert "bad card" in text
     assert "bad card '7z': write rank 1-10 then suit" in text      # a card's error, not a command's
+    # a card with a stray space (review)
+    assert "or ? for help (a card is written without a space: 9c)" in text
     assert s.game.hand_no == 0 and len(s.game.hand(0)) in (2, 3)
 
 
@@ -726,12 +728,16 @@ def test_most_sevens_detail_shows_the_rank_that_decided():
 
 
 def test_typed_text_is_echoed_cut_short_and_7h_is_explained():
-    s, out, _ = session(["a" * 100000, "6s x " + "1c " * 30, "q"])
+    s, out, _ = session(["a" * 100000, "6s x " + " ".join(f"{r}{u}" for r in range(1, 11) for u in "dcb"), "q"])
     s.run()
     said = [line for line in out.getvalue().splitlines() if not line.startswith("Your play")]  # not the input
     assert max(len(line) for line in said) < 300      # was 100,070 characters
     assert "(100,000 characters) is not a command" in out.getvalue()
     assert "30 cards named, the table holds" in out.getvalue()
+    # a card named twice said "3 cards named, the table holds 2" (review)
+    s, out, _ = session(["1 x 1d 1d 2c", "q"], seed=3)
+    s.run()
+    assert "illegal capture: 1\u2666 is named twice" in out.getvalue()
     with pytest.raises(ScopaError, match="\u2665 is C, coppe"):
         play.read_card("7h")
 
