@@ -187,10 +187,10 @@ def main(argv=None) -> int:
                                  f"drop {', '.join(other)}")
             export(*args.export)
             return 0
-        if args.print_config and args.stop_at is not None:     # it was dropped without a word (review)
-            raise ScopaError("--print-config prints the config and trains nothing: drop --stop-at")
         if args.stop_at is not None and args.stop_at < 1:
             raise ScopaError(f"--stop-at must be a number of steps, at least 1, got {args.stop_at}")
+        if args.print_config and args.stop_at is not None:     # it was dropped without a word (review)
+            raise ScopaError("--print-config prints the config and trains nothing: drop --stop-at")
         from training.config import load_toml, make_config
         from training.loop import check_new_run, start
 
