@@ -130,6 +130,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     for flag, path in (("--json", args.json), ("--record", args.record)):
         if path == "":
             p.error(f"{flag} needs a file name")
+        if path == "-":      # it wrote a file named '-' (simulate's --out - is standard output)
+            p.error(f"{flag} -: give a file name (these files are not written to standard output)")
         problem = path and unwritable(path)
         if problem:       # found before the matches are played, not after
             p.error(f"{flag} {path}: {problem}")
@@ -176,8 +178,6 @@ def parse_args(argv=None) -> argparse.Namespace:
             p.error(f"--opponent {a} is given twice" if a == b
                     else f"--opponent names one agent twice: {a} and {b}")
     for flag, path in (("--json", args.json), ("--record", args.record)):
-        if path == "-":      # it wrote a file named '-' (simulate's --out - is standard output)
-            p.error(f"{flag} -: give a file name (these files are not written to standard output)")
         for spec in (args.round_robin or [args.agent, *args.opponent]) + [args.partner]:
             try:
                 name = spec and split_spec(spec)[0]

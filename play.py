@@ -630,18 +630,27 @@ class PlaySession:
                     return
 
     def read_move(self, line: str) -> Move | None:
-        """The move a line means, None if the person cancelled a choice; ScopaError if none."""
+        """The move a line means, None if the person cancelled a choice; ScopaError if none. A
+        rank and a lone suit letter ('8 c') that mean no move add that a card is written
+        without a space: they read as play 8 taking 'c' (review)."""
+        try:
+            return self._read_move(line)
+        except ScopaError as e:
+            first, captures = parse_move_text(line)
+            if NUMBER.fullmatch(first) and len(first) <= 2 and 1 <= int(first) <= 10 and \
+                    captures is not None and len(captures) == 1 and captures[0].upper() in SUITS:
+                raise ScopaError(f"{e} (a card is written without a space: {first}{captures[0]})") from None
+            raise
+
+    def _read_move(self, line: str) -> Move | None:
         g = self.game
         hand = by_rank(g.hand(HUMAN))
         first, captures = parse_move_text(line)
         if NUMBER.fullmatch(first):
             k = int(first) if len(first) <= 6 else 0     # int() refuses over 4,300 digits
             if not 1 <= k <= len(hand):
-                # '8 c': a card with a stray space read as play 8 taking 'c' (review)
-                spaced = bool(captures) and len(captures[0]) == 1 and captures[0].upper() in SUITS
-                hint = f" (a card is written without a space: {first}{captures[0]})" if spaced else ""
                 raise ScopaError(f"you hold {len(hand)} card{'s' if len(hand) > 1 else ''}: "
-                                 f"type {span(len(hand))}, a card like 7d, or ? for help{hint}")
+                                 f"type {span(len(hand))}, a card like 7d, or ? for help")
             card = hand[k - 1]
         elif CARD_TEXT.fullmatch(first) or NUMBER.match(first):
             card = read_card(first)      # '7z', '12d': the card's own error, not "not a command"

@@ -58,14 +58,16 @@ def seed_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(f"must be a whole number 0..2**63-1, got {text!r}") from None
 
 
-def distinct(p: argparse.ArgumentParser, flag: str, values) -> None:
-    """A list option naming one value twice is a parser error: the scripts dropped the second,
-    or ran it again beside the first (a review)."""
-    seen = set()
+def distinct(p: argparse.ArgumentParser, flag: str, values, key=lambda v: v) -> None:
+    """A list option naming one value twice (as `key` reads it: scopa_env.presets.preset_key for
+    preset names) is a parser error: the scripts dropped the second, or ran it again beside the first
+    (a review)."""
+    seen = {}
     for v in values:
-        if v in seen:
-            p.error(f"{flag} names {v} twice")
-        seen.add(v)
+        if key(v) in seen:
+            first = seen[key(v)]
+            p.error(f"{flag} names {v} twice" if first == v else f"{flag} names one value twice: {first} and {v}")
+        seen[key(v)] = v
 
 
 def errors_as_one_line(prog: str):

@@ -24,6 +24,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks._cli import distinct, errors_as_one_line, parser, positive_float, positive_int  # noqa: E402
+from scopa_env.presets import preset_key  # noqa: E402
 
 
 def random_play(env, seconds: float, rng: np.random.Generator, seed: int) -> float:
@@ -72,7 +73,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rules", nargs="*", default=[], metavar="PRESET",
                     help="also time the raw env under these presets")
     args = ap.parse_args(argv)
-    distinct(ap, "--rules", args.rules)
+    distinct(ap, "--rules", args.rules, key=preset_key)
     envs = make_envs(args.rules)
     rng = np.random.default_rng(0)
     for env in envs.values():  # warm up: numba kernels loaded, caches filled

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks._cli import (distinct, errors_as_one_line, load_baseline, parser, positive_float,  # noqa: E402
                             positive_int)
 from scopa_env import BatchedScopa  # noqa: E402
-from scopa_env.presets import rules_from_preset  # noqa: E402
+from scopa_env.presets import preset_key, rules_from_preset  # noqa: E402
 
 
 def run(env: BatchedScopa, mode: str, seconds: float, rng: np.random.Generator) -> float:
@@ -82,7 +82,7 @@ def main(argv=None) -> int:
     ap.add_argument("--baseline", metavar="DIR", help="another checkout to compare with")
     args = ap.parse_args(argv)
     distinct(ap, "--sizes", args.sizes)
-    distinct(ap, "--rules", args.rules)
+    distinct(ap, "--rules", args.rules, key=preset_key)
     for preset in args.rules:       # every name checked before the first is timed
         rules_from_preset(preset)
     rng = np.random.default_rng(0)

@@ -180,11 +180,14 @@ def main(argv=None) -> int:
 def parse_deals(text: str) -> frozenset:
     """'1,2,3' -> frozenset({1, 2, 3}); each a deal 1..5 (the sixth hides nothing)."""
     try:
-        deals = frozenset(int(t) for t in text.split(","))
+        named = [int(t) for t in text.split(",")]
     except ValueError:
-        deals = frozenset({0})
+        named = [0]
+    deals = frozenset(named)
     if not deals or not deals <= set(range(1, DEALS)):
         raise ScopaError(f"--told-deals must be deals 1..{DEALS - 1} separated by commas, got {text!r}")
+    if len(deals) < len(named):      # the repeat was dropped without a word (review)
+        raise ScopaError(f"--told-deals names a deal twice: {text!r}")
     return deals
 
 

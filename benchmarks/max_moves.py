@@ -23,7 +23,7 @@ from numba import njit  # noqa: E402
 from benchmarks._cli import distinct, errors_as_one_line, parser, positive_int  # noqa: E402
 from scopa_env import core  # noqa: E402
 from scopa_env.batched import initial_max_legal  # noqa: E402
-from scopa_env.presets import PRESETS, rules_from_preset  # noqa: E402
+from scopa_env.presets import PRESETS, preset_key, rules_from_preset  # noqa: E402
 
 
 @njit
@@ -59,7 +59,7 @@ def main(argv=None) -> int:
     ap.add_argument("--hands", type=positive_int, default=100_000, help="hands per run")
     ap.add_argument("--seeds", type=positive_int, default=4, help="runs per preset, seeds 0..")
     args = ap.parse_args(argv)
-    distinct(ap, "--rules", args.rules)
+    distinct(ap, "--rules", args.rules, key=preset_key)
     rules = {name: rules_from_preset(name) for name in args.rules}   # every name checked first
     print(f"most legal moves met in random play: {args.seeds} runs x {args.hands:,} hands per preset")
     print(f"{'preset':<20} {'most':>6} {'start width':>12}  per run")

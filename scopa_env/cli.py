@@ -144,17 +144,22 @@ def _blocked(signals):
         mask(signal.SIG_UNBLOCK, signals)
 
 
-def run_main(main) -> int:
+def run_main(main, prog: str | None = None) -> int:
     """main()'s exit code; 143 after a SIGTERM (see the module text); when stdout's reader has gone
     (`--list-rules | head -1`), 0 without a BrokenPipeError traceback: stdout is pointed at
     /dev/null so Python's last flush is quiet too; when stdout cannot be written (a full disk),
-    one line `PROG: error: cannot write to standard output (WHY)` and exit code 1."""
+    one line `PROG: error: cannot write to standard output (WHY)` (PROG: `prog`, else the
+    script's file name) and exit code 1."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
     if sys.stdout is not None and not isinstance(sys.stdout, _Stdout):
         sys.stdout = _Stdout(sys.stdout)
     try:
         code = main()
+        if sys.stdout is not None:
+            # what a block-buffered stdout still holds is written now, while a failure is caught
+            # here (at exit it was lost without a word, exit 0; review)
+            sys.stdout.flush()
     except Terminated:       # outside the script's own Ctrl-C handling
         code = 143
     except BrokenPipeError:
@@ -163,7 +168,8 @@ def run_main(main) -> int:
     except StdoutFailed as e:
         # stdout on a full disk (`> /dev/full`) was a traceback from print (review)
         _quiet_stdout()
-        prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "scopa"
+        if prog is None:
+            prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "scopa"
         print(f"{prog}: error: cannot write to standard output ({e.strerror or e})", file=sys.stderr)
         return 1
     finally:

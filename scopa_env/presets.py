@@ -84,11 +84,16 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
 )}
 
 
+def preset_key(name: str) -> str:
+    """A preset name as the presets are looked up: case and surrounding spaces aside."""
+    return name.strip().lower()
+
+
 def rules_from_preset(name: str) -> Rules:
     """The Rules of a preset; ScopaError listing the known names for an unknown one."""
-    if not isinstance(name, str) or name.strip().lower() not in PRESETS:
+    if not isinstance(name, str) or preset_key(name) not in PRESETS:
         raise ScopaError(f"unknown rules preset {name!r} (known: {', '.join(PRESETS)})")
-    return PRESETS[name.strip().lower()].rules
+    return PRESETS[preset_key(name)].rules
 
 
 def preset_name(rules: Rules) -> str | None:

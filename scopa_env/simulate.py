@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 from .atomic import AtomicFile
-from .cli import Parser, list_rules_alone, run_main
+from .cli import Parser, StdoutFailed, list_rules_alone, run_main
 from .errors import ScopaError
 from .game import Game
 from .presets import list_rules_text, rules_from_preset
@@ -90,6 +90,8 @@ def main(argv=None) -> int:
                 write_records(f, rules, args)
     except BrokenPipeError:         # the reader stopped (| head): run_main ends quietly
         raise
+    except StdoutFailed:            # run_main says so, as for every script
+        raise
     except (ScopaError, OSError) as e:
         print(f"simulate: {e}", file=sys.stderr)
         return 2
@@ -113,4 +115,4 @@ def write_records(f, rules: Rules, args) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(run_main(main))
+    sys.exit(run_main(main, "python -m scopa_env.simulate"))

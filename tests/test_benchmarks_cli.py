@@ -32,6 +32,8 @@ CASES = [
     ("bench_batched.py", ["--sizes", "4", "4"], "--sizes names 4 twice"),
     ("bench_batched.py", ["--rules", "classic", "classic"], "--rules names classic twice"),
     ("max_moves.py", ["--rules", "classic", "classic"], "--rules names classic twice"),
+    ("max_moves.py", ["--rules", "classic", "Classic"], "--rules names one value twice: classic and Classic"),
+    ("hand_value.py", ["--told-deals", "1,1,2"], "--told-deals names a deal twice: '1,1,2'"),
     ("match_margin.py", ["--agent", "missing.pt"], "missing.pt"),
     ("match_margin.py", ["--matches", "3"], "even"),
     ("match_margin.py", ["--seed", "-1"], "argument --seed"),

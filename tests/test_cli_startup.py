@@ -82,15 +82,19 @@ def test_a_bad_flag_is_one_line(argv, line, tmp_path):
 @pytest.mark.parametrize("argv", [["train.py", "--list-rules"], ["train.py", "--print-config"],
                                   ["evaluate.py", "--list-rules"], ["play.py", "--list-rules"],
                                   ["-m", "scopa_env.simulate", "--list-rules"]])
-def test_output_into_a_closed_pipe_ends_quietly(argv):
+@pytest.mark.parametrize("buffered", [False, True])
+def test_output_into_a_closed_pipe_ends_quietly(argv, buffered):
     """`python train.py --list-rules | head -1`: the reader may be gone before the CLI writes. Here
     it always is (the pipe's read end is closed first): no BrokenPipeError traceback, exit 0."""
     cmd = [str(ROOT / argv[0]), *argv[1:]] if argv[0].endswith(".py") else argv
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:     # block-buffered, simulate's output met the closed pipe only at exit
+        env["PYTHONUNBUFFERED"] = "1"
     r, w = os.pipe()
     os.close(r)
     try:
         p = subprocess.run([sys.executable, *cmd], stdout=w, stderr=subprocess.PIPE, text=True,
-                           cwd=ROOT, timeout=120, stdin=subprocess.DEVNULL)
+                           cwd=ROOT, timeout=120, stdin=subprocess.DEVNULL, env=env)
     finally:
         os.close(w)
     assert (p.returncode, p.stderr) == (0, "")
@@ -101,15 +105,21 @@ def test_output_into_a_closed_pipe_ends_quietly(argv):
                                   ["evaluate.py", "--list-rules"], ["play.py", "--list-rules"],
                                   ["play.py", "--opponent", "easy", "--seed", "3"],
                                   ["evaluate.py", "--agent", "easy", "--opponent", "random", "--matches", "2"],
-                                  ["-m", "scopa_env.simulate", "--list-rules"]])
-def test_output_onto_a_full_disk_is_one_line(argv):
+                                  ["-m", "scopa_env.simulate", "--list-rules"],
+                                  ["-m", "scopa_env.simulate", "--matches", "1", "--seed", "1", "--out", "-"]])
+@pytest.mark.parametrize("buffered", [False, True])
+def test_output_onto_a_full_disk_is_one_line(argv, buffered):
     """Standard output that cannot be written (`> /dev/full`) was a traceback from print: one
-    line naming standard output, exit code 1 (review)."""
+    line naming standard output, exit code 1 (review); block-buffered too (play.py's short output
+    was lost at exit, exit 0, when PYTHONUNBUFFERED was not set)."""
     cmd = [str(ROOT / argv[0]), *argv[1:]] if argv[0].endswith(".py") else argv
-    prog = argv[0] if argv[0].endswith(".py") else "simulate.py"
+    prog = argv[0] if argv[0].endswith(".py") else "python -m scopa_env.simulate"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
     with open("/dev/full", "w") as full:
         p = subprocess.run([sys.executable, *cmd], stdout=full, stderr=subprocess.PIPE, text=True,
-                           cwd=ROOT, timeout=120, stdin=subprocess.DEVNULL)
+                           cwd=ROOT, timeout=120, stdin=subprocess.DEVNULL, env=env)
     assert (p.returncode, p.stderr) == (1, f"{prog}: error: cannot write to standard output "
                                            f"(No space left on device)\n")
 

@@ -443,6 +443,9 @@ def test_cli_outputs_are_tried_for_real_before_playing(tmp_path):
         assert p.returncode == 2 and p.stdout == "" and not (tmp_path / "-").exists()
         assert p.stderr.strip() == f"evaluate.py: error: {flag} -: give a file name (these files are not " \
                                    f"written to standard output)"
+    p = run_cli("--pool", "r1.json", "r2.json", "--json", "-", cwd=tmp_path)    # --pool too (review)
+    assert p.returncode == 2 and not (tmp_path / "-").exists()
+    assert p.stderr.strip().endswith("--json -: give a file name (these files are not written to standard output)")
     # an empty --partner printed the run's header, then "unknown agent ''" (review)
     for args in (["--agent", "random", "--opponent", "random", "--rules", "scopone"],
                  ["--round-robin", "random", "easy"]):

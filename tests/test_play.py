@@ -738,6 +738,11 @@ def test_typed_text_is_echoed_cut_short_and_7h_is_explained():
     s, out, _ = session(["1 x 1d 1d 2c", "q"], seed=3)
     s.run()
     assert "illegal capture: 1\u2666 is named twice" in out.getvalue()
+    # a card with a stray space, in the hand's range too (review)
+    s, out, _ = session(["2 c", "99 c", "q"], seed=3)
+    s.run()
+    assert "(a card is written without a space: 2c)" in out.getvalue()
+    assert "99c" not in out.getvalue()
     with pytest.raises(ScopaError, match="\u2665 is C, coppe"):
         play.read_card("7h")
 

@@ -294,6 +294,21 @@ def test_export_refuses_the_flags_it_would_ignore(tmp_path, capsys):
     assert run_main(capsys, "--export", src, str(out)).returncode == 0 and out.is_file()
 
 
+def test_a_run_saved_with_a_level_named_twice_resumes(tmp_path, capsys):
+    """Before 2026-12-03 a level named twice was merged into one; refused now, a stored run reads
+    with the repeat dropped (bot_levels cannot change on resume, so it could not be mended; review)."""
+    Run(tiny_cfg(tmp_path, run_name="dup"), log=lambda *_: None).train()
+    path = tmp_path / "ck" / "dup" / "latest.pt"
+    ck = checkpoint.load(path)
+    ck["config"] = dict(ck["config"], bot_levels=["easy", "easy"], eval_opponents=["random", "random"])
+    checkpoint.save_atomic(ck, path)
+    r = run_main(capsys, "--resume", str(path), "--print-config")
+    assert r.returncode == 0, r.stderr
+    assert 'bot_levels = ["easy"]' in r.stdout and 'eval_opponents = ["random"]' in r.stdout
+    _one_line_error(run_main(capsys, "--eval-opponents", "easy,easy", "--print-config"),
+                    "'eval_opponents' names easy twice")
+
+
 def test_a_run_saved_with_no_final_opponents_resumes_and_keeps_its_guards(tmp_path, capsys):
     """Before 2026-12-02 final_opponents = [] (final_matches > 0) was taken and meant no final
     table; refused now, such a run's checkpoints read as final_matches = 0. Review: its resume

@@ -524,8 +524,15 @@ def rules_overrides(overrides: dict) -> dict:
 def saved_config(d: dict) -> dict:
     """A config stored in a checkpoint, in today's terms: before 2026-12-02 an empty
     final_opponents with final_matches > 0 was taken and meant no final table; it is refused
-    now, so such a run's config reads as final_matches = 0, the table it had (none)."""
+    now, so such a run's config reads as final_matches = 0, the table it had (none). A level
+    named twice in eval_opponents, final_opponents or bot_levels was merged into one before
+    2026-12-03; it is refused now, so a stored list reads with the repeat dropped."""
     d = dict(d)
+    for name in ("eval_opponents", "final_opponents", "bot_levels"):
+        # a level named twice was merged before 2026-12-03 and is refused now: a stored run reads
+        # as it played (bot_levels cannot change on resume, so it could not be mended; review)
+        if isinstance(d.get(name), (list, tuple)) and all(isinstance(x, str) for x in d[name]):
+            d[name] = list(dict.fromkeys(d[name]))
     if isinstance(d.get("final_opponents"), (list, tuple)) and not d["final_opponents"] \
             and d.get("final_matches", TrainConfig.final_matches) != 0:
         d["final_matches"] = 0
