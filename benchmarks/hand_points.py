@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._cli import errors_as_one_line, parser  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
-from scopa_env.records import check_format, read_numbered  # noqa: E402
+from scopa_env.records import read_numbered  # noqa: E402
 
 
 def count_hands(paths: list[str], player: str, symmetric: bool) -> dict[tuple[int, int], int]:
@@ -29,13 +29,10 @@ def count_hands(paths: list[str], player: str, symmetric: bool) -> dict[tuple[in
     for i, path in enumerate(paths):
         if named[i] in named[:i]:      # its hands were counted twice without a word (review)
             raise ScopaError(f"{path} is named twice: its hands would be counted twice")
-        # the records module reads the lines (a regular file, UTF-8, JSON objects: one ScopaError
-        # naming the file and line); the fields this count needs are checked here
-        for n, record in read_numbered(path):
-            try:
-                check_format(record)    # read yields any JSON object (format 2 was read; review)
-            except ScopaError as e:
-                raise ScopaError(f"{path}:{n}: {e}") from None
+        # the records module reads the lines (a regular file, UTF-8, JSON objects of this
+        # version's format: one ScopaError naming the file and line; format 2 was read, review);
+        # the fields this count needs are checked here
+        for n, record in read_numbered(path, format_checked=True):
             try:
                 _count_record(record, player, symmetric, counts)
             except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.stats import mean_ci, points_interval_text, ratio_difference_ci  # noqa: E402
 from benchmarks._cli import errors_as_one_line, parser  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
-from scopa_env.records import check_format, read_numbered  # noqa: E402
+from scopa_env.records import read_numbered  # noqa: E402
 
 
 def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int, int, int, int, int, int]]]:
@@ -46,11 +46,8 @@ def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int,
     match's hands); one opponent and one rules set in the file."""
     rows = []
     rules = opponent = None
-    for n, record in read_numbered(path):
-        try:
-            check_format(record)        # read yields any JSON object (format 2 was read; review)
-        except ScopaError as e:
-            raise ScopaError(f"{path}:{n}: {e}") from None
+    # read yields any JSON object: the format is checked here (format 2 was read; review)
+    for n, record in read_numbered(path, format_checked=True):
         try:
             names = record["players"]
             if not isinstance(names, list) or len(names) != 2 or not all(isinstance(x, str) for x in names):

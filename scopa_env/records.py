@@ -137,8 +137,10 @@ def replay_file(path: str) -> int:
     return n
 
 
-def read_numbered(path: str) -> Iterator[tuple[int, dict]]:
-    """read(), each record with its line number in the file (from 1)."""
+def read_numbered(path: str, format_checked: bool = False) -> Iterator[tuple[int, dict]]:
+    """read(), each record with its line number in the file (from 1); with format_checked, a
+    record of another format (check_format) is one ScopaError naming the file and line (for the
+    readers that take a record's fields without replaying it: the benchmarks)."""
     regular_file("record file", path)
     with open(path, "rb") as f:
         for i, raw in enumerate(f, 1):
@@ -158,13 +160,18 @@ def read_numbered(path: str) -> Iterator[tuple[int, dict]]:
                 raise ScopaError(f"{path}:{i}: not a JSON record ({e})") from None
             if not isinstance(record, dict):
                 raise ScopaError(f"{path}:{i}: a record is a JSON object {{...}}, got {type(record).__name__}")
+            if format_checked:
+                try:
+                    check_format(record)
+                except ScopaError as e:
+                    raise ScopaError(f"{path}:{i}: {e}") from None
             yield i, record
 
 
 def check_format(record: dict) -> None:
     """A record's "format" (1 when absent: records written before it) must be one this version
-    reads; else a ScopaError. replay checks it; read yields any JSON object, so a reader that
-    takes a record's fields without replaying it (the benchmarks) calls this itself."""
+    reads; else a ScopaError. replay checks it; read yields any JSON object (read_numbered with
+    format_checked checks it too)."""
     fmt = record.get("format", FORMAT)
     if type(fmt) is not int or fmt != FORMAT:      # 1.0 and true are no format number
         raise ScopaError(f"record format {fmt!r}: this version reads format {FORMAT}")
