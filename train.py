@@ -170,11 +170,10 @@ def config_error(e: ScopaError, loaded: dict, overrides: dict, path) -> str:
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    if args.list_rules:
-        list_rules_alone(parser, args)
     run = None
     try:
         if args.list_rules:
+            list_rules_alone(parser, args)
             from scopa_env.presets import list_rules_text
             print(list_rules_text())
             return 0

@@ -190,16 +190,14 @@ class _Stdout:
         self.stream = stream
 
     def write(self, text):
-        try:
-            return self.stream.write(text)
-        except BrokenPipeError:
-            raise
-        except OSError as e:
-            raise StdoutFailed(e.errno, e.strerror) from e
+        return self._checked("write", text)
 
     def flush(self):
+        return self._checked("flush")
+
+    def _checked(self, method: str, *args):
         try:
-            return self.stream.flush()
+            return getattr(self.stream, method)(*args)
         except BrokenPipeError:
             raise
         except OSError as e:
