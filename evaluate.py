@@ -52,7 +52,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from agents import make_agent, split_spec
     from agents.arena import check_matches, evaluate, round_matches
     from agents.stats import Z95, elo, points_interval_text, t95, wilson
-    from scopa_env.cli import Parser, StdoutFailed, list_rules_alone, rules_hint, run_main
+    from scopa_env.cli import Parser, StdoutFailed, first_repeat, list_rules_alone, rules_hint, run_main
     from scopa_env.errors import ScopaError
     from scopa_env.presets import list_rules_text, rules_from_flags, rules_from_preset
     from scopa_env.atomic import AtomicFile
@@ -80,17 +80,6 @@ def same_agent_key(spec: str):
 def _agent_key(spec: str | None):
     """same_agent_key, with None (no partner) its own key."""
     return None if spec is None else same_agent_key(spec)
-
-
-def first_repeat(specs: list[str]) -> tuple[str, str] | None:
-    """The first two specs that name one agent (same_agent_key), or None."""
-    seen: dict = {}
-    for spec in specs:
-        key = same_agent_key(spec)
-        if key in seen:
-            return seen[key], spec
-        seen[key] = spec
-    return None
 
 
 DEFAULT_MATCHES = 200       # per opponent, rounded up to a multiple of the number of sides
@@ -159,7 +148,7 @@ def parse_args(argv=None) -> argparse.Namespace:
             p.error("--round-robin replaces --agent/--opponent")
         if len(args.round_robin) < 2:
             p.error("--round-robin needs at least two agents")
-        twice = first_repeat(args.round_robin)   # one agent under two spellings (Easy, ./x.pt,
+        twice = first_repeat(args.round_robin, same_agent_key)   # one agent under two spellings (Easy, ./x.pt,
         if twice:                                # options in another order) played itself
             a, b = twice
             p.error(f"--round-robin names one agent twice: {a} and {b}" if a != b
@@ -172,7 +161,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     elif not args.agent or not args.opponent:
         p.error("give --agent and at least one --opponent, or --round-robin")
     else:
-        twice = first_repeat(args.opponent)
+        twice = first_repeat(args.opponent, same_agent_key)
         if twice:      # it played the same deals twice, and --pool refused the file
             a, b = twice
             p.error(f"--opponent {a} is given twice" if a == b

@@ -13,7 +13,7 @@ import math
 import sys
 from pathlib import Path
 
-from scopa_env.cli import Parser
+from scopa_env.cli import Parser, first_repeat
 from scopa_env.errors import ScopaError
 from scopa_env.seeds import check_seed
 
@@ -62,12 +62,10 @@ def distinct(p: argparse.ArgumentParser, flag: str, values, key=lambda v: v) -> 
     """A list option naming one value twice (as `key` reads it: scopa_env.presets.preset_key for
     preset names) is a parser error: the scripts dropped the second, or ran it again beside the first
     (a review)."""
-    seen = {}
-    for v in values:
-        if key(v) in seen:
-            first = seen[key(v)]
-            p.error(f"{flag} names {v} twice" if first == v else f"{flag} names one value twice: {first} and {v}")
-        seen[key(v)] = v
+    twice = first_repeat(values, key)
+    if twice:
+        first, v = twice
+        p.error(f"{flag} names {v} twice" if first == v else f"{flag} names one value twice: {first} and {v}")
 
 
 def errors_as_one_line(prog: str):

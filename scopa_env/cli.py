@@ -34,6 +34,18 @@ def flags_given(parser: argparse.ArgumentParser, args, but: str) -> list[str]:
             and getattr(args, a.dest, a.default) != a.default]
 
 
+def first_repeat(values, key=lambda v: v) -> tuple | None:
+    """The first two of `values` that `key` reads as one (a list option naming a value twice),
+    or None."""
+    seen: dict = {}
+    for v in values:
+        k = key(v)
+        if k in seen:
+            return seen[k], v
+        seen[k] = v
+    return None
+
+
 def list_rules_alone(parser: argparse.ArgumentParser, args) -> None:
     """--list-rules with another flag is a parser error: the other was ignored without a word,
     a bad value included (review)."""
