@@ -28,10 +28,13 @@ _GIVEN = "_flags_given"     # a namespace attribute while parsing: the flags met
 
 
 def flags_given(parser: argparse.ArgumentParser, args, but: str) -> list[str]:
-    """The flags given (a value other than the default), `but` aside, as the user spells them."""
+    """The flags given, `but` aside, as the user spells them: a flag that takes a value counts
+    when it was typed (Parser.typed), even at its default value (`--rules classic`, `--seed 0`);
+    any other flag when its value is not the default."""
+    typed = getattr(parser, "typed", frozenset())
     return [a.option_strings[0] for a in parser._actions
             if a.option_strings and a.dest not in (but, "help")
-            and getattr(args, a.dest, a.default) != a.default]
+            and (a.dest in typed or getattr(args, a.dest, a.default) != a.default)]
 
 
 def first_repeat(values, key=lambda v: v) -> tuple | None:
@@ -68,7 +71,10 @@ class Once(argparse.Action):
 
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line (no usage block) and exit code 2, and whose
-    flags that store a value may be given once (Once)."""
+    flags that store a value may be given once (Once). After a parse, `typed` holds the dests of
+    the flags that took a value on the command line (flags_given reads it)."""
+
+    typed: frozenset = frozenset()
 
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message}\n")
@@ -80,7 +86,7 @@ class Parser(argparse.ArgumentParser):
 
     def parse_known_args(self, args=None, namespace=None):
         ns, extras = super().parse_known_args(args, namespace)
-        ns.__dict__.pop(_GIVEN, None)
+        self.typed = frozenset(ns.__dict__.pop(_GIVEN, {}))
         return ns, extras
 
 

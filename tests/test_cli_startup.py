@@ -67,6 +67,14 @@ def test_ctrl_c_while_the_modules_load_is_one_line(cli, args, code, stdout, stde
     (["-m", "scopa_env.simulate", "--list-rules", "--napola"],
      "python -m scopa_env.simulate: error: --list-rules lists the rules presets and does nothing else: "
      "drop --napola"),
+    # a flag typed at its own default passed (the check compared values with the defaults)
+    (["play.py", "--list-rules", "--rules", "classic"],
+     "play.py: error: --list-rules lists the rules presets and does nothing else: drop --rules"),
+    (["evaluate.py", "--list-rules", "--seed", "0"],
+     "evaluate.py: error: --list-rules lists the rules presets and does nothing else: drop --seed"),
+    (["-m", "scopa_env.simulate", "--list-rules", "--rules", "classic"],
+     "python -m scopa_env.simulate: error: --list-rules lists the rules presets and does nothing else: "
+     "drop --rules"),
     (["train.py", "--print-config", "--stop-at", "5"],
      "train.py: error: --print-config prints the config and trains nothing: drop --stop-at"),
 ])

@@ -290,6 +290,7 @@ def test_export_refuses_the_flags_it_would_ignore(tmp_path, capsys):
                     "--export copies a checkpoint's agent and does nothing else: drop --set, "
                     "--print-config, --total-steps")
     _one_line_error(run_main(capsys, "--resume", "x", "--export", src, str(out)), "drop --resume")
+    _one_line_error(run_main(capsys, "--export", src, str(out), "--seed", "0"), "drop --seed")
     assert not out.exists()
     assert run_main(capsys, "--export", src, str(out)).returncode == 0 and out.is_file()
 
