@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._cli import errors_as_one_line, parser  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
-from scopa_env.records import read_numbered  # noqa: E402
+from scopa_env.records import read_numbered, seat_of  # noqa: E402
 
 
 def count_hands(paths: list[str], player: str, symmetric: bool) -> dict[tuple[int, int], int]:
@@ -44,13 +44,7 @@ def count_hands(paths: list[str], player: str, symmetric: bool) -> dict[tuple[in
 
 
 def _count_record(record: dict, player: str, symmetric: bool, counts: dict) -> None:
-    names = record["players"]
-    if len(names) != 2:
-        raise ValueError(f"{len(names)} players; the tables are for 2")
-    seats = [i for i, name in enumerate(names) if name == player]
-    if len(seats) != 1:
-        raise ValueError(f"players {names} name {player!r} {len(seats)} times")
-    me = seats[0]
+    me = seat_of(record, player)
     for hand in record["hands"]:
         key = (int(hand["score"][me]["total"]), int(hand["score"][1 - me]["total"]))
         counts[key] = counts.get(key, 0) + 1

@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.stats import mean_ci, points_interval_text, ratio_difference_ci  # noqa: E402
 from benchmarks._cli import errors_as_one_line, parser  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
-from scopa_env.records import read_numbered  # noqa: E402
+from scopa_env.records import read_numbered, seat_of  # noqa: E402
 
 
 def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int, int, int, int, int, int]]]:
@@ -49,15 +49,10 @@ def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int,
     # read yields any JSON object: the format is checked here (format 2 was read; review)
     for n, record in read_numbered(path, format_checked=True):
         try:
+            seat = seat_of(record, player)
             names = record["players"]
-            if not isinstance(names, list) or len(names) != 2 or not all(isinstance(x, str) for x in names):
-                raise ValueError(f"players {names!r}: two names")
-            if player is None:
-                player = names[0]
-            seats = [i for i, name in enumerate(names) if name == player]
-            if len(seats) != 1:
-                raise ValueError(f"players {names} name {player!r} {len(seats)} times")
-            seat, seed, winner, these = seats[0], record["seed"], record["winner"], record["rules"]
+            player = names[seat]
+            seed, winner, these = record["seed"], record["winner"], record["rules"]
             if type(seed) is not int:
                 raise ValueError(f"seed {seed!r}")
             if type(winner) is not int or winner not in (0, 1):

@@ -177,6 +177,21 @@ def check_format(record: dict) -> None:
         raise ScopaError(f"record format {fmt!r}: this version reads format {FORMAT}")
 
 
+def seat_of(record: dict, player: str | None) -> int:
+    """The seat of `player` (None: the first name) in a 2-player record; a ValueError unless the
+    record's players are two names, `player` one of them once (paired.py and hand_points.py read
+    records by it)."""
+    names = record["players"]
+    if not isinstance(names, list) or len(names) != 2 or not all(isinstance(x, str) for x in names):
+        raise ValueError(f"players {names!r}: two names")
+    if player is None:
+        player = names[0]
+    seats = [i for i, name in enumerate(names) if name == player]
+    if len(seats) != 1:
+        raise ValueError(f"players {names} name {player!r} {len(seats)} times")
+    return seats[0]
+
+
 def _deck_of(hand: dict, rules: Rules, h: int) -> list[int]:
     """The hand's deals strung into one deck in dealing order; ScopaError naming hand `h` and the
     deal for a deal of the wrong shape or a card dealt twice (game.deal_hand's own error named
