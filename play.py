@@ -319,7 +319,9 @@ class PlaySession:
             for fancy, plain in ASCII_PHRASES:
                 text = text.replace(fancy, plain)
             text = text.translate(ASCII_TEXT)
-        print(text, file=self.out)
+        # flushed: piped (`| tee log`) the output is block-buffered, and a long computer move
+        # (the first-run compile: a minute) showed nothing, not even the match's first lines
+        print(text, file=self.out, flush=True)
 
     def ask(self, prompt: str) -> str:
         while True:
@@ -767,6 +769,8 @@ class PlaySession:
             extra = f"   ({detail[key]})" if key in detail else ""
             self.say(f"  {label:<14}{lines[0][key]:>5}{lines[1][key]:>10}{extra}")
         self.say(f"  {'hand total':<14}{lines[0]['total']:>5}{lines[1]['total']:>10}")
+        if g.napoleone_side is not None:    # the match ends on it, the scores whatever they are
+            self.say(f"Napoleone: {('you', 'the computer')[g.napoleone_side]} took all ten denari.")
         you, cpu = g.scores
         self.say(f"Match: you {you}, computer {cpu} (to {self.rules.target})")
         self.say_tie()

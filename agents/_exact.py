@@ -135,7 +135,8 @@ def cards_in_hands(state):
     return t
 
 
-@njit(cache=True)
+# nogil: see agents/_rollout.py, above hand_weights
+@njit(cache=True, nogil=True)
 def exact_values_any(base, holder, unseen, cards, masks, k, equity, out, against_easy=False,
                      cap=0):
     """out[j] = exact value (minimax_any; with against_easy, 2 players: expectimax_easy) of

@@ -162,7 +162,10 @@ ROW_SIZE = 9
 MAX_HANDS = 100_000
 
 
-@njit(cache=True)
+# nogil on the kernels Python calls (here and agents/_exact.py exact_values_any): play.py's
+# notice of a slow move runs on a timer thread, which a kernel holding the GIL kept waiting
+# until the move was made (review). They touch only the arrays they are given.
+@njit(cache=True, nogil=True)
 def hand_weights(base, unseen, h, rows, nrows, w, eps, beta, hands, w_normal, w_easy, w_soft):
     """Every opponent hand of h cards from the `unseen` cards (build_base's base and mask), written to
     hands[:n] (the arrays hold C(unseen cards, h): nothing here checks), with the chance of the
@@ -242,7 +245,7 @@ def hand_weights(base, unseen, h, rows, nrows, w, eps, beta, hands, w_normal, w_
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search(obs, target, cards, masks, k, worlds, rollouts, equity, w, epsilon, exact_last,
            hands, cdf, nh, rng, totals):
     """Add to totals[j] the outcomes of candidate j (cards[j], masks[j]) over `worlds` sampled
@@ -306,7 +309,7 @@ def check_observation(obs: np.ndarray) -> None:
 
 
 # ---- the last deal: every card is known, so it is solved exactly --------------------------
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def last_deal_values(obs, target, cards, masks, k, equity, out, cap=0):
     """out[j] = exact value (outcome_any() for seat 0) of candidate j when the deck is empty: the
     unseen cards are then exactly the opponent's hand, and both sides play perfectly. With
@@ -317,7 +320,7 @@ def last_deal_values(obs, target, cards, masks, k, equity, out, cap=0):
     return exact_values_any(state, 1, unseen, cards, masks, k, equity, out, False, cap)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def last_deal_values_easy(obs, target, cards, masks, k, equity, out, cap=0):
     """last_deal_values against an opponent playing like the easy level (expectimax_easy); the
     same cap, and the same False when it gives up."""
@@ -377,7 +380,7 @@ def finish_hand_any(state, buf, w, values, scratch, rng, epsilon, equity, exact_
             return outcome_any(state, equity)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def search_any(base, sizes, unseen, cards, masks, k, worlds, rollouts, equity, w, epsilon, exact_last,
                classic_caps, rng, totals):
     """search for any rules. `base` (from base_state) is the observer's world with every hidden

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from agents import REGISTRY, RandomAgent
+from agents import REGISTRY, RandomAgent, make_agent
 from scopa_env import Game, Rules, ScopaError
 from scopa_env.cards import parse_card
 from scopa_env.presets import rules_from_preset
@@ -618,6 +618,63 @@ def test_slow_computer_move_says_so(monkeypatch):
     assert play.THINKING not in out.getvalue()
 
 
+def test_the_thinking_notice_shows_during_a_long_search(monkeypatch):
+    """The notice is printed by a timer thread, which the hard level's compiled search kept
+    waiting (it held the GIL) until the search was over: at 100,000 worlds it came after ten
+    seconds, with the move (review). It must come while the search runs, not as it ends."""
+    hard = make_agent("hard:worlds=8000", Rules(), 1)        # about half a second a move
+    times = {}
+
+    class Watched:
+        def __getattr__(self, name):        # reset and the rest: the hard agent's
+            return getattr(hard, name)
+
+        def act(self, observation):
+            times["start"] = time.perf_counter()
+            action = hard.act(observation)
+            times["end"] = time.perf_counter()
+            return action
+
+    g = Game(Rules(), seed=4)
+    hard.act(g.observation(g.to_move))                       # compiled before the timed move
+    s, out, _ = session(["q"], seed=4)                       # seed 4: the computer plays first
+    s.agents = {1: Watched()}
+    notice = s._thinking_notice
+
+    def timed_notice():
+        times["notice"] = time.perf_counter()
+        notice()
+    s._thinking_notice = timed_notice
+    monkeypatch.setattr(play, "THINKING_NOTICE_S", 0.1)
+    s.run()
+    assert play.THINKING in out.getvalue()
+    # held back, it came a fraction of a millisecond before the search's end
+    assert times["notice"] < times["end"] - 0.2, times
+
+
+def test_the_screen_is_flushed_before_the_computer_thinks():
+    """Piped (`python play.py | tee log`) the output is block-buffered: during the first move's
+    compile (a minute) not even the match's first lines showed (review). Each line is flushed."""
+    class Buffered(io.StringIO):
+        shown = ""
+
+        def flush(self):
+            self.shown = self.getvalue()
+
+    seen = []
+
+    class Watching(RandomAgent):
+        def act(self, observation):
+            seen.append(out.shown)
+            return super().act(observation)
+
+    out = Buffered()
+    s = play.PlaySession("random", Rules(), 4, input_fn=Script(["q"], out), output=out)
+    s.agents = {1: Watching(Rules(), 0)}                     # seed 4: the computer plays first
+    s.run()
+    assert len(seen) == 1 and "=== New match" in seen[0] and seen[0] == out.getvalue()[:len(seen[0])]
+
+
 def test_primiera_detail_says_none_only_without_four_suits():
     """Under figures0 a pile of figures in all four suits is worth 0 and still counts (with 3 or
     more sides it can take the point): it was shown as 'none'."""
@@ -796,6 +853,25 @@ def test_napoleone_win_has_no_score_row():
         g.play_action(g.legal_action_ids()[0])
     s.show_hand_score()
     assert "hand total" in out.getvalue() and "napoleone " not in out.getvalue()
+
+
+def test_two_player_napoleone_says_why_the_match_ended():
+    """Cirulla, 2 players: all ten denari win the match whatever the scores, and the screen ended
+    it at 18-41 ('You win the match 18-41!') without a word of why; the screens of 3 or more
+    players said it (review)."""
+    rules = rules_from_preset("cirulla")
+    s, out, _ = session(["1", "", "n"], rules=rules)
+    s.new_match()
+    denari = [parse_card(f"{r}D") for r in range(1, 11)]
+    others = [c for c in range(40) if c not in denari and c != parse_card("9C")]
+    s.game.setup(hands=[[parse_card("9D")], []], table=[parse_card("9C")],
+                 piles=[[d for d in denari if d != parse_card("9D")] + others[:2], others[2:]],
+                 dealer=1, to_move=0, scores=[5, 40], scope=[0, 0])
+    s.log = []
+    s.loop()
+    text = out.getvalue()
+    assert "Napoleone: you took all ten denari." in text
+    assert text.index("Napoleone: you") < text.index("*** You win the match")
 
 
 def test_napola_key_with_a_checkpoint_partner_that_cannot_follow_keeps_the_match(tmp_path):
