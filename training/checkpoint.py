@@ -39,6 +39,7 @@ target (os.replace is atomic), so a killed process leaves either the old file or
 from __future__ import annotations
 
 import hashlib
+import io
 import math
 import os
 import pickle
@@ -79,10 +80,14 @@ def save_atomic(obj: dict, path: str | Path) -> Path:
 
 
 def _write_replace(obj: dict, path: Path) -> None:
+    # serialized in memory, then written: torch.save to the file met a full disk partway through
+    # as a RuntimeError ("unexpected pos"), not the OSError that callers turn into one line
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as f:
-            torch.save(obj, f)
+            f.write(buffer.getbuffer())
             f.flush()
             os.fsync(f.fileno())
         umask = os.umask(0)

@@ -9,10 +9,12 @@ state, unfinished episodes), so a resumed run makes the same updates as one neve
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -531,12 +533,12 @@ class Run:
             raise ScopaError(f"--stop-at must be a number of steps, at least 1, got {stop_at}")
         self.prepare_folders()
         try:
-            return self._train(stop_at)
+            with quiet_log_thread():
+                return self._train(stop_at)
         finally:
             self.release_folder()
 
     def _train(self, stop_at: int | None) -> dict:
-        from torch.utils.tensorboard import SummaryWriter
         from tqdm import tqdm
 
         cfg, c = self.cfg, self.counters
@@ -549,8 +551,8 @@ class Run:
         # checkpoint folder this start made are another run's (its checkpoints elsewhere): kept
         logs = Path(cfg.runs_dir) / self.name
         earlier = sorted(logs.glob("events.out.tfevents.*")) if self.restarted else []
-        writer = SummaryWriter(str(logs), purge_step=c["steps"] + 1 if self.resumed else
-                               (0 if earlier else None))
+        writer = TensorBoardLog(logs, purge_step=c["steps"] + 1 if self.resumed else
+                                (0 if earlier else None))
         if earlier:
             self.log(f"note: {logs} held TensorBoard events ({len(earlier)} file"
                      f"{'s' if len(earlier) > 1 else ''}) of an earlier start of run {self.name} "
@@ -645,6 +647,57 @@ class Run:
                                            f"duplicate deals, {time.time() - t0:.0f} s):"))
         writer.close()
         return results
+
+
+class TensorBoardLog:
+    """The run's SummaryWriter; a write that fails (a full disk: the writer's thread met it, the
+    next call raises it) is one ScopaError naming the folder. It was two tracebacks, the
+    thread's and the main one's (review); the thread's is quiet (quiet_log_thread), since the
+    main thread reports it."""
+
+    def __init__(self, folder: Path, **kw):
+        from torch.utils.tensorboard import SummaryWriter
+        self.folder = folder
+        with self._checked():
+            self.writer = SummaryWriter(str(folder), **kw)
+
+    @contextlib.contextmanager
+    def _checked(self):
+        try:
+            yield
+        except OSError as e:
+            raise ScopaError(f"cannot write the TensorBoard log in {str(self.folder)!r} "
+                             f"({e.strerror or checkpoint.first_line(e)}); the checkpoints "
+                             f"written so far are as they were") from None
+
+    def add_scalar(self, tag: str, value, step: int) -> None:
+        with self._checked():
+            self.writer.add_scalar(tag, value, step)
+
+    def add_text(self, tag: str, text: str, step: int) -> None:
+        with self._checked():
+            self.writer.add_text(tag, text, step)
+
+    def close(self) -> None:
+        with self._checked():
+            self.writer.flush()         # close() alone drops the thread's error without a word
+            self.writer.close()
+
+
+@contextlib.contextmanager
+def quiet_log_thread():
+    """TensorBoard's writer thread prints its own traceback of a failed write before the main
+    thread raises it (TensorBoardLog makes that one line): quiet while training."""
+    previous = threading.excepthook
+
+    def hook(args):
+        if not (isinstance(args.exc_value, OSError) and type(args.thread).__name__ == "_AsyncWriterThread"):
+            previous(args)
+    threading.excepthook = hook
+    try:
+        yield
+    finally:
+        threading.excepthook = previous
 
 
 def _lacking(have, want, key, path: str) -> str | None:
