@@ -1354,6 +1354,13 @@ def test_resuming_an_earlier_file_never_overwrites_a_later_run(tmp_path, capsys)
                     "this resume branches run 'r' at 1,024 steps")
     assert (tmp_path / "mine").is_dir() and not (tmp_path / "mine" / "deep").exists()
     assert not (tmp_path / "missing").exists()
+    # a step file copied out of the run's folder: the run's own folder is looked at too (review)
+    (tmp_path / "backup").mkdir()
+    shutil.copy(early, tmp_path / "backup")
+    _one_line_error(run_main(capsys, "--resume", str(tmp_path / "backup" / early.name), "--checkpoints-dir",
+                             str(tmp_path / "branch"), "--total-steps", "1536"),
+                    "this resume branches run 'r' at 1,024 steps", f"{str(folder / 'latest.pt')!r} went on to 2,048")
+    assert not (tmp_path / "branch").exists()
     r = run_main(capsys, "--resume", str(early), "--checkpoints-dir", str(tmp_path / "branch"),
                  "--runs-dir", str(tmp_path / "branch-runs"), "--total-steps", "1536")
     assert r.returncode == 0, r.stderr

@@ -206,6 +206,10 @@ class Run:
         game = "scopa" if cfg.rules == Rules() else f"scopa-{preset_name(cfg.rules) or 'variant'}"
         self.name = cfg.run_name or f"{game}__{cfg.algo}__{cfg.seed}__{int(time.time())}"
         self.resumed = resume is not None
+        # the checkpoints folder the resumed run wrote to (a resume may name another one)
+        saved = resume.get("config") if resume is not None else None
+        home = saved.get("checkpoints_dir") if isinstance(saved, dict) else None
+        self.saved_checkpoints_dir = Path(home) if isinstance(home, str) and home else None
         if resume is not None:
             self._restore(resume)
         elif cfg.init_from:         # another checkpoint's network: same rules, same shape
@@ -435,22 +439,38 @@ class Run:
         run itself went on) would log into the run's own TensorBoard folder, and its writer drops
         every event logged there after the resumed step (purge_step, there to clear what a killed
         run logged past its checkpoint): the run's later curves and final evaluation were lost.
-        Refused unless the branch logs elsewhere (--runs-dir)."""
+        Refused unless the branch logs elsewhere (--runs-dir). The run's latest.pt is looked
+        for beside the file resumed and in the run's own folder (the checkpoints folder it was
+        saved with / its name: a step file copied out of it went through; review), there only
+        when it holds the same run (its config as this one's, but for what a resume changes)."""
         src = self.source_path
         if src is None or src.parent.resolve() == self.ckpt_dir.resolve():
             return          # resumed in its own folder: _refuse_going_back has looked
-        latest = src.parent / "latest.pt"
-        there = None if latest.resolve() == src.resolve() else _readable_latest(latest)
-        if there is None:
-            return
-        later = there[0]
         steps = int(self.counters["steps"])
+        later, latest = steps, None
+        home = None if self.saved_checkpoints_dir is None else self.saved_checkpoints_dir / self.name
+        for folder in (src.parent, home):
+            if folder is None or folder.resolve() == self.ckpt_dir.resolve():
+                continue
+            candidate = folder / "latest.pt"
+            there = None if candidate.resolve() == src.resolve() else _readable_latest(candidate)
+            if there is None or (folder is home and not self._same_run(there[1])):
+                continue
+            if there[0] > later:
+                later, latest = there[0], candidate
         logs = Path(self.cfg.runs_dir) / self.name
-        if later > steps and logs.is_dir() and any(logs.iterdir()):
+        if latest is not None and logs.is_dir() and any(logs.iterdir()):
             raise ScopaError(f"this resume branches run {self.name!r} at {steps:,} steps, where "
                              f"{str(latest)!r} went on to {later:,}: its TensorBoard logs would go "
                              f"to the run's own folder {str(logs)!r} and drop every event logged "
                              f"there after step {steps:,}; give the branch another --runs-dir too")
+
+    def _same_run(self, theirs: dict | None) -> bool:
+        """Whether a latest.pt's config (from _readable_latest) is this run's, but for what a
+        resume may change."""
+        mine = self.cfg.to_dict()
+        return theirs is not None and all(theirs.get(k) == mine[k] for k in mine
+                                          if k not in RESUME_OVERRIDABLE)
 
     def _resume_arg(self) -> str:
         """What --resume takes to continue this run: its name in the default checkpoints folder,
