@@ -168,7 +168,11 @@ def config_error(e: ScopaError, loaded: dict, overrides: dict, path) -> str:
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
+    try:    # the parser imports training's modules (torch): Ctrl-C there was a traceback (review)
+        parser = build_parser()
+    except KeyboardInterrupt:
+        print("train.py: interrupted before the run started: nothing written", file=sys.stderr)
+        return 130
     args = parser.parse_args(argv)
     run = None
     try:

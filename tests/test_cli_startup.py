@@ -43,6 +43,18 @@ def test_ctrl_c_while_the_modules_load_is_one_line(cli, args, code, stdout, stde
     assert list(tmp_path.iterdir()) == []
 
 
+def test_ctrl_c_while_train_py_builds_its_parser_is_one_line(tmp_path):
+    """train.py's parser imports the training package (torch), after the imports above: Ctrl-C
+    there was a traceback and death by SIGINT (review)."""
+    hook = INTERRUPT_ON_IMPORT.replace('("agents", "scopa_env")', '("training",)')
+    p = subprocess.run([sys.executable, "-c", hook, str(ROOT / "train.py"), "--total-steps", "100"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=60,
+                       stdin=subprocess.DEVNULL)
+    assert (p.returncode, p.stdout, p.stderr) == (
+        130, "", "train.py: interrupted before the run started: nothing written\n"), p.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.parametrize("argv, line", [
     (["train.py", "--stop-at", "abc"], "train.py: error: argument --stop-at: invalid int value: 'abc'"),
     (["evaluate.py", "--matches", "x"], "evaluate.py: error: argument --matches: invalid int value: 'x'"),
