@@ -363,8 +363,10 @@ class BatchedScopa:
     def load_state_dict(self, d: dict) -> None:
         """Restore what state_dict() saved (same num_envs and rules); later steps repeat bit
         for bit. What is not such a dict (a key missing, an array of another kind or shape) is
-        one ScopaError naming it (they were KeyError, TypeError, ValueError; review); the games'
-        slots are trusted beyond their rules (training's resume checks each game first)."""
+        one ScopaError naming it (they were KeyError, TypeError, ValueError; review); so is a game
+        that is not one (Game.from_state's checks) or whose saved moves and observation are not
+        its own (a checkpoint edited by hand, its checksum made again, trained on with a card
+        999 or a move id 10**9; review)."""
         if not isinstance(d, dict):
             raise ScopaError(f"load_state_dict needs the dict state_dict() returns, got {type(d).__name__}")
         missing = [k for k in ("seed", "states", "rng", *_POSITION) if k not in d]
@@ -406,13 +408,35 @@ class BatchedScopa:
             game = int(np.flatnonzero(other)[0])
             raise ScopaError(f"saved game {game} was played under other rules than this env's "
                              f"({self.rules.describe()})")
+        from .game import Game
+        for b, state in enumerate(np.asarray(d["states"])):
+            try:
+                Game.from_state(self.rules, state)
+            except ScopaError as e:
+                raise ScopaError(f"saved game {b} is not a game of these rules: {e}") from None
+        saved = {name: np.array(d[name], dtype=getattr(self, name).dtype, copy=True) for name in _POSITION}
+        self._check_positions(np.array(d["states"], dtype=np.int64), saved)
         self.seed = int(d["seed"])
         self._states[:] = d["states"]
         self._rng[:] = d["rng"]
         for name in _POSITION:
-            setattr(self, name, np.array(d[name], dtype=getattr(self, name).dtype, copy=True))
+            setattr(self, name, saved[name])
         self.max_legal = self.legal_ids.shape[1]
         self._started = True
+
+    def _check_positions(self, states: np.ndarray, saved: dict) -> None:
+        """The saved moves and observations are what the saved games give (worked out again)."""
+        B, W = saved["legal_ids"].shape
+        again = {"obs": np.zeros_like(saved["obs"]), "to_move": np.zeros(B, dtype=np.int64),
+                 "legal_count": np.zeros(B, dtype=np.int64), "legal_ids": np.full((B, W), -1, dtype=np.int64),
+                 "legal_card": np.full((B, W), -1, dtype=np.int64),
+                 "legal_captured": np.zeros((B, W), dtype=np.int64)}
+        for b in range(B):
+            _refresh_one(states, b, self.table.kernel, self._buf, *(again[n] for n in _POSITION))
+            for name in _POSITION:
+                if not np.array_equal(again[name][b], saved[name][b]):
+                    raise ScopaError(f"saved game {b}'s {name} is not what its state gives: the saved "
+                                     f"state was changed")
 
     # ---- internals --------------------------------------------------------------------------
     def _play(self, actions, by_index: bool):

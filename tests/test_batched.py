@@ -384,6 +384,35 @@ def test_load_state_dict_refuses_what_state_dict_does_not_return():
         assert all(np.array_equal(good[k], v) for k, v in f.state_dict().items())
 
 
+def test_load_state_dict_refuses_games_changed_by_hand():
+    """The games' slots were trusted beyond their rules: an edited checkpoint (checksum made
+    again) trained on with a card 999 in a hand or a move id of 10**9 (review). A game that is
+    not one, or saved moves and observations that are not its own: one ScopaError, nothing
+    changed."""
+    from scopa_env import BatchedScopa, ScopaError, core
+    e = BatchedScopa(4, seed=1)
+    e.reset()
+    good = e.state_dict()
+    card = good["states"].copy()
+    card[2, core.HANDS] |= np.int64(1) << 45        # a card 45: no such card
+    ids = good["legal_ids"].copy()
+    ids[1, 0] = 10**9
+    obs = good["obs"].copy()
+    obs[3, 0] ^= 1
+    moved = good["to_move"].copy()
+    moved[0] = 1 - moved[0]
+    for bad, words in ((dict(good, states=card), "saved game 2 is not a game of these rules: "),
+                       (dict(good, legal_ids=ids), "saved game 1's legal_ids is not what its state gives"),
+                       (dict(good, obs=obs), "saved game 3's obs is not what its state gives"),
+                       (dict(good, to_move=moved), "saved game 0's to_move is not what its state gives")):
+        with pytest.raises(ScopaError, match="^" + re.escape(words)):
+            e.load_state_dict(bad)
+        assert all(np.array_equal(good[k], v) for k, v in e.state_dict().items())
+    e.step_index(np.zeros(4, dtype=np.int64))
+    e.load_state_dict(good)
+    assert all(np.array_equal(good[k], v) for k, v in e.state_dict().items())
+
+
 def test_state_dict_before_reset_is_refused():
     """state_dict() before reset() saved uninitialised observations; loaded, every step was 'not
     legal'."""
