@@ -417,8 +417,7 @@ class Run:
         later, theirs = there
         mine = self.cfg.to_dict()
         # a config this version cannot read is not compared; its steps still are
-        differ = [] if theirs is None else \
-            [k for k in mine if k not in RESUME_OVERRIDABLE and theirs.get(k) != mine[k]]
+        differ = [] if theirs is None else self._differing(theirs)
         if differ:
             k = differ[0]
             raise ScopaError(f"the run folder {str(self.ckpt_dir)!r} holds another run's checkpoints "
@@ -454,7 +453,7 @@ class Run:
                 continue
             candidate = folder / "latest.pt"
             there = None if candidate.resolve() == src.resolve() else _readable_latest(candidate)
-            if there is None or (folder is home and not self._same_run(there[1])):
+            if there is None or (folder is home and (there[1] is None or self._differing(there[1]))):
                 continue
             if there[0] > later:
                 later, latest = there[0], candidate
@@ -465,12 +464,11 @@ class Run:
                              f"to the run's own folder {str(logs)!r} and drop every event logged "
                              f"there after step {steps:,}; give the branch another --runs-dir too")
 
-    def _same_run(self, theirs: dict | None) -> bool:
-        """Whether a latest.pt's config (from _readable_latest) is this run's, but for what a
-        resume may change."""
+    def _differing(self, theirs: dict) -> list[str]:
+        """The keys where a latest.pt's config (from _readable_latest) is not this run's, but
+        for what a resume may change."""
         mine = self.cfg.to_dict()
-        return theirs is not None and all(theirs.get(k) == mine[k] for k in mine
-                                          if k not in RESUME_OVERRIDABLE)
+        return [k for k in mine if k not in RESUME_OVERRIDABLE and theirs.get(k) != mine[k]]
 
     def _resume_arg(self) -> str:
         """What --resume takes to continue this run: its name in the default checkpoints folder,
