@@ -658,8 +658,10 @@ def main(argv=None) -> int:
     except ScopaError as e:
         print(f"evaluate.py: error: {e}{rules_hint(e)}", file=sys.stderr)
         return 2
-    except StdoutFailed:
-        raise                 # run_main says so, as for every script
+    except (StdoutFailed, BrokenPipeError):
+        # run_main says so, as for every script; a reader gone (`| head -1`) ends quietly (it
+        # was "error: Broken pipe", exit 2; review)
+        raise
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
         print(f"evaluate.py: error: {where}{e.strerror or e}", file=sys.stderr)

@@ -101,6 +101,9 @@ def test_a_bad_flag_is_one_line(argv, line, tmp_path):
 
 @pytest.mark.parametrize("argv", [["train.py", "--list-rules"], ["train.py", "--print-config"],
                                   ["evaluate.py", "--list-rules"], ["play.py", "--list-rules"],
+                                  # its table: "error: Broken pipe", exit 2 (review)
+                                  ["evaluate.py", "--agent", "easy", "--opponent", "random", "--matches", "2"],
+                                  ["play.py", "--opponent", "easy", "--seed", "3"],
                                   ["-m", "scopa_env.simulate", "--list-rules"]])
 @pytest.mark.parametrize("buffered", [False, True])
 def test_output_into_a_closed_pipe_ends_quietly(argv, buffered):
