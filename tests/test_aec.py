@@ -370,3 +370,19 @@ def test_step_and_last_after_the_episode_are_one_clear_error():
     assert e.observe("player_0")["action_mask"].sum() == 0
     e.reset(seed=2)
     assert e.agents and e.last()[0]["action_mask"].sum() > 0
+
+
+def test_the_wrapped_env_says_the_same_of_last_after_the_episode():
+    """scopa_env.env()'s last() is PettingZoo's AECEnv.last on the outer wrapper, which never
+    reaches raw_env.last: after the episode it was a KeyError on the last agent's name
+    (review)."""
+    import scopa_env
+    e = scopa_env.env()
+    e.reset(seed=1)
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    with pytest.raises(ScopaError, match=r"^the episode is over: call reset\(\) before last\(\)$"):
+        e.last()
+    e.reset(seed=2)
+    assert e.last()[0]["action_mask"].sum() > 0
