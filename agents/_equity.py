@@ -18,7 +18,8 @@ records read by `benchmarks/hand_points.py` (its text has the commands):
   --seed 21 --workers 2 --record R`, 4,187 hands, mean margin +0.532;
 - easy: `... --opponent easy --matches 640 --seed 0 ...`, 2,431 hands, +1.546;
 - soft (a player neither level, the hard level first): `... --opponent hard --matches 400 --seed 0
-  ...`, read `--symmetric` (every hand both ways round: a match between equals), 3,338 hands.
+  ...`, read `--symmetric` (every hand both ways round: a match between equals), 1,669 hands (3,338 in
+  the table).
 """
 from __future__ import annotations
 

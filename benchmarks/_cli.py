@@ -20,9 +20,11 @@ from scopa_env.seeds import check_seed
 ROOT = Path(__file__).resolve().parents[1]     # the checkout: defaults such as checkpoints/ live here
 
 
-def parser(file: str, description: str, **kw) -> Parser:
-    """The parser of the script `file` (its __file__), named by it whoever calls main()."""
-    return Parser(prog=Path(file).name, description=description, **kw)
+def parser(file: str, doc: str, **kw) -> Parser:
+    """The parser of the script `file` (its __file__), named by it whoever calls main(), its
+    description the first paragraph of `doc` (the script's text: its first line cut a sentence
+    short; review)."""
+    return Parser(prog=Path(file).name, description=" ".join(doc.split("\n\n")[0].split()), **kw)
 
 
 INT_MAX = 2**31 - 1     # far past any useful count; numpy sizes and int64 seeds stay in range

@@ -67,7 +67,7 @@ def make_envs(presets=()) -> dict:
 
 @errors_as_one_line(Path(__file__).name)
 def main(argv=None) -> int:
-    ap = parser(__file__, __doc__.splitlines()[0])
+    ap = parser(__file__, __doc__)
     ap.add_argument("--seconds", type=positive_float, default=1.0, help="time per env per repeat")
     ap.add_argument("--repeats", type=positive_int, default=5)
     ap.add_argument("--rules", nargs="*", default=[], metavar="PRESET",

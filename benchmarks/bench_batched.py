@@ -74,7 +74,7 @@ def mask_cost(env: BatchedScopa, read: bool, repeats: int = 20) -> float:
 
 @errors_as_one_line(Path(__file__).name)
 def main(argv=None) -> int:
-    ap = parser(__file__, __doc__.splitlines()[0])
+    ap = parser(__file__, __doc__)
     ap.add_argument("--sizes", type=positive_int, nargs="+", default=[256, 1024, 4096])
     ap.add_argument("--seconds", type=positive_float, default=1.0)
     ap.add_argument("--repeats", type=positive_int, default=5)

@@ -52,7 +52,7 @@ def python_api_hands(n):
 
 @errors_as_one_line(os.path.basename(__file__))
 def main(argv=None) -> int:
-    ap = parser(__file__, __doc__.splitlines()[0])
+    ap = parser(__file__, __doc__)
     ap.add_argument("--hands", type=positive_int, default=300_000)
     ap.add_argument("--repeats", type=positive_int, default=5)
     ap.add_argument("--presets", action="store_true", help="also time every rules preset")

@@ -67,7 +67,7 @@ def summary(label: str, ms: np.ndarray) -> str:
 
 @errors_as_one_line(Path(__file__).name)
 def main(argv=None) -> int:
-    ap = parser(__file__, __doc__.splitlines()[0])
+    ap = parser(__file__, __doc__)
     ap.add_argument("--matches", type=positive_int, default=20)
     ap.add_argument("--seed", type=seed_arg, default=0)
     ap.add_argument("--budget", type=positive_int, help="hard's simulated-ply budget (default: the agent's)")

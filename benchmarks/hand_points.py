@@ -22,9 +22,12 @@ from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.records import read_numbered, seat_of  # noqa: E402
 
 
-def count_hands(paths: list[str], player: str, symmetric: bool) -> dict[tuple[int, int], int]:
-    """{(player's points, other's points): hands} over every hand of every record."""
+def count_hands(paths: list[str], player: str) -> dict[tuple[int, int], int]:
+    """{(player's points, other's points): hands} over every hand of every record; the records
+    played under one set of rules against one opponent (they were pooled without a word; the
+    tables are for one opponent model; review)."""
     counts: dict[tuple[int, int], int] = {}
+    first = None        # (file:line, rules, opponent) of the first record
     named = [os.path.realpath(path) for path in paths]
     for i, path in enumerate(paths):
         if named[i] in named[:i]:      # its hands were counted twice without a word (review)
@@ -34,37 +37,52 @@ def count_hands(paths: list[str], player: str, symmetric: bool) -> dict[tuple[in
         # the fields this count needs are checked here
         for n, record in read_numbered(path, format_checked=True):
             try:
-                _count_record(record, player, symmetric, counts)
+                me = seat_of(record, player)
+                rules, opponent = record["rules"], record["players"][1 - me]
+                for hand in record["hands"]:
+                    key = (int(hand["score"][me]["total"]), int(hand["score"][1 - me]["total"]))
+                    counts[key] = counts.get(key, 0) + 1
             except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
                 raise ScopaError(f"{path}:{n}: not a 2-player game record naming {player!r} once "
                                  f"({type(e).__name__}: {e})") from None
+            if first is None:
+                first = (f"{path}:{n}", rules, opponent)
+            elif opponent != first[2]:
+                raise ScopaError(f"{path}:{n}: against {opponent!r}, {first[0]} against {first[2]!r}: "
+                                 f"count the hands against one opponent at a time")
+            elif rules != first[1]:
+                raise ScopaError(f"{path}:{n}: other rules than {first[0]}")
     if not counts:
         raise ScopaError("no hands in the records")
     return dict(sorted(counts.items()))
 
 
-def _count_record(record: dict, player: str, symmetric: bool, counts: dict) -> None:
-    me = seat_of(record, player)
-    for hand in record["hands"]:
-        key = (int(hand["score"][me]["total"]), int(hand["score"][1 - me]["total"]))
-        counts[key] = counts.get(key, 0) + 1
-        if symmetric:
-            counts[key[::-1]] = counts.get(key[::-1], 0) + 1
-
-
 @errors_as_one_line(Path(__file__).name)
 def main(argv=None) -> int:
-    p = parser(__file__, __doc__.splitlines()[0])
+    p = parser(__file__, __doc__)
     p.add_argument("records", nargs="+", help="game record files (JSON Lines)")
     p.add_argument("--player", required=True, help="the player's name in the records")
     p.add_argument("--symmetric", action="store_true", help="count every hand both ways round")
     args = p.parse_args(argv)
-    counts = count_hands(args.records, args.player, args.symmetric)
+    counts = count_hands(args.records, args.player)
     hands = sum(counts.values())
     margin = sum((x - y) * n for (x, y), n in counts.items()) / hands
-    print(f"# {hands:,} hands, mean margin {margin:+.3f}")
+    # the hands read, not the table's entries: --symmetric counted each twice there (review)
+    twice = f", each counted both ways round ({2 * hands:,} in the table)" if args.symmetric else ""
+    print(f"# {hands:,} hands{twice}, mean margin {margin:+.3f}")
+    if args.symmetric:
+        counts = symmetric(counts)
     print("{" + ", ".join(f"({x}, {y}): {n}" for (x, y), n in counts.items()) + "}")
     return 0
+
+
+def symmetric(counts: dict[tuple[int, int], int]) -> dict[tuple[int, int], int]:
+    """Every hand counted both ways round (the "even" table: a match between equals)."""
+    both: dict[tuple[int, int], int] = {}
+    for (x, y), n in counts.items():
+        for key in ((x, y), (y, x)):
+            both[key] = both.get(key, 0) + n
+    return dict(sorted(both.items()))
 
 
 if __name__ == "__main__":

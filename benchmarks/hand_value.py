@@ -125,7 +125,7 @@ def _deal(index: int) -> list[list[MatchResult]]:
 
 @errors_as_one_line(Path(__file__).name)
 def main(argv=None) -> int:
-    p = parser(__file__, __doc__.split("\n")[0])
+    p = parser(__file__, __doc__)
     p.add_argument("--opponent", default="easy", help="the opponent's spec (easy, normal, hard, ...)")
     p.add_argument("--matches", type=int, default=300, help="matches per agent (even)")
     p.add_argument("--seed", type=seed_arg, default=11)

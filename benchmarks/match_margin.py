@@ -73,7 +73,7 @@ def shift_list(text: str) -> list[float]:
 
 @errors_as_one_line(Path(__file__).name)
 def main(argv=None) -> int:
-    p = parser(__file__, __doc__.split("\n")[0])
+    p = parser(__file__, __doc__)
     p.add_argument("--agent", help=f"the agent's spec (default {DEFAULT_AGENT} of this checkout)")
     p.add_argument("--opponent", default="easy")
     p.add_argument("--matches", type=int, default=400)

@@ -53,7 +53,7 @@ def most_moves(seed, n_hands, header):
 
 @errors_as_one_line(os.path.basename(__file__))
 def main(argv=None) -> int:
-    ap = parser(__file__, __doc__.splitlines()[0])
+    ap = parser(__file__, __doc__)
     ap.add_argument("--rules", nargs="+", default=list(PRESETS), metavar="PRESET",
                     help="presets to play (default: all)")
     ap.add_argument("--hands", type=positive_int, default=100_000, help="hands per run")

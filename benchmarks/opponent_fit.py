@@ -50,7 +50,7 @@ def recording(cls):
 
 @errors_as_one_line(Path(__file__).name)
 def main(argv=None) -> int:
-    p = parser(__file__, __doc__.split("\n")[0])
+    p = parser(__file__, __doc__)
     p.add_argument("--level", default="hard", choices=sorted(set(REGISTRY) - {"random"}))
     p.add_argument("--pairs", type=positive_int, default=40, help="duplicate deals (two matches each)")
     p.add_argument("--seed", type=seed_arg, default=5)

@@ -130,7 +130,7 @@ def _margin(hands, seat: int) -> tuple[int, int]:
 
 @errors_as_one_line(Path(__file__).name)
 def main(argv=None) -> int:
-    p = parser(__file__, __doc__.splitlines()[0])
+    p = parser(__file__, __doc__)
     p.add_argument("a", help="game records of run A (JSON Lines, evaluate.py --record)")
     p.add_argument("b", help="game records of run B, on the same deals")
     p.add_argument("--players", nargs=2, metavar=("A", "B"),

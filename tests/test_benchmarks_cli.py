@@ -85,6 +85,16 @@ def run(script, args, cwd):
                           text=True, cwd=cwd, timeout=60)
 
 
+@pytest.mark.parametrize("script", sorted(p.name for p in BENCH.glob("*.py") if not p.name.startswith("_")))
+def test_help_describes_the_script_in_whole_sentences(script, tmp_path):
+    """--help's description was the first line of the script's text, which cut max_moves.py's
+    sentence short ("... what the batched env's"; review): its first paragraph."""
+    r = run(script, ["--help"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    description = " ".join(r.stdout.split("\n\n")[1].split())
+    assert description.endswith((".", ")")), description
+
+
 def one_line_error(r, script, words):
     assert r.returncode == 2, (r.stdout, r.stderr)
     assert "Traceback" not in r.stderr, r.stderr
@@ -174,33 +184,47 @@ def test_max_moves_prints_each_preset_within_its_bounds(tmp_path):
 def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
     rec = tmp_path / "r.jsonl"
     hand = lambda x, y: {"score": [{"total": x}, {"total": y}]}      # noqa: E731
-    rec.write_text('{"players": ["agent", "easy"], "hands": [%s, %s]}\n'
-                   '{"players": ["easy", "agent"], "hands": [%s]}\n'
+    rec.write_text('{"rules": {"target": 11}, "players": ["agent", "easy"], "hands": [%s, %s]}\n'
+                   '{"rules": {"target": 11}, "players": ["easy", "agent"], "hands": [%s]}\n'
                    % tuple(__import__("json").dumps(h) for h in (hand(4, 1), hand(0, 3), hand(1, 4))))
+    good = rec.read_text()
     r = run("hand_points.py", [str(rec), "--player", "agent"], tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == ["# 3 hands, mean margin +1.000", "{(0, 3): 1, (4, 1): 2}"]
+    # the hands read, each counted twice in the table (it said '# 6 hands'; review)
     r = run("hand_points.py", [str(rec), "--player", "agent", "--symmetric"], tmp_path)
-    assert r.stdout.splitlines()[1] == "{(0, 3): 1, (1, 4): 2, (3, 0): 1, (4, 1): 2}"
+    assert r.stdout.splitlines() == ["# 3 hands, each counted both ways round (6 in the table), mean "
+                                     "margin +1.000", "{(0, 3): 1, (1, 4): 2, (3, 0): 1, (4, 1): 2}"]
+    # records of other rules or against another opponent were pooled without a word (review)
+    other = tmp_path / "o.jsonl"
+    other.write_text(good.replace('"easy"', '"normal"'))
+    one_line_error(run("hand_points.py", [str(rec), str(other), "--player", "agent"], tmp_path),
+                   "hand_points.py", f"o.jsonl:1: against 'normal', {rec}:1 against 'easy': count the hands "
+                   "against one opponent at a time")
+    other.write_text(good.replace('"target": 11', '"target": 21'))
+    one_line_error(run("hand_points.py", [str(rec), str(other), "--player", "agent"], tmp_path),
+                   "hand_points.py", f"o.jsonl:1: other rules than {rec}:1")
+    other.unlink()
     one_line_error(run("hand_points.py", [str(rec), "--player", "normal"], tmp_path), "hand_points.py",
                    "name 'normal' 0 times")
     rec.write_bytes(b"not json\n")
     one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
                    "r.jsonl:1: not a JSON record")
-    for bad in (b'{"players": ["agent", "b"], "hands": [{"score": null}]}\n',
-                b'{"players": ["agent", "b"], "hands": "xy"}\n', b'{"players": ["agent", "b"]}\n'):
+    for bad in (b'{"rules": {}, "players": ["agent", "b"], "hands": [{"score": null}]}\n',
+                b'{"rules": {}, "players": ["agent", "b"], "hands": "xy"}\n',
+                b'{"rules": {}, "players": ["agent", "b"]}\n', b'{"players": ["agent", "b"], "hands": []}\n'):
         rec.write_bytes(bad)
         one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
                        "r.jsonl:1: not a 2-player game record naming 'agent' once")
     # a file named twice counted its hands twice; a record of another format was read (review)
-    rec.write_bytes(b'{"players": ["agent", "b"], "hands": []}\n')
+    rec.write_bytes(b'{"rules": {}, "players": ["agent", "b"], "hands": []}\n')
     one_line_error(run("hand_points.py", [str(rec), str(tmp_path / ".." / tmp_path.name / "r.jsonl"),
                                           "--player", "agent"], tmp_path), "hand_points.py",
                    "r.jsonl is named twice: its hands would be counted twice")
     rec.write_bytes(b'{"format": 2, "players": ["agent", "b"], "hands": []}\n')
     one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
                    "r.jsonl:1: record format 2: this version reads format 1")
-    rec.write_bytes(b'{"players": ["agent", "b"], "hands": []}\n\xff\xfe\n')
+    rec.write_bytes(b'{"rules": {}, "players": ["agent", "b"], "hands": []}\n\xff\xfe\n')
     one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
                    "r.jsonl:2: not UTF-8 text")
 
