@@ -1392,16 +1392,20 @@ def test_resuming_never_overwrites_another_runs_folder(tmp_path, capsys):
     assert latest.read_bytes() == before
 
 
+def _disk_run(tmp_path, name: str) -> tuple[str, ...]:
+    """train.py's flags for the small runs of the full-disk tests."""
+    return ("--checkpoints-dir", str(tmp_path / "ck"), "--runs-dir", str(tmp_path / "runs"),
+            "--total-steps", "2048", "--num-envs", "16", "--rollout-steps", "32", "--hidden", "32",
+            "--eval-every", "0", "--final-matches", "0", "--torch-threads", "1",
+            "--checkpoint-every", "512", "--run-name", name)
+
+
 def test_a_full_disk_while_training_is_one_error_and_keeps_the_last_checkpoint(tmp_path, capsys,
                                                                                 monkeypatch):
     """A checkpoint that cannot be written (ENOSPC) was an OSError traceback from train.py; it is
     one line, and the run's last good latest.pt stays as it was and resumes."""
     from full_disk import full_disk_mkstemp
-    args = ("--checkpoints-dir", str(tmp_path / "ck"), "--runs-dir", str(tmp_path / "runs"),
-            "--total-steps", "2048", "--num-envs", "16", "--rollout-steps", "32", "--hidden", "32",
-            "--eval-every", "0", "--final-matches", "0", "--torch-threads", "1",
-            "--checkpoint-every", "512", "--run-name", "fd")
-    assert run_main(capsys, *args, "--stop-at", "1024").returncode == 0
+    assert run_main(capsys, *_disk_run(tmp_path, "fd"), "--stop-at", "1024").returncode == 0
     latest = tmp_path / "ck" / "fd" / "latest.pt"
     before = latest.read_bytes()
     full_disk_mkstemp(monkeypatch)
@@ -1420,11 +1424,7 @@ def test_a_full_disk_for_the_tensorboard_log_is_one_error(tmp_path, capsys):
     """A runs folder on a full disk: TensorBoard's writer thread printed its traceback, then the
     main thread another one (review). One line naming the folder; the checkpoints stay and
     resume."""
-    args = ("--checkpoints-dir", str(tmp_path / "ck"), "--runs-dir", str(tmp_path / "runs"),
-            "--total-steps", "2048", "--num-envs", "16", "--rollout-steps", "32", "--hidden", "32",
-            "--eval-every", "0", "--final-matches", "0", "--torch-threads", "1",
-            "--checkpoint-every", "512", "--run-name", "tb")
-    assert run_main(capsys, *args, "--stop-at", "1024").returncode == 0
+    assert run_main(capsys, *_disk_run(tmp_path, "tb"), "--stop-at", "1024").returncode == 0
     latest = tmp_path / "ck" / "tb" / "latest.pt"
 
     # in a process of its own: pytest catches the writer thread's traceback in this one
