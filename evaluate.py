@@ -52,7 +52,8 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from agents import make_agent, split_spec
     from agents.arena import check_matches, evaluate, round_matches
     from agents.stats import Z95, elo, points_interval_text, t95, wilson
-    from scopa_env.cli import Parser, StdoutFailed, first_repeat, list_rules_alone, rules_hint, run_main
+    from scopa_env.cli import (Parser, StdoutFailed, first_repeat, list_rules_alone, quiet_stdout, rules_hint,
+                               run_main)
     from scopa_env.errors import ScopaError
     from scopa_env.presets import list_rules_text, rules_from_flags, rules_from_preset
     from scopa_env.atomic import AtomicFile
@@ -651,6 +652,7 @@ def main(argv=None) -> int:
         if args.json:
             write_json(out, outs["--json"])
         commit(outs)
+        outs = {}           # written: a closed stdout from here on loses nothing
         if args.record:
             print(f"wrote {len(records)} game records to {args.record}")
         if args.json:
@@ -658,10 +660,18 @@ def main(argv=None) -> int:
     except ScopaError as e:
         print(f"evaluate.py: error: {e}{rules_hint(e)}", file=sys.stderr)
         return 2
-    except (StdoutFailed, BrokenPipeError):
-        # run_main says so, as for every script; a reader gone (`| head -1`) ends quietly (it
-        # was "error: Broken pipe", exit 2; review)
-        raise
+    except StdoutFailed:
+        raise                 # run_main says so, as for every script
+    except BrokenPipeError:
+        # a reader gone (`| head -1`): run_main ends quietly, exit 0 (it was "error: Broken
+        # pipe", exit 2; review), unless files asked for are lost with the run: that is said
+        if not outs:
+            raise
+        quiet_stdout()
+        print(f"evaluate.py: standard output was closed before the evaluation ended: stopped, "
+              f"nothing written to {', '.join(f'{flag} {f.path}' for flag, f in outs.items())}",
+              file=sys.stderr)
+        return 1
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
         print(f"evaluate.py: error: {where}{e.strerror or e}", file=sys.stderr)

@@ -769,7 +769,7 @@ class PlaySession:
             extra = f"   ({detail[key]})" if key in detail else ""
             self.say(f"  {label:<14}{lines[0][key]:>5}{lines[1][key]:>10}{extra}")
         self.say(f"  {'hand total':<14}{lines[0]['total']:>5}{lines[1]['total']:>10}")
-        if g.napoleone_side is not None:    # the match ends on it, the scores whatever they are
+        if g.napoleone_side is not None:    # its row alone did not say who (under "win" there is none)
             self.say(f"Napoleone: {('you', 'the computer')[g.napoleone_side]} took all ten denari.")
         you, cpu = g.scores
         self.say(f"Match: you {you}, computer {cpu} (to {self.rules.target})")

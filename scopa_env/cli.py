@@ -181,11 +181,11 @@ def run_main(main, prog: str | None = None) -> int:
     except Terminated:       # outside the script's own Ctrl-C handling
         code = 143
     except BrokenPipeError:
-        _quiet_stdout()
+        quiet_stdout()
         return 0
     except StdoutFailed as e:
         # stdout on a full disk (`> /dev/full`) was a traceback from print (review)
-        _quiet_stdout()
+        quiet_stdout()
         if prog is None:
             prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "scopa"
         print(f"{prog}: error: cannot write to standard output ({e.strerror or e})", file=sys.stderr)
@@ -225,7 +225,7 @@ class _Stdout:
         return getattr(self.stream, name)
 
 
-def _quiet_stdout() -> None:
+def quiet_stdout() -> None:
     """stdout pointed at /dev/null: Python's last flush of what it still holds is quiet."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -123,6 +123,29 @@ def test_output_into_a_closed_pipe_ends_quietly(argv, buffered):
     assert (p.returncode, p.stderr) == (0, "")
 
 
+@pytest.mark.parametrize("buffered", [False, True])
+def test_a_closed_pipe_that_loses_evaluate_py_files_says_so(buffered, tmp_path):
+    """evaluate.py stopped at its first line into a closed pipe and dropped the --json and
+    --record files it was asked for without a word, exit 0 (review): said on stderr, exit 1
+    (block-buffered too: the table's lines are flushed as they come)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    if not buffered:
+        env["PYTHONUNBUFFERED"] = "1"
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        p = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--agent", "easy", "--opponent",
+                            "random", "--matches", "2", "--json", "x.json", "--record", "r.jsonl"],
+                           stdout=w, stderr=subprocess.PIPE, text=True, cwd=tmp_path, timeout=120,
+                           stdin=subprocess.DEVNULL, env=env)
+    finally:
+        os.close(w)
+    assert (p.returncode, p.stderr) == (1, "evaluate.py: standard output was closed before the "
+                                           "evaluation ended: stopped, nothing written to --record "
+                                           "r.jsonl, --json x.json\n")
+    assert list(tmp_path.iterdir()) == []
+
+
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
 @pytest.mark.parametrize("argv", [["train.py", "--list-rules"], ["train.py", "--print-config"],
                                   ["evaluate.py", "--list-rules"], ["play.py", "--list-rules"],
