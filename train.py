@@ -22,11 +22,14 @@ from pathlib import Path
 # two-thread training ~20x slower than one thread (measured); passive, two threads cost nothing.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-try:    # Ctrl-C while the modules load (numba's caches, about half a second): one line too
+# Ctrl-C while the modules load (numba's caches, about half a second) or the parser imports
+# the training package: one line too
+INTERRUPTED_AT_START = "train.py: interrupted before the run started: nothing written"
+try:
     from scopa_env.cli import Once, Parser, flags_given, list_rules_alone, run_main
     from scopa_env.errors import ScopaError
 except KeyboardInterrupt:
-    print("train.py: interrupted before the run started: nothing written", file=sys.stderr)
+    print(INTERRUPTED_AT_START, file=sys.stderr)
     sys.exit(130)
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent / "configs" / "default.toml"
@@ -171,7 +174,7 @@ def main(argv=None) -> int:
     try:    # the parser imports training's modules (torch): Ctrl-C there was a traceback (review)
         parser = build_parser()
     except KeyboardInterrupt:
-        print("train.py: interrupted before the run started: nothing written", file=sys.stderr)
+        print(INTERRUPTED_AT_START, file=sys.stderr)
         return 130
     args = parser.parse_args(argv)
     run = None
