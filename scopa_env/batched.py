@@ -408,14 +408,8 @@ class BatchedScopa:
             game = int(np.flatnonzero(other)[0])
             raise ScopaError(f"saved game {game} was played under other rules than this env's "
                              f"({self.rules.describe()})")
-        from .game import Game
-        for b, state in enumerate(np.asarray(d["states"])):
-            try:
-                Game.from_state(self.rules, state)
-            except ScopaError as e:
-                raise ScopaError(f"saved game {b} is not a game of these rules: {e}") from None
         saved = {name: np.array(d[name], dtype=getattr(self, name).dtype, copy=True) for name in _POSITION}
-        self._check_positions(np.array(d["states"], dtype=np.int64), saved)
+        self._check_games(np.array(d["states"], dtype=np.int64), saved)
         self.seed = int(d["seed"])
         self._states[:] = d["states"]
         self._rng[:] = d["rng"]
@@ -424,14 +418,20 @@ class BatchedScopa:
         self.max_legal = self.legal_ids.shape[1]
         self._started = True
 
-    def _check_positions(self, states: np.ndarray, saved: dict) -> None:
-        """The saved moves and observations are what the saved games give (worked out again)."""
+    def _check_games(self, states: np.ndarray, saved: dict) -> None:
+        """Each saved game is one (Game.from_state's checks), and the saved moves and
+        observations are what it gives (worked out again)."""
+        from .game import Game
         B, W = saved["legal_ids"].shape
         again = {"obs": np.zeros_like(saved["obs"]), "to_move": np.zeros(B, dtype=np.int64),
                  "legal_count": np.zeros(B, dtype=np.int64), "legal_ids": np.full((B, W), -1, dtype=np.int64),
                  "legal_card": np.full((B, W), -1, dtype=np.int64),
                  "legal_captured": np.zeros((B, W), dtype=np.int64)}
         for b in range(B):
+            try:
+                Game.from_state(self.rules, states[b])
+            except ScopaError as e:
+                raise ScopaError(f"saved game {b} is not a game of these rules: {e}") from None
             _refresh_one(states, b, self.table.kernel, self._buf, *(again[n] for n in _POSITION))
             for name in _POSITION:
                 if not np.array_equal(again[name][b], saved[name][b]):
