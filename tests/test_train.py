@@ -295,6 +295,54 @@ def test_export_refuses_the_flags_it_would_ignore(tmp_path, capsys):
     assert run_main(capsys, "--export", src, str(out)).returncode == 0 and out.is_file()
 
 
+@pytest.mark.parametrize("algo", ["dmc", "ppo"])
+def test_a_checkpoint_with_misshapen_training_state_is_refused(tmp_path, algo):
+    """The carried moves, the PPO tails and opponents, and Adam's moments of an edited file (its
+    checksum made again) are checked on resume: each was a numpy or torch traceback at the first
+    iteration (a narrower array), or trained on with a pool snapshot no game could play."""
+    kw = dict(algo=algo, snapshot_every=1, pool_size=2) if algo == "ppo" else dict(algo=algo)
+    Run(tiny_cfg(tmp_path, run_name="base", **kw), log=lambda *_: None).train()
+    good = torch.load(tmp_path / "ck" / "base" / "latest.pt", weights_only=True)
+    state = good["algo_state"]
+    edits = [(lambda d: d["optimizer"]["state"][0].update(exp_avg=torch.zeros(3, 3)),
+              r"optimizer.state\[0\].exp_avg \(float32, 3 x 3; its parameter is 32 x \d+\)"),
+             (lambda d: d["optimizer"]["state"][2].update(step=torch.zeros(2)),
+              r"optimizer.state\[2\].step \(float32, 2; a scalar is needed\)")]
+    if algo == "dmc":
+        assert len(state["carry"]["obs"]) > 1
+        edits += [(lambda d: d["algo_state"]["carry"].update(obs=d["algo_state"]["carry"]["obs"][:, :, 1:]),
+                   r"algo_state.carry.obs \(int8, \d+ x 16 x \d+; a fresh run's int8, any x 16 x \d+\)"),
+                  (lambda d: d["algo_state"]["carry"].update(seat=d["algo_state"]["carry"]["seat"][1:]),
+                   r"algo_state.carry holds arrays of \[\d+, \d+\] moves"),
+                  (lambda d: d["algo_state"]["carry"].update(card=d["algo_state"]["carry"]["card"].float()),
+                   r"algo_state.carry.card \(float32, \d+ x 16; a fresh run's int64, any x 16\)")]
+    else:
+        held = len(state["pool"])
+        assert held >= 2 and (state["opponent"] >= 0).all()
+        wide = torch.zeros(16, state["tail"]["cards"].shape[1] + 1, dtype=torch.int64)
+        edits += [(lambda d: d["algo_state"]["tail"].update(obs=d["algo_state"]["tail"]["obs"][1:]),
+                   r"algo_state.tail.obs \(int8, 15 x \d+; a fresh run's int8, 16 x \d+\)"),
+                  (lambda d: d["algo_state"]["tail"].update(cards=wide, captured=wide),
+                   r"algo_state.tail holds moves \d+ wide, its games' legal moves \d+"),
+                  (lambda d: d["algo_state"]["opponent"].__setitem__(0, held + 1),
+                   rf"algo_state.opponent names a pool snapshot it does not hold \({held} held\)"),
+                  (lambda d: d["algo_state"]["opponent"].__setitem__(0, -1),
+                   r"algo_state.opponent names .* a rule bot where none plays")]
+    for i, (edit, words) in enumerate(edits):
+        bad = torch.load(tmp_path / "ck" / "base" / "latest.pt", weights_only=True)
+        edit(bad)
+        checkpoint.save_atomic(bad, tmp_path / f"edited{i}.pt")
+        with pytest.raises(ScopaError, match=rf"edited{i}.pt' cannot be resumed: its {words}"):
+            start(tiny_cfg(tmp_path, **kw), resume=str(tmp_path / f"edited{i}.pt"),
+                  overrides={"total_steps": 4096}, log=lambda *_: None).train()
+    # the file as written resumes and trains on
+    checkpoint.save_atomic(good, tmp_path / "same.pt")
+    run = start(tiny_cfg(tmp_path, **kw), resume=str(tmp_path / "same.pt"),
+                overrides={"total_steps": 4096}, log=lambda *_: None)
+    run.train()
+    assert run.counters["steps"] == 4096
+
+
 def test_a_run_saved_with_a_level_named_twice_resumes(tmp_path, capsys):
     """Before 2026-12-03 a level named twice was merged into one; refused now, a stored run reads
     with the repeat dropped (bot_levels cannot change on resume, so it could not be mended; review)."""

@@ -289,6 +289,13 @@ class Run:
                 raise ScopaError(f"{where} cannot be resumed: its optimizer state is empty, but its "
                                  f"network was trained (step {self.counters['steps']:,}; "
                                  f"{trained[0]!r} differs from the seed's initial weights)")
+        wrong = (_misshapen(ckpt["algo_state"], template["algo_state"], "algo_state")
+                 or _misshapen_optimizer(self.optimizer, self.model))
+        if wrong:                                   # again only an edited file with a new checksum
+            raise ScopaError(f"{where} cannot be resumed: its {wrong}")
+        wrong = _ppo_misfit(self.algo) if self.cfg.algo == "ppo" else None
+        if wrong:
+            raise ScopaError(f"{where} cannot be resumed: its {wrong}")
         if self.algo.steps != self.counters["steps"]:     # only an edited file with a new checksum
             raise ScopaError(f"{where} cannot be resumed: its {self.cfg.algo} state is at step "
                              f"{self.algo.steps:,} and its counters at step "
@@ -716,6 +723,77 @@ def quiet_log_thread():
         yield
     finally:
         threading.excepthook = previous
+
+
+# the saved arrays' dimensions a run's own play sets (the moves carried from unfinished episodes;
+# the widest legal-move list a PPO tail was taken from); every other is a fresh run's
+_FREE_DIMS = {"algo_state.carry": (0,), "algo_state.tail.cards": (1,), "algo_state.tail.captured": (1,)}
+
+
+def _misshapen(have, want, path: str) -> str | None:
+    """'algo_state.tail.obs (int8, 16 x 290; a fresh run's int8, 16 x 291)': the first array of a
+    checkpoint's algorithm state (`have`) of another kind or shape than the one a fresh run of its
+    config writes (`want`), or None. Keys only one side holds are the load's concern (older files
+    lack some); the environment's games are checked by BatchedScopa, the pool by load_state_dict."""
+    if isinstance(want, dict) and isinstance(have, dict):
+        for k in want:
+            if k in have and k not in ("env", "pool"):
+                found = _misshapen(have[k], want[k], f"{path}.{k}")
+                if found:
+                    return found
+        if path == "algo_state.carry":       # one length of time for all its arrays
+            lengths = {k: v.shape[0] for k, v in have.items() if isinstance(v, torch.Tensor) and v.dim()}
+            if len(set(lengths.values())) > 1:
+                return f"{path} holds arrays of {sorted(set(lengths.values()))} moves ({lengths})"
+        return None
+    if not isinstance(want, torch.Tensor):
+        return None
+    free = _FREE_DIMS.get(path, _FREE_DIMS.get(path.rpartition(".")[0], ()))
+    fits = (isinstance(have, torch.Tensor) and have.dtype == want.dtype and have.dim() == want.dim()
+            and all(a == b or i in free for i, (a, b) in enumerate(zip(have.shape, want.shape))))
+    if fits:
+        return None
+    return f"{path} ({_kind(have)}; a fresh run's {_kind(want, free)})"
+
+
+def _kind(v, free=()) -> str:
+    """'int8, 20 x 16 x 291' ('any x 16 x 291' where a dimension is free); a non-array's type."""
+    if not isinstance(v, torch.Tensor):
+        return type(v).__name__
+    dims = ["any" if i in free else str(n) for i, n in enumerate(v.shape)]
+    return f"{str(v.dtype).removeprefix('torch.')}, " + (" x ".join(dims) or "a scalar")
+
+
+def _misshapen_optimizer(optimizer: torch.optim.Optimizer, model: torch.nn.Module) -> str | None:
+    """The first Adam moment whose shape is not its parameter's (torch does not check: the first
+    step raised), or None."""
+    params = list(model.parameters())
+    for i, state in optimizer.state_dict()["state"].items():
+        if not (isinstance(i, int) and 0 <= i < len(params)):
+            return f"optimizer state names parameter {i!r} of {len(params)}"
+        for key, v in state.items():
+            want = torch.Size([]) if key == "step" else params[i].shape
+            if not isinstance(v, torch.Tensor) or v.shape != want:
+                shape = " x ".join(map(str, want))
+                return (f"optimizer.state[{i}].{key} ({_kind(v)}; "
+                        + (f"its parameter is {shape})" if shape else "a scalar is needed)"))
+    return None
+
+
+def _ppo_misfit(algo) -> str | None:
+    """What of a loaded PPO state does not fit its run, or None: each game's opponent is -1 exactly
+    where a rule bot plays, else 0 (the current policy) or a pool snapshot it holds
+    (1..len(pool)); the tails' move lists are no wider than the env's (the rollout's rows take
+    the env's width, a tail's row its own)."""
+    opp = algo.opponent
+    bots = algo.bots.seat >= 0
+    if not (np.all((opp == -1) == bots) and np.all(opp[~bots] >= 0) and np.all(opp <= len(algo.pool))):
+        return (f"algo_state.opponent names a pool snapshot it does not hold ({len(algo.pool)} "
+                f"held), or a rule bot where none plays or none where one does")
+    width, env_width = algo.tail["cards"].shape[1], algo.env.legal_card.shape[1]
+    if width > env_width:
+        return f"algo_state.tail holds moves {width} wide, its games' legal moves {env_width}"
+    return None
 
 
 def _lacking(have, want, key, path: str) -> str | None:
