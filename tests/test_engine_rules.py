@@ -654,3 +654,22 @@ def test_copy_copy_of_a_game_is_independent():
     m = h.legal_moves()[0]
     h.play(m.card, m.captured)
     assert np.array_equal(g.state, before) and not np.array_equal(h.state, before)
+
+
+def test_deepcopy_and_pickle_of_a_game_leave_out_its_move_buffer():
+    """copy.deepcopy and pickle carried the 1.8 MB move buffer a game makes at its first legal
+    moves (only copy() left it out; review): a copy is the state, and plays like the original."""
+    import copy
+    import pickle
+    g = Game("scopone", seed=4)
+    g.play_action(int(g.legal_action_ids()[0]))
+    assert g._buf is not None
+    for h in (copy.deepcopy(g), pickle.loads(pickle.dumps(g))):
+        assert h._buf is None and h.state is not g.state and np.array_equal(h.state, g.state)
+        assert h.rules == g.rules and h.seed == g.seed
+        assert np.array_equal(h.legal_action_ids(), g.legal_action_ids())
+        h.play_action(int(h.legal_action_ids()[0]))
+        assert not np.array_equal(h.state, g.state)
+    assert len(pickle.dumps(g)) < 20_000
+    pair = copy.deepcopy([g, g])
+    assert pair[0] is pair[1]
