@@ -140,7 +140,7 @@ def export_target(out: str, src: str) -> Path:
 def export(src: str, out: str) -> None:
     from training import checkpoint
 
-    from scopa_env.cli import deferred_interrupts
+    from scopa_env.atomic import deferred_interrupts
 
     ckpt = checkpoint.load(src)
     target = export_target(out, src)

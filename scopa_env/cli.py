@@ -10,14 +10,12 @@ temporary files are discarded (a killed `simulate --out` left hundreds of MB in 
 `.NAME.*.tmp`), the last checkpoint stays as it was; the exit code is then 143. Like Ctrl-C it
 acts when Python next runs, after a compiled call in progress returns. SIGKILL cannot be caught:
 it may leave such a temporary file (never a half-written target). A write that an interrupt
-would break in a way that is not a clean KeyboardInterrupt (torch.save's zip writer, stopped
-mid-file, fails with its own RuntimeError as it closes) runs under `deferred_interrupts()`: a
-Ctrl-C or SIGTERM then acts as soon as the write is done.
+would break in a way that is not a clean KeyboardInterrupt runs under
+`scopa_env.atomic.deferred_interrupts()`: a Ctrl-C or SIGTERM then acts as soon as the write is done.
 """
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import signal
 import sys
@@ -101,65 +99,6 @@ def _on_sigterm(signum, frame):
     global _terminated
     _terminated = True
     raise Terminated()
-
-
-@contextlib.contextmanager
-def deferred_interrupts():
-    """Hold Ctrl-C and SIGTERM off for the block and deliver the first one when it ends (to the
-    handlers there were before: KeyboardInterrupt, run_main's Terminated), also when the block
-    failed: the interrupt then takes its error's place. Only the main thread runs Python's
-    signal handlers (and may change them): elsewhere this does nothing."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pending: list[int] = []
-    held = (signal.SIGINT, signal.SIGTERM)
-    # None: a handler not set from Python; the default then
-    old = [signal.SIG_DFL if h is None else h for h in map(signal.getsignal, held)]
-
-    def defer(signum, frame):
-        pending.append(signum)
-    # The OS holds both signals off in this thread while the handlers change; another thread
-    # (torch's, numba's) may still take one, and Python then runs the handler of the moment in
-    # this thread between two bytecodes: the swaps are written so that no handler can be left
-    # on the wrong side (_set_both)
-    with _blocked(held):
-        try:
-            _set_both(defer, defer)
-        except BaseException:       # an old handler ran (and raised) between the two swaps
-            _set_both(*old)
-            raise
-    try:
-        yield
-    finally:
-        with _blocked(held):
-            _set_both(*old)
-        if pending:
-            signal.raise_signal(pending[0])
-
-
-def _set_both(on_int, on_term) -> None:
-    """SIGINT's handler, then SIGTERM's: SIGTERM's also when the handler of a signal landing
-    between the two raises (a restored KeyboardInterrupt once left SIGTERM deferred, and every
-    later SIGTERM swallowed)."""
-    try:
-        signal.signal(signal.SIGINT, on_int)
-    finally:
-        signal.signal(signal.SIGTERM, on_term)
-
-
-@contextlib.contextmanager
-def _blocked(signals):
-    """The signals held by the OS for the block (delivered when it ends), where it can."""
-    mask = getattr(signal, "pthread_sigmask", None)
-    if mask is None:
-        yield
-        return
-    mask(signal.SIG_BLOCK, signals)
-    try:
-        yield
-    finally:
-        mask(signal.SIG_UNBLOCK, signals)
 
 
 def run_main(main, prog: str | None = None) -> int:

@@ -663,7 +663,7 @@ def test_deferred_interrupts_restores_both_handlers_when_a_signal_lands_between_
     Python then runs the handler of the moment between the swaps: the test raised the signal
     and failed now and then; it now raises what that handler raises, exactly there."""
     import signal
-    from scopa_env import cli
+    from scopa_env import atomic, cli
     before = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)]
     real = signal.signal
 
@@ -683,7 +683,7 @@ def test_deferred_interrupts_restores_both_handlers_when_a_signal_lands_between_
     swap, calls = swap_raising_at(3, KeyboardInterrupt())
     monkeypatch.setattr(signal, "signal", swap)
     with pytest.raises(KeyboardInterrupt):
-        with cli.deferred_interrupts():
+        with atomic.deferred_interrupts():
             pass
     monkeypatch.undo()
     assert calls == [signal.SIGINT, signal.SIGTERM, signal.SIGINT, signal.SIGTERM]
@@ -692,7 +692,7 @@ def test_deferred_interrupts_restores_both_handlers_when_a_signal_lands_between_
     swap, calls = swap_raising_at(2, cli.Terminated())
     monkeypatch.setattr(signal, "signal", swap)
     with pytest.raises(cli.Terminated):
-        with cli.deferred_interrupts():
+        with atomic.deferred_interrupts():
             pytest.fail("the block ran")
     monkeypatch.undo()
     assert [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)] == before

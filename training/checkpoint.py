@@ -54,7 +54,7 @@ import torch
 
 from scopa_env.actions import ACTION_LAYOUT_VERSION
 from scopa_env.atomic import sync_folder
-from scopa_env.cli import deferred_interrupts
+from scopa_env.atomic import deferred_interrupts
 from scopa_env.errors import ScopaError, regular_file
 from scopa_env.observation import OBS_LAYOUT_VERSION, layout, layout_for
 from scopa_env.rules import Rules
@@ -68,7 +68,7 @@ REQUIRED = ("format", "format_version", "algo", "model_config", "model", "config
 def save_atomic(obj: dict, path: str | Path) -> Path:
     """torch.save to a temp file next to `path`, fsync, then os.replace onto `path`; the dict
     gets its `checksum` (digest() of everything else). Ctrl-C and SIGTERM wait for the write to
-    end (scopa_env/cli.py `deferred_interrupts`: torch.save interrupted mid-file failed with a
+    end (scopa_env/atomic.py `deferred_interrupts`: torch.save interrupted mid-file failed with a
     RuntimeError traceback instead of the clean interrupt)."""
     obj = dict(obj, checksum=digest(obj))     # digest() leaves out any old checksum
     path = Path(path)

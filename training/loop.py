@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from scopa_env.cli import deferred_interrupts
+from scopa_env.atomic import deferred_interrupts
 from scopa_env.errors import ScopaError
 from scopa_env.presets import preset_name
 from scopa_env.rules import Rules
