@@ -138,7 +138,7 @@ def export_target(out: str, src: str) -> Path:
 
 
 def export(src: str, out: str) -> None:
-    from training import checkpoint
+    from agents import checkpoint
 
     from scopa_env.atomic import deferred_interrupts
 

@@ -1,5 +1,8 @@
 """Players behind one interface (agents/base.py): the random agent, the rule levels and learned
-policies. `make_agent(spec)` builds one from the names users type on the command line."""
+policies. `make_agent(spec)` builds one from the names users type on the command line. A learned
+policy's network (network.py) and its checkpoint files (checkpoint.py) live here too, below
+training/, which trains that network and writes those files (they need torch: imported when a
+learned agent is made, not with this package)."""
 from __future__ import annotations
 
 import inspect

@@ -1,6 +1,6 @@
 """A trained policy behind the agent interface: loads a checkpoint, plays its best-scoring move.
 
-The network (training/model.py) scores each legal move from the observation vector and the move's
+The network (agents/network.py) scores each legal move from the observation vector and the move's
 features (card played, cards captured), which it reads from the action table: so the agent
 decides from the observation dict alone, like every other agent. Play is greedy and
 deterministic; ties go to the lowest action id.
@@ -80,8 +80,8 @@ class LearnedAgent(Agent):
                  model=None, name: str | None = None, count_last: int | None = None,
                  search: int = 0, search_weight: float | None = None, easy_last_deal: bool | None = None,
                  match_equity: bool | None = None, blend_deciding: bool | None = None):
-        from training import checkpoint
-        from training.model import build_model
+        from . import checkpoint
+        from .network import build_model
 
         if (path is None) == (model is None):
             raise ScopaError("LearnedAgent needs exactly one of a checkpoint path or a model")

@@ -89,7 +89,7 @@ def fair_and_told(agent: str, rules: Rules, seed: int, budget: int) -> list:
                          f"PATH.pt:search=BUDGET, the budget from --budget), got {agent!r}")
     if not agent.endswith(".pt"):       # 'easy' said "checkpoint 'easy' does not exist" (review)
         raise ScopaError(f"--agent takes hard or a DMC checkpoint PATH.pt, got {agent!r}")
-    from training.checkpoint import load
+    from agents.checkpoint import load
     algo = load(agent).get("algo")
     if algo != "dmc":       # the agent's own error advised search=0, which --agent cannot take
         raise ScopaError(f"--agent {agent} is a {algo} checkpoint: the search blends a DMC "

@@ -1,5 +1,5 @@
 """Output files written whole or not at all: a temporary file next to the target, renamed over it
-when complete (the pattern of training/checkpoint.py's save_atomic, for text and without torch).
+when complete (the pattern of agents/checkpoint.py's save_atomic, for text and without torch).
 
     out = AtomicFile("results.json")   # creates the temporary file now: a real writability test
     out.file.write(...)                # any failure: out.discard() leaves the target as it was

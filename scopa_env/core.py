@@ -225,22 +225,34 @@ def start_hand(state):
     With another table size (scopone scientifico's empty table, or a custom deal) there is no
     redeal: RULES.md and seed 004 give the rules for 4 cards only.
     """
-    first_table = state[NPLAYERS] * state[CARDS_PER_DEAL]
     while True:
         _shuffle_deck(state)
-        if state[TABLE_DEAL] != 4 or (state[NO_RE_REDEAL] != 0 and state[ACE_REDEAL] == 0):
-            break
-        re = 0
-        aces = 0
-        for i in range(4):
-            r = RANK[state[DECK + first_table + i]]
-            if r == 10:
-                re += 1
-            elif r == 1:
-                aces += 1
-        if (re < 3 or state[NO_RE_REDEAL] != 0) and (aces < 2 or state[ACE_REDEAL] == 0):
+        if void_first_table(state) == 0:
             break
     deal_from_deck(state)
+
+
+@njit(cache=True)
+def void_first_table(state):
+    """Whether the deck in DECK (dealing order) deals a void first table (start_hand): 1 for 3 or
+    more re among a 4-card table (unless NO_RE_REDEAL), 2 for 2 or more aces there under
+    ACE_REDEAL, else 0. Game.deal_hand refuses such a deck: no game plays that deal."""
+    if state[TABLE_DEAL] != 4 or (state[NO_RE_REDEAL] != 0 and state[ACE_REDEAL] == 0):
+        return 0
+    first_table = state[NPLAYERS] * state[CARDS_PER_DEAL]
+    re = 0
+    aces = 0
+    for i in range(4):
+        r = RANK[state[DECK + first_table + i]]
+        if r == 10:
+            re += 1
+        elif r == 1:
+            aces += 1
+    if re >= 3 and state[NO_RE_REDEAL] == 0:
+        return 1
+    if aces >= 2 and state[ACE_REDEAL] != 0:
+        return 2
+    return 0
 
 
 @njit(cache=True)

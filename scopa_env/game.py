@@ -282,6 +282,15 @@ class Game:
             made = int(self.state[core.PLAYS])
             raise ScopaError(f"a hand is being played ({made} move{'s' * (made != 1)} made): "
                              "deal_hand starts a hand before its first move or after it ends")
+        probe = self.state.copy()
+        probe[core.DECK:core.DECK + 40] = cards
+        void = core.void_first_table(probe)
+        if void:
+            # core.start_hand deals such a deck again (RULES.md voids the deal): no game plays it
+            table = ' '.join(cards_str(probe[core.DECK + self.n_players * int(probe[core.CARDS_PER_DEAL]):][:4]))
+            raise ScopaError(f"the table {table} holds " + (
+                "3 or more re, a void deal that is dealt again" if void == 1 else
+                "2 or more aces, a void deal under ace_redeal that is dealt again"))
         if self.phase == core.HAND_OVER:
             self.state[core.HAND_NO] += 1
         self.state[core.DEALER] = int(dealer)

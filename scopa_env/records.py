@@ -19,7 +19,7 @@ from typing import Iterable, Iterator
 
 from . import core
 from .atomic import AtomicFile
-from .cards import card_str, cards_str, parse_card, rank_of
+from .cards import card_str, cards_str, parse_card
 from .errors import ScopaError, regular_file
 from .game import Game, PlayResult
 from .rules import Rules
@@ -356,16 +356,6 @@ def replay(record: dict) -> Game:
                 raise ScopaError(f"hand {h}: the record lists no deals, these rules deal the 40 "
                                  f"cards in {rules.deals_per_hand}")
             deck = _deck_of(hand, rules, h)     # every card read, naming its hand and deal
-            table = hand["deals"][0]["table"]
-            if rules.table_cards == 4 and rules.re_redeal and \
-                    sum(rank_of(parse_card(c)) == 10 for c in table) >= 3:
-                # core.start_hand deals again: RULES.md voids such a deal, so no game plays it
-                raise ScopaError(f"hand {h}: the table {' '.join(table)} holds 3 or more re, a void "
-                                 f"deal that is dealt again")
-            if rules.table_cards == 4 and rules.ace_redeal and \
-                    sum(rank_of(parse_card(c)) == 1 for c in table) >= 2:
-                raise ScopaError(f"hand {h}: the table {' '.join(table)} holds 2 or more aces, a void "
-                                 f"deal under ace_redeal that is dealt again")
             if h == 0:      # the seed deals the whole first hand, its later deals too
                 _check_seed_deck(deck, game, rules, record["seed"])
             try:

@@ -816,8 +816,8 @@ def test_options_that_would_do_nothing_are_refused():
 
 def _tiny_checkpoint(path, rules=None, edit=None):
     torch = pytest.importorskip("torch")
-    from training.checkpoint import base_dict, save_atomic
-    from training.model import MoveScorer, model_config
+    from agents.checkpoint import base_dict, save_atomic
+    from agents.network import MoveScorer, model_config
     torch.manual_seed(0)
     model = MoveScorer(hidden=8)
     d = base_dict("dmc", model_config(model), model.state_dict(), {}, (rules or Rules()).to_dict())
@@ -849,7 +849,7 @@ def test_a_path_the_system_cannot_look_up_is_one_error(tmp_path):
     """A name too long made Path.is_file() raise OSError: a traceback in every reader, and in
     play.py's level prompt the match was lost (review)."""
     from scopa_env import records
-    from training import checkpoint
+    from agents import checkpoint
     from training.config import load_toml
     from training.loop import resolve_resume
     long = str(tmp_path / ("a" * 300 + ".pt"))
@@ -859,7 +859,7 @@ def test_a_path_the_system_cannot_look_up_is_one_error(tmp_path):
 
 
 def test_checkpoints_broken_in_structure_are_one_error(tmp_path):
-    from training import checkpoint
+    from agents import checkpoint
     good = _tiny_checkpoint(tmp_path / "good.pt")
     data = good.read_bytes()
     (tmp_path / "cut.pt").write_bytes(data[: len(data) // 2])
@@ -884,7 +884,7 @@ def test_a_checkpoint_that_cannot_be_read_is_one_error(tmp_path, monkeypatch):
     """A file without read permission: the message's look at the file's first bytes raised the
     PermissionError again, a traceback in every reader (review). It is said to be unreadable,
     not corrupt: the file may be fine. Run as root here, so the refusal is made by hand."""
-    from training import checkpoint
+    from agents import checkpoint
     good = _tiny_checkpoint(tmp_path / "locked.pt")
 
     def refuse(*args, **kwargs):

@@ -341,8 +341,8 @@ def test_hand_value_refuses_a_ppo_checkpoint(tmp_path):
     torch = pytest.importorskip("torch")
     sys.path.insert(0, str(BENCH.parent))
     from scopa_env.rules import Rules
-    from training.checkpoint import base_dict, save_atomic
-    from training.model import MoveScorer, model_config
+    from agents.checkpoint import base_dict, save_atomic
+    from agents.network import MoveScorer, model_config
     torch.manual_seed(0)
     model = MoveScorer(hidden=8)
     ppo = save_atomic(base_dict("ppo", model_config(model), model.state_dict(), {}, Rules().to_dict()),

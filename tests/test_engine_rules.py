@@ -673,3 +673,36 @@ def test_deepcopy_and_pickle_of_a_game_leave_out_its_move_buffer():
     assert len(pickle.dumps(g)) < 20_000
     pair = copy.deepcopy([g, g])
     assert pair[0] is pair[1]
+
+
+@pytest.mark.parametrize("rules, table, words", [
+    (Rules(), ["10D", "10C", "10S", "7D"], "3 or more re, a void deal that is dealt again"),
+    (Rules(players=4), ["10D", "10C", "10S", "10B"], "3 or more re"),
+    (Rules(ace_redeal=True), ["1D", "1C", "5S", "7D"], "2 or more aces, a void deal under ace_redeal"),
+])
+def test_deal_hand_refuses_a_deck_whose_first_table_is_void(rules, table, words):
+    """Game.deal_hand played a first table that core.start_hand deals again (3 re; 2 aces under
+    ace_redeal): the engine played a deal its own dealer voids, and only replay's copy of the rule
+    stood in the way (layering review). One compiled check serves both; the game is unchanged."""
+    g = Game(rules, 2)
+    before = g.state.copy()
+    first = [parse_card(c) for c in table]
+    hands = [c for c in range(40) if c not in first][:rules.players * rules.hand_cards]
+    deck = hands + first + [c for c in range(40) if c not in first and c not in hands]
+    with pytest.raises(ScopaError, match=rf"the table {' '.join(table)} holds {words}"):
+        g.deal_hand(1, deck)
+    assert np.array_equal(g.state, before)
+    # the rule off (escopa's re_redeal=False; ace_redeal off), or one re fewer: dealt as given
+    n = len(hands)
+    if words.startswith("3"):
+        fewer = deck[:]
+        spare = [i for i in range(n + 4, 40) if fewer[i] % 10 != 9]
+        for i, j in zip([i for i in range(n, n + 4) if fewer[i] % 10 == 9][2:], spare):
+            fewer[i], fewer[j] = fewer[j], fewer[i]
+        dealt = ((rules.replace(re_redeal=False), deck), (rules, fewer))
+    else:
+        dealt = ((rules.replace(ace_redeal=False), deck),)
+    for r, d in dealt:
+        h = Game(r, 2)
+        h.deal_hand(1, d)
+        assert h.first_table() == d[n:n + 4]

@@ -366,8 +366,8 @@ def test_cli_bad_seed_and_unwritable_outputs_fail_before_playing(tmp_path):
 def test_cli_two_workers_with_a_checkpoint_agent(tmp_path):
     # a forked worker of a process that has run torch used to hang in OpenMP: workers are spawned
     torch = pytest.importorskip("torch")
-    from training.checkpoint import base_dict, save_atomic
-    from training.model import MoveScorer, model_config
+    from agents.checkpoint import base_dict, save_atomic
+    from agents.network import MoveScorer, model_config
 
     torch.manual_seed(0)
     model = MoveScorer(hidden=256)  # big enough for torch to start its thread pool

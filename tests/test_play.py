@@ -493,8 +493,8 @@ def test_long_italian_tables_wrap_between_card_names():
 def untrained_checkpoint(path: Path, rules: Rules) -> Path:
     """A real checkpoint file (small untrained network): play.py's path to learned agents."""
     torch = pytest.importorskip("torch")
-    from training.checkpoint import base_dict, save_atomic
-    from training.model import MoveScorer, model_config
+    from agents.checkpoint import base_dict, save_atomic
+    from agents.network import MoveScorer, model_config
 
     torch.manual_seed(0)
     model = MoveScorer(hidden=16)
@@ -881,8 +881,8 @@ def test_napola_key_with_a_checkpoint_partner_that_cannot_follow_keeps_the_match
     """Pairs with a checkpoint partner and the default opponent: 'a' (napola on) fell back to the
     normal level for the opponent, then the partner's own refusal ended play.py with exit 2."""
     torch = pytest.importorskip("torch")
-    from training.checkpoint import base_dict, save_atomic
-    from training.model import MoveScorer, model_config
+    from agents.checkpoint import base_dict, save_atomic
+    from agents.network import MoveScorer, model_config
     rules = rules_from_preset("pairs")
     torch.manual_seed(0)
     model = MoveScorer(hidden=16, players=4)

@@ -17,7 +17,7 @@ import torch
 
 from agents import make_agent
 from scopa_env import Game, Rules, ScopaError
-from training import checkpoint
+from agents import checkpoint
 from training.config import load_toml, make_config
 from training.loop import Run, start
 
@@ -773,7 +773,7 @@ def test_returns_of_episodes():
 
 def test_reply_tactics_of_a_table():
     from scopa_env.cards import parse_card
-    from training.model import reply_tactics
+    from agents.network import reply_tactics
 
     def mask(*cards):
         return sum(1 << parse_card(c) for c in cards)
@@ -790,7 +790,7 @@ def test_reply_tactics_of_a_table():
 def test_risk_features_count_the_unseen_threats():
     from math import comb
 
-    from training.model import risk_features
+    from agents.network import risk_features
 
     # table left: ranks 3 and 4 capture, 7 sweeps; unseen: 3D 3C 7S and the 20 cards of ranks
     # 5, 6, 8, 9, 10
@@ -811,7 +811,7 @@ def test_risk_features_count_the_unseen_threats():
 
 
 def test_older_feature_networks_load_and_widen_unchanged():
-    from training.model import MoveScorer, build_model, model_config, widen_features
+    from agents.network import MoveScorer, build_model, model_config, widen_features
 
     old = MoveScorer(32, features=3)
     assert build_model(model_config(old)).features == 3
@@ -830,7 +830,7 @@ def test_older_feature_networks_load_and_widen_unchanged():
 
 
 def test_init_from_an_older_features_network(tmp_path):
-    from training.model import MoveScorer, model_config
+    from agents.network import MoveScorer, model_config
     src = MoveScorer(TINY["hidden"], features=3)
     ckpt = Run(tiny_cfg(tmp_path, run_name="old"), log=lambda *_: None).to_checkpoint()
     ckpt["model_config"] = model_config(src)

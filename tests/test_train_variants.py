@@ -16,7 +16,7 @@ from agents import make_agent
 from scopa_env import Game, Rules, ScopaError
 from scopa_env.observation import layout, layout_for
 from scopa_env.presets import rules_from_preset
-from training import checkpoint
+from agents import checkpoint
 from training.config import load_toml, make_config
 from training.loop import Run, start
 
@@ -107,7 +107,7 @@ def test_side_returns_with_four_seats():
 def test_ppo_learner_holds_both_partner_seats(tmp_path):
     from training.ppo import PPO
     cfg = tiny_cfg(tmp_path, algo="ppo", rules="scopone")
-    model = __import__("training.model", fromlist=["MoveScorer"]).MoveScorer.for_rules(32, SCOPONE)
+    model = __import__("agents.network", fromlist=["MoveScorer"]).MoveScorer.for_rules(32, SCOPONE)
     algo = PPO(cfg, model, torch.optim.Adam(model.parameters()), np.random.default_rng(0))
     assert algo.learner_seat.tolist() == [b % 2 for b in range(16)]
     _, _, _, learner = algo._act()

@@ -1,4 +1,6 @@
-"""Self-play training (train.py): config, algorithms, checkpoints."""
+"""Self-play training (train.py): config, algorithms, the run loop. The network and the checkpoint
+format are the agents' (agents/network.py, agents/checkpoint.py): a learned agent loads them
+without this package."""
 import importlib.util
 from pathlib import Path
 

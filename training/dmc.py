@@ -17,11 +17,11 @@ import math
 import numpy as np
 import torch
 
-from . import checkpoint
+from agents import checkpoint
 from .config import TrainConfig
 from .bots import BotSeats
 from .env import make_env, env_state, set_env_state, legal_slice
-from .model import MoveScorer, masked_scores
+from agents.network import MoveScorer, masked_scores
 
 
 def epsilon_span(cfg: TrainConfig, total_steps: int | None = None) -> float:

@@ -8,7 +8,7 @@ from agents.learned import LearnedAgent
 from agents.stats import points_interval_text
 from scopa_env.rules import Rules
 
-from .model import MoveScorer
+from agents.network import MoveScorer
 
 
 def evaluate_model(model: MoveScorer, opponents, matches: int, seed: int, rules: Rules) -> dict:

@@ -26,9 +26,9 @@ from scopa_env.errors import ScopaError
 from scopa_env.presets import preset_name
 from scopa_env.rules import Rules
 from scopa_env.seeds import offset_seed
-from . import checkpoint
+from agents import checkpoint
 from .config import LEGACY_RULES_KEYS, TrainConfig, check_bot_games, make_config, saved_config
-from .model import FEATURE_SIZES, FEATURES_VERSION, MoveScorer, model_config, widen_features
+from agents.network import FEATURE_SIZES, FEATURES_VERSION, MoveScorer, model_config, widen_features
 
 KEEP_PERIODIC = 3
 LOCK_FILE = ".lock"   # in a run's checkpoint folder: held (flock) by the process training it

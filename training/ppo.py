@@ -8,7 +8,7 @@ snapshot for all of a game's opponent seats), redrawn whenever that game's episo
 instead (training/bots.py). A snapshot of the policy joins the pool every `snapshot_every` iterations (the oldest
 leaves the draw past `pool_size`, and the pool once no game is still playing it: a game's opponent
 changes only when its episode ends). Both sides sample from their softmax over the legal moves only; the
-network scores legal moves by their features (training/model.py), so masking is simply leaving
+network scores legal moves by their features (agents/network.py), so masking is simply leaving
 the padding out of the softmax.
 
 Only the learner's decisions are trained on. A learner decision's reward is what its side earns
@@ -37,11 +37,11 @@ import math
 import numpy as np
 import torch
 
-from . import checkpoint
+from agents import checkpoint
 from .bots import BotSeats
 from .config import TrainConfig
 from .env import env_state, legal_slice, make_env, set_env_state
-from .model import MoveScorer
+from agents.network import MoveScorer
 
 _PAD = -1e9
 
