@@ -349,11 +349,11 @@ class ActionIdWrapper(wrappers.BaseWrapper):
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's OrderEnforcingWrapper, whose last() is AECEnv's reading the wrapped env's
     dicts: after the episode it was a KeyError on the last agent's name, where raw_env.last
-    says to call reset() (review). The same ScopaError here."""
+    says to call reset() (review). The same ScopaError here, and before the first reset()
+    (PettingZoo's AttributeError on agent_selection there; raw_env says to call reset())."""
 
     def last(self, observe: bool = True):
-        if self._has_reset:
-            self.env.unwrapped._check_started("last")
+        self.env.unwrapped._check_started("last")
         return super().last(observe)
 
 

@@ -159,6 +159,8 @@ class ScopaGymEnv(gymnasium.Env):
         return observe(self.game.state, self.seat), info
 
     def step(self, action):
+        if self.game is None:      # 'the episode is over' said of an episode never begun
+            raise ScopaError("call reset() before step()")
         if self._over:
             raise ScopaError("the episode is over: call reset() before step()")
         g = self.game

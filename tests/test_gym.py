@@ -126,6 +126,8 @@ def test_hand_episodes_continue_the_match():
 
 def test_illegal_action_ends_the_episode_with_reason():
     env = ScopaGymEnv(opponent="random")
+    with pytest.raises(ScopaError, match=r"^call reset\(\) before step\(\)$"):   # not 'is over'
+        env.step(0)
     obs, info = env.reset(seed=0)
     bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
     obs, r, term, trunc, info = env.step(bad)
