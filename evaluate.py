@@ -440,6 +440,11 @@ def check_pool_row(r, rules: Rules) -> str | None:
 def check_pool_run(path: str, run) -> None:
     """One --json file as --pool needs it, every field checked before anything is printed."""
     missing = [k for k in POOL_KEYS if not isinstance(run, dict) or k not in run]
+    if missing == ["partner"]:
+        # every other key there: a head-to-head file written before --partner (2026-12-01), whose
+        # intervals were made before this version's too (it was called not head-to-head)
+        raise ScopaError(f"{path}: an evaluate.py --json file older than --partner (no 'partner'), "
+                         f"which --pool does not read: evaluate that run again")
     if missing:
         raise ScopaError(f"{path}: not a head-to-head evaluate.py --json file (no {missing[0]!r})")
     if "intervals" in run and run["intervals"] != INTERVALS:

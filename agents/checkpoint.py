@@ -13,10 +13,11 @@ A checkpoint is a dict of tensors, numbers, strings, lists and dicts, so
 |                         |  and "bonus": true for rules with hand_bonus (else absent)     |
 |                         | F: move features version, 3 or 4 (agents/network.py)           |
 | model                   | the network's state_dict                                       |
-| optimizer               | the optimizer's state_dict (absent in a shipped agent)         |
-| rng                     | python / numpy / torch generator states                        |
+| optimizer               | the optimizer's state_dict (absent in an exported agent)       |
+| rng                     | python / numpy / torch generator states (absent in an export)  |
 | counters                | steps, iterations, elapsed_s, best_score (None before a        |
-|                         | periodic evaluation), next_eval, next_checkpoint, run_name     |
+|                         | periodic evaluation), next_eval, next_checkpoint (the steps of |
+|                         | the next ones; next_eval 0 with eval_every 0: none), run_name  |
 | config                  | the TrainConfig as a dict                                      |
 | rules                   | the Rules as a dict (every option; older files: napola, target)|
 | obs_layout              | {"players": N, "size": S}: the observation layout trained on   |
@@ -24,7 +25,8 @@ A checkpoint is a dict of tensors, numbers, strings, lists and dicts, so
 |                         | (absent in files from before the variants: 2 players, 291)     |
 | obs_layout_version      | scopa_env.observation.OBS_LAYOUT_VERSION at training time      |
 | action_layout_version   | scopa_env.actions.ACTION_LAYOUT_VERSION at training time       |
-| algo_state              | what the algorithm needs to continue (env state, pool, ...)    |
+| algo_state              | what the algorithm needs to continue (env state, pool, ...;    |
+|                         | absent in an exported agent, train.py --export: agent_only())  |
 | checksum                | "sha256:HEX" over every other key (digest(); added by          |
 |                         | save_atomic; files written before it have none and still load) |
 

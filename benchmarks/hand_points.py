@@ -19,13 +19,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._cli import errors_as_one_line, parser  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
-from scopa_env.records import read_numbered, seat_of  # noqa: E402
+from scopa_env.records import read_numbered, rules_of, seat_of  # noqa: E402
+from scopa_env.rules import Rules  # noqa: E402
 
 
 def count_hands(paths: list[str], player: str) -> dict[tuple[int, int], int]:
     """{(player's points, other's points): hands} over every hand of every record; the records
-    played under one set of rules against one opponent (they were pooled without a word; the
-    tables are for one opponent model; review)."""
+    played under the classic rules against one opponent (other rules and several opponents were
+    pooled without a word; the tables are for one opponent model; review)."""
     counts: dict[tuple[int, int], int] = {}
     first = None        # (file:line, rules, opponent) of the first record
     named = [os.path.realpath(path) for path in paths]
@@ -38,20 +39,22 @@ def count_hands(paths: list[str], player: str) -> dict[tuple[int, int], int]:
         for n, record in read_numbered(path, format_checked=True):
             try:
                 me = seat_of(record, player)
-                rules, opponent = record["rules"], record["players"][1 - me]
+                rules, opponent = rules_of(record), record["players"][1 - me]
                 for hand in record["hands"]:
                     key = (int(hand["score"][me]["total"]), int(hand["score"][1 - me]["total"]))
                     counts[key] = counts.get(key, 0) + 1
             except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
                 raise ScopaError(f"{path}:{n}: not a 2-player game record naming {player!r} once "
                                  f"({type(e).__name__}: {e})") from None
+            if rules != Rules():
+                # the tables are for the classic match to 11 (napola to 21 or cirulla were counted)
+                raise ScopaError(f"{path}:{n}: rules {rules.describe()}, not the classic game "
+                                 f"the match-equity tables are for")
             if first is None:
                 first = (f"{path}:{n}", rules, opponent)
             elif opponent != first[2]:
                 raise ScopaError(f"{path}:{n}: against {opponent!r}, {first[0]} against {first[2]!r}: "
                                  f"count the hands against one opponent at a time")
-            elif rules != first[1]:
-                raise ScopaError(f"{path}:{n}: other rules than {first[0]}")
     if not counts:
         raise ScopaError("no hands in the records")
     return dict(sorted(counts.items()))

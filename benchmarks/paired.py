@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.stats import mean_ci, points_interval_text, ratio_difference_ci  # noqa: E402
 from benchmarks._cli import errors_as_one_line, parser  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
-from scopa_env.records import read_numbered, seat_of  # noqa: E402
+from scopa_env.records import read_numbered, rules_differ, rules_of, seat_of  # noqa: E402
 
 
 def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int, int, int, int, int, int]]]:
@@ -52,26 +52,25 @@ def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int,
             seat = seat_of(record, player)
             names = record["players"]
             player = names[seat]
-            seed, winner, these = record["seed"], record["winner"], record["rules"]
+            seed, winner, these = record["seed"], record["winner"], rules_of(record)
             if type(seed) is not int:
                 raise ValueError(f"seed {seed!r}")
             if type(winner) is not int or winner not in (0, 1):
                 raise ValueError(f"winner {winner!r}")
-            if not isinstance(these, dict):
-                raise ValueError(f"rules {these!r}")
             margin, hands = _margin(record["hands"], seat)
         except (ValueError, KeyError, TypeError) as e:
             what = f" naming {player!r} once" if player is not None else ""
             raise ScopaError(f"{path}:{n}: not a finished 2-player match record{what} "
                              f"({type(e).__name__}: {e})") from None
         if rules is None:
-            rules, opponent = these, names[1 - seat]
+            rules, opponent, first = these, names[1 - seat], n
         elif names[1 - seat] != opponent:
             raise ScopaError(f"{path}:{n}: against {names[1 - seat]!r}, the file's first record against "
                              f"{opponent!r}: one opponent per file (evaluate.py --record once per "
                              f"opponent)")
         elif these != rules:
-            raise ScopaError(f"{path}:{n}: other rules than the file's first record")
+            raise ScopaError(f"{path}:{n}: other rules than the file's first record "
+                             f"({rules_differ(these, rules, f'line {n}', f'line {first}')})")
         rows.append((seed, seat, int(winner == seat), n, margin, hands))
     if not rows:
         raise ScopaError(f"{path}: no records")
@@ -87,8 +86,9 @@ def compare(path_a: str, path_b: str, players: list[str] | None = None) -> dict:
         raise ScopaError(f"{path_a}:{a[0][3]} is against {opp_a!r}, {path_b}:{b[0][3]} against "
                          f"{opp_b!r}: compare runs against the same opponent")
     if rules_a != rules_b:
-        raise ScopaError(f"{path_b}:{b[0][3]} was played under other rules than {path_a}:{a[0][3]}: "
-                         f"compare runs under the same rules")
+        differ = rules_differ(rules_b, rules_a, f"{path_b}:{b[0][3]}", f"{path_a}:{a[0][3]}")
+        raise ScopaError(f"{path_b}:{b[0][3]} was played under other rules than {path_a}:{a[0][3]} "
+                         f"({differ}): compare runs under the same rules")
     deals: list[list[int]] = []
     points: list[list[int]] = []         # per deal: A's margin and hands, B's margin and hands
     last_seed = None

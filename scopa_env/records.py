@@ -153,7 +153,8 @@ def read_numbered(path: str, format_checked: bool = False) -> Iterator[tuple[int
             try:
                 record = json.loads(line, parse_constant=_no_constant, parse_float=_finite)
             except json.JSONDecodeError as e:
-                raise ScopaError(f"{path}:{i}: not a JSON record ({e.msg})") from None
+                # e.msg alone read 'Unterminated string starting at' for a cut line
+                raise ScopaError(f"{path}:{i}: not a JSON record ({e.msg}: column {e.colno})") from None
             except RecursionError:
                 raise ScopaError(f"{path}:{i}: not a JSON record (nested too deeply)") from None
             except ValueError as e:     # an integer of more digits than Python converts; NaN
@@ -190,6 +191,26 @@ def seat_of(record: dict, player: str | None) -> int:
     if len(seats) != 1:
         raise ValueError(f"players {names} name {player!r} {len(seats)} times")
     return seats[0]
+
+
+def rules_of(record: dict) -> Rules:
+    """A record's rules as replay reads them: options it lacks (written before they existed) at
+    their classic defaults. A ValueError for what is not a table of options (paired.py and
+    hand_points.py compare files by it: two records of the same rules, one older, compared their
+    dicts and differed)."""
+    d = record["rules"]
+    if not isinstance(d, dict):
+        raise ValueError(f"rules {d!r}")
+    try:
+        return Rules.from_dict(d)
+    except ScopaError as e:
+        raise ValueError(str(e)) from None
+
+
+def rules_differ(a: Rules, b: Rules, where_a: str, where_b: str) -> str:
+    """'target 21 in WHERE_A, 11 in WHERE_B; ...': the options two records' rules differ in."""
+    da, db = a.to_dict(), b.to_dict()
+    return "; ".join(f"{k} {da[k]} in {where_a}, {db[k]} in {where_b}" for k in da if da[k] != db[k])
 
 
 def _deck_of(hand: dict, rules: Rules, h: int) -> list[int]:

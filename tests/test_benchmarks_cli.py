@@ -203,7 +203,14 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
                    "against one opponent at a time")
     other.write_text(good.replace('"target": 11', '"target": 21'))
     one_line_error(run("hand_points.py", [str(rec), str(other), "--player", "agent"], tmp_path),
-                   "hand_points.py", f"o.jsonl:1: other rules than {rec}:1")
+                   "hand_points.py", "o.jsonl:1: rules target=21, not the classic game the "
+                   "match-equity tables are for")
+    # every option listed (today's records) is the same classic game as the one option above
+    from scopa_env.rules import Rules
+    other.write_text(good.replace('{"target": 11}', __import__("json").dumps(Rules().to_dict())))
+    assert '"quindici"' in other.read_text()
+    r = run("hand_points.py", [str(rec), str(other), "--player", "agent"], tmp_path)
+    assert r.returncode == 0 and r.stdout.splitlines()[0] == "# 6 hands, mean margin +1.000", r
     other.unlink()
     one_line_error(run("hand_points.py", [str(rec), "--player", "normal"], tmp_path), "hand_points.py",
                    "name 'normal' 0 times")
@@ -229,16 +236,17 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
                    "r.jsonl:2: not UTF-8 text")
 
 
-def _records(path, agent, rows, opponent="easy", target=11):
+def _records(path, agent, rows, opponent="easy", target=11, rules=None):
     """rows: (match seed, the agent's seat, whether it won), as evaluate.py --record writes them;
-    each match one hand, won 11 to 5."""
+    each match one hand, won 11 to 5. The rules as an older record holds them (two options),
+    unless `rules` gives the dict."""
     import json
     lines = []
     for seed, seat, won in rows:
         players = [agent, opponent] if seat == 0 else [opponent, agent]
         winner = seat if won else 1 - seat
         score = [{"total": 11 if s == winner else 5} for s in (0, 1)]
-        lines.append(json.dumps({"rules": {"napola": False, "target": target}, "seed": seed,
+        lines.append(json.dumps({"rules": rules or {"napola": False, "target": target}, "seed": seed,
                                  "players": players, "winner": winner, "hands": [{"score": score}]}))
     path.write_text("\n".join(lines) + "\n")
 
@@ -282,12 +290,20 @@ def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
     one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py", "b.jsonl:2 is not the deal of")
     _records(b, "agent:x=2", [(s, t, 1) for s, t in seats], target=21)
     one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
-                   "b.jsonl:1 was played under other rules than")
+                   f"b.jsonl:1 was played under other rules than {a}:1 (target 21 in {b}:1, 11 in "
+                   f"{a}:1): compare runs under the same rules")
+    # today's records list every option; the same rules as an older record's two (they differed
+    # as dicts and were refused; review)
+    from scopa_env.rules import Rules
+    _records(b, "agent:x=2", [(s, t, 1) for s, t in seats], rules=Rules().to_dict())
+    assert run("paired.py", [str(a), str(b)], tmp_path).stdout.splitlines()[:3] == out[:2] + [
+        "B - A: +50.00 points of match win rate, 95% CI [-74.21, +174.21] (Student t over 3 deals); "
+        "3 matches ended differently"]
     _records(b, "agent:x=2", [(s, t, 1) for s, t in seats[:2]])
     _records(tmp_path / "c.jsonl", "agent:x=2", [(s, t, 1) for s, t in seats[2:]], target=21)
     b.write_text(b.read_text() + (tmp_path / "c.jsonl").read_text())
     one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
-                   "b.jsonl:3: other rules than the file's first record")
+                   "b.jsonl:3: other rules than the file's first record (target 21 in line 3, 11 in line 1)")
     _records(b, "agent:x=2", [(s, t, 1) for s, t in seats[:2]])
     _records(tmp_path / "c.jsonl", "agent:x=2", [(s, t, 1) for s, t in seats[2:]], opponent="normal")
     b.write_text(b.read_text() + (tmp_path / "c.jsonl").read_text())

@@ -466,6 +466,11 @@ def test_records_write_and_read_only_json_records(tmp_path):
         bad.write_text('{"a": %s}\n' % constant)
         with pytest.raises(ScopaError, match=re.escape(f"bad.jsonl:1: not a JSON record ({words})")):
             list(records.read(bad))
+    # a line cut short: json's message ends 'starting at' without the place (review)
+    bad.write_text('{"a": 1}\n{"a": "xy')
+    with pytest.raises(ScopaError, match=re.escape("bad.jsonl:2: not a JSON record (Unterminated "
+                                                   "string starting at: column 7)")):
+        list(records.read(bad))
 
 
 def test_a_bad_later_deal_names_its_hand_and_deal():

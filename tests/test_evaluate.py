@@ -779,6 +779,23 @@ def test_pool_checks_agent_specs_as_evaluate_takes_them(tmp_path):
         cli.pool([str(a), str(b)])
 
 
+def test_pool_names_a_file_older_than_partner_as_such(tmp_path):
+    """A head-to-head file written before --partner was 'not a head-to-head evaluate.py --json
+    file' (review): it is one, older than --pool reads."""
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({k: v for k, v in POOL_RUN.items() if k != "partner"}))
+    new = tmp_path / "new.json"
+    new.write_text(json.dumps(POOL_RUN))
+    cli = _evaluate_cli()
+    with pytest.raises(ScopaError, match=re.escape(
+            f"{old}: an evaluate.py --json file older than --partner (no 'partner'), which --pool "
+            f"does not read: evaluate that run again")):
+        cli.pool([str(new), str(old)])
+    old.write_text(json.dumps({k: v for k, v in POOL_RUN.items() if k not in ("partner", "seed")}))
+    with pytest.raises(ScopaError, match=re.escape("not a head-to-head evaluate.py --json file (no 'partner')")):
+        cli.pool([str(new), str(old)])
+
+
 def test_pool_refuses_a_partner_without_pairs(tmp_path):
     """evaluate.py refuses --partner for rules without pairs, so a 2-player file naming one was
     not written by it: --pool took it and wrote the partner into its own output (review)."""
