@@ -55,8 +55,7 @@ import numpy as np
 import torch
 
 from scopa_env.actions import ACTION_LAYOUT_VERSION
-from scopa_env.atomic import sync_folder
-from scopa_env.atomic import deferred_interrupts
+from scopa_env.atomic import deferred_interrupts, sync_folder
 from scopa_env.errors import ScopaError, regular_file
 from scopa_env.observation import OBS_LAYOUT_VERSION, layout, layout_for
 from scopa_env.rules import Rules
@@ -248,7 +247,7 @@ def check(ckpt, where: str = "checkpoint") -> None:
         raise ScopaError(f"checkpoint {where!r} holds a network {'with' if mc.get('bonus') else 'without'} "
                          f"the hand bonuses' observation parts, but its rules have hand_bonus "
                          f"{'on' if rules.hand_bonus else 'off'}")
-    hand_cards = mc.get("hand_cards", 3)     # the observation's hand-size scale (model.py)
+    hand_cards = mc.get("hand_cards", 3)     # the observation's hand-size scale (network.py)
     if hand_cards != rules.hand_cards:
         raise ScopaError(f"checkpoint {where!r} holds a network for hands of {_show(hand_cards)} "
                          f"cards, but its rules deal {rules.hand_cards}")

@@ -28,7 +28,7 @@ def count_hands(paths: list[str], player: str) -> dict[tuple[int, int], int]:
     played under the classic rules against one opponent (other rules and several opponents were
     pooled without a word; the tables are for one opponent model; review)."""
     counts: dict[tuple[int, int], int] = {}
-    first = None        # (file:line, rules, opponent) of the first record
+    first = None        # (file:line, opponent) of the first record
     named = [os.path.realpath(path) for path in paths]
     for i, path in enumerate(paths):
         if named[i] in named[:i]:      # its hands were counted twice without a word (review)
@@ -51,9 +51,9 @@ def count_hands(paths: list[str], player: str) -> dict[tuple[int, int], int]:
                 raise ScopaError(f"{path}:{n}: rules {rules.describe()}, not the classic game "
                                  f"the match-equity tables are for")
             if first is None:
-                first = (f"{path}:{n}", rules, opponent)
-            elif opponent != first[2]:
-                raise ScopaError(f"{path}:{n}: against {opponent!r}, {first[0]} against {first[2]!r}: "
+                first = (f"{path}:{n}", opponent)
+            elif opponent != first[1]:
+                raise ScopaError(f"{path}:{n}: against {opponent!r}, {first[0]} against {first[1]!r}: "
                                  f"count the hands against one opponent at a time")
     if not counts:
         raise ScopaError("no hands in the records")

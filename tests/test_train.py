@@ -299,15 +299,19 @@ def test_export_refuses_the_flags_it_would_ignore(tmp_path, capsys):
 def test_a_checkpoint_with_misshapen_training_state_is_refused(tmp_path, algo):
     """The carried moves, the PPO tails and opponents, and Adam's moments of an edited file (its
     checksum made again) are checked on resume: each was a numpy or torch traceback at the first
-    iteration (a narrower array), or trained on with a pool snapshot no game could play."""
-    kw = dict(algo=algo, snapshot_every=1, pool_size=2) if algo == "ppo" else dict(algo=algo)
+    iteration (a narrower array, a part missing, a seat or move index out of range), or trained
+    on with a pool snapshot no game could play or a card that is none."""
+    kw = dict(algo=algo, snapshot_every=1, pool_size=2, bot_games=0.25,
+              bot_levels=["easy"]) if algo == "ppo" else dict(algo=algo)
     Run(tiny_cfg(tmp_path, run_name="base", **kw), log=lambda *_: None).train()
     good = torch.load(tmp_path / "ck" / "base" / "latest.pt", weights_only=True)
     state = good["algo_state"]
     edits = [(lambda d: d["optimizer"]["state"][0].update(exp_avg=torch.zeros(3, 3)),
               r"optimizer.state\[0\].exp_avg \(float32, 3 x 3; its parameter is 32 x \d+\)"),
              (lambda d: d["optimizer"]["state"][2].update(step=torch.zeros(2)),
-              r"optimizer.state\[2\].step \(float32, 2; a scalar is needed\)")]
+              r"optimizer.state\[2\].step \(float32, 2; a scalar is needed\)"),
+             (lambda d: d["optimizer"]["state"][1].pop("exp_avg_sq"),
+              r"optimizer.state\[1\] lacks 'exp_avg_sq'")]
     if algo == "dmc":
         assert len(state["carry"]["obs"]) > 1
         edits += [(lambda d: d["algo_state"]["carry"].update(obs=d["algo_state"]["carry"]["obs"][:, :, 1:]),
@@ -315,19 +319,36 @@ def test_a_checkpoint_with_misshapen_training_state_is_refused(tmp_path, algo):
                   (lambda d: d["algo_state"]["carry"].update(seat=d["algo_state"]["carry"]["seat"][1:]),
                    r"algo_state.carry holds arrays of \[\d+, \d+\] moves"),
                   (lambda d: d["algo_state"]["carry"].update(card=d["algo_state"]["carry"]["card"].float()),
-                   r"algo_state.carry.card \(float32, \d+ x 16; a fresh run's int64, any x 16\)")]
+                   r"algo_state.carry.card \(float32, \d+ x 16; a fresh run's int64, any x 16\)"),
+                  (lambda d: d["algo_state"]["carry"].pop("vmax"),
+                   r"algo_state.carry lacks 'vmax' \(a fresh run's has it\)"),
+                  (lambda d: d["algo_state"]["carry"]["seat"][-1].__setitem__(3, 7),
+                   r"algo_state.carry.seat of game 3 is out of range \(it must be 0..1\)"),
+                  (lambda d: d["algo_state"]["carry"]["card"][0].__setitem__(5, 999),
+                   r"algo_state.carry.card of game 5 is out of range \(it must be 0..39\)")]
     else:
         held = len(state["pool"])
-        assert held >= 2 and (state["opponent"] >= 0).all()
+        assert held >= 2 and (state["opponent"][:4] == -1).all() and (state["opponent"][4:] >= 0).all()
+        on = int(torch.nonzero(state["tail"]["on"])[0, 0])
         wide = torch.zeros(16, state["tail"]["cards"].shape[1] + 1, dtype=torch.int64)
         edits += [(lambda d: d["algo_state"]["tail"].update(obs=d["algo_state"]["tail"]["obs"][1:]),
                    r"algo_state.tail.obs \(int8, 15 x \d+; a fresh run's int8, 16 x \d+\)"),
                   (lambda d: d["algo_state"]["tail"].update(cards=wide, captured=wide),
                    r"algo_state.tail holds moves \d+ wide, its games' legal moves \d+"),
-                  (lambda d: d["algo_state"]["opponent"].__setitem__(0, held + 1),
-                   rf"algo_state.opponent names a pool snapshot it does not hold \({held} held\)"),
-                  (lambda d: d["algo_state"]["opponent"].__setitem__(0, -1),
-                   r"algo_state.opponent names .* a rule bot where none plays")]
+                  (lambda d: d["algo_state"]["opponent"].__setitem__(5, held + 1),
+                   rf"algo_state.opponent of game 5: its opponent is {held + 1}: 0 \(the policy\) or "
+                   rf"a pool snapshot 1..{held}"),
+                  (lambda d: d["algo_state"]["opponent"].__setitem__(6, -1),
+                   r"algo_state.opponent of game 6: no rule bot plays there, but the opponent is -1"),
+                  (lambda d: d["algo_state"]["opponent"].__setitem__(2, 0),
+                   r"algo_state.opponent of game 2: a rule bot plays there, but the opponent is 0, not -1"),
+                  (lambda d: d["algo_state"]["tail"].pop("idx"), r"algo_state.tail lacks 'idx'"),
+                  (lambda d: d["algo_state"]["tail"]["idx"].__setitem__(on, 500),
+                   rf"algo_state.tail.idx of game {on} is out of range \(it must be below its count\)"),
+                  (lambda d: d["algo_state"]["tail"]["count"].__setitem__(on, 500),
+                   rf"algo_state.tail.count of game {on} is out of range"),
+                  (lambda d: d["algo_state"]["tail"]["cards"][on].__setitem__(0, 40),
+                   rf"algo_state.tail.cards of game {on} is out of range \(it must be cards 0..39\)")]
     for i, (edit, words) in enumerate(edits):
         bad = torch.load(tmp_path / "ck" / "base" / "latest.pt", weights_only=True)
         edit(bad)

@@ -18,10 +18,10 @@ import numpy as np
 import torch
 
 from agents import checkpoint
+from agents.network import MoveScorer, masked_scores
 from .config import TrainConfig
 from .bots import BotSeats
 from .env import make_env, env_state, set_env_state, legal_slice
-from agents.network import MoveScorer, masked_scores
 
 
 def epsilon_span(cfg: TrainConfig, total_steps: int | None = None) -> float:

@@ -5,10 +5,9 @@ import copy
 
 from agents.arena import evaluate, round_matches
 from agents.learned import LearnedAgent
+from agents.network import MoveScorer
 from agents.stats import points_interval_text
 from scopa_env.rules import Rules
-
-from agents.network import MoveScorer
 
 
 def evaluate_model(model: MoveScorer, opponents, matches: int, seed: int, rules: Rules) -> dict:

@@ -21,14 +21,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from agents import checkpoint
+from agents.network import FEATURE_SIZES, FEATURES_VERSION, MoveScorer, model_config, widen_features
 from scopa_env.atomic import deferred_interrupts
 from scopa_env.errors import ScopaError
 from scopa_env.presets import preset_name
 from scopa_env.rules import Rules
 from scopa_env.seeds import offset_seed
-from agents import checkpoint
 from .config import LEGACY_RULES_KEYS, TrainConfig, check_bot_games, make_config, saved_config
-from agents.network import FEATURE_SIZES, FEATURES_VERSION, MoveScorer, model_config, widen_features
 
 KEEP_PERIODIC = 3
 LOCK_FILE = ".lock"   # in a run's checkpoint folder: held (flock) by the process training it
@@ -293,7 +293,7 @@ class Run:
                  or _misshapen_optimizer(self.optimizer, self.model))
         if wrong:                                   # again only an edited file with a new checksum
             raise ScopaError(f"{where} cannot be resumed: its {wrong}")
-        wrong = _ppo_misfit(self.algo) if self.cfg.algo == "ppo" else None
+        wrong = _ppo_misfit(self.algo) if self.cfg.algo == "ppo" else _dmc_misfit(self.algo)
         if wrong:
             raise ScopaError(f"{where} cannot be resumed: its {wrong}")
         if self.algo.steps != self.counters["steps"]:     # only an edited file with a new checksum
@@ -728,15 +728,21 @@ def quiet_log_thread():
 # the saved arrays' dimensions a run's own play sets (the moves carried from unfinished episodes;
 # the widest legal-move list a PPO tail was taken from); every other is a fresh run's
 _FREE_DIMS = {"algo_state.carry": (0,), "algo_state.tail.cards": (1,), "algo_state.tail.captured": (1,)}
+# parts of the algorithm's state that files of earlier versions lack, and resume without
+# (PPO's tails; DMC's exploration span): any other part a fresh run writes must be there
+_MAY_LACK = {"algo_state.tail", "algo_state.epsilon_span"}
 
 
 def _misshapen(have, want, path: str) -> str | None:
     """'algo_state.tail.obs (int8, 16 x 290; a fresh run's int8, 16 x 291)': the first array of a
     checkpoint's algorithm state (`have`) of another kind or shape than the one a fresh run of its
-    config writes (`want`), or None. Keys only one side holds are the load's concern (older files
-    lack some); the environment's games are checked by BatchedScopa, the pool by load_state_dict."""
+    config writes (`want`), or a part it lacks (but _MAY_LACK), or None. The environment's games
+    are checked by BatchedScopa, the pool by load_state_dict; keys the file has and a fresh run
+    does not are not read."""
     if isinstance(want, dict) and isinstance(have, dict):
         for k in want:
+            if k not in have and f"{path}.{k}" not in _MAY_LACK:
+                return f"{path} lacks {k!r} (a fresh run's has it)"
             if k in have and k not in ("env", "pool"):
                 found = _misshapen(have[k], want[k], f"{path}.{k}")
                 if found:
@@ -771,6 +777,9 @@ def _misshapen_optimizer(optimizer: torch.optim.Optimizer, model: torch.nn.Modul
     for i, state in optimizer.state_dict()["state"].items():
         if not (isinstance(i, int) and 0 <= i < len(params)):
             return f"optimizer state names parameter {i!r} of {len(params)}"
+        lacking = [k for k in ("step", "exp_avg", "exp_avg_sq") if k not in state]
+        if lacking:                # Adam's step read it (a KeyError)
+            return f"optimizer.state[{i}] lacks {lacking[0]!r}"
         for key, v in state.items():
             want = torch.Size([]) if key == "step" else params[i].shape
             if not isinstance(v, torch.Tensor) or v.shape != want:
@@ -780,19 +789,51 @@ def _misshapen_optimizer(optimizer: torch.optim.Optimizer, model: torch.nn.Modul
     return None
 
 
+def _first_bad(bad: np.ndarray) -> int | None:
+    """The first game where `bad` holds, or None: `bad` is (B,) per game or (T, B) per carried move."""
+    cols = np.flatnonzero(bad.reshape(-1, bad.shape[-1]).any(axis=0))
+    return int(cols[0]) if len(cols) else None
+
+
 def _ppo_misfit(algo) -> str | None:
     """What of a loaded PPO state does not fit its run, or None: each game's opponent is -1 exactly
     where a rule bot plays, else 0 (the current policy) or a pool snapshot it holds
     (1..len(pool)); the tails' move lists are no wider than the env's (the rollout's rows take
-    the env's width, a tail's row its own)."""
+    the env's width, a tail's row its own), and a carried tail's move is one of its count of
+    moves, of cards 0..39."""
     opp = algo.opponent
     bots = algo.bots.seat >= 0
-    if not (np.all((opp == -1) == bots) and np.all(opp[~bots] >= 0) and np.all(opp <= len(algo.pool))):
-        return (f"algo_state.opponent names a pool snapshot it does not hold ({len(algo.pool)} "
-                f"held), or a rule bot where none plays or none where one does")
-    width, env_width = algo.tail["cards"].shape[1], algo.env.legal_card.shape[1]
+    checks = ((bots & (opp != -1), "a rule bot plays there, but the opponent is {v}, not -1"),
+              (~bots & (opp == -1), "no rule bot plays there, but the opponent is -1 (a bot)"),
+              (~bots & ((opp < -1) | (opp > len(algo.pool))),
+               f"its opponent is {{v}}: 0 (the policy) or a pool snapshot 1..{len(algo.pool)}"))
+    for bad, what in checks:
+        b = _first_bad(bad)
+        if b is not None:
+            return f"algo_state.opponent of game {b}: " + what.format(v=int(opp[b]))
+    tail = algo.tail
+    width, env_width = tail["cards"].shape[1], algo.env.legal_card.shape[1]
     if width > env_width:
         return f"algo_state.tail holds moves {width} wide, its games' legal moves {env_width}"
+    on = tail["on"]
+    checks = ((on & ((tail["count"] < 1) | (tail["count"] > width)), "count", f"1..{width}"),
+              (on & ((tail["idx"] < 0) | (tail["idx"] >= tail["count"])), "idx", "below its count"),
+              (on & ((tail["cards"] < 0) | (tail["cards"] > 39)).any(axis=1), "cards", "cards 0..39"))
+    for bad, key, want in checks:
+        b = _first_bad(bad)
+        if b is not None:
+            return f"algo_state.tail.{key} of game {b} is out of range (it must be {want})"
+    return None
+
+
+def _dmc_misfit(algo) -> str | None:
+    """What of a loaded DMC carry does not fit its run, or None: the seats moving are the rules'
+    (the rewards are read at them) and the cards played 0..39."""
+    carry, n = algo.carry, algo.env.n_players
+    for key, lo, hi in (("seat", 0, n - 1), ("card", 0, 39)):
+        b = _first_bad((carry[key] < lo) | (carry[key] > hi))
+        if b is not None:
+            return f"algo_state.carry.{key} of game {b} is out of range (it must be {lo}..{hi})"
     return None
 
 

@@ -38,10 +38,10 @@ import numpy as np
 import torch
 
 from agents import checkpoint
+from agents.network import MoveScorer
 from .bots import BotSeats
 from .config import TrainConfig
 from .env import env_state, legal_slice, make_env, set_env_state
-from agents.network import MoveScorer
 
 _PAD = -1e9
 
