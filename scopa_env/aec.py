@@ -349,12 +349,30 @@ class ActionIdWrapper(wrappers.BaseWrapper):
 class OrderEnforcing(wrappers.OrderEnforcingWrapper):
     """PettingZoo's OrderEnforcingWrapper, whose last() is AECEnv's reading the wrapped env's
     dicts: after the episode it was a KeyError on the last agent's name, where raw_env.last
-    says to call reset() (review). The same ScopaError here, and before the first reset()
-    (PettingZoo's AttributeError on agent_selection there; raw_env says to call reset())."""
+    says to call reset() (review). The same ScopaError here, and before the first reset() from
+    last(), step(), observe() and render() (PettingZoo's AttributeError on agent_selection, and
+    its AssertionErrors, where raw_env's ScopaError says to call reset()). step() after the episode
+    stays PettingZoo's warning, as in its wrappers."""
 
     def last(self, observe: bool = True):
         self.env.unwrapped._check_started("last")
         return super().last(observe)
+
+    def step(self, action) -> None:
+        self._reset_first("step")
+        return super().step(action)
+
+    def observe(self, agent):
+        self._reset_first("observe")
+        return super().observe(agent)
+
+    def render(self):
+        self._reset_first("render")
+        return super().render()
+
+    def _reset_first(self, what: str) -> None:
+        if self.env.unwrapped.game is None:
+            raise ScopaError(f"call reset() before {what}()")
 
 
 def env(**options) -> AECEnv:

@@ -268,7 +268,8 @@ class Game:
     def deal_hand(self, dealer: int, deck) -> None:
         """Start a new hand with `dealer` and the 40 cards in `deck` in dealing order (hand_cards
         each from the seat after the dealer, table_cards to the table, then the later deals). Used to
-        replay records."""
+        replay records. A deck whose first table the rules void (3 or more re; 2 or more aces under
+        ace_redeal) is refused: the engine's own dealer deals again there."""
         cards = [as_card(c) for c in deck]
         if sorted(cards) != list(range(40)):
             raise ScopaError(f"a deal must hold each of the 40 cards once, got {len(cards)} cards "
@@ -289,7 +290,7 @@ class Game:
             # core.start_hand deals such a deck again (RULES.md voids the deal): no game plays it
             table = ' '.join(cards_str(probe[core.DECK + self.n_players * int(probe[core.CARDS_PER_DEAL]):][:4]))
             raise ScopaError(f"the table {table} holds " + (
-                "3 or more re, a void deal that is dealt again" if void == 1 else
+                "3 or more re, a void deal that is dealt again (re_redeal=False plays it)" if void == 1 else
                 "2 or more aces, a void deal under ace_redeal that is dealt again"))
         if self.phase == core.HAND_OVER:
             self.state[core.HAND_NO] += 1

@@ -378,9 +378,12 @@ def test_the_wrapped_env_says_the_same_of_last_after_the_episode():
     (review)."""
     import scopa_env
     e = scopa_env.env()
-    # before the first reset: PettingZoo's AttributeError on agent_selection (review)
-    with pytest.raises(ScopaError, match=r"^call reset\(\) before last\(\)$"):
-        e.last()
+    # before the first reset: PettingZoo's AttributeError on agent_selection, and AssertionErrors
+    # from step, observe and render (review)
+    for what, call in (("last", e.last), ("step", lambda: e.step(0)),
+                       ("observe", lambda: e.observe("player_0")), ("render", e.render)):
+        with pytest.raises(ScopaError, match=rf"^call reset\(\) before {what}\(\)$"):
+            call()
     e.reset(seed=1)
     for agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()

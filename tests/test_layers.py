@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ["actions", "atomic", "batched", "cards", "core", "errors", "game", "kernel_cache",
           "observation", "presets", "records", "rules", "seeds"]
 ADAPTERS = ["aec", "gym_env"]
+COMMAND_LINE = ["cli", "simulate"]          # the scripts' shared parser; `python -m scopa_env.simulate`
 SCRIPTS = {"train", "evaluate", "play", "benchmarks"}
 
 
@@ -37,6 +38,25 @@ def imports(path: Path, package: str | None = None) -> set[str]:
 def under(names: set[str], *roots: str) -> set[str]:
     return {n for n in names if n.split(".")[0] in roots or any(n == r or n.startswith(r + ".")
                                                                   for r in roots)}
+
+
+def test_every_module_of_scopa_env_has_its_layer():
+    """A new module joins a list above, so that its imports are checked (one left out was not)."""
+    have = {p.stem for p in (ROOT / "scopa_env").glob("*.py")}
+    assert have == set(ENGINE) | set(ADAPTERS) | set(COMMAND_LINE) | {"__init__"}
+
+
+def test_the_package_init_loads_the_engine_and_adapters_only():
+    """`import scopa_env` runs for every engine import: it may register the adapters, nothing above."""
+    got = imports(ROOT / "scopa_env" / "__init__.py")
+    assert not under(got, "gymnasium", "pettingzoo", "torch", "tensorboard", "agents", "training",
+                     "scopa_env.cli", "scopa_env.simulate", *SCRIPTS), got
+
+
+@pytest.mark.parametrize("name", COMMAND_LINE)
+def test_the_command_line_modules_import_no_upper_layer(name):
+    got = imports(ROOT / "scopa_env" / f"{name}.py")
+    assert not under(got, "torch", "tensorboard", "agents", "training", *SCRIPTS), got
 
 
 @pytest.mark.parametrize("name", ENGINE)
