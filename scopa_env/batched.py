@@ -20,14 +20,14 @@ more moves, so a wide position is never truncated; read the arrays from the env 
   one equal card or a set summing to the rank) has 17,960 rank multisets, and the most legal
   moves any of them allows with any 3-card hand is 75 (three re against 1, 2, 3, 3, 3, 3, 4, 5,
   7, 8); the number of players does not enter it. tests/test_batched.py recomputes this bound.
-- Other rules have no proven bound. Most legal moves met in uniformly random play, 400,000
-  hands per preset (`python benchmarks/max_moves.py`: 4 seeds x 100,000): classic 27, napola 25,
-  re-bello 25, scopa-d-assi 17, asso-piglia-tutto 24, quindici 188, quindici-both 16,
-  quindici-assi 24, escopa-15 188, escoba 179, three-players 21, pairs 27, six-players 27,
-  scopone 56, scopone-scientifico 40, scopone-trentino 54, scopone-milanese 32; cirulla 21 and
-  cirulla-pairs 24 (`--rules cirulla cirulla-pairs`, a later run of the same seeds). Only the
-  15-captures without the classic ones (quindici, escopa-15, escoba: the table grows while no
-  card makes 15) go past 80.
+- Other rules have no proven bound. Most legal moves met in uniformly random play, 400,000 hands
+  per preset (`python benchmarks/max_moves.py`: 4 seeds x 100,000): classic 27, napola 25,
+  re-bello 25, scopa-d-assi 17, asso-piglia-tutto 24, quindici 188, quindici-both 26 (a later run,
+  once its fewest cards were left to the option), quindici-assi 24, escopa-15 188, escoba 179,
+  three-players 21, pairs 27, six-players 27, scopone 56, scopone-scientifico 40, scopone-trentino
+  54, scopone-milanese 32; cirulla 21 and cirulla-pairs 24 (`--rules cirulla cirulla-pairs`, a
+  later run of the same seeds). Only the 15-captures without the classic ones (quindici,
+  escopa-15, escoba: the table grows while no card makes 15) go past 80.
 - free_capture (any card may be laid): players who lay card after card grow the table until one
   card has thousands of captures (7,166 moves met with quindici "both", laying the lowest card
   every turn). core.MAX_MOVES (76,680) bounds every position of every rules set.

@@ -37,8 +37,9 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
        "004", ace_takes_all=True, ace_scopa=True, target=21),
     _p("quindici", "scopa a quindici, strict form: a card takes table cards that with it sum to 15 "
        "(no equal-value capture), 2 players to 21", "003, 004", quindici="only", target=21),
-    _p("quindici-both", "scopa a quindici, classic captures and 15-captures both allowed, the fewest "
-       "cards forced, 2 players to 21", "004", quindici="both", fewest_cards=True, target=21),
+    _p("quindici-both", "scopa a quindici, classic captures and 15-captures both allowed, the player "
+       "choosing among them (some tables force the fewest cards: option fewest_cards), 2 players to "
+       "21", "004", quindici="both", target=21),
     _p("quindici-assi", "scopa a quindici with classic captures, 15-captures and the ace that takes "
        "the table with a scopa point, 2 players to 31", "004", quindici="both", ace_takes_all=True,
        ace_scopa=True, target=31),
