@@ -359,20 +359,16 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
         return super().last(observe)
 
     def step(self, action) -> None:
-        self._reset_first("step")
+        self.env.unwrapped._check_started("step", over_too=True)
         return super().step(action)
 
     def observe(self, agent):
-        self._reset_first("observe")
+        self.env.unwrapped._check_started("observe", over_too=True)
         return super().observe(agent)
 
     def render(self):
-        self._reset_first("render")
+        self.env.unwrapped._check_started("render", over_too=True)
         return super().render()
-
-    def _reset_first(self, what: str) -> None:
-        if self.env.unwrapped.game is None:
-            raise ScopaError(f"call reset() before {what}()")
 
 
 def env(**options) -> AECEnv:
