@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.stats import mean_ci, points_interval_text, ratio_difference_ci  # noqa: E402
 from benchmarks._cli import errors_as_one_line, parser  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
-from scopa_env.records import read_numbered, rules_differ, rules_of, seat_of  # noqa: E402
+from scopa_env.records import read_numbered, rules_of, seat_of  # noqa: E402
 
 
 def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int, int, int, int, int, int]]]:
@@ -70,7 +70,7 @@ def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int,
                              f"opponent)")
         elif these != rules:
             raise ScopaError(f"{path}:{n}: other rules than the file's first record "
-                             f"({rules_differ(these, rules, f'line {n}', f'line {first}')})")
+                             f"({these.differences(rules, f'in line {n}', f'in line {first}')})")
         rows.append((seed, seat, int(winner == seat), n, margin, hands))
     if not rows:
         raise ScopaError(f"{path}: no records")
@@ -86,7 +86,7 @@ def compare(path_a: str, path_b: str, players: list[str] | None = None) -> dict:
         raise ScopaError(f"{path_a}:{a[0][3]} is against {opp_a!r}, {path_b}:{b[0][3]} against "
                          f"{opp_b!r}: compare runs against the same opponent")
     if rules_a != rules_b:
-        differ = rules_differ(rules_b, rules_a, f"{path_b}:{b[0][3]}", f"{path_a}:{a[0][3]}")
+        differ = rules_b.differences(rules_a, f"in {path_b}:{b[0][3]}", f"in {path_a}:{a[0][3]}")
         raise ScopaError(f"{path_b}:{b[0][3]} was played under other rules than {path_a}:{a[0][3]} "
                          f"({differ}): compare runs under the same rules")
     deals: list[list[int]] = []

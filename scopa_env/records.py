@@ -207,12 +207,6 @@ def rules_of(record: dict) -> Rules:
         raise ValueError(str(e)) from None
 
 
-def rules_differ(a: Rules, b: Rules, where_a: str, where_b: str) -> str:
-    """'target 21 in WHERE_A, 11 in WHERE_B; ...': the options two records' rules differ in."""
-    da, db = a.to_dict(), b.to_dict()
-    return "; ".join(f"{k} {da[k]} in {where_a}, {db[k]} in {where_b}" for k in da if da[k] != db[k])
-
-
 def _deck_of(hand: dict, rules: Rules, h: int) -> list[int]:
     """The hand's deals strung into one deck in dealing order; ScopaError naming hand `h` and the
     deal for a deal of the wrong shape or a card dealt twice (game.deal_hand's own error named

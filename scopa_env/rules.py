@@ -192,13 +192,15 @@ class Rules:
         diff = [f"{k}={v}" for k, v in self.to_dict().items() if getattr(base, k) != v]
         return ", ".join(diff) or "classic"
 
-    def differences(self, other: "Rules") -> str:
+    def differences(self, other: "Rules", mine_at: str = "there", theirs_at: str = "here") -> str:
         """The options in which self (a checkpoint's rules: "there") and `other` (the rules asked
         for: "here") differ, as 'target 21 there, 11 here' text (describe() leaves out the options
         at their default, so two labels could hide what differs: 'quindici (target=21,
-        quindici=only)' against 'quindici=only')."""
+        quindici=only)' against 'quindici=only'). Records compare files with their own places:
+        'target 21 in b.jsonl:1, 11 in a.jsonl:1'."""
         mine, theirs = self.to_dict(), other.to_dict()
-        return "; ".join(f"{k} {mine[k]} there, {theirs[k]} here" for k in mine if mine[k] != theirs[k])
+        return "; ".join(f"{k} {mine[k]} {mine_at}, {theirs[k]} {theirs_at}"
+                         for k in mine if mine[k] != theirs[k])
 
 
 def _whole(value, name: str, lo: int, hi: int) -> int:
