@@ -67,6 +67,17 @@ from scopa_env.rules import Rules
 from .base import Agent, flag_option, number_option, whole_option
 
 
+def _one_thread() -> None:
+    torch.set_num_threads(1)
+
+
+# A forked child runs torch on one thread. The OpenMP pool the parent started does not survive
+# fork: the child's first multi-threaded op (loading a checkpoint, scoring a move) hangs forever.
+# Observed with gymnasium's AsyncVectorEnv, which forks its workers after building one env in the
+# parent. Children are workers, each on its own core, so one thread is what they want anyway.
+os.register_at_fork(after_in_child=_one_thread)
+
+
 MATCH_EQUITY = False     # the search's default for option match_equity
 BLEND_DECIDING = True    # the search's default for option blend_deciding
 
@@ -150,19 +161,10 @@ class LearnedAgent(Agent):
         self._card = torch.from_numpy(self.actions.card)
         self._captured = torch.from_numpy(self.actions.captured)
         self._table = layout_for(self.rules).slices["table"]
-        self._pid = os.getpid()
-
-    def _fork_safe(self) -> None:
-        """In a forked child (arena workers), run torch on one thread: the OpenMP pool the
-        parent started does not survive fork, and using it hangs the child (observed)."""
-        if os.getpid() != self._pid:
-            torch.set_num_threads(1)
-            self._pid = os.getpid()
 
     @torch.no_grad()
     def scores(self, observation: dict) -> tuple[np.ndarray, np.ndarray]:
         """Legal action ids and the network's score of each."""
-        self._fork_safe()
         legal = self.legal_actions(observation)
         ids = torch.from_numpy(legal)
         raw = np.asarray(observation["observation"], dtype=np.int8)

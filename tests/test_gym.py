@@ -206,3 +206,37 @@ def test_an_instance_is_copied_for_each_env_so_seeded_matches_do_not_depend_on_t
     vec.close()
     assert len(first) == len(alone) - 1 and all(np.array_equal(a, b) for a, b in zip(first, alone))
     assert mine.rng.bit_generator.state == before
+
+
+ASYNC_LEARNED = """
+import gymnasium, numpy as np, scopa_env
+vec = gymnasium.make_vec("Scopa-v0", num_envs=2, vectorization_mode="async", opponent=%r)
+obs, info = vec.reset(seed=[1, 2])
+for _ in range(12):
+    obs, r, term, trunc, info = vec.step(np.array([int(np.flatnonzero(m)[0]) for m in info["action_mask"]]))
+vec.close()
+print("stepped")
+"""
+
+
+def test_async_vector_env_with_a_learned_opponent_does_not_hang():
+    """gymnasium's AsyncVectorEnv builds one env in the parent (the checkpoint's torch ops start
+    OpenMP threads there), then forks its workers: each worker's checkpoint load hung forever in
+    torch.isfinite (py-spy). A forked child now runs torch on one thread (agents/learned.py)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    checkpoint = str(Path(__file__).resolve().parents[1] / "checkpoints" / "scopa-default.pt")
+    # its own session, so that on a hang the forked workers (which hold the pipes) are killed too
+    proc = subprocess.Popen([sys.executable, "-c", ASYNC_LEARNED % checkpoint], stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("async make_vec with a learned opponent did not step 12 times in 120 s (hung)")
+    assert proc.returncode == 0 and "stepped" in out, out
