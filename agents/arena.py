@@ -206,11 +206,28 @@ def _init_worker(agent, opponent, rules, seed, record, partner=None):
 
 
 def _init_worker_queued(lineup) -> None:
-    _init_worker(*lineup.get())
+    """A spawned worker's start. Its failure is kept and raised by the worker's first task, so
+    that the caller gets it as workers=1 does: Pool restarts a worker whose start raises, and the
+    restarted one waited forever for agents the queue had already handed out (review: evaluate
+    with a partner under 2-player rules, or an agent class defined in `python -c`, hung)."""
+    try:
+        job = lineup.get()
+    except Exception as e:      # unpickling: the agents' classes must be importable here
+        _WORKER["error"] = ScopaError(
+            f"a worker process could not receive the agents ({type(e).__name__}: {e}): they reach "
+            f"the workers pickled, so an agent's class must be importable (defined in a module, "
+            f"not in `python -c` or an interactive session); or use workers=1")
+        return
+    try:
+        _init_worker(*job)
+    except Exception as e:
+        _WORKER["error"] = e
 
 
 def _run_pair(index: int) -> tuple[MatchResult, ...]:
     w = _WORKER
+    if "error" in w:
+        raise w["error"]
     return play_deal(w["agent"], w["opponents"], w["rules"], pair_seed(w["seed"], index), w["record"],
                      w["partner"])
 

@@ -53,8 +53,6 @@ Off by default: training evaluates with the network alone. Measured in docs/expe
 """
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import torch
 
@@ -65,17 +63,6 @@ from scopa_env.presets import preset_name, resolve_rules
 from scopa_env.rules import Rules
 
 from .base import Agent, flag_option, number_option, whole_option
-
-
-def _one_thread() -> None:
-    torch.set_num_threads(1)
-
-
-# A forked child runs torch on one thread. The OpenMP pool the parent started does not survive
-# fork: the child's first multi-threaded op (loading a checkpoint, scoring a move) hangs forever.
-# Observed with gymnasium's AsyncVectorEnv, which forks its workers after building one env in the
-# parent. Children are workers, each on its own core, so one thread is what they want anyway.
-os.register_at_fork(after_in_child=_one_thread)
 
 
 MATCH_EQUITY = False     # the search's default for option match_equity

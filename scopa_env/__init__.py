@@ -4,6 +4,7 @@ Layers, each looking only down: `core` (compiled rules over a state array), `gam
 Python access), `records`, then the environment adapters.
 """
 import os as _os
+import sys as _sys
 from pathlib import Path as _Path
 
 # Before numba is imported: numba builds some of its own error messages when it loads, and with
@@ -11,6 +12,20 @@ from pathlib import Path as _Path
 # colorama.init(), which registers an exit hook writing ESC[0m to a terminal: a stray '\x1b[0m'
 # at the end of play.py and every CLI. An empty value set by the user turns the colours back on.
 _os.environ.setdefault("NUMBA_DISABLE_ERROR_MESSAGE_HIGHLIGHTING", "1")
+
+
+def _torch_one_thread_after_fork() -> None:
+    torch = _sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() > 1:
+        torch.set_num_threads(1)
+
+
+# A forked child runs torch (if loaded) on one thread. The OpenMP pool a parent's torch work
+# started does not survive fork: the child's first multi-threaded op hangs forever (py-spy: the
+# checkpoint load of a learned opponent). gymnasium's async make_vec forks its workers after
+# building one env in the parent; a user's fork Pool may follow torch work of their own. Workers
+# each have their own core, so one thread is what they want anyway. torch is not imported here.
+_os.register_at_fork(after_in_child=_torch_one_thread_after_fork)
 
 from .kernel_cache import drop_stale as _drop_stale, ensure_cache as _ensure_cache
 from .kernel_cache import kernel_sources as _kernel_sources

@@ -158,6 +158,51 @@ def test_two_workers_give_the_same_numbers():
     assert one == two
 
 
+WORKER_FAILS = """
+import numpy as np
+from agents import Agent, make_agent
+from agents.arena import evaluate
+from scopa_env.errors import ScopaError
+
+
+class Greedy(Agent):           # defined in `python -c`: a spawned worker cannot unpickle it
+    name = "greedy"
+
+    def act(self, observation):
+        return int(self.legal_actions(observation)[0])
+
+
+for workers in (1, 2):
+    for case, call in [
+            ("partner", lambda: evaluate("normal", "easy", 4, seed=0, workers=workers, partner="easy")),
+            ("own", lambda: evaluate("easy", "easy", 4, seed=0, rules="scopone", workers=workers,
+                                     partner=make_agent("easy")))] + ([("class", lambda: evaluate(
+                Greedy(), "easy", 4, seed=0, workers=workers))] if workers == 2 else []):
+        try:
+            call()
+            print(workers, case, "no error")
+        except ScopaError as e:
+            print(workers, case, "ScopaError:", e)
+"""
+
+
+def test_a_worker_that_cannot_start_raises_as_one_worker_does():
+    """With workers=2 the lineup is built in each spawned worker: when that failed (a partner
+    under 2-player rules, a partner made for other rules, an agent class a worker cannot unpickle)
+    Pool restarted the worker, which then waited forever for agents the queue had already handed
+    out (review: the call hung). The worker's first task now raises what its start raised."""
+    from isolated import run_isolated
+
+    lines = run_isolated(WORKER_FAILS, 120, "evaluate with a failing worker start").splitlines()
+    said = {tuple(line.split(" ", 2)[:2]): line.split(" ", 2)[2] for line in lines if line[:1] in "12"}
+    for case in ("partner", "own"):
+        assert said[("2", case)] == said[("1", case)], (case, said)
+        assert said[("1", case)].startswith("ScopaError: ")
+    assert "a partner needs pairs" in said[("1", "partner")]
+    assert said[("2", "class")].startswith("ScopaError: a worker process could not receive the agents "
+                                           "(AttributeError: Can't get attribute 'Greedy'")
+
+
 # ---- the command line ----------------------------------------------------------------------
 def run_cli(*args, cwd=ROOT):
     return subprocess.run([sys.executable, str(ROOT / "evaluate.py"), *args], capture_output=True,

@@ -208,9 +208,11 @@ def test_an_instance_is_copied_for_each_env_so_seeded_matches_do_not_depend_on_t
     assert mine.rng.bit_generator.state == before
 
 
+
 ASYNC_LEARNED = """
 import gymnasium, numpy as np, scopa_env
-vec = gymnasium.make_vec("Scopa-v0", num_envs=2, vectorization_mode="async", opponent=%r)
+vec = gymnasium.make_vec("Scopa-v0", num_envs=2, vectorization_mode="async",
+                         opponent="checkpoints/scopa-default.pt")
 obs, info = vec.reset(seed=[1, 2])
 for _ in range(12):
     obs, r, term, trunc, info = vec.step(np.array([int(np.flatnonzero(m)[0]) for m in info["action_mask"]]))
@@ -218,25 +220,37 @@ vec.close()
 print("stepped")
 """
 
+TORCH_FIRST = """
+import multiprocessing as mp, numpy as np, torch
+torch.set_num_threads(2)
+x = torch.randn(256, 256)
+for _ in range(5):
+    x = torch.tanh(x @ x.T / 256)        # the parent's own torch work starts the OpenMP pool
+import scopa_env                          # nothing of agents.learned imported here
 
-def test_async_vector_env_with_a_learned_opponent_does_not_hang():
-    """gymnasium's AsyncVectorEnv builds one env in the parent (the checkpoint's torch ops start
-    OpenMP threads there), then forks its workers: each worker's checkpoint load hung forever in
-    torch.isfinite (py-spy). A forked child now runs torch on one thread (agents/learned.py)."""
-    import os
-    import signal
-    import subprocess
-    import sys
-    from pathlib import Path
 
-    checkpoint = str(Path(__file__).resolve().parents[1] / "checkpoints" / "scopa-default.pt")
-    # its own session, so that on a hang the forked workers (which hold the pipes) are killed too
-    proc = subprocess.Popen([sys.executable, "-c", ASYNC_LEARNED % checkpoint], stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        pytest.fail("async make_vec with a learned opponent did not step 12 times in 120 s (hung)")
-    assert proc.returncode == 0 and "stepped" in out, out
+def work(seed):
+    import gymnasium
+    env = gymnasium.make("Scopa-v0", opponent="checkpoints/scopa-default.pt")
+    obs, info = env.reset(seed=seed)
+    for _ in range(6):
+        obs, r, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    return seed
+
+
+with mp.get_context("fork").Pool(1) as pool:
+    print("results", pool.map(work, [0, 1]))
+"""
+
+
+def test_forked_workers_with_a_learned_opponent_do_not_hang():
+    """A forked child of a process that has run torch on several threads hung at its first torch
+    op (the parent's OpenMP pool does not survive fork; py-spy: torch.isfinite in the checkpoint
+    load). gymnasium's async make_vec does that: it builds one env in the parent, then forks its
+    workers. So does a user's fork Pool after torch work of their own, before anything of agents
+    is imported (review). A forked child of a process that imported scopa_env now runs torch on
+    one thread (scopa_env/__init__.py)."""
+    from isolated import run_isolated
+
+    assert "stepped" in run_isolated(ASYNC_LEARNED, 120, "async make_vec with a learned opponent")
+    assert "results [0, 1]" in run_isolated(TORCH_FIRST, 120, "a fork Pool after the parent's torch work")
