@@ -26,7 +26,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 # the training package: one line too
 INTERRUPTED_AT_START = "train.py: interrupted before the run started: nothing written"
 try:
-    from scopa_env.cli import Once, Parser, flags_given, list_rules_alone, run_main
+    from scopa_env.cli import Once, Parser, flags_given, list_rules_alone, quiet_stdout, run_main
     from scopa_env.errors import ScopaError
 except KeyboardInterrupt:
     print(INTERRUPTED_AT_START, file=sys.stderr)
@@ -178,6 +178,7 @@ def main(argv=None) -> int:
         return 130
     args = parser.parse_args(argv)
     run = None
+    training = False
     try:
         if args.list_rules:
             list_rules_alone(parser, args)
@@ -228,6 +229,7 @@ def main(argv=None) -> int:
                 check_new_run(cfg)      # what the run would refuse is refused here too
                 print(cfg.to_toml(), end="")
                 return 0
+            training = True
             run = start(cfg)
         run.train(stop_at=args.stop_at)
     except ScopaError as e:
@@ -243,6 +245,17 @@ def main(argv=None) -> int:
         print(f"train.py: error: training needs {missing}, which is not installed: pip install -e "
               f"'.[train]' (on these machines first pip install torch==2.13.0)", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # a reader gone (`| head -2`): --list-rules and --print-config end quietly, exit 0
+        # (run_main); a run cut short says so (it stopped with exit 0 and no word: review)
+        if not training:
+            raise
+        quiet_stdout()
+        kept = ("the last checkpoint is intact; --resume continues" if run is not None and run.checkpointed
+                or run is None and args.resume is not None else "no checkpoint was written yet (nothing to resume)")
+        print(f"train.py: standard output was closed (its reader has gone): the run stopped; {kept}",
+              file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         if args.export:
             print("train.py: interrupted (--export wrote its output only if it said so above)",

@@ -72,6 +72,30 @@ def test_smoke_run_of_train_py(tmp_path, algo):
     assert ckpt["algo"] == algo and ckpt["counters"]["steps"] >= 2048
 
 
+def test_a_run_whose_stdout_reader_goes_says_it_stopped(tmp_path):
+    """`train.py | head -2`: the run stopped at its next line and exited 0 without a word, as if
+    it had finished (review). Now exit 1 and one line on stderr; --list-rules | head stays 0."""
+    proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), "--total-steps", "200000",
+                             "--num-envs", "16", "--rollout-steps", "32", "--hidden", "32",
+                             "--eval-every", "1024", "--eval-matches", "2", "--eval-opponents", "random",
+                             "--checkpoint-every", "512", "--torch-threads", "1", "--run-name", "piped"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=BUFFERED_ENV)
+    assert proc.stdout.readline().startswith("run piped: dmc")
+    proc.stdout.close()                 # the reader goes, as head does after its lines
+    _, err = proc.communicate(timeout=300)
+    assert proc.returncode == 1, err
+    assert err == ("train.py: standard output was closed (its reader has gone): the run stopped; "
+                   "the last checkpoint is intact; --resume continues\n")
+    assert torch.load(tmp_path / "checkpoints" / "piped" / "latest.pt", weights_only=True)["counters"]["steps"] < 200000
+    listing = subprocess.Popen([sys.executable, str(ROOT / "train.py"), "--list-rules"], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    listing.stdout.readline()
+    listing.stdout.close()
+    _, err = listing.communicate(timeout=120)
+    assert listing.returncode == 0 and err == ""
+
+
 def test_checkpoint_round_trip_and_learned_agent(tmp_path):
     run = Run(tiny_cfg(tmp_path, run_name="rt"), log=lambda *_: None)
     run.algo.iterate()
@@ -1174,9 +1198,10 @@ def test_resume_with_new_intervals_reschedules_them(tmp_path):
 def test_new_evaluation_opponents_on_resume_start_best_pt_again(tmp_path):
     """best.pt keeps the best mean points per hand over the evaluation opponents. A resume with
     other opponents compared their mean with the saved best (over easy, then over normal: best.pt
-    would hardly ever move); it starts again, and says so. The same opponents keep the best."""
+    would hardly ever move); it starts again, and says so. The same opponents keep the best, in
+    any order (review: reordered, they started it again, and a worse network took best.pt)."""
     cfg = tiny_cfg(tmp_path, run_name="be2", eval_every=512, eval_matches=2,
-                   eval_opponents=("random",))
+                   eval_opponents=("random", "easy"))
     Run(cfg, log=lambda *_: None).train(stop_at=1024)
     folder = str(tmp_path / "ck" / "be2")
     best = torch.load(tmp_path / "ck" / "be2" / "latest.pt", weights_only=True)["counters"]["best_score"]
@@ -1184,10 +1209,13 @@ def test_new_evaluation_opponents_on_resume_start_best_pt_again(tmp_path):
     same = start(tiny_cfg(tmp_path), resume=folder, log=lambda *_: None)
     assert same.counters["best_score"] == best
     said = []
+    reordered = start(tiny_cfg(tmp_path), resume=folder, overrides={"eval_opponents": ["easy", "random"]},
+                      log=said.append)
+    assert reordered.counters["best_score"] == best and said == []
     other = start(tiny_cfg(tmp_path), resume=folder, overrides={"eval_opponents": ["easy"]},
                   log=said.append)
     assert other.counters["best_score"] is None
-    assert said == ["evaluation opponents changed (random -> easy): best.pt starts again from the "
+    assert said == ["evaluation opponents changed (random, easy -> easy): best.pt starts again from the "
                     "next evaluation"]
 
 

@@ -961,9 +961,10 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
                                                          TrainConfig.eval_opponents)).eval_opponents)
     except ScopaError:
         was = ()
-    if run.counters["best_score"] is not None and tuple(cfg.eval_opponents) != was:
+    if run.counters["best_score"] is not None and sorted(cfg.eval_opponents) != sorted(was):
         # best.pt's score is a mean over the evaluation opponents: another set measures
-        # something else, and the saved best would be compared with it
+        # something else, and the saved best would be compared with it (the same set in another
+        # order measures the same: each opponent's deals are seeded alike, review)
         run.counters["best_score"] = None
         log(f"evaluation opponents changed ({', '.join(was)} -> {', '.join(cfg.eval_opponents)}): "
             f"best.pt starts again from the next evaluation")
