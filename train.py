@@ -199,7 +199,7 @@ def main(argv=None) -> int:
         if args.print_config and args.stop_at is not None:     # it was dropped without a word (review)
             raise ScopaError("--print-config prints the config and trains nothing: drop --stop-at")
         from training.config import load_toml, make_config
-        from training.loop import check_new_run, start
+        from training.loop import InitFromError, check_new_run, start
 
         # an empty value is a mistake (an unset shell variable), not "flag not given"
         for flag, value in (("--resume", args.resume), ("--config", args.config)):
@@ -225,12 +225,16 @@ def main(argv=None) -> int:
                 cfg = make_config(loaded, **overrides)
             except ScopaError as e:
                 raise ScopaError(config_error(e, loaded, overrides, path)) from None
-            if args.print_config:
-                check_new_run(cfg)      # what the run would refuse is refused here too
-                print(cfg.to_toml(), end="")
-                return 0
-            training = True
-            run = start(cfg)
+            try:
+                if args.print_config:
+                    check_new_run(cfg)      # what the run would refuse is refused here too
+                    print(cfg.to_toml(), end="")
+                    return 0
+                training = True
+                run = start(cfg)
+            except InitFromError as e:      # the file's key: the file is named, as for its values
+                from_file = "init_from" in loaded and "init_from" not in overrides
+                raise ScopaError(f"{path}: {e}" if from_file else str(e)) from None
         run.train(stop_at=args.stop_at)
     except ScopaError as e:
         print(f"train.py: error: {e}", file=sys.stderr)

@@ -186,10 +186,11 @@ def load(path: str | Path) -> dict:
             first = "a zip file that is not a torch file"     # torch's own C++ check
         elif magic == b"\0\0\0\0" and not any(_chunks(path)):
             first = "all zero bytes"         # torch took it for its legacy tar format
-        elif isinstance(e, KeyError) or first.startswith("Weights only load failed") or \
+        elif magic != b"PK\x03\x04" or first.startswith("Weights only load failed") or \
                 "weights_only" in str(e):
-            # KeyError: a text file, which torch's old-format reader fails on with "(101)";
-            # torch's advice to load with weights_only=False would run whatever the file holds
+            # not a zip (what torch.save writes): torch's old-format reader took a text file
+            # for a pickle and said "(101)" or "pop from empty list" (a file starting with 't',
+            # review); torch's advice to load with weights_only=False would run what a file holds
             first = "not a torch file of plain tensors and values"
         raise ScopaError(f"checkpoint {str(path)!r} is corrupt or not a checkpoint ({first})") from None
     check(ckpt, str(path))

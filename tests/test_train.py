@@ -259,7 +259,10 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
     # a text file and an empty one: torch's own words were "(101)" and "(EOFError)"
     (tmp_path / "text.pt").write_text("hello")
     (tmp_path / "empty.pt").write_bytes(b"")
-    for name, words in (("text.pt", "not a torch file"), ("empty.pt", "an empty file")):
+    # a text file starting with 't' (a config given to --resume): "(pop from empty list)" (review)
+    (tmp_path / "config.toml").write_text("total_steps = 100\n")
+    for name, words in (("text.pt", "not a torch file"), ("empty.pt", "an empty file"),
+                        ("config.toml", "not a torch file of plain tensors and values\\)$")):
         with pytest.raises(ScopaError, match=rf"{name}' is corrupt or not a checkpoint \({words}"):
             checkpoint.load(tmp_path / name)
     for key, word in (("obs_layout_version", "observation layout"),
@@ -795,6 +798,19 @@ def test_unknown_config_keys_are_rejected(tmp_path, capsys):
     _one_line_error(run_main(capsys, "--config", str(toml)), "'batch_sise'")
     _one_line_error(run_main(capsys, "--total-steps", "many"), "'total_steps'")
     _one_line_error(run_main(capsys, "--seed", "-1"), "'seed' must be a whole number 0..2**63-1")
+
+
+def test_an_init_from_error_names_the_config_file_that_set_it(tmp_path, capsys):
+    """Every other bad value from a config file names the file; init_from's errors (met when the
+    run starts, not when the config is read) did not (review). A flag's init_from is the flag's."""
+    toml = tmp_path / "init.toml"
+    toml.write_text('init_from = "nosuch.pt"\n')
+    for extra in ([], ["--print-config"]):
+        r = run_main(capsys, "--config", str(toml), "--checkpoints-dir", str(tmp_path / "ck"), *extra)
+        assert r.returncode == 2 and r.stderr == (f"train.py: error: {toml}: config key 'init_from': "
+                                                  f"checkpoint 'nosuch.pt' does not exist\n")
+    r = run_main(capsys, "--config", str(toml), "--init-from", "other.pt")
+    assert r.stderr == "train.py: error: config key 'init_from': checkpoint 'other.pt' does not exist\n"
 
 
 def test_shipped_configs_load():

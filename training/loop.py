@@ -136,6 +136,11 @@ def saved_model_config(ckpt: dict) -> dict:
     return {"players": 2, "hand_cards": 3, **dict(ckpt.get("model_config") or {})}
 
 
+class InitFromError(ScopaError):
+    """The checkpoint config key `init_from` names cannot start this run (train.py names the
+    config file when the key came from it)."""
+
+
 def load_init_from(cfg: TrainConfig, model: MoveScorer | None = None) -> MoveScorer:
     """`model` (else a new network of `cfg`) with the weights of the checkpoint config
     `init_from` names, which must be for the same rules, algorithm and network shape; every
@@ -145,13 +150,13 @@ def load_init_from(cfg: TrainConfig, model: MoveScorer | None = None) -> MoveSco
         ckpt = checkpoint.load(path)
         rules = checkpoint.rules_of(ckpt, path)
     except ScopaError as e:
-        raise ScopaError(f"config key 'init_from': {e}") from None
+        raise InitFromError(f"config key 'init_from': {e}") from None
     if rules != cfg.rules:
-        raise ScopaError(f"init_from {path!r} was trained for rules ({rules.describe()}), this "
+        raise InitFromError(f"init_from {path!r} was trained for rules ({rules.describe()}), this "
                          f"run is for ({cfg.rules.describe()}): {rules.differences(cfg.rules)}")
     if ckpt["algo"] != cfg.algo:
         # taken without a word before (review), as the search refuses a ppo network
-        raise ScopaError(f"init_from {path!r} is a {ckpt['algo']} network, this run trains "
+        raise InitFromError(f"init_from {path!r} is a {ckpt['algo']} network, this run trains "
                          f"{cfg.algo}: dmc scores a move in expected points, ppo in policy "
                          f"logits, so one is no start for the other")
     if model is None:
@@ -162,7 +167,7 @@ def load_init_from(cfg: TrainConfig, model: MoveScorer | None = None) -> MoveSco
     old, new = have.get("features"), want["features"]
     if {k: have.get(k) for k in shape} != {k: want[k] for k in shape} or \
             old not in FEATURE_SIZES or old > new:
-        raise ScopaError(f"init_from {path!r} holds a network of another shape ({have}), this "
+        raise InitFromError(f"init_from {path!r} holds a network of another shape ({have}), this "
                          f"run builds {want}")
     try:
         state = ckpt["model"]
@@ -171,7 +176,7 @@ def load_init_from(cfg: TrainConfig, model: MoveScorer | None = None) -> MoveSco
         model.load_state_dict(state)
     except (KeyError, RuntimeError, ValueError, TypeError, AttributeError, IndexError) as e:
         first = checkpoint.first_line(e)
-        raise ScopaError(f"init_from {path!r} holds no usable network ({first})") from None
+        raise InitFromError(f"init_from {path!r} holds no usable network ({first})") from None
     return model
 
 
