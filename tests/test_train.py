@@ -677,6 +677,33 @@ def test_an_interrupt_during_a_save_acts_once_the_file_is_written(tmp_path, monk
     assert [p.name for p in tmp_path.iterdir()] == ["latest.pt"]
 
 
+def test_an_interrupt_during_a_step_file_acts_once_latest_is_written(tmp_path, monkeypatch):
+    """Ctrl-C while a step_*.pt was written acted after that file: latest.pt stayed one
+    checkpoint behind it (the resume went back there) and a 4th step file stayed (review). The
+    interrupt now waits for the whole save: step file, pruning, latest.pt."""
+    import signal
+
+    from training.loop import KEEP_PERIODIC, periodic_checkpoints
+    run = Run(tiny_cfg(tmp_path, run_name="ss"), log=lambda *_: None)
+    for k in range(KEEP_PERIODIC):
+        run.counters["steps"] = 512 * (k + 1)
+        run.save(f"step_{512 * (k + 1):010d}")
+    real = checkpoint.save_atomic
+
+    def interrupted(obj, path):
+        if path.name.startswith("step_"):
+            os.kill(os.getpid(), signal.SIGINT)
+        return real(obj, path)
+
+    monkeypatch.setattr(checkpoint, "save_atomic", interrupted)
+    run.counters["steps"] = 512 * (KEEP_PERIODIC + 1)
+    with pytest.raises(KeyboardInterrupt):
+        run.save(f"step_{512 * (KEEP_PERIODIC + 1):010d}")
+    folder = tmp_path / "ck" / "ss"
+    assert len(periodic_checkpoints(folder)) == KEEP_PERIODIC
+    assert torch.load(folder / "latest.pt", weights_only=True)["counters"]["steps"] == 512 * (KEEP_PERIODIC + 1)
+
+
 @pytest.mark.parametrize("what", ["first checkpoint", "export"])
 def test_an_interrupt_held_off_by_a_write_reports_what_was_written(tmp_path, capsys, monkeypatch, what):
     """The interrupt held off during a run's first latest.pt arrived before the run noted that

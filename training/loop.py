@@ -317,22 +317,26 @@ class Run:
             raise ScopaError(f"{where} cannot be resumed: its exploration span is {span!r} steps")
 
     def save(self, tag: str | None = None) -> None:
+        """The step file `tag`, the old ones pruned, and latest.pt: Ctrl-C and SIGTERM act once
+        all are done (one landing during the step file's write left a 4th step file and a
+        latest.pt one checkpoint behind it, and the resume went back to it: review)."""
         d = self.to_checkpoint()
         first = not self.checkpointed
         if first:
             # a run's first checkpoint is latest.pt: killed between two writes, a folder holding
             # only a step_*.pt refused a new run of its name and had no latest.pt to resume
             self._write_first(d)
-        if tag:
-            self._write(d, self.ckpt_dir / f"{tag}.pt")
-            for old in periodic_checkpoints(self.ckpt_dir)[:-KEEP_PERIODIC]:
-                try:
-                    old.unlink()
-                except OSError as e:
-                    raise ScopaError(f"cannot remove the old checkpoint {str(old)!r} "
-                                     f"({e.strerror or checkpoint.first_line(e)})") from None
-        if not first:
-            self._write(d, self.ckpt_dir / "latest.pt")
+        with deferred_interrupts():
+            if tag:
+                self._write(d, self.ckpt_dir / f"{tag}.pt")
+                for old in periodic_checkpoints(self.ckpt_dir)[:-KEEP_PERIODIC]:
+                    try:
+                        old.unlink()
+                    except OSError as e:
+                        raise ScopaError(f"cannot remove the old checkpoint {str(old)!r} "
+                                         f"({e.strerror or checkpoint.first_line(e)})") from None
+            if not first:
+                self._write(d, self.ckpt_dir / "latest.pt")
 
     def _write_first(self, d: dict) -> None:
         """The run's first latest.pt, and the note that it exists, together: a Ctrl-C held off
