@@ -251,6 +251,33 @@ def _records(path, agent, rows, opponent="easy", target=11, rules=None):
     path.write_text("\n".join(lines) + "\n")
 
 
+def test_paired_win_interval_student_t_or_the_bound_when_few_matches_differ(tmp_path):
+    """10 or more matches ended differently: Student's t over deals. None: the t interval was
+    [+0, +0] (review: it covered 52% of the time at 18 deals with a 2% chance that a match
+    ends differently); now the bound, which spans +- the Wilson upper end of 0 of n differing."""
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    # per deal B - A: 1, 1, .5, .5, 0, 0, 1, .5, 0, -.5, 1, .5 (13 matches differ): mean 11/24,
+    # sd 0.49810, t(11) = 2.2010: 45.83 +- 31.65
+    per_deal = [(0, 0), (0, 0), (0, 1), (1, 0), (1, 1), (1, 1), (0, 0), (0, 1), (1, 1), (1, 1), (0, 0), (1, 0)]
+    b_wins = [(1, 1)] * 9 + [(0, 1)] + [(1, 1)] * 2
+    rows_a, rows_b = [], []
+    for k, (wa, wb) in enumerate(zip(per_deal, b_wins)):
+        for seat in (0, 1):
+            rows_a.append((100 + k, seat, wa[seat]))
+            rows_b.append((100 + k, seat, wb[seat]))
+    _records(a, "agent:x=1", rows_a)
+    _records(b, "agent:x=2", rows_b)
+    out = run("paired.py", [str(a), str(b)], tmp_path).stdout.splitlines()
+    assert out[2] == ("B - A: +45.83 points of match win rate, 95% CI [+14.19, +77.48] (Student t "
+                      "over 12 deals); 13 matches ended differently")
+    _records(b, "agent:x=2", rows_a)
+    out = run("paired.py", [str(a), str(b)], tmp_path).stdout.splitlines()
+    # 0 of 24 differing: Wilson at z 2.2414 gives z^2 / (24 + z^2) = 0.1731 at most
+    assert out[2] == ("B - A: +0.00 points of match win rate, 95% CI [-17.31, +17.31] (fewer than 10 "
+                      "matches ended differently: bounded by their share and split, Wilson); 0 "
+                      "matches ended differently")
+
+
 def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     seats = [(11, 0), (11, 1), (12, 0), (12, 1), (13, 0), (13, 1)]
@@ -261,9 +288,12 @@ def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
     out = r.stdout.splitlines()
     assert out[0] == f"A {a}: agent:x=1 won 3 of 6 matches against easy (50.0%)"
     assert out[1] == f"B {b}: agent:x=2 won 6 of 6 matches against easy (100.0%)"
-    # per deal (2 matches): differences 0, 1/2, 1: mean 1/2, sd 1/2, t(2) = 4.3027: 50 +- 124.21
-    assert out[2] == ("B - A: +50.00 points of match win rate, 95% CI [-74.21, +174.21] (Student t "
-                      "over 3 deals); 3 matches ended differently")
+    # 3 matches ended differently, all to B: fewer than 10, so not Student's t over deals (it
+    # would be 50 +- 124.21) but the bound: Wilson at z 2.2414 (97.5%) of 3/6 differing [0.1625,
+    # 0.8375] and of 3/3 won by B [0.3739, 1]: from 0.8375 x (2 x 0.3739 - 1) to 0.8375 x 1
+    assert out[2] == ("B - A: +50.00 points of match win rate, 95% CI [-21.13, +83.75] (fewer than "
+                      "10 matches ended differently: bounded by their share and split, Wilson); 3 "
+                      "matches ended differently")
     # points per hand: A's margins +6 +6 -6 +6 -6 -6, B's all +6; per deal (2 hands) B - A is
     # 0, +6, +12 a hand: mean 6, sd 6, 6 +- 4.3027 x 6 / sqrt(3)
     assert out[3] == ("B - A: +6.000 points per hand, 95% CI [-8.905, +20.905] (cluster-robust over "
@@ -297,7 +327,8 @@ def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
     from scopa_env.rules import Rules
     _records(b, "agent:x=2", [(s, t, 1) for s, t in seats], rules=Rules().to_dict())
     assert run("paired.py", [str(a), str(b)], tmp_path).stdout.splitlines()[:3] == out[:2] + [
-        "B - A: +50.00 points of match win rate, 95% CI [-74.21, +174.21] (Student t over 3 deals); "
+        "B - A: +50.00 points of match win rate, 95% CI [-21.13, +83.75] (fewer than 10 matches "
+        "ended differently: bounded by their share and split, Wilson); "
         "3 matches ended differently"]
     _records(b, "agent:x=2", [(s, t, 1) for s, t in seats[:2]])
     _records(tmp_path / "c.jsonl", "agent:x=2", [(s, t, 1) for s, t in seats[2:]], target=21)

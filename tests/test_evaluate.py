@@ -644,6 +644,10 @@ def test_t95_against_known_quantiles_and_the_normal():
     assert all(a > b for a, b in zip(qs, qs[1:])) and qs[-1] > Z95
     with pytest.raises(ValueError):
         t95(0)
+    # a fractional df up to 30 went to the expansion, 2.5% off at 1.5 (review); past 30 it is fine
+    with pytest.raises(ValueError, match="whole number"):
+        t95(1.5)
+    assert t95(30.5) == pytest.approx(2.0409, abs=1e-4)
 
 
 def test_coverage_of_the_points_interval_from_few_deals():
