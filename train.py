@@ -170,6 +170,11 @@ def config_error(e: ScopaError, loaded: dict, overrides: dict, path) -> str:
     return str(e)
 
 
+def _resumable(run, args) -> bool:
+    """Whether a run stopped now leaves a checkpoint that --resume continues."""
+    return run.checkpointed if run is not None else args.resume is not None
+
+
 def main(argv=None) -> int:
     try:    # the parser imports training's modules (torch): Ctrl-C there was a traceback (review)
         parser = build_parser()
@@ -255,8 +260,8 @@ def main(argv=None) -> int:
         if not training:
             raise
         quiet_stdout()
-        kept = ("the last checkpoint is intact; --resume continues" if run is not None and run.checkpointed
-                or run is None and args.resume is not None else "no checkpoint was written yet (nothing to resume)")
+        kept = ("the last checkpoint is intact; --resume continues" if _resumable(run, args)
+                else "no checkpoint was written yet (nothing to resume)")
         print(f"train.py: standard output was closed (its reader has gone): the run stopped; {kept}",
               file=sys.stderr)
         return 1
@@ -264,7 +269,7 @@ def main(argv=None) -> int:
         if args.export:
             print("train.py: interrupted (--export wrote its output only if it said so above)",
                   file=sys.stderr)
-        elif run is not None and run.checkpointed or run is None and args.resume is not None:
+        elif _resumable(run, args):
             print("train.py: interrupted (the last checkpoint is intact; --resume continues)",
                   file=sys.stderr)
         else:

@@ -38,9 +38,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.stats import mean_ci, points_interval_text, ratio_difference_ci, wilson  # noqa: E402
 from benchmarks._cli import errors_as_one_line, parser  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
-
-Z975_EACH = 2.241402727604947      # the normal's 0.9875 quantile: two 97.5% intervals
 from scopa_env.records import read_numbered, rules_of, seat_of  # noqa: E402
+
+FEW_DIFFER = 10     # fewer matches ended differently: few_differ_ci's bound, not Student's t
+Z975_EACH = 2.241402727604947      # the normal's 0.9875 quantile: two 97.5% intervals
 
 
 def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int, int, int, int, int, int]]]:
@@ -121,9 +122,6 @@ def compare(path_a: str, path_b: str, players: list[str] | None = None) -> dict:
             "a": (name_a, sum(r[2] for r in a)), "b": (name_b, sum(r[2] for r in b)),
             "matches": len(a), "deals": len(deals), "opponent": opp_a,
             "differ": b_only + a_only, "diff": mean, "ci": (lo, hi), "bounded": bounded}
-
-
-FEW_DIFFER = 10
 
 
 def few_differ_ci(b_only: int, a_only: int, n: int) -> tuple[float, float]:

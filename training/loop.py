@@ -153,12 +153,12 @@ def load_init_from(cfg: TrainConfig, model: MoveScorer | None = None) -> MoveSco
         raise InitFromError(f"config key 'init_from': {e}") from None
     if rules != cfg.rules:
         raise InitFromError(f"init_from {path!r} was trained for rules ({rules.describe()}), this "
-                         f"run is for ({cfg.rules.describe()}): {rules.differences(cfg.rules)}")
+                             f"run is for ({cfg.rules.describe()}): {rules.differences(cfg.rules)}")
     if ckpt["algo"] != cfg.algo:
         # taken without a word before (review), as the search refuses a ppo network
         raise InitFromError(f"init_from {path!r} is a {ckpt['algo']} network, this run trains "
-                         f"{cfg.algo}: dmc scores a move in expected points, ppo in policy "
-                         f"logits, so one is no start for the other")
+                             f"{cfg.algo}: dmc scores a move in expected points, ppo in policy "
+                             f"logits, so one is no start for the other")
     if model is None:
         model = MoveScorer.for_rules(cfg.hidden, cfg.rules)
     want = model_config(model)
@@ -168,7 +168,7 @@ def load_init_from(cfg: TrainConfig, model: MoveScorer | None = None) -> MoveSco
     if {k: have.get(k) for k in shape} != {k: want[k] for k in shape} or \
             old not in FEATURE_SIZES or old > new:
         raise InitFromError(f"init_from {path!r} holds a network of another shape ({have}), this "
-                         f"run builds {want}")
+                             f"run builds {want}")
     try:
         state = ckpt["model"]
         if old < new:     # an earlier features version: the new inputs start at zero weight
