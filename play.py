@@ -51,12 +51,15 @@ QUIT_WORDS = ("q", "quit", "exit")     # at every prompt
 
 SUIT_HELP = f"D denari {SUIT_SYMBOLS[0]}, C coppe {SUIT_SYMBOLS[1]}, S spade {SUIT_SYMBOLS[2]}, B bastoni {SUIT_SYMBOLS[3]}"
 HEART_HINT = " (the screen's \u2665 is C, coppe)"
+# each line fits 79 columns (review: 85-89 wrapped mid-word in an 80-column terminal); the face
+# cards' values, which the Italian names do not show (review: "Cavallo di denari" is 9d)
 HELP = f"""\
-  1 2 3           play that card of your hand (several ways to capture: you pick one)
-  7d   7d x 4c 3s play a card by notation, optionally saying what it takes; suits are
+  1 2 3           play that card of your hand (captures several ways: you pick)
+  7d   7d x 4c 3s play a card by notation, optionally saying what it takes;
+                  values 1-10 (Fante 8, Cavallo 9, Re 10), suits
                   {SUIT_HELP}
-  ?  this help    d  card names Italian/compact    Enter  show the table again
-  n  new match    l  change level    a  napola on/off (both start a new match)    q  quit"""
+  ?  help   d  Italian/compact names   Enter  show the table again   q  quit
+  n  new match   l  change level   a  napola on/off (both start a new match)"""
 
 # (key in Game.hand_score(), label) in the order the seed game shows them
 SCORE_LINES = (("carte", "cards"), ("denari", "denari"), ("settebello", "settebello"),

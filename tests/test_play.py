@@ -190,6 +190,10 @@ def test_help_and_quit():
     assert s.run() == 0
     text = out.getvalue()
     assert "napola on/off" in text and "7d x 4c 3s" in text
+    # the face cards' values (the Italian names hide them), every line within 79 columns (review)
+    assert "Fante 8, Cavallo 9, Re 10" in text
+    help_lines = text[text.index("  1 2 3 "):text.index("(both start a new match)") + 24].splitlines()
+    assert len(help_lines) == 6 and max(map(len, help_lines)) <= 79, help_lines
     assert text.rstrip().endswith("Ciao!")
     assert len(script.prompts) == 2
 
