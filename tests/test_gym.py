@@ -208,7 +208,6 @@ def test_an_instance_is_copied_for_each_env_so_seeded_matches_do_not_depend_on_t
     assert mine.rng.bit_generator.state == before
 
 
-
 ASYNC_LEARNED = """
 import gymnasium, numpy as np, scopa_env
 vec = gymnasium.make_vec("Scopa-v0", num_envs=2, vectorization_mode="async",
