@@ -69,7 +69,7 @@ is shown until the end of its deal; `unseen` then leaves its cards out):
 | opp_shown         | 40   | cards of the opponent's hand it showed                       |
 | my_bonus          | 1    | hand-bonus points I declared this hand                       |
 | opp_bonus         | 1    | hand-bonus points the opponent declared this hand            |
-| joker_value       | 1    | the value the 7 of coppe was shown as this hand (0: none)    |
+| joker_value       | 1    | the capture value the 7 of coppe holds now (0: it is a 7)    |
 
 With N players: `shown` (40 N, row k: the shown cards seat k holds), `bonus` (N, seat k's
 hand-bonus points this hand) and `joker_value` (1). Sizes: 2 players 374, 3 players 508, 4
