@@ -8,6 +8,8 @@ Reads game records (README "Game records"; 2-player classic matches) and counts 
 points (the player's, the other seat's). Prints the count as the Python literal
 agents/_equity.py keeps (HAND_POINTS), with the hands counted and the mean margin.
 `--symmetric` counts every hand both ways round (the "even" table: a match between equals).
+A match met twice (the same seed with the player in the same seat: two runs with one --seed)
+is an error, as are hand totals that are not integers.
 """
 from __future__ import annotations
 
@@ -29,6 +31,7 @@ def count_hands(paths: list[str], player: str) -> dict[tuple[int, int], int]:
     pooled without a word; the tables are for one opponent model; review)."""
     counts: dict[tuple[int, int], int] = {}
     first = None        # (file:line, opponent) of the first record
+    seen: dict[tuple[int, int], str] = {}   # (match seed, the player's seat): file:line
     named = [os.path.realpath(path) for path in paths]
     for i, path in enumerate(paths):
         if named[i] in named[:i]:      # its hands were counted twice without a word (review)
@@ -39,10 +42,16 @@ def count_hands(paths: list[str], player: str) -> dict[tuple[int, int], int]:
         for n, record in read_numbered(path, format_checked=True):
             try:
                 me = seat_of(record, player)
-                rules, opponent = rules_of(record), record["players"][1 - me]
+                rules, opponent, seed = rules_of(record), record["players"][1 - me], record["seed"]
+                if type(seed) is not int:
+                    raise ValueError(f"seed {seed!r}")
+                hands = []
                 for hand in record["hands"]:
-                    key = (int(hand["score"][me]["total"]), int(hand["score"][1 - me]["total"]))
-                    counts[key] = counts.get(key, 0) + 1
+                    key = (hand["score"][me]["total"], hand["score"][1 - me]["total"])
+                    # int() took 2.7 as 2 and "3" or true as points (review)
+                    if not all(type(x) is int for x in key):
+                        raise ValueError(f"hand score totals {key!r}")
+                    hands.append(key)
             except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
                 raise ScopaError(f"{path}:{n}: not a 2-player game record naming {player!r} once "
                                  f"({type(e).__name__}: {e})") from None
@@ -55,6 +64,14 @@ def count_hands(paths: list[str], player: str) -> dict[tuple[int, int], int]:
             elif opponent != first[1]:
                 raise ScopaError(f"{path}:{n}: against {opponent!r}, {first[0]} against {first[1]!r}: "
                                  f"count the hands against one opponent at a time")
+            # the same match twice (two runs with one --seed, or a file copied into another)
+            # counted its hands twice; only the same path was refused (review)
+            if (seed, me) in seen:
+                raise ScopaError(f"{path}:{n}: match seed {seed} with {player!r} in seat {me} is "
+                                 f"also {seen[seed, me]}: its hands would be counted twice")
+            seen[seed, me] = f"{path}:{n}"
+            for key in hands:
+                counts[key] = counts.get(key, 0) + 1
     if not counts:
         raise ScopaError("no hands in the records")
     return dict(sorted(counts.items()))

@@ -184,8 +184,8 @@ def test_max_moves_prints_each_preset_within_its_bounds(tmp_path):
 def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
     rec = tmp_path / "r.jsonl"
     hand = lambda x, y: {"score": [{"total": x}, {"total": y}]}      # noqa: E731
-    rec.write_text('{"rules": {"target": 11}, "players": ["agent", "easy"], "hands": [%s, %s]}\n'
-                   '{"rules": {"target": 11}, "players": ["easy", "agent"], "hands": [%s]}\n'
+    rec.write_text('{"rules": {"target": 11}, "seed": 7, "players": ["agent", "easy"], "hands": [%s, %s]}\n'
+                   '{"rules": {"target": 11}, "seed": 7, "players": ["easy", "agent"], "hands": [%s]}\n'
                    % tuple(__import__("json").dumps(h) for h in (hand(4, 1), hand(0, 3), hand(1, 4))))
     good = rec.read_text()
     r = run("hand_points.py", [str(rec), "--player", "agent"], tmp_path)
@@ -207,31 +207,43 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
                    "match-equity tables are for")
     # every option listed (today's records) is the same classic game as the one option above
     from scopa_env.rules import Rules
-    other.write_text(good.replace('{"target": 11}', __import__("json").dumps(Rules().to_dict())))
+    other.write_text(good.replace('{"target": 11}', __import__("json").dumps(Rules().to_dict()))
+                     .replace('"seed": 7', '"seed": 8'))
     assert '"quindici"' in other.read_text()
     r = run("hand_points.py", [str(rec), str(other), "--player", "agent"], tmp_path)
     assert r.returncode == 0 and r.stdout.splitlines()[0] == "# 6 hands, mean margin +1.000", r
+    # the same match in two files (two runs with one --seed) counted its hands twice (review)
+    other.write_text(good.split("\n")[1] + "\n")
+    one_line_error(run("hand_points.py", [str(rec), str(other), "--player", "agent"], tmp_path),
+                   "hand_points.py", f"o.jsonl:1: match seed 7 with 'agent' in seat 1 is also {rec}:2: "
+                   "its hands would be counted twice")
     other.unlink()
     one_line_error(run("hand_points.py", [str(rec), "--player", "normal"], tmp_path), "hand_points.py",
                    "name 'normal' 0 times")
     rec.write_bytes(b"not json\n")
     one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
                    "r.jsonl:1: not a JSON record")
-    for bad in (b'{"rules": {}, "players": ["agent", "b"], "hands": [{"score": null}]}\n',
-                b'{"rules": {}, "players": ["agent", "b"], "hands": "xy"}\n',
-                b'{"rules": {}, "players": ["agent", "b"]}\n', b'{"players": ["agent", "b"], "hands": []}\n'):
+    total = '{"rules": {}, "seed": 1, "players": ["agent", "b"], "hands": [{"score": [{"total": %s}, {"total": 1}]}]}\n'
+    for bad in (b'{"rules": {}, "seed": 1, "players": ["agent", "b"], "hands": [{"score": null}]}\n',
+                b'{"rules": {}, "seed": 1, "players": ["agent", "b"], "hands": "xy"}\n',
+                b'{"rules": {}, "seed": 1, "players": ["agent", "b"]}\n',
+                b'{"seed": 1, "players": ["agent", "b"], "hands": []}\n',
+                b'{"rules": {}, "players": ["agent", "b"], "hands": []}\n',
+                b'{"rules": {}, "seed": "1", "players": ["agent", "b"], "hands": []}\n',
+                # int() took these as points (review)
+                *(bytes(total % x, "ascii") for x in ("2.7", '"3"', "true", "null"))):
         rec.write_bytes(bad)
         one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
                        "r.jsonl:1: not a 2-player game record naming 'agent' once")
     # a file named twice counted its hands twice; a record of another format was read (review)
-    rec.write_bytes(b'{"rules": {}, "players": ["agent", "b"], "hands": []}\n')
+    rec.write_bytes(b'{"rules": {}, "seed": 1, "players": ["agent", "b"], "hands": []}\n')
     one_line_error(run("hand_points.py", [str(rec), str(tmp_path / ".." / tmp_path.name / "r.jsonl"),
                                           "--player", "agent"], tmp_path), "hand_points.py",
                    "r.jsonl is named twice: its hands would be counted twice")
     rec.write_bytes(b'{"format": 2, "players": ["agent", "b"], "hands": []}\n')
     one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
                    "r.jsonl:1: record format 2: this version reads format 1")
-    rec.write_bytes(b'{"rules": {}, "players": ["agent", "b"], "hands": []}\n\xff\xfe\n')
+    rec.write_bytes(b'{"rules": {}, "seed": 1, "players": ["agent", "b"], "hands": []}\n\xff\xfe\n')
     one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
                    "r.jsonl:2: not UTF-8 text")
 
