@@ -18,7 +18,8 @@ record (evaluate.py seats it first), or `--players A B` names the two; the other
 record is the opponent. The two files must hold the same deals under the same rules, against
 the same opponent: the same match seeds in the same order, the agent in the same seat each time
 (else one error naming the first record that differs; files that agree as far as the shorter
-goes are one error giving both counts).
+goes are one error giving both counts; a match seed met twice with the agent in one seat, whose
+deal would count twice, is an error too).
 
 Prints each run's wins, and B's wins minus A's in points of match win rate with a 95% interval:
 the unit is the deal (the matches of one seed, which share their cards), Student's t over deals
@@ -50,6 +51,7 @@ def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int,
     match's hands); one opponent and one rules set in the file."""
     rows = []
     rules = opponent = None
+    seen: dict[tuple[int, int], int] = {}      # (match seed, the agent's seat): line
     # read yields any JSON object: the format is checked here (format 2 was read; review)
     for n, record in read_numbered(path, format_checked=True):
         try:
@@ -75,6 +77,12 @@ def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int,
         elif these != rules:
             raise ScopaError(f"{path}:{n}: other rules than the file's first record "
                              f"({these.differences(rules, f'in line {n}', f'in line {first}')})")
+        if (seed, seat) in seen:
+            # the same match twice (a file appended to itself, two runs with one --seed) counted
+            # its deal twice and narrowed the interval (review; evaluate.py --pool refuses it)
+            raise ScopaError(f"{path}:{n}: match seed {seed} with the agent in seat {seat} is also "
+                             f"line {seen[seed, seat]}: the same deal would count twice")
+        seen[seed, seat] = n
         rows.append((seed, seat, int(winner == seat), n, margin, hands))
     if not rows:
         raise ScopaError(f"{path}: no records")
@@ -93,31 +101,28 @@ def compare(path_a: str, path_b: str, players: list[str] | None = None) -> dict:
         differ = rules_b.differences(rules_a, f"in {path_b}:{b[0][3]}", f"in {path_a}:{a[0][3]}")
         raise ScopaError(f"{path_b}:{b[0][3]} was played under other rules than {path_a}:{a[0][3]} "
                          f"({differ}): compare runs under the same rules")
-    deals: list[list[int]] = []
-    points: list[list[int]] = []         # per deal: A's margin and hands, B's margin and hands
-    last_seed = None
+    # per deal (match seed; load refused a seed twice in one seat): B's wins minus A's, and A's
+    # margin and hands, B's margin and hands
+    deals: dict[int, list[int]] = {}
+    points: dict[int, list[int]] = {}
     for (seed, seat, win_a, line_a, pa, ha), (seed_b, seat_b, win_b, line_b, pb, hb) in zip(a, b):
         if (seed, seat) != (seed_b, seat_b):
             raise ScopaError(f"{path_b}:{line_b} is not the deal of {path_a}:{line_a} (match seed "
                              f"{seed_b} seat {seat_b}, against seed {seed} seat {seat}): compare "
                              f"runs made with the same --seed, --matches and opponent")
-        if seed != last_seed:
-            deals.append([])
-            points.append([0, 0, 0, 0])
-            last_seed = seed
-        deals[-1].append(win_b - win_a)
+        deals.setdefault(seed, []).append(win_b - win_a)
         for i, x in enumerate((pa, ha, pb, hb)):
-            points[-1][i] += x
+            points.setdefault(seed, [0, 0, 0, 0])[i] += x
     if len(a) != len(b):
         raise ScopaError(f"{path_a} holds {len(a)} matches, {path_b} {len(b)} (the same deals as "
                          f"far as the shorter goes): compare runs of the same --matches")
-    mean, (lo, hi) = mean_ci([sum(d) / len(d) for d in deals])
-    b_only = sum(1 for d in deals for x in d if x > 0)
-    a_only = sum(1 for d in deals for x in d if x < 0)
+    mean, (lo, hi) = mean_ci([sum(d) / len(d) for d in deals.values()])
+    b_only = sum(1 for d in deals.values() for x in d if x > 0)
+    a_only = sum(1 for d in deals.values() for x in d if x < 0)
     bounded = len(deals) > 1 and b_only + a_only < FEW_DIFFER
     if bounded:
         lo, hi = few_differ_ci(b_only, a_only, len(a))
-    per_hand, per_hand_ci = ratio_difference_ci(*zip(*points))
+    per_hand, per_hand_ci = ratio_difference_ci(*zip(*points.values()))
     return {"per_hand": per_hand, "per_hand_ci": per_hand_ci, "hands": (sum(r[5] for r in a), sum(r[5] for r in b)),
             "a": (name_a, sum(r[2] for r in a)), "b": (name_b, sum(r[2] for r in b)),
             "matches": len(a), "deals": len(deals), "opponent": opp_a,

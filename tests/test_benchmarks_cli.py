@@ -310,6 +310,18 @@ def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
     # 0, +6, +12 a hand: mean 6, sd 6, 6 +- 4.3027 x 6 / sqrt(3)
     assert out[3] == ("B - A: +6.000 points per hand, 95% CI [-8.905, +20.905] (cluster-robust over "
                       "3 deals; 6 and 6 hands)")
+    # a deal is its seed's matches wherever they stand in the file (seats apart: six deals of one
+    # match each were counted); the same match twice counted its deal twice (review)
+    wins_a, order = dict(zip(seats, [1, 1, 0, 1, 0, 0])), seats[0::2] + seats[1::2]
+    _records(a, "agent:x=1", [(s, t, wins_a[s, t]) for s, t in order])
+    _records(b, "agent:x=2", [(s, t, 1) for s, t in order])
+    assert run("paired.py", [str(a), str(b)], tmp_path).stdout.splitlines() == out
+    _records(b, "agent:x=2", [(s, t, 1) for s, t in order[:3] + order[1:2] + order[4:]])
+    one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
+                   "b.jsonl:4: match seed 12 with the agent in seat 0 is also line 2: the same deal "
+                   "would count twice")
+    _records(a, "agent:x=1", [(s, t, w) for (s, t), w in zip(seats, [1, 1, 0, 1, 0, 0])])
+    _records(b, "agent:x=2", [(s, t, w) for (s, t), w in zip(seats, [1, 1, 1, 1, 1, 1])])
     # the agents named: the opponent's name as either file's agent is refused
     r = run("paired.py", [str(a), str(b), "--players", "agent:x=1", "agent:x=2"], tmp_path)
     assert r.stdout.splitlines() == out
@@ -328,7 +340,7 @@ def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
     _records(b, "agent:x=2", [(s, t, 1) for s, t in seats[:4]])
     one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
                    "a.jsonl holds 6 matches, " + str(b) + " 4 (the same deals as far as the shorter goes)")
-    _records(b, "agent:x=2", [(s + (i == 1), t, 1) for i, (s, t) in enumerate(seats[:4])])
+    _records(b, "agent:x=2", [(s + 10 * (i == 1), t, 1) for i, (s, t) in enumerate(seats[:4])])
     one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py", "b.jsonl:2 is not the deal of")
     _records(b, "agent:x=2", [(s, t, 1) for s, t in seats], target=21)
     one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
