@@ -62,7 +62,7 @@ def play(hard, normal, matches: int, seed: int, rules: Rules | None = None, extr
 
 def summary(label: str, ms: np.ndarray) -> str:
     return (f"{label:<36} n={ms.size:5d}  median {np.median(ms):6.2f} ms  p90 {np.percentile(ms, 90):6.2f}"
-            f"  p99 {np.percentile(ms, 99):6.2f}  max {ms.max():6.1f}")
+            f"  p99 {np.percentile(ms, 99):6.2f}  max {ms.max():6.2f}")
 
 
 @errors_as_one_line(Path(__file__).name)

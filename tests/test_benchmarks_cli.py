@@ -169,6 +169,23 @@ def test_a_baseline_that_cannot_serve_is_one_line(script, init, words, tmp_path)
 
 
 
+def test_bench_hard_prints_each_row_at_one_precision(tmp_path):
+    """Six rows of timings, every figure to two decimals (max had one: `p99 0.05 max 0.0`;
+    review), the ordered percentiles, and the ratio of the medians."""
+    import re
+    r = run("bench_hard.py", ["--matches", "1", "--budget", "300"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("hard {'budget': 300} vs normal, 1 matches, rules classic, load average")
+    row = re.compile(r"(hard|normal) +(wall|cpu), +(all decisions|decisions with a choice) +n= *(\d+)  "
+                     r"median +(\d+\.\d\d) ms  p90 +(\d+\.\d\d)  p99 +(\d+\.\d\d)  max +(\d+\.\d\d)$")
+    for line in lines[1:7]:
+        m = row.match(line)
+        assert m, line
+        assert 0 < int(m[4]) and float(m[5]) <= float(m[6]) <= float(m[7]) <= float(m[8]), line
+    assert re.fullmatch(r"median cpu time ratio hard / normal: \d+x", lines[7]) and len(lines) == 8
+
+
 def test_max_moves_prints_each_preset_within_its_bounds(tmp_path):
     """The figures batched.py quotes come from this script: a row per preset named, its most
     moves within the proven classic bound (75) and the start width the env gives those rules."""
