@@ -221,15 +221,19 @@ MOST_SEVENS_ORDER = ((7, "seven"), (6, "six"), (1, "ace"), (5, "five"), (4, "fou
 
 
 def most_sevens_detail(piles) -> str:
-    """Each pile's counts under most_sevens, up to the first rank whose counts differ (the one
-    that decided): '2 sevens, 3 sixes - 2 sevens, 1 six'; the sevens alone when all agree."""
+    """Each pile's counts under most_sevens, up to the rank that decided (the first whose counts
+    differ among the piles still level for the lead): '2 sevens, 3 sixes - 2 sevens, 1 six'; the
+    sevens alone when the leaders agree all the way."""
     def count(p, rank):
         return sum(1 for c in p if (rank_of(c) >= 8 if rank is None else rank_of(c) == rank))
 
     shown = []
+    level = list(piles)     # with 3 sides one far behind on sevens decided nothing (review)
     for rank, word in MOST_SEVENS_ORDER:
         shown.append((rank, word))
-        if len({count(p, rank) for p in piles}) > 1:
+        best = max(count(p, rank) for p in level)
+        level = [p for p in level if count(p, rank) == best]
+        if len(level) == 1:
             break
     else:
         shown = shown[:1]       # a tie all the way: nobody takes the point

@@ -789,6 +789,12 @@ def test_most_sevens_detail_shows_the_rank_that_decided():
     assert play.most_sevens_detail([cards("7D 8C"), cards("7S 2B")]) == \
         "1 seven, 0 sixes, 0 aces, 0 fives, 0 fours, 0 threes, 0 twos - 1 seven, 0 sixes, 0 aces, 0 fives, 0 fours, 0 threes, 1 two"
     assert play.primiera_detail([a, b], "most_sevens") == "2 sevens, 3 sixes - 2 sevens, 1 six"
+    # three sides: the third's missing sevens decided nothing; the sixes between the two leaders
+    # did (it stopped at the sevens: '2 sevens - 2 sevens - 0 sevens'; review)
+    assert play.most_sevens_detail([cards("7D 7C 6B"), cards("7S 7B"), cards("6D")]) == \
+        "2 sevens, 1 six - 2 sevens, 0 sixes - 0 sevens, 1 six"
+    assert play.most_sevens_detail([cards("7D 6B"), cards("7S 6C"), cards("6D")]) == \
+        "1 seven - 1 seven - 0 sevens"          # the leaders level all the way: nobody
 
 
 def test_typed_text_is_echoed_cut_short_and_7h_is_explained():
