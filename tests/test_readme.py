@@ -25,3 +25,12 @@ def test_the_engine_example_prints_what_its_comment_shows(capsys):
     exec(compile(block, "README.md engine example", "exec"), {})
     printed = capsys.readouterr().out.splitlines()[0]
     assert printed.startswith(shown), (printed, shown)
+
+
+def test_the_setup_example_prints_what_its_comment_shows(capsys):
+    """Game.setup, the public way to build a position, had no word in the README (review): its
+    example's comment is the moves it prints."""
+    block = next(b for b in BLOCKS if "g.setup(" in b)
+    shown = re.search(r"# (\[.*?\]):", block).group(1)
+    exec(compile(block, "README.md setup example", "exec"), {})
+    assert capsys.readouterr().out.strip() == shown
