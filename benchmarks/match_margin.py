@@ -43,6 +43,9 @@ def resampled_win_rate(hands: np.ndarray, shift: float, target: int, n: int,
     if p > 1:
         raise ScopaError(f"shift {shift} is more than moving a point in every hand the opponent "
                          f"scored in can give: at most {2 * can.mean():.3f} with these hands")
+    if p == 0 and not (hands[:, 0] != hands[:, 1]).any():
+        # no hand can break a tie: the loop below never ended (review)
+        raise ScopaError("every hand was level and no point is moved: a match of them never ends")
     won = 0
     for _ in range(n):
         a = b = 0

@@ -186,6 +186,35 @@ def test_bench_hard_prints_each_row_at_one_precision(tmp_path):
     assert re.fullmatch(r"median cpu time ratio hard / normal: \d+x", lines[7]) and len(lines) == 8
 
 
+def test_match_margin_plays_then_resamples(tmp_path):
+    """The normal path: the measured line, then one resampled line per shift, each shift adding
+    to the measured margin."""
+    import re
+    r = run("match_margin.py", ["--agent", "easy", "--matches", "4", "--samples", "200", "--shifts", "0,1"],
+            tmp_path)
+    assert r.returncode == 0, r.stderr
+    head, *rows = r.stdout.splitlines()
+    m = re.match(r"easy vs easy: 4 matches \(seed 0\), measured win rate (\d+\.\d)%; (\d+) hands, points "
+                 r"per hand (\d\.\d+) - (\d\.\d+) = ([+-]\d\.\d+) \(sd \d\.\d+\)$", head)
+    assert m, head
+    assert abs(float(m[3]) - float(m[4]) - float(m[5])) < 0.0015
+    margins = [float(re.match(r"  margin ([+-]\d+\.\d\d) per hand: resampled match win rate \d+\.\d%$", row)[1])
+               for row in rows]
+    assert len(margins) == 2 and abs(margins[1] - margins[0] - 1) < 0.011
+
+
+def test_resampled_matches_of_level_hands_are_an_error_not_an_endless_loop():
+    import numpy as np
+    from benchmarks.match_margin import resampled_win_rate
+    from scopa_env.errors import ScopaError
+    rng = np.random.default_rng(0)
+    with pytest.raises(ScopaError, match="every hand was level and no point is moved"):
+        resampled_win_rate(np.array([[2, 2], [0, 0]]), 0.0, 11, 10, rng)
+    # a point moved now and then breaks the ties; one unlevel hand does too
+    assert resampled_win_rate(np.array([[2, 2], [1, 1]]), 0.5, 11, 50, rng) == 1.0
+    assert 0 <= resampled_win_rate(np.array([[2, 2], [3, 1]]), 0.0, 11, 50, rng) <= 1
+
+
 def test_max_moves_prints_each_preset_within_its_bounds(tmp_path):
     """The figures batched.py quotes come from this script: a row per preset named, its most
     moves within the proven classic bound (75) and the start width the env gives those rules."""
