@@ -215,6 +215,37 @@ def test_resampled_matches_of_level_hands_are_an_error_not_an_endless_loop():
     assert 0 <= resampled_win_rate(np.array([[2, 2], [3, 1]]), 0.0, 11, 50, rng) <= 1
 
 
+def test_bench_aec_and_bench_batched_print_a_row_per_env(tmp_path):
+    """The normal paths of the two speed benchmarks, in a fraction of a second per row: every
+    row a positive rate (only their bad arguments were tested; review)."""
+    import re
+    r = run("bench_aec.py", ["--seconds", "0.1", "--repeats", "1", "--rules", "scopone"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    rates = dict(re.findall(r"^(scopa raw_env|scopa env \(wrapped\)|raw_env scopone) +([\d,]+) ", r.stdout, re.M))
+    assert len(rates) == 3 and all(int(v.replace(",", "")) > 0 for v in rates.values()), r.stdout
+    assert re.search(r"^targets: raw >= 20,000 \((met|NOT met)\), wrapped >= 10,000 \((met|NOT met)\)$",
+                     r.stdout, re.M), r.stdout
+    r = run("bench_batched.py", ["--sizes", "8", "--seconds", "0.1", "--repeats", "1", "--rules", "classic",
+                                 "scopone"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert re.findall(r"^rules (\S+)$", r.stdout, re.M) == ["classic", "scopone"]
+    rows = re.findall(r"^ +8 (index|ids|index\+dense mask) +([\d,]+) ", r.stdout, re.M)
+    assert [m for m, _ in rows] == ["index", "ids", "index+dense mask"] * 2
+    assert all(int(v.replace(",", "")) > 0 for _, v in rows)
+
+
+def test_opponent_fit_prints_log_likelihoods(tmp_path):
+    import re
+    r = run("opponent_fit.py", ["--level", "easy", "--pairs", "2"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    head, *rows = r.stdout.splitlines()
+    assert re.fullmatch(r"easy vs normal, 4 matches \(seed 5\): \d+ choices, \d+\.\d% of them normal's "
+                        r"best move", head), head
+    fits = [float(re.search(r"mean log-likelihood (-?\d+\.\d+)$", row)[1]) for row in rows]
+    assert len(fits) == len(rows) >= 3 and all(x <= 0 for x in fits)
+    assert rows[-1].startswith("  uniformly random:")
+
+
 def test_max_moves_prints_each_preset_within_its_bounds(tmp_path):
     """The figures batched.py quotes come from this script: a row per preset named, its most
     moves within the proven classic bound (75) and the start width the env gives those rules."""
