@@ -180,8 +180,9 @@ def main(argv=None) -> int:
                     f"ended differently: bounded by their share and split, Wilson)")
     else:
         interval = f"95% CI [{100 * lo:+.2f}, {100 * hi:+.2f}] (Student t over {r['deals']:,} deals)"
-    print(f"B - A: {100 * r['diff']:+.2f} points of match win rate, {interval}; {r['differ']:,} "
-          f"matches ended differently")
+    matches = "1 match" if r["differ"] == 1 else f"{r['differ']:,} matches"
+    print(f"B - A: {100 * r['diff']:+.2f} points of match win rate, {interval}; {matches} ended "
+          f"differently")
     lo, hi = r["per_hand_ci"]
     print(f"B - A: {r['per_hand']:+.3f} points per hand, 95% CI {points_interval_text(lo, hi)} "
           f"(cluster-robust over {r['deals']:,} deals; {r['hands'][0]:,} and {r['hands'][1]:,} hands)")

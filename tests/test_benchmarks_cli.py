@@ -365,6 +365,36 @@ def test_paired_win_interval_student_t_or_the_bound_when_few_matches_differ(tmp_
     assert out[2] == ("B - A: +0.00 points of match win rate, 95% CI [-17.31, +17.31] (fewer than 10 "
                       "matches ended differently: bounded by their share and split, Wilson); 0 "
                       "matches ended differently")
+    # the edge: 10 matches ended differently is Student's t, 9 the bound
+    for differ, words in ((10, "(Student t over 12 deals); 10 matches ended differently"),
+                          (9, "(fewer than 10 matches ended differently: bounded by their share and "
+                              "split, Wilson); 9 matches ended differently")):
+        _records(b, "agent:x=2", [(s, t, 1 - w if i < differ else w) for i, (s, t, w) in enumerate(rows_a)])
+        assert run("paired.py", [str(a), str(b)], tmp_path).stdout.splitlines()[2].endswith(words)
+
+
+def test_paired_reads_what_evaluate_records(tmp_path):
+    """Two real evaluate.py --record runs on the same deals (its tests built the records by
+    hand; review): each agent's wins as evaluate.py counted them, and 1 match, not '1 matches'."""
+    import json
+    for name, agent in (("a.jsonl", "easy"), ("b.jsonl", "normal")):
+        r = subprocess.run([sys.executable, str(BENCH.parent / "evaluate.py"), "--agent", agent, "--opponent",
+                            "random", "--matches", "4", "--record", name, "--json", name + ".json"],
+                           capture_output=True, text=True, cwd=tmp_path, timeout=240)
+        assert r.returncode == 0, r.stderr
+    r = run("paired.py", ["a.jsonl", "b.jsonl"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout.splitlines()
+    hands = []
+    for line, label, agent in zip(out, "AB", ("easy", "normal")):
+        run_json = json.loads((tmp_path / f"{label.lower()}.jsonl.json").read_text())
+        result = run_json["results"][0]
+        assert line == (f"{label} {label.lower()}.jsonl: {agent} won {result['wins']} of 4 matches against "
+                        f"random ({100 * result['wins'] / 4:.1f}%)")
+        hands.append(str(result["hands"]))
+    differ = int(out[2].rsplit("; ", 1)[1].split()[0])
+    assert out[2].endswith(f"; {differ} {'match' if differ == 1 else 'matches'} ended differently")
+    assert out[3].endswith(f"(cluster-robust over 2 deals; {hands[0]} and {hands[1]} hands)")
 
 
 def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
