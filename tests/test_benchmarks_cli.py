@@ -514,6 +514,20 @@ def test_hand_value_measures_the_learned_agent_as_evaluate_plays_it(tmp_path):
     assert told.split()[-4:] != fair.split()[-4:], (fair, told)
 
 
+def test_hand_value_measures_hard_as_evaluate_plays_it(tmp_path):
+    """The default --agent hard (only the learned agent's path was tested; review): the fair
+    line is hard:infer=true as evaluate.py plays it on the same deals."""
+    from agents.arena import evaluate
+    r = run("hand_value.py", ["--agent", "hard", "--matches", "4", "--budget", "300", "--workers", "1"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    fair, told = (line for line in r.stdout.splitlines() if line.startswith(("hard:infer", "the same")))
+    assert fair.startswith("hard:infer=true (sees what a player sees)")
+    row = evaluate("hard:infer=true,budget=300", "easy", matches=4, seed=11)
+    assert f"{100 * row['win_rate']:6.1f}%" in fair and f"{row['points_per_hand']:+.3f} [" in fair, (fair, row)
+    assert told.startswith("the same, its search told the opponent's hand")
+    assert r.stdout.splitlines()[-1].startswith("told minus fair, per deal")
+
+
 def test_hand_value_refuses_a_ppo_checkpoint(tmp_path):
     """The agent's own error advised search=0, which --agent cannot take (review)."""
     torch = pytest.importorskip("torch")
