@@ -103,7 +103,8 @@ class HardAgent(Agent):
                  min_worlds: int | None = None, max_worlds: int | None = None, rollouts: int = 1, epsilon: float = 0.0,
                  time_budget: float | None = None, endgame_margin: int = ENDGAME_MARGIN, weights=None,
                  exact_last_deal: bool = False, infer: bool = False, infer_eps: float | None = None,
-                 infer_beta: float | None = None, easy_last_deal: bool = False, match_equity: bool = False):
+                 infer_beta: float | None = None, easy_last_deal: bool | None = None,
+                 match_equity: bool | None = None):
         super().__init__(rules, seed)
         # a fixed count of worlds replaces the budget's share: those options would do nothing
         # (they were accepted without a word; review)
@@ -148,8 +149,8 @@ class HardAgent(Agent):
             raise ScopaError(f"hard option time_budget must be > 0 seconds, got {time_budget!r}")
         self.exact_last_deal = flag_option("hard", "exact_last_deal", exact_last_deal)
         self.infer = flag_option("hard", "infer", infer)
-        self.easy_last_deal = flag_option("hard", "easy_last_deal", easy_last_deal)
-        self.match_equity = flag_option("hard", "match_equity", match_equity)
+        self.easy_last_deal = flag_option("hard", "easy_last_deal", False if easy_last_deal is None else easy_last_deal)
+        self.match_equity = flag_option("hard", "match_equity", False if match_equity is None else match_equity)
         self.infer_eps = number_option("hard", "infer_eps", INFER_EPS if infer_eps is None else infer_eps)
         if not 0.0 < self.infer_eps <= 1.0:
             raise ScopaError(f"hard option infer_eps must be in (0, 1], got {infer_eps!r}")
@@ -157,10 +158,11 @@ class HardAgent(Agent):
         if not 0.0 <= self.infer_beta <= 100.0:
             raise ScopaError(f"hard option infer_beta must be in [0, 100], got {infer_beta!r}")
         # the inference's options do nothing without it: refused, as the learned agent's
-        # easy_last_deal without search is (they were accepted without a word)
-        for name, given in (("infer_eps", infer_eps is not None), ("infer_beta", infer_beta is not None),
-                            ("easy_last_deal", self.easy_last_deal), ("match_equity", self.match_equity)):
-            if given and not self.infer:
+        # easy_last_deal without search is (they were accepted without a word), false as well
+        # (`hard:match_equity=false` passed, named a player that plays as `hard`; review)
+        for name, value in (("infer_eps", infer_eps), ("infer_beta", infer_beta),
+                            ("easy_last_deal", easy_last_deal), ("match_equity", match_equity)):
+            if value is not None and not self.infer:
                 raise ScopaError(f"hard option {name} is the inference's: give infer=true too")
         self.weights = weights_option("hard", WEIGHTS if weights is None else weights, WEIGHTS.size)
         self.last_worlds = 0

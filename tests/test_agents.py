@@ -805,7 +805,8 @@ def test_a_learned_agents_name_option_is_text():
 def test_options_that_would_do_nothing_are_refused():
     """The inference's options without infer, and search_weight without search, were accepted
     without a word and did nothing (easy_last_deal without search was already refused)."""
-    for spec in ("hard:infer_eps=0.1", "hard:infer_beta=3", "hard:easy_last_deal=true"):
+    for spec in ("hard:infer_eps=0.1", "hard:infer_beta=3", "hard:easy_last_deal=true",
+                 "hard:easy_last_deal=false", "hard:match_equity=false", "hard:match_equity=true"):
         with pytest.raises(ScopaError, match=f"hard option {spec[5:].split('=')[0]} is the inference's: give infer=true too"):
             make_agent(spec)
     assert make_agent("hard:infer=true,infer_eps=0.1,infer_beta=3,easy_last_deal=true").infer_beta == 3
