@@ -230,10 +230,18 @@ def build_rules(args) -> Rules:
     return rules_from_flags(args.rules, args.napola, args.target)
 
 
-def check_specs(specs, rules: Rules) -> None:
-    """Build each agent once so that a bad SPEC fails before any match is played."""
+def check_specs(specs, rules: Rules, recording: bool = False) -> None:
+    """Build each agent once so that a bad SPEC fails before any match is played; with
+    --record, two agents whose records would name them alike are an error too."""
+    named: dict[str, str] = {}
     for s in dict.fromkeys(specs):
-        make_agent(s, rules=rules, seed=0)
+        name = make_agent(s, rules=rules, seed=0).name
+        other = named.setdefault(name, s)
+        # a record names a checkpoint by its file's stem: two runs' latest.pt were both 'latest',
+        # and which seat was which network was lost without a word (review)
+        if recording and other != s and same_agent_key(other) != same_agent_key(s):
+            raise ScopaError(f"--record: {other} and {s} would both be named {name!r} in the game "
+                             f"records; tell them apart with a name option ({s}:name=...)")
 
 
 def play(agent: str, opponent: str, args, rules: Rules, progress, records: list | None) -> dict:
@@ -304,7 +312,8 @@ def scheme(rules: Rules, matches: int, partner) -> str:
 
 
 def head_to_head(args, rules: Rules, records) -> dict:
-    check_specs([args.agent, *args.opponent] + ([args.partner] if args.partner else []), rules)
+    check_specs([args.agent, *args.opponent] + ([args.partner] if args.partner else []), rules,
+                recording=records is not None)
     print(f"agent {args.agent}: {scheme(rules, args.matches, args.partner)}, "
           f"seed {args.seed}, {rules_text(rules, args.rules)}")
     width = name_width(args.opponent)
@@ -330,7 +339,7 @@ def round_robin(args, rules: Rules, records) -> dict:
     if rules.teams != 2:
         raise ScopaError(f"--round-robin needs two sides (2 players or 4 in pairs); these rules have "
                          f"{rules.teams}: use --agent and --opponent")
-    check_specs(specs + ([args.partner] if args.partner else []), rules)
+    check_specs(specs + ([args.partner] if args.partner else []), rules, recording=records is not None)
     k = len(specs)
     pairs = list(combinations(range(k), 2))
     print(f"round robin of {k} agents: {args.matches} matches per pair, seed {args.seed}, "

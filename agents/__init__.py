@@ -117,9 +117,15 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
         spec = str(spec).lower()        # 'Normal' as presets, commands and cards: any case
     if spec in REGISTRY:
         cls = REGISTRY[spec]
+        # the name game records give the player, as a checkpoint's name= is: without it a level
+        # playing itself (normal against normal) was one name twice, which no record reader
+        # could tell apart (review)
+        name = options.pop("name", None)
+        if name is not None and (not isinstance(name, str) or not name):
+            raise ScopaError(f"{spec} option name must be a non-empty text, got {name!r}")
         _check_options(cls, spec, options)
         agent = cls(rules=rules, seed=seed, **options)
-        agent.name = _with_options(spec, options)      # levels take no name= option
+        agent.name = name if name is not None else _with_options(spec, options)
         return agent
     if str(spec).endswith(".pt"):
         regular_file("checkpoint", spec)

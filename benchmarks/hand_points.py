@@ -52,6 +52,8 @@ def count_hands(paths: list[str], player: str) -> dict[tuple[int, int], int]:
                     if not all(type(x) is int for x in key):
                         raise ValueError(f"hand score totals {key!r}")
                     hands.append(key)
+            except ScopaError as e:        # both players of one name (records.seat_of)
+                raise ScopaError(f"{path}:{n}: {e}") from None
             except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
                 raise ScopaError(f"{path}:{n}: not a 2-player game record naming {player!r} once "
                                  f"({type(e).__name__}: {e})") from None

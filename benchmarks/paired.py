@@ -64,6 +64,8 @@ def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int,
             if type(winner) is not int or winner not in (0, 1):
                 raise ValueError(f"winner {winner!r}")
             margin, hands = _margin(record["hands"], seat)
+        except ScopaError as e:        # both players of one name (records.seat_of)
+            raise ScopaError(f"{path}:{n}: {e}") from None
         except (ValueError, KeyError, TypeError) as e:
             what = f" naming {player!r} once" if player is not None else ""
             raise ScopaError(f"{path}:{n}: not a finished 2-player match record{what} "

@@ -181,13 +181,16 @@ def check_format(record: dict) -> None:
 def seat_of(record: dict, player: str | None) -> int:
     """The seat of `player` (None: the first name) in a 2-player record; a ValueError unless the
     record's players are two names, `player` one of them once (paired.py and hand_points.py read
-    records by it)."""
+    records by it); a ScopaError when both are that name."""
     names = record["players"]
     if not isinstance(names, list) or len(names) != 2 or not all(isinstance(x, str) for x in names):
         raise ValueError(f"players {names!r}: two names")
     if player is None:
         player = names[0]
     seats = [i for i, name in enumerate(names) if name == player]
+    if len(seats) == 2:     # a finished record all the same (it said 'not a ... record'; review)
+        raise ScopaError(f"both players are named {player!r}: the record cannot say which seat "
+                         f"is whose (give one a name option when evaluating, SPEC:name=...)")
     if len(seats) != 1:
         raise ValueError(f"players {names} name {player!r} {len(seats)} times")
     return seats[0]

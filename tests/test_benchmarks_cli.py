@@ -297,6 +297,14 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
     other.unlink()
     one_line_error(run("hand_points.py", [str(rec), "--player", "normal"], tmp_path), "hand_points.py",
                    "name 'normal' 0 times")
+    # a level against itself: a finished record all the same, whose seats no name tells apart
+    # (it said 'not a 2-player game record'; review)
+    other.write_text(good.replace('"agent"', '"easy"'))
+    one_line_error(run("hand_points.py", [str(other), "--player", "easy"], tmp_path), "hand_points.py",
+                   "o.jsonl:1: both players are named 'easy': the record cannot say which seat is whose "
+                   "(give one a name option when evaluating, SPEC:name=...)")
+    one_line_error(run("paired.py", [str(other), str(other)], tmp_path), "paired.py",
+                   "o.jsonl:1: both players are named 'easy': the record cannot say which seat is whose")
     rec.write_bytes(b"not json\n")
     one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
                    "r.jsonl:1: not a JSON record")

@@ -209,6 +209,34 @@ def run_cli(*args, cwd=ROOT):
                           text=True, cwd=cwd, timeout=120)
 
 
+def test_record_refuses_two_agents_it_would_name_alike(tmp_path):
+    """A record names a checkpoint by its file's stem: two runs' latest.pt were both 'latest' in
+    every record, and which seat was which network was lost (review). Refused before any match,
+    only with --record (the table and the JSON keep the specs); one agent spelt twice is no clash."""
+    import shutil
+    for run in ("a", "b"):
+        (tmp_path / run).mkdir()
+        shutil.copy(ROOT / "checkpoints" / "scopa-default.pt", tmp_path / run / "latest.pt")
+    rec = tmp_path / "r.jsonl"
+    for args, clash in ((["--agent", "a/latest.pt", "--opponent", "b/latest.pt"], "a/latest.pt and b/latest.pt"),
+                        (["--agent", "random", "--opponent", "easy:name=x", "--opponent", "normal:name=x"],
+                         "easy:name=x and normal:name=x"),
+                        (["--round-robin", "random", "a/latest.pt", "b/latest.pt"], "a/latest.pt and b/latest.pt")):
+        p = run_cli(*args, "--matches", "2", "--record", str(rec), cwd=tmp_path)
+        assert p.returncode == 2 and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr, p.stderr
+        assert f"--record: {clash} would both be named" in p.stderr, p.stderr
+        assert "tell them apart with a name option" in p.stderr and not rec.exists()
+        assert "win rate" not in p.stdout
+    p = run_cli("--agent", "a/latest.pt", "--opponent", "b/latest.pt:name=other", "--matches", "2",
+                "--record", str(rec), cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(rec.read_text().splitlines()[0])["players"] == ["latest", "other"]
+    assert run_cli("--agent", "a/latest.pt", "--opponent", "./a/latest.pt:name=latest", "--matches", "2",
+                   "--record", str(rec), cwd=tmp_path).returncode == 0
+    assert run_cli("--agent", "a/latest.pt", "--opponent", "b/latest.pt", "--matches", "2",
+                   cwd=tmp_path).returncode == 0
+
+
 def test_cli_smoke(tmp_path):
     out, rec = tmp_path / "out.json", tmp_path / "games.jsonl"
     p = run_cli("--agent", "easy", "--opponent", "random", "--opponent", "normal", "--matches", "4",
