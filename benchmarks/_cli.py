@@ -13,7 +13,7 @@ import math
 import sys
 from pathlib import Path
 
-from scopa_env.cli import Parser, first_repeat
+from scopa_env.cli import Parser, first_repeat, quiet_stdout
 from scopa_env.errors import ScopaError
 from scopa_env.seeds import check_seed
 
@@ -72,13 +72,19 @@ def distinct(p: argparse.ArgumentParser, flag: str, values, key=lambda v: v) -> 
 
 def errors_as_one_line(prog: str):
     """Decorate a main(): a ScopaError, OSError or MemoryError it raises becomes `prog: error:
-    ...` on stderr and exit code 2 (return value 2), as in evaluate.py."""
+    ...` on stderr and exit code 2 (return value 2), as in evaluate.py; a reader that goes away
+    (`| head -1`) ends it quietly, exit 0, as the CLIs (it was 'error: Broken pipe', exit 2)."""
 
     def wrap(main):
         @functools.wraps(main)
         def run(*args, **kwargs):
             try:
-                return main(*args, **kwargs)
+                code = main(*args, **kwargs)
+                sys.stdout.flush()      # a block-buffered stdout meets a closed pipe here, not at exit
+                return code
+            except BrokenPipeError:
+                quiet_stdout()
+                return 0
             except ScopaError as e:
                 print(f"{prog}: error: {e}", file=sys.stderr)
             except OSError as e:
