@@ -28,6 +28,7 @@ FORMAT = 1      # the record layout of README "Game records"; a record without "
 _KEYS = {"record": {"format", "rules", "seed", "players", "hands", "totals", "winner"},
          "hand": {"dealer", "deals", "moves", "score"}, "deal": {"hands", "table"},
          "move": {"player", "card", "captured", "legal"}}
+_OPTIONAL = {"format", "legal"}     # a record without "format" is format 1; "legal" is --with-legal's
 
 
 class Recorder:
@@ -285,9 +286,12 @@ def _check_deal(where: str, deal: dict, game: Game, first: bool, source: str = "
 
 
 def _obj(d, kind: str, where: str) -> dict:
-    """`d` is a JSON object with only the keys a `kind` of record part has."""
+    """`d` is a JSON object with the keys a `kind` of record part has, and only those."""
     if not isinstance(d, dict):
         raise ScopaError(f"{where}: a {kind} is a JSON object {{...}}, got {d!r}")
+    missing = sorted(_KEYS[kind] - _OPTIONAL - set(d))
+    if missing:     # a KeyError below named no place: 'hands' of a deal read as the record's (review)
+        raise ScopaError(f"{where}: the {kind} key {missing[0]!r} is missing")
     unknown = sorted(set(d) - _KEYS[kind])
     if unknown:
         raise ScopaError(f"{where}: unknown {kind} key {unknown[0]!r} (a {kind} has "

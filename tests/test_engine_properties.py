@@ -164,7 +164,7 @@ def test_replay_catches_tampering():
         records.replay(bad)
     bad = json.loads(json.dumps(rec))
     del bad["totals"]
-    with pytest.raises(ScopaError, match="malformed record: the key 'totals' is missing"):
+    with pytest.raises(ScopaError, match="record: the record key 'totals' is missing"):
         records.replay(bad)
 
 
@@ -362,7 +362,13 @@ def test_replay_holds_records_to_the_documented_keys_and_types():
         (lambda r: r.__setitem__("version", 7), "unknown record key 'version'"),
         (lambda r: r["hands"][0]["moves"][0].__setitem__("note", "x"), "hand 0 move 0: unknown move key 'note'"),
         (lambda r: r.__setitem__("rules", None), "rules is a JSON object"),
-        (lambda r: r.__delitem__("seed"), "the key 'seed' is missing"),
+        (lambda r: r.__delitem__("seed"), "record: the record key 'seed' is missing"),
+        # a missing key of a part names the part (a deal's 'hands' read as the record's; review)
+        (lambda r: r["hands"][-1]["moves"][-1].__delitem__("card"),
+         f"hand {len(rec['hands']) - 1} move {len(rec['hands'][-1]['moves']) - 1}: the move key 'card' is missing"),
+        (lambda r: r["hands"][-1]["deals"][-1].__delitem__("hands"),
+         f"hand {len(rec['hands']) - 1} deal {len(rec['hands'][-1]['deals']) - 1}: the deal key 'hands' is missing"),
+        (lambda r: r["hands"][0].__delitem__("score"), "hand 0: the hand key 'score' is missing"),
         (lambda r: r.__setitem__("seed", 12345), "hand 0: dealer 1, the engine deals seed 12345 with dealer 0"),
         (lambda r: r.__setitem__("seed", 12346), "hand 0 deal 0: the deal lists hands .* from seed 12346"),
         (lambda r: r["hands"][0]["moves"][0].__setitem__("player", bool(first["player"])),
@@ -374,6 +380,7 @@ def test_replay_holds_records_to_the_documented_keys_and_types():
         (lambda r: r["hands"][0]["score"][0].__setitem__("total", float(r["hands"][0]["score"][0]["total"])),
          "hand 0: score"),
     ]
+    assert not any("legal" in mv for hand in rec["hands"] for mv in hand["moves"])   # optional
     for change, words in cases:
         with pytest.raises(ScopaError, match=words):
             records.replay(edit(change))
