@@ -230,18 +230,24 @@ def build_rules(args) -> Rules:
     return rules_from_flags(args.rules, args.napola, args.target)
 
 
-def check_specs(specs, rules: Rules, recording: bool = False) -> None:
+def check_specs(specs, rules: Rules, recording: bool = False) -> dict[str, str]:
     """Build each agent once so that a bad SPEC fails before any match is played; with
-    --record, two agents whose records would name them alike are an error too."""
+    --record, two agents whose records would name them alike are an error too. Returns the
+    checksum of each checkpoint's network by its spec (the --json file's `checkpoints`)."""
     named: dict[str, str] = {}
+    checksums: dict[str, str] = {}
     for s in dict.fromkeys(specs):
-        name = make_agent(s, rules=rules, seed=0).name
+        agent = make_agent(s, rules=rules, seed=0)
+        if getattr(agent, "checksum", None):
+            checksums[s] = agent.checksum
+        name = agent.name
         other = named.setdefault(name, s)
         # a record names a checkpoint by its file's stem: two runs' latest.pt were both 'latest',
         # and which seat was which network was lost without a word (review)
         if recording and other != s and same_agent_key(other) != same_agent_key(s):
             raise ScopaError(f"--record: {other} and {s} would both be named {name!r} in the game "
                              f"records; tell them apart with a name option ({s}:name=...)")
+    return checksums
 
 
 def play(agent: str, opponent: str, args, rules: Rules, progress, records: list | None) -> dict:
@@ -312,8 +318,8 @@ def scheme(rules: Rules, matches: int, partner) -> str:
 
 
 def head_to_head(args, rules: Rules, records) -> dict:
-    check_specs([args.agent, *args.opponent] + ([args.partner] if args.partner else []), rules,
-                recording=records is not None)
+    checksums = check_specs([args.agent, *args.opponent] + ([args.partner] if args.partner else []), rules,
+                            recording=records is not None)
     print(f"agent {args.agent}: {scheme(rules, args.matches, args.partner)}, "
           f"seed {args.seed}, {rules_text(rules, args.rules)}")
     width = name_width(args.opponent)
@@ -329,7 +335,7 @@ def head_to_head(args, rules: Rules, records) -> dict:
         progress.close()
     return {"agent": args.agent, "partner": args.partner, "rules": rules.to_dict(),
             "preset": args.rules, "seed": args.seed,
-            "scheme": scheme(rules, args.matches, args.partner), "results": results}
+            "scheme": scheme(rules, args.matches, args.partner), "results": results, "checkpoints": checksums}
 
 
 def round_robin(args, rules: Rules, records) -> dict:
@@ -339,7 +345,7 @@ def round_robin(args, rules: Rules, records) -> dict:
     if rules.teams != 2:
         raise ScopaError(f"--round-robin needs two sides (2 players or 4 in pairs); these rules have "
                          f"{rules.teams}: use --agent and --opponent")
-    check_specs(specs + ([args.partner] if args.partner else []), rules, recording=records is not None)
+    checksums = check_specs(specs + ([args.partner] if args.partner else []), rules, recording=records is not None)
     k = len(specs)
     pairs = list(combinations(range(k), 2))
     print(f"round robin of {k} agents: {args.matches} matches per pair, seed {args.seed}, "
@@ -373,7 +379,7 @@ def round_robin(args, rules: Rules, records) -> dict:
         print(f"{specs[i]:<{width}} {ratings[i]:+7.0f}  [{lo[i]:+.0f}, {hi[i]:+.0f}]")
     return {"rules": rules.to_dict(), "preset": args.rules, "seed": args.seed, "results": results,
             "elo": [{"agent": specs[i], "rating": float(ratings[i]), "ci": [float(lo[i]), float(hi[i])]}
-                    for i in range(k)]}
+                    for i in range(k)], "checkpoints": checksums}
 
 
 POOL_KEYS = ("agent", "partner", "rules", "seed", "results")
@@ -456,6 +462,11 @@ def check_pool_run(path: str, run) -> None:
                          f"which --pool does not read: evaluate that run again")
     if missing:
         raise ScopaError(f"{path}: not a head-to-head evaluate.py --json file (no {missing[0]!r})")
+    if "checkpoints" in run and not (isinstance(run["checkpoints"], dict) and all(
+            isinstance(k, str) and isinstance(v, str) and v.startswith("sha256:")
+            for k, v in run["checkpoints"].items())):
+        raise ScopaError(f"{path}: checkpoints must map each checkpoint spec to its \"sha256:HEX\" "
+                         f"checksum, got {run['checkpoints']!r}")
     if "intervals" in run and run["intervals"] != INTERVALS:
         raise ScopaError(f"{path}: its intervals were made another way ({run['intervals']!r}); "
                          f"--pool combines only intervals made as {INTERVALS!r}")
@@ -522,16 +533,42 @@ def pool(paths: list[str]) -> dict:
         differ = [f"{k} {v!r} (not {rules[k]!r})" for k, v in other.items() if rules[k] != v]
         if differ:
             raise ScopaError(f"{path}: its rules differ from {paths[0]}'s: {', '.join(differ)}")
+    notes = _same_networks(paths, runs)
     seeds = [run["seed"] for run in runs]
     twice = sorted({x for x in seeds if seeds.count(x) > 1})
     if twice:
         raise ScopaError(f"seed {twice[0]} appears twice: the same deals would count twice")
-    for path, run in zip(paths, runs):    # after every check: an error stays one line
+    for note in notes:                     # after every check: an error stays one line
+        print(note, file=sys.stderr)
+    for path, run in zip(paths, runs):
         if "intervals" not in run:      # said, not assumed in silence
             print(f"evaluate.py: note: {path} carries no intervals mark (written before 2026-12-02 06:40 UTC): "
                   f"pooled as if its intervals were made as this version's (those written before "
                   f"2026-12-01 07:00 UTC used 1.96: README)", file=sys.stderr)
     return _pooled(paths, first, seeds, runs)
+
+
+def _same_networks(paths: list[str], runs: list[dict]) -> list[str]:
+    """One checkpoint spec, one network: a run's latest.pt retrained between two evaluations was
+    pooled as one agent (review). Files without `checkpoints` (written before 2026-12-04) are not
+    compared: the notes that say so, for after every check."""
+    seen: dict = {}     # same_agent_key -> (path, spec, checksum)
+    notes = []
+    for path, run in zip(paths, runs):
+        if "checkpoints" not in run:
+            specs = [run["agent"], run["partner"]] + [r["opponent"] for r in run["results"]]
+            if any(spec and split_spec(spec)[0].endswith(".pt") for spec in specs):
+                notes.append(f"evaluate.py: note: {path} names no checkpoint checksums (written before "
+                             f"2026-12-04 10:00 UTC): its networks are taken to be the other files'")
+            continue
+        for spec, checksum in run["checkpoints"].items():
+            key = same_agent_key(spec)
+            if key in seen and seen[key][2] != checksum:
+                raise ScopaError(f"{path}: {spec} is another network than {seen[key][0]}'s {seen[key][1]} "
+                                 f"(checksum {checksum[:19]}... against {seen[key][2][:19]}...): the "
+                                 f"file changed between the runs")
+            seen.setdefault(key, (path, spec, checksum))
+    return notes
 
 
 def _pooled(paths: list[str], first: dict, seeds: list, runs: list[dict]) -> dict:

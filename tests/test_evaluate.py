@@ -965,3 +965,43 @@ def test_each_header_label_starts_where_its_column_does(tmp_path):
     p = run_cli("--rules", "scopone", "--agent", "easy", "--opponent", "random", "--matches", "6")
     assert p.returncode == 0, p.stderr
     check(p.stdout, labels + ["points/hand per side"])
+
+
+def test_pool_refuses_one_checkpoint_path_holding_two_networks(tmp_path):
+    """A run's latest.pt retrained between two evaluations was pooled as one agent (the files
+    kept its path, not its network; review): every --json file now maps each checkpoint spec to
+    its network's checksum, and --pool refuses two networks under one spec."""
+    import shutil
+    from agents import checkpoint
+    shutil.copy(ROOT / "checkpoints" / "scopa-default.pt", tmp_path / "latest.pt")
+    want = checkpoint.load(str(tmp_path / "latest.pt"))["checksum"]
+
+    def evaluate_seed(seed):
+        p = run_cli("--agent", "latest.pt", "--opponent", "easy", "--matches", "2", "--seed", str(seed),
+                    "--json", f"s{seed}.json", cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+        return json.loads((tmp_path / f"s{seed}.json").read_text())
+
+    assert evaluate_seed(1)["checkpoints"] == {"latest.pt": want}
+    assert run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--json", "e.json",
+                   cwd=tmp_path).returncode == 0
+    assert json.loads((tmp_path / "e.json").read_text())["checkpoints"] == {}
+    evaluate_seed(2)
+    assert run_cli("--pool", "s1.json", "s2.json", cwd=tmp_path).returncode == 0     # the same network
+    ckpt = checkpoint.load(str(tmp_path / "latest.pt"))            # trained on: other weights
+    ckpt["model"] = {k: v + 1e-3 if v.is_floating_point() else v for k, v in ckpt["model"].items()}
+    checkpoint.save_atomic({k: v for k, v in ckpt.items() if k != "checksum"}, tmp_path / "latest.pt")
+    other = evaluate_seed(3)["checkpoints"]["latest.pt"]
+    assert other != want
+    p = run_cli("--pool", "s1.json", "s2.json", "s3.json", cwd=tmp_path)
+    assert (p.returncode, p.stderr) == (2, f"evaluate.py: error: s3.json: latest.pt is another network than "
+                                           f"s1.json's latest.pt (checksum {other[:19]}... against "
+                                           f"{want[:19]}...): the file changed between the runs\n")
+    # a file from before the key: not compared, and said; a bad value: one error naming the field
+    old = {k: v for k, v in json.loads((tmp_path / "s3.json").read_text()).items() if k != "checkpoints"}
+    (tmp_path / "old.json").write_text(json.dumps(old))
+    p = run_cli("--pool", "s1.json", "old.json", cwd=tmp_path)
+    assert p.returncode == 0 and p.stderr.startswith("evaluate.py: note: old.json names no checkpoint checksums")
+    (tmp_path / "bad.json").write_text(json.dumps(dict(old, checkpoints={"latest.pt": 5})))
+    p = run_cli("--pool", "s1.json", "bad.json", cwd=tmp_path)
+    assert p.returncode == 2 and "bad.json: checkpoints must map each checkpoint spec" in p.stderr, p.stderr
