@@ -104,7 +104,11 @@ def test_a_bad_flag_is_one_line(argv, line, tmp_path):
                                   # its table: "error: Broken pipe", exit 2 (review)
                                   ["evaluate.py", "--agent", "easy", "--opponent", "random", "--matches", "2"],
                                   ["play.py", "--opponent", "easy", "--seed", "3"],
-                                  ["-m", "scopa_env.simulate", "--list-rules"]])
+                                  ["-m", "scopa_env.simulate", "--list-rules"],
+                                  # 'error: Broken pipe', exit 2, or Python's 'Exception ignored'
+                                  # at exit, exit 120 (review)
+                                  ["benchmarks/bench_hard.py", "--matches", "1", "--budget", "300"],
+                                  ["benchmarks/opponent_fit.py", "--level", "easy", "--pairs", "2"]])
 @pytest.mark.parametrize("buffered", [False, True])
 def test_output_into_a_closed_pipe_ends_quietly(argv, buffered):
     """`python train.py --list-rules | head -1`: the reader may be gone before the CLI writes. Here
