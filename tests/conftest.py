@@ -1,4 +1,5 @@
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -7,6 +8,12 @@ import pytest
 # tests import their helpers (reference_rules) and the project from the checkout
 sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(Path(__file__).parent.parent))
+
+# pytest started in the background of a non-interactive shell (`bash .ci/run &`) inherits SIGINT
+# ignored, and so would every CLI the tests start, which then never sees the Ctrl-C the
+# interrupt tests send: those failed on a timeout, not on the code. A terminal's condition here.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # imported here, before any test: their imports set environment variables once (numba's message
 # colours; pettingzoo's and gymnasium's pygame settings), which _environment_unchanged would
