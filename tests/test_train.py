@@ -2082,3 +2082,32 @@ def test_a_new_run_of_a_name_hides_the_logs_of_a_start_that_saved_nothing(tmp_pa
     r = run_main(capsys, "--resume", str(tmp_path / "ck" / "d"), "--total-steps", "2560")
     assert r.returncode == 0 and "earlier start" not in r.stdout + r.stderr, r.stderr
     assert [e.step for e in EventAccumulator(str(logs)).Reload().Scalars("charts/SPS")] == steps + [2560]
+
+
+@pytest.mark.parametrize("eval_every", [0, 512])
+def test_without_periodic_checkpoints_a_killed_run_resumes_from_its_first_evaluation(
+        tmp_path, monkeypatch, eval_every):
+    """checkpoint_every = 0 said 'latest.pt at the start and the end, so a run killed midway
+    resumes from its start': there is no save at the start. latest.pt comes with the first
+    best.pt, and not again until the end; with eval_every = 0 too a killed run has none."""
+    from training.loop import Run
+    cfg = tiny_cfg(tmp_path, run_name="k", total_steps=4096, checkpoint_every=0,
+                   eval_every=eval_every, eval_matches=2, eval_opponents=("random",))
+    run = Run(cfg, log=lambda *_: None)
+    real = type(run.algo).iterate
+
+    def killed_late(algo):
+        if algo.steps >= 3072:
+            raise SystemExit("killed")
+        return real(algo)
+
+    monkeypatch.setattr(type(run.algo), "iterate", killed_late)
+    with pytest.raises(SystemExit):
+        run.train()
+    found = sorted(p.name for p in (tmp_path / "ck" / "k").glob("*.pt"))
+    if not eval_every:
+        assert found == []
+        return
+    assert found == ["best.pt", "latest.pt"]
+    steps = torch.load(tmp_path / "ck" / "k" / "latest.pt", weights_only=True)["counters"]["steps"]
+    assert 512 <= steps < 1024

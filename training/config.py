@@ -147,8 +147,10 @@ class TrainConfig:
     """Opponents of the evaluation table at the end (at least one while final_matches > 0; 'hard'
     is slow: add it for long runs)."""
     checkpoint_every: int = 500_000
-    """Environment steps between periodic checkpoints (latest.pt is written at each; 0 = none:
-    latest.pt only at the start and the end, so a run killed midway resumes from its start)."""
+    """Environment steps between periodic checkpoints (latest.pt is written at each). 0 = none:
+    latest.pt is written with the first best.pt (the first periodic evaluation) and at the end,
+    so a run killed midway resumes from its first evaluation, or, with eval_every = 0 too, has
+    nothing to resume."""
     torch_threads: int = 2
     """Threads torch may use (the machine's cores; 1..256)."""
     run_name: str = ""
