@@ -246,8 +246,17 @@ def check_specs(specs, rules: Rules, recording: bool = False) -> dict[str, str]:
         # and which seat was which network was lost without a word (review)
         if recording and other != s and same_agent_key(other) != same_agent_key(s):
             raise ScopaError(f"--record: {other} and {s} would both be named {name!r} in the game "
-                             f"records; tell them apart with a name option ({s}:name=...)")
+                             f"records; {_rename_hint(s)}")
     return checksums
+
+
+def _rename_hint(spec: str) -> str:
+    """How to give `spec` a name of its own: a spec with options takes ',name=...' (the hint
+    said 'x.pt:count_last=0:name=...', which does not parse), one with a name a new one."""
+    options = split_spec(spec)[1]
+    if "name" in options:
+        return f"change the name= of {spec}"
+    return f"tell them apart with a name option ({spec}{',' if options else ':'}name=...)"
 
 
 def play(agent: str, opponent: str, args, rules: Rules, progress, records: list | None) -> dict:

@@ -86,8 +86,11 @@ def split_spec(spec: str) -> tuple[str, dict]:
     return head, options
 
 
-def _check_options(cls, name: str, options: dict) -> None:
-    known = set(inspect.signature(cls.__init__).parameters) - {"self", "rules", "seed", "path", "model"}
+def _check_options(cls, name: str, options: dict, also: tuple = ()) -> None:
+    """Refuse an option `cls` does not take; `also`: options make_agent takes for it (a level's
+    name=), listed among the known ones (a level's said 'known: none' without it)."""
+    known = set(inspect.signature(cls.__init__).parameters) | set(also)
+    known -= {"self", "rules", "seed", "path", "model"}
     unknown = sorted(set(options) - known)
     if unknown:
         raise ScopaError(f"unknown option {unknown[0]!r} for agent {name!r} "
@@ -111,7 +114,9 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
     `options` given here override those of the spec.
     """
     spec, spec_options = split_spec(spec)
-    options = {**spec_options, **options}
+    # None is every option's default: make_agent('hard', match_equity=None) was named
+    # 'hard:match_equity=None', another agent in records than 'hard' though it plays alike
+    options = {k: v for k, v in {**spec_options, **options}.items() if v is not None}
     rules = None if rules is None else resolve_rules(rules)
     if spec not in REGISTRY and str(spec).lower() in REGISTRY:
         spec = str(spec).lower()        # 'Normal' as presets, commands and cards: any case
@@ -123,7 +128,7 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
         name = options.pop("name", None)
         if name is not None and (not isinstance(name, str) or not name):
             raise ScopaError(f"{spec} option name must be a non-empty text, got {name!r}")
-        _check_options(cls, spec, options)
+        _check_options(cls, spec, options, also=("name",))
         agent = cls(rules=rules, seed=seed, **options)
         agent.name = name if name is not None else _with_options(spec, options)
         return agent

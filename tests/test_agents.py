@@ -1132,3 +1132,14 @@ def test_set_up_last_deals_the_count_out_cannot_take_are_played_otherwise(monkey
     assert h.last_worlds == 2
     ckpt = "checkpoints/scopa-default.pt"
     assert make_agent(ckpt).act(o) == make_agent(f"{ckpt}:count_last=0").act(o)
+
+
+def test_a_levels_known_options_include_name_and_none_is_the_default():
+    """'easy:depth=3' said '(known: none)' though easy takes name=; and an option given as None
+    from Python (the default of every option) named the agent 'hard:match_equity=None', another
+    agent in game records than 'hard', though it plays alike (review)."""
+    with pytest.raises(ScopaError, match=r"unknown option 'depth' for agent 'easy' \(known: name\)"):
+        make_agent("easy:depth=3")
+    assert make_agent("hard", match_equity=None, infer_eps=None).name == "hard"
+    assert make_agent("normal", name=None).name == "normal"
+    assert make_agent("hard", worlds=5, match_equity=None).name == "hard:worlds=5"

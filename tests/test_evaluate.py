@@ -225,7 +225,8 @@ def test_record_refuses_two_agents_it_would_name_alike(tmp_path):
         p = run_cli(*args, "--matches", "2", "--record", str(rec), cwd=tmp_path)
         assert p.returncode == 2 and p.stderr.count("\n") == 1 and "Traceback" not in p.stderr, p.stderr
         assert f"--record: {clash} would both be named" in p.stderr, p.stderr
-        assert "tell them apart with a name option" in p.stderr and not rec.exists()
+        assert ("tell them apart with a name option" in p.stderr or "change the name= of" in p.stderr)
+        assert not rec.exists()
         assert "win rate" not in p.stdout
     p = run_cli("--agent", "a/latest.pt", "--opponent", "b/latest.pt:name=other", "--matches", "2",
                 "--record", str(rec), cwd=tmp_path)
@@ -1005,3 +1006,24 @@ def test_pool_refuses_one_checkpoint_path_holding_two_networks(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(dict(old, checkpoints={"latest.pt": 5})))
     p = run_cli("--pool", "s1.json", "bad.json", cwd=tmp_path)
     assert p.returncode == 2 and "bad.json: checkpoints must map each checkpoint spec" in p.stderr, p.stderr
+
+
+def test_record_clash_hint_is_a_spec_that_parses(tmp_path, monkeypatch):
+    """The clash hint appended ':name=...' to every spec: 'b/latest.pt:count_last=0:name=...'
+    does not parse, and a spec with a name= needs that name changed, not another (review)."""
+    import shutil
+
+    from agents import split_spec
+    from evaluate import check_specs
+    for run in ("a", "b"):
+        (tmp_path / run).mkdir()
+        shutil.copy(ROOT / "checkpoints" / "scopa-default.pt", tmp_path / run / "latest.pt")
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ScopaError, match=r"\(b/latest.pt:count_last=0,name=\.\.\.\)$") as e:
+        check_specs(["a/latest.pt:count_last=0", "b/latest.pt:count_last=0"], Rules(), recording=True)
+    assert split_spec(str(e.value).rsplit("(", 1)[1][:-1].replace("...", "c")) == (
+        "b/latest.pt", {"count_last": 0, "name": "c"})
+    with pytest.raises(ScopaError, match=r"; tell them apart with a name option \(b/latest.pt:name=\.\.\.\)$"):
+        check_specs(["a/latest.pt", "b/latest.pt"], Rules(), recording=True)
+    with pytest.raises(ScopaError, match=r"; change the name= of normal:name=x$"):
+        check_specs(["easy:name=x", "normal:name=x"], Rules(), recording=True)
