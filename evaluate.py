@@ -8,7 +8,9 @@
     python evaluate.py --list-rules
 
 SPEC is random | easy | normal | hard | path/to/checkpoint.pt, optionally with the agent's
-options after a colon: `hard:worlds=50`, `checkpoints/scopa-default.pt:count_last=0`. --rules picks a preset (default
+options after a colon: `hard:worlds=50`, `checkpoints/scopa-default.pt:count_last=0`; every
+agent takes `name=` (the name game records give it: --record refuses two agents whose records
+would name them alike, e.g. two runs' latest.pt). --rules picks a preset (default
 classic; --list-rules shows them); --napola and --target override the preset's. N matches = N/S
 deals for S sides, each deal played once with the agent's side on each side of the table
 (agents/arena.py): with 2 players the seats swapped; with 3 players the agent on each of the
@@ -31,7 +33,9 @@ rules, each file its own seed: the same seed twice would count the same deals tw
 one row per opponent over all of them: matches, hands and wins summed, the Wilson interval over
 all the matches, points per hand weighted by hands with the runs' variances combined (each run's
 interval half-width / t is its standard error, t the Student quantile of its deals - 1 degrees
-of freedom; runs are independent; the pooled interval takes t of their degrees of freedom summed). A run added because
+of freedom; runs are independent; the pooled interval takes t of their degrees of freedom summed). Files
+that name one checkpoint spec with two networks (the --json `checkpoints` checksums: a run's
+latest.pt trained on between two evaluations) are refused. A run added because
 an earlier one was close makes the pooled interval a little optimistic: say so when quoting one.
 """
 from __future__ import annotations
@@ -89,7 +93,8 @@ DEFAULT_MATCHES = 200       # per opponent, rounded up to a multiple of the numb
 def parse_args(argv=None) -> argparse.Namespace:
     p = Parser(
         prog="evaluate.py", description="Evaluate agents on duplicate deals with seats swapped.")
-    p.add_argument("--agent", help="the agent to evaluate: random|easy|normal|hard|PATH.pt")
+    p.add_argument("--agent", help="the agent to evaluate: random|easy|normal|hard|PATH.pt, with "
+                                   "options after a colon (hard:worlds=50; any agent: name=TEXT)")
     p.add_argument("--opponent", action="append", default=[], metavar="SPEC",
                    help="an opponent (repeat for several)")
     p.add_argument("--round-robin", nargs="+", metavar="SPEC",
@@ -108,11 +113,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--target", type=int, default=None,
                    help="points that end a match (overrides the preset; classic 11)")
     p.add_argument("--workers", type=int, default=1, help="processes to use, default 1")
-    p.add_argument("--record", metavar="FILE", help="write every match as a game record (JSON Lines)")
+    p.add_argument("--record", metavar="FILE", help="write every match as a game record (JSON Lines); "
+                                                    "agents the records would name alike are refused")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--pool", nargs="+", metavar="FILE",
                    help="pool the --json results of runs on other seeds: the same agent, partner and "
-                        "rules, one seed each; counts summed, points per hand weighted by hands")
+                        "rules, one seed each; counts summed, points per hand weighted by hands; a "
+                        "checkpoint spec with two networks (by checksum) is refused")
     args = p.parse_args(argv)
     if args.list_rules:
         list_rules_alone(p, args)
@@ -575,7 +582,8 @@ def _same_networks(paths: list[str], runs: list[dict]) -> list[str]:
             if key in seen and seen[key][2] != checksum:
                 raise ScopaError(f"{path}: {spec} is another network than {seen[key][0]}'s {seen[key][1]} "
                                  f"(checksum {checksum[:19]}... against {seen[key][2][:19]}...): the "
-                                 f"file changed between the runs")
+                                 f"file changed between the runs, or they ran where that path is "
+                                 f"another file")
             seen.setdefault(key, (path, spec, checksum))
     return notes
 

@@ -997,7 +997,8 @@ def test_pool_refuses_one_checkpoint_path_holding_two_networks(tmp_path):
     p = run_cli("--pool", "s1.json", "s2.json", "s3.json", cwd=tmp_path)
     assert (p.returncode, p.stderr) == (2, f"evaluate.py: error: s3.json: latest.pt is another network than "
                                            f"s1.json's latest.pt (checksum {other[:19]}... against "
-                                           f"{want[:19]}...): the file changed between the runs\n")
+                                           f"{want[:19]}...): the file changed between the runs, or they ran "
+                                           f"where that path is another file\n")
     # a file from before the key: not compared, and said; a bad value: one error naming the field
     old = {k: v for k, v in json.loads((tmp_path / "s3.json").read_text()).items() if k != "checkpoints"}
     (tmp_path / "old.json").write_text(json.dumps(old))
