@@ -338,11 +338,15 @@ class ActionIdWrapper(wrappers.BaseWrapper):
     one-element integer array) and passes it on as an int. Anything else, a bool or a float
     included, is a ScopaError: Gymnasium's Discrete space counts True as 1, and PettingZoo's
     TerminateIllegalWrapper then failed on it with a numpy ValueError. None (the step of an
-    agent that is done) passes as it is."""
+    agent that is done) passes as it is; None from an agent still playing is the same
+    ScopaError as raw_env's (it reached AssertOutOfBounds' bare AssertionError: review)."""
 
     def step(self, action) -> None:
-        if action is not None:
-            action = action_id(action, self.env.unwrapped.agent_selection)
+        raw = self.env.unwrapped
+        agent = raw.agent_selection
+        done = raw.terminations.get(agent, False) or raw.truncations.get(agent, False)
+        if action is not None or not done:
+            action = action_id(action, agent)
         super().step(action)
 
 

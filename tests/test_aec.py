@@ -209,7 +209,7 @@ def test_wrapped_env_reads_actions_as_every_adapter_does():
     as in raw_env, Scopa-v0 and Game."""
     e = make_env()
     e.reset(seed=0)
-    for bad in (True, 1.5, "3", np.array([1.0])):
+    for bad in (True, 1.5, "3", np.array([1.0]), None):    # None: only from an agent that is done
         with pytest.raises(ScopaError, match="an action is an integer id"):
             e.step(bad)
     assert not any(e.terminations.values())

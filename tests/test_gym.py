@@ -253,3 +253,27 @@ def test_forked_workers_with_a_learned_opponent_do_not_hang():
 
     assert "stepped" in run_isolated(ASYNC_LEARNED, 120, "async make_vec with a learned opponent")
     assert "results [0, 1]" in run_isolated(TORCH_FIRST, 120, "a fork Pool after the parent's torch work")
+
+
+def test_make_vec_end_of_episode_masks_as_the_readme_says():
+    """README: a sub-env ended by the game returns an all-zero mask; one cut by a TimeLimit keeps
+    its position's mask (the README said every ending step's mask was all zero: review); the
+    next step only resets it and pays 0."""
+    import gymnasium
+    vec = gymnasium.make_vec("Scopa-v0", num_envs=2, vectorization_mode="sync", opponent="random",
+                             max_episode_steps=3)
+    obs, info = vec.reset(seed=0)
+    for _ in range(3):
+        obs, r, term, trunc, info = vec.step(np.array([np.flatnonzero(m)[0] for m in info["action_mask"]]))
+    assert trunc.all() and not term.any() and (info["action_mask"].sum(1) > 0).all()
+    obs, r, term, trunc, info = vec.step(np.zeros(2, dtype=np.int64))
+    assert (r == 0).all() and not (term | trunc).any()
+    vec.close()
+    vec = gymnasium.make_vec("Scopa-v0", num_envs=1, vectorization_mode="sync", opponent="random")
+    obs, info = vec.reset(seed=0)
+    while True:
+        obs, r, term, trunc, info = vec.step(np.array([np.flatnonzero(info["action_mask"][0])[0]]))
+        if term[0]:
+            break
+    assert info["action_mask"][0].sum() == 0 and r[0] in (-1, 1)
+    vec.close()
