@@ -33,19 +33,27 @@ from scopa_env.rules import Rules  # noqa: E402
 DEFAULT_AGENT = "checkpoints/scopa-default.pt"     # in the checkout, wherever this runs from
 
 
-def resampled_win_rate(hands: np.ndarray, shift: float, target: int, n: int,
-                       rng: np.random.Generator) -> float:
-    """Win rate of n matches made of hands drawn from `hands`, each hand moving one point from
-    the opponent to the agent with the chance that adds `shift` to the mean margin (points stay
-    whole, so level scores past the target still mean another hand)."""
+def move_chance(hands: np.ndarray, shift: float) -> float:
+    """The chance per hand the opponent scored in that one of its points moves to the agent, so
+    that the mean margin grows by `shift`; a shift these hands cannot give is a ScopaError."""
     can = hands[:, 1] >= 1
     p = 0.0 if shift <= 0 else shift / (2 * can.mean()) if can.any() else math.inf
     if p > 1:
         raise ScopaError(f"shift {shift} is more than moving a point in every hand the opponent "
                          f"scored in can give: at most {2 * can.mean():.3f} with these hands")
     if p == 0 and not (hands[:, 0] != hands[:, 1]).any():
-        # no hand can break a tie: the loop below never ended (review)
+        # no hand can break a tie: the resampling loop never ended (review)
         raise ScopaError("every hand was level and no point is moved: a match of them never ends")
+    return p
+
+
+def resampled_win_rate(hands: np.ndarray, shift: float, target: int, n: int,
+                       rng: np.random.Generator) -> float:
+    """Win rate of n matches made of hands drawn from `hands`, each hand moving one point from
+    the opponent to the agent with the chance that adds `shift` to the mean margin (points stay
+    whole, so level scores past the target still mean another hand)."""
+    can = hands[:, 1] >= 1
+    p = move_chance(hands, shift)
     won = 0
     for _ in range(n):
         a = b = 0
@@ -96,6 +104,8 @@ def main(argv=None) -> int:
     hands = np.array([(h[r.agent_side], h[1 - r.agent_side]) for r in results for h in r.hand_points])
     wins = sum(r.agent_won for r in results)
     diff = hands[:, 0] - hands[:, 1]
+    for shift in args.shifts:       # every shift, before any row (a bad one came after the good ones)
+        move_chance(hands, shift)
     print(f"{label} vs {args.opponent}: {len(results)} matches (seed {args.seed}), measured win "
           f"rate {wins / len(results):.1%}; {len(hands)} hands, points per hand "
           f"{hands[:, 0].mean():.3f} - {hands[:, 1].mean():.3f} = {diff.mean():+.3f} (sd {diff.std():.2f})")

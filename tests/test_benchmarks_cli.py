@@ -203,6 +203,17 @@ def test_match_margin_plays_then_resamples(tmp_path):
     assert len(margins) == 2 and abs(margins[1] - margins[0] - 1) < 0.011
 
 
+def test_match_margin_checks_every_shift_before_its_first_row(tmp_path):
+    """A shift the hands cannot give came as an error after the rows of the shifts before it
+    (review): now the error alone, before any row."""
+    r = run("match_margin.py", ["--agent", "hard", "--opponent", "easy", "--matches", "4", "--samples", "20",
+                                "--shifts", "0,2"],
+            tmp_path)
+    assert r.returncode == 2 and r.stdout == "", r.stdout
+    assert r.stderr.startswith("match_margin.py: error: shift 2.0 is more than moving a point") \
+        and r.stderr.count("\n") == 1, r.stderr
+
+
 def test_resampled_matches_of_level_hands_are_an_error_not_an_endless_loop():
     import numpy as np
     from benchmarks.match_margin import resampled_win_rate
