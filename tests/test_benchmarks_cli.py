@@ -583,3 +583,24 @@ def test_hand_value_told_agent_plays_as_the_agent_when_nothing_is_told():
             assert (a.hand_points, a.winner) == (b.hand_points, b.winner)
     told_all = hand_value.play(told, opponent, rules, pair_seed(11, 0), 0, frozenset({1, 2, 3, 4, 5}))
     assert told_all.hand_points != hand_value.play(fair, opponent, rules, pair_seed(11, 0), 0).hand_points
+
+
+def test_paired_bounds_deals_that_all_differ_alike_and_refuses_half_deals(tmp_path):
+    """10 deals each won by B in one seat only: Student's t had zero width, [+50.00, +50.00]
+    (review); now the bound. A deal with one of its two matches (a file cut with head) weighed
+    that match as two, and B - A contradicted the two win rates printed (review): an error."""
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    seats = [(100 + k, seat) for k in range(10) for seat in (0, 1)]
+    _records(a, "agent:x=1", [(s, t, 0) for s, t in seats])
+    _records(b, "agent:x=2", [(s, t, int(t == 0)) for s, t in seats])
+    out = run("paired.py", [str(a), str(b)], tmp_path).stdout.splitlines()
+    # 10 of 20 differing, Wilson at z 2.2414: [0.2760, 0.7240]; all 10 B's: [0.6656, 1], so
+    # from 0.2760 x (2 x 0.6656 - 1) to 0.7240 x 1
+    assert out[2] == ("B - A: +50.00 points of match win rate, 95% CI [+9.14, +72.40] (every deal "
+                      "differed alike, so Student t has no spread: bounded by their share and split, "
+                      "Wilson); 10 matches ended differently")
+    _records(a, "agent:x=1", [(s, t, 0) for s, t in seats[:1] + seats[2:]])
+    _records(b, "agent:x=2", [(s, t, int(t == 0)) for s, t in seats[:1] + seats[2:]])
+    one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
+                   "a.jsonl:1: match seed 100 has 1 match(es) in these files, not one with the agent "
+                   "in each seat as evaluate.py writes a deal: compare whole deals")
