@@ -155,7 +155,8 @@ def read_numbered(path: str, format_checked: bool = False) -> Iterator[tuple[int
                 record = json.loads(line, parse_constant=_no_constant, parse_float=_finite)
             except json.JSONDecodeError as e:
                 # e.msg alone read 'Unterminated string starting at' for a cut line
-                raise ScopaError(f"{path}:{i}: not a JSON record ({e.msg}: column {e.colno})") from None
+                raise ScopaError(f"{path}:{i}: not a JSON record ({e.msg}: column {e.colno})"
+                                 f"{_whole_file_hint(path) if i == 1 else ''}") from None
             except RecursionError:
                 raise ScopaError(f"{path}:{i}: not a JSON record (nested too deeply)") from None
             except ValueError as e:     # an integer of more digits than Python converts; NaN
@@ -168,6 +169,19 @@ def read_numbered(path: str, format_checked: bool = False) -> Iterator[tuple[int
                 except ScopaError as e:
                     raise ScopaError(f"{path}:{i}: {e}") from None
             yield i, record
+
+
+def _whole_file_hint(path: str) -> str:
+    """What a file whose first line is no record is, when the whole file is one JSON document:
+    an evaluate.py --json file given for its --record file read as a corrupt file (review)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            whole = json.load(f)
+    except (OSError, ValueError, RecursionError):
+        return ""
+    if isinstance(whole, dict) and ("results" in whole or "pooled" in whole):
+        return ": this is an evaluate.py --json file; give the file its --record wrote"
+    return ": the file is one JSON document over several lines; game records are one a line"
 
 
 def check_format(record: dict) -> None:

@@ -478,6 +478,16 @@ def test_records_write_and_read_only_json_records(tmp_path):
     with pytest.raises(ScopaError, match=re.escape("bad.jsonl:2: not a JSON record (Unterminated "
                                                    "string starting at: column 7)")):
         list(records.read(bad))
+    # one JSON document over several lines: an evaluate.py --json file read as a corrupt one (review)
+    bad.write_text(json.dumps({"agent": "easy", "results": []}, indent=2))
+    with pytest.raises(ScopaError, match=re.escape("bad.jsonl:1: not a JSON record (Expecting property "
+                                                   "name enclosed in double quotes: column 1): this is an "
+                                                   "evaluate.py --json file; give the file its --record wrote")):
+        list(records.read(bad))
+    bad.write_text(json.dumps([{"a": 1}], indent=2))
+    with pytest.raises(ScopaError, match=re.escape("column 1): the file is one JSON document over several "
+                                                   "lines; game records are one a line")):
+        list(records.read(bad))
 
 
 def test_a_bad_later_deal_names_its_hand_and_deal():
