@@ -10,7 +10,8 @@
 SPEC is random | easy | normal | hard | path/to/checkpoint.pt, optionally with the agent's
 options after a colon: `hard:worlds=50`, `checkpoints/scopa-default.pt:count_last=0`; every
 agent takes `name=` (the name game records give it: --record refuses two agents whose records
-would name them alike, e.g. two runs' latest.pt). --rules picks a preset (default
+would name them alike, e.g. two runs' latest.pt; an agent against itself is written, and one
+copy needs a name= for paired.py and hand_points.py to tell the seats apart). --rules picks a preset (default
 classic; --list-rules shows them); --napola and --target override the preset's. N matches = N/S
 deals for S sides, each deal played once with the agent's side on each side of the table
 (agents/arena.py): with 2 players the seats swapped; with 3 players the agent on each of the
@@ -114,7 +115,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="points that end a match (overrides the preset; classic 11)")
     p.add_argument("--workers", type=int, default=1, help="processes to use, default 1")
     p.add_argument("--record", metavar="FILE", help="write every match as a game record (JSON Lines); "
-                                                    "agents the records would name alike are refused")
+                                                    "two agents the records would name alike are "
+                                                    "refused (an agent against itself is one agent: "
+                                                    "give one copy name=... to tell them apart)")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--pool", nargs="+", metavar="FILE",
                    help="pool the --json results of runs on other seeds: the same agent, partner and "

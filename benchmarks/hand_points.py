@@ -8,11 +8,13 @@ Reads game records (README "Game records"; 2-player classic matches) and counts 
 points (the player's, the other seat's). Prints the count as the Python literal
 agents/_equity.py keeps (HAND_POINTS), with the hands counted and the mean margin.
 `--symmetric` counts every hand both ways round (the "even" table: a match between equals).
-A match met twice (the same seed with the player in the same seat: two runs with one --seed)
-is an error, as are hand totals that are not integers.
+A match met twice (the same seed, seats and hands: two runs with one --seed, a file copied into
+another) is an error, as are hand totals that are not integers; the same deal played again with
+other play (the agents' roles swapped, so their seeds differ) is another match and counts.
 """
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -31,7 +33,7 @@ def count_hands(paths: list[str], player: str) -> dict[tuple[int, int], int]:
     pooled without a word; the tables are for one opponent model; review)."""
     counts: dict[tuple[int, int], int] = {}
     first = None        # (file:line, opponent) of the first record
-    seen: dict[tuple[int, int], str] = {}   # (match seed, the player's seat): file:line
+    seen: dict[tuple, str] = {}     # (match seed, the player's seat, the hands' text): file:line
     named = [os.path.realpath(path) for path in paths]
     for i, path in enumerate(paths):
         if named[i] in named[:i]:      # its hands were counted twice without a word (review)
@@ -67,11 +69,14 @@ def count_hands(paths: list[str], player: str) -> dict[tuple[int, int], int]:
                 raise ScopaError(f"{path}:{n}: against {opponent!r}, {first[0]} against {first[1]!r}: "
                                  f"count the hands against one opponent at a time")
             # the same match twice (two runs with one --seed, or a file copied into another)
-            # counted its hands twice; only the same path was refused (review)
-            if (seed, me) in seen:
-                raise ScopaError(f"{path}:{n}: match seed {seed} with {player!r} in seat {me} is "
-                                 f"also {seen[seed, me]}: its hands would be counted twice")
-            seen[seed, me] = f"{path}:{n}"
+            # counted its hands twice; only the same path was refused (review). The same deal
+            # and seat is not enough: with the roles swapped evaluate.py seeds the agents
+            # otherwise and the match is another (review)
+            same = (seed, me, json.dumps(record["hands"], sort_keys=True))
+            if same in seen:
+                raise ScopaError(f"{path}:{n}: match seed {seed} with {player!r} in seat {me}, the "
+                                 f"same match as {seen[same]}: its hands would be counted twice")
+            seen[same] = f"{path}:{n}"
             for key in hands:
                 counts[key] = counts.get(key, 0) + 1
     if not counts:

@@ -205,7 +205,8 @@ def seat_of(record: dict, player: str | None) -> int:
     seats = [i for i, name in enumerate(names) if name == player]
     if len(seats) == 2:     # a finished record all the same (it said 'not a ... record'; review)
         raise ScopaError(f"both players are named {player!r}: the record cannot say which seat "
-                         f"is whose (give one a name option when evaluating, SPEC:name=...)")
+                         f"is whose (give one a name of its own when evaluating: SPEC:name=..., or "
+                         f"SPEC,name=... after its other options)")
     if len(seats) != 1:
         raise ValueError(f"players {names} name {player!r} {len(seats)} times")
     return seats[0]

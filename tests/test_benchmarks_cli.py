@@ -303,8 +303,12 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
     # the same match in two files (two runs with one --seed) counted its hands twice (review)
     other.write_text(good.split("\n")[1] + "\n")
     one_line_error(run("hand_points.py", [str(rec), str(other), "--player", "agent"], tmp_path),
-                   "hand_points.py", f"o.jsonl:1: match seed 7 with 'agent' in seat 1 is also {rec}:2: "
-                   "its hands would be counted twice")
+                   "hand_points.py", f"o.jsonl:1: match seed 7 with 'agent' in seat 1, the same match as "
+                   f"{rec}:2: its hands would be counted twice")
+    # the same deal and seat with other play (evaluate.py with the roles swapped seeds the agents
+    # otherwise) is another match: it was refused as the same one (review)
+    other.write_text(good.split("\n")[1].replace('"total": ', '"total": 1') + "\n")
+    assert run("hand_points.py", [str(rec), str(other), "--player", "agent"], tmp_path).returncode == 0
     other.unlink()
     one_line_error(run("hand_points.py", [str(rec), "--player", "normal"], tmp_path), "hand_points.py",
                    "name 'normal' 0 times")
@@ -313,7 +317,8 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
     other.write_text(good.replace('"agent"', '"easy"'))
     one_line_error(run("hand_points.py", [str(other), "--player", "easy"], tmp_path), "hand_points.py",
                    "o.jsonl:1: both players are named 'easy': the record cannot say which seat is whose "
-                   "(give one a name option when evaluating, SPEC:name=...)")
+                   "(give one a name of its own when evaluating: SPEC:name=..., or SPEC,name=... after its other "
+                   "options)")
     one_line_error(run("paired.py", [str(other), str(other)], tmp_path), "paired.py",
                    "o.jsonl:1: both players are named 'easy': the record cannot say which seat is whose")
     rec.write_bytes(b"not json\n")
