@@ -392,7 +392,8 @@ def test_paired_win_interval_student_t_or_the_bound_when_few_matches_differ(tmp_
     # the edge: 10 matches ended differently is Student's t, 9 the bound
     for differ, words in ((10, "(Student t over 12 deals); 10 matches ended differently"),
                           (9, "(fewer than 10 matches ended differently: bounded by their share and "
-                              "split, Wilson); 9 matches ended differently")):
+                              "split, Wilson); 9 matches ended differently"),
+                          (1, "; 1 match ended differently")):
         _records(b, "agent:x=2", [(s, t, 1 - w if i < differ else w) for i, (s, t, w) in enumerate(rows_a)])
         assert run("paired.py", [str(a), str(b)], tmp_path).stdout.splitlines()[2].endswith(words)
 
