@@ -88,6 +88,10 @@ def play_match(seats: list[Agent], rules: Rules, seed: int, seat_seeds: list[int
         raise ScopaError(f"these rules need {rules.players} seats, got {len(seats)} agents")
     if len({id(a) for a in seats}) != len(seats):
         raise ScopaError("every seat needs its own agent object (an agent keeps per-match state)")
+    # zip cut a short list: the seats past it were never reset, and the match was another each
+    # time (review)
+    if not isinstance(seat_seeds, (list, tuple)) or len(seat_seeds) != len(seats):
+        raise ScopaError(f"seat_seeds: one seed per seat, {len(seats)} of them, got {seat_seeds!r}")
     for a, s in zip(seats, seat_seeds):
         a.reset(s)
     g = Game(rules, seed)
@@ -170,8 +174,12 @@ def _build(spec_or_agent, rules: Rules, seed: int) -> Agent:
                              f"{spec_or_agent.rules.describe()}, the matches are played under "
                              f"{rules.describe()}: make it with rules=")
         return spec_or_agent
+    if not isinstance(spec_or_agent, str):
+        # an object with act() and reset() was 'unknown agent <object at 0x...>: use easy, ...'
+        raise ScopaError(f"an agent is an agents.Agent object or a spec text ('easy', 'path.pt'), got "
+                         f"{type(spec_or_agent).__name__}: subclass Agent (README, 'Your own player')")
     from . import make_agent
-    return make_agent(str(spec_or_agent), rules=rules, seed=seed)
+    return make_agent(spec_or_agent, rules=rules, seed=seed)
 
 
 def _another(spec_or_agent, built: Agent, rules: Rules, seed: int) -> Agent:
@@ -270,6 +278,9 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
     process only, after the workers are terminated. rules: a Rules object, a preset name or None.
     """
     rules = resolve_rules(rules)
+    # 1.5, None or "2" were a TypeError in min(); 0 and -1 ran as 1 (review)
+    if type(workers) is not int or workers < 1:
+        raise ScopaError(f"workers must be a whole number of processes, at least 1, got {workers!r}")
     if not isinstance(agent, Agent):
         agent = _build(agent, rules, seed)
     if not isinstance(opponent, Agent):

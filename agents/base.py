@@ -43,7 +43,8 @@ class Agent:
         return False
 
     def reset(self, seed: int | None = None) -> None:
-        """Start a new match; with a seed, also reseed the agent's generator."""
+        """Start a new match; with a seed, also reseed the agent's generator. __init__ calls it:
+        a subclass that overrides it sets what it uses before calling super().__init__."""
         if seed is not None:
             self.seed = check_seed(seed)
             self.rng = np.random.default_rng(self.seed)

@@ -105,9 +105,20 @@ class LearnedAgent(Agent):
         elif name:
             self.name = name
         rules = rules or Rules()
+        if path is None and not isinstance(model, torch.nn.Module):
+            # a state_dict given as the model was "'OrderedDict' object has no attribute 'eval'"
+            raise ScopaError(f"LearnedAgent's model must be a network (agents.network.build_model), "
+                             f"got {type(model).__name__}: a checkpoint's weights load with "
+                             f"make_agent('path.pt')")
         if getattr(model, "players", 2) != rules.players:
             raise ScopaError(f"the network reads {getattr(model, 'players', 2)}-player observations, "
                              f"the rules have {rules.players} players")
+        # a network of 3-card hands under 9-card rules (scopone) read the same 469 values and
+        # scaled the hand counts by a third, without a word (review)
+        for attr, want in (("hand_cards", rules.hand_cards), ("bonus", rules.hand_bonus)):
+            if getattr(model, attr, want) != want:
+                raise ScopaError(f"the network was built for {attr}={getattr(model, attr)!r}, the rules "
+                                 f"have {want!r}: build it with MoveScorer.for_rules(hidden, rules)")
         classic = rules.replace(napola=False, target=11) == Rules()
         if count_last is None:
             count_last = 6 if classic else 0
@@ -180,6 +191,7 @@ class LearnedAgent(Agent):
         observation = self.check_observation(observation)
         if self._hard is None:
             return self._act(observation)
+        self.legal_actions(observation)     # another rules' observation named the search: 'hard was made for'
         obs = observation["observation"]
         self._hard.observe(obs)
         action = self._act(observation)

@@ -1143,3 +1143,43 @@ def test_a_levels_known_options_include_name_and_none_is_the_default():
     assert make_agent("hard", match_equity=None, infer_eps=None).name == "hard"
     assert make_agent("normal", name=None).name == "normal"
     assert make_agent("hard", worlds=5, match_equity=None).name == "hard:worlds=5"
+
+
+def test_library_users_mistakes_are_one_clear_error(tmp_path):
+    """Review as a library user: a short seat_seeds list left the seats past it unreset (another
+    match each time); workers=1.5/None/'2' were a TypeError and 0 or -1 ran as 1; a duck-typed
+    agent was 'unknown agent <object at 0x...>'; a state_dict as LearnedAgent's model was an
+    AttributeError and a 3-card network under scopone played on; a learned agent with search
+    named its search ('hard was made for ...') on an observation of other rules."""
+    import torch
+
+    from agents.arena import play_match
+    from agents.learned import LearnedAgent
+    from agents.network import MoveScorer
+    from scopa_env.aec import raw_env
+    from scopa_env.presets import rules_from_preset
+    with pytest.raises(ScopaError, match=r"seat_seeds: one seed per seat, 2 of them, got \[1\]"):
+        play_match([make_agent("easy"), make_agent("random")], "classic", 5, [1])
+    for bad in (1.5, None, "2", 0, -1):
+        with pytest.raises(ScopaError, match="workers must be a whole number of processes, at least 1"):
+            evaluate("easy", "random", 2, workers=bad)
+
+    class Duck:
+        def act(self, obs):
+            return 0
+
+        def reset(self, seed=None):
+            pass
+    with pytest.raises(ScopaError, match="an agent is an agents.Agent object or a spec text .* got Duck"):
+        evaluate(Duck(), "random", 2)
+    with pytest.raises(ScopaError, match="model must be a network .* got OrderedDict"):
+        LearnedAgent(model=MoveScorer().state_dict())
+    with pytest.raises(ScopaError, match="built for hand_cards=3, the rules have 9"):
+        LearnedAgent(rules="scopone", model=MoveScorer(players=4, hand_cards=3))
+    assert isinstance(LearnedAgent(rules="scopone", model=MoveScorer.for_rules(32, rules_from_preset("scopone"))
+                                   ).model, torch.nn.Module)
+    e = raw_env(rules="three-players")
+    e.reset(seed=0)
+    agent = make_agent(str(Path(__file__).resolve().parents[1] / "checkpoints" / "scopa-default.pt") + ":search=300")
+    with pytest.raises(ScopaError, match="^scopa-default:search=300 was made for rules classic"):
+        agent.act(e.observe(e.agent_selection))
