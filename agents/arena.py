@@ -313,27 +313,62 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
         pool = ctx.Pool(workers, initializer=_init_worker_queued, initargs=(lineup,))
     finally:
         _release_sigint(held)
-    with pool:
-        for _ in range(workers):
-            lineup.put((agent, opponent, rules, seed, record, partner))
-        size = max(1, min(8, pairs // (4 * workers)))
-        chunks = pool.imap(_run_pairs, [range(i, min(i + size, pairs)) for i in range(0, pairs, size)])
-        for _ in range(0, pairs, size):
-            for pair in _next_polled(chunks):
-                out.extend(pair)
-                if progress:
-                    progress(per_deal)
+    # The agents are handed out from a thread: a put of hard's pickle (about 300 kB) waits for a
+    # worker to read it, and workers that die as they start never do (_check_workers)
+    job = (agent, opponent, rules, seed, record, partner)
+    feeder = threading.Thread(target=_hand_out, args=(lineup, job, workers), daemon=True)
+    try:
+        with pool:
+            feeder.start()
+            started = {proc.pid: proc for proc in pool._pool}
+            size = max(1, min(8, pairs // (4 * workers)))
+            chunks = pool.imap(_run_pairs, [range(i, min(i + size, pairs)) for i in range(0, pairs, size)])
+            for _ in range(0, pairs, size):
+                for pair in _next_polled(chunks, lambda: _check_workers(pool, started, workers)):
+                    out.extend(pair)
+                    if progress:
+                        progress(per_deal)
+    finally:
+        lineup.close()          # the workers are gone: a put still waiting ends (BrokenPipeError)
+        feeder.join(timeout=5)
     return out
 
 
-def _next_polled(results, poll_s: float = 0.25):
+def _hand_out(lineup, job, workers: int) -> None:
+    """Put the agents on the queue once per worker; a queue closed meanwhile ends it quietly."""
+    try:
+        for _ in range(workers):
+            lineup.put(job)
+    except (OSError, ValueError):
+        pass
+
+
+def _check_workers(pool, started: dict, workers: int) -> None:
+    """A ScopaError once a worker process has died: Pool starts another in its place and the
+    task it held never comes back, so the call waited forever. Workers that die as they start
+    are what a script calling evaluate with workers >= 2 outside `if __name__ == "__main__":`
+    gets: each spawned worker runs the script again and multiprocessing stops it (review: the
+    README's Greedy example with workers=2 respawned workers for ever)."""
+    for proc in pool._pool:         # Pool's own list of its processes (CPython's, since 2.6)
+        started.setdefault(proc.pid, proc)
+    if len(started) > workers:
+        codes = sorted({proc.exitcode for proc in started.values() if proc.exitcode is not None}, key=str)
+        raise ScopaError(f"a worker process died (exit code {', '.join(map(str, codes)) or 'unknown'}). "
+                         f"The workers are spawned and import the main script: a script that calls "
+                         f"evaluate or run_pairs with workers >= 2 must do so under "
+                         f'`if __name__ == "__main__":`; or use workers=1')
+
+
+def _next_polled(results, check=None, poll_s: float = 0.25):
     """The next result of an imap (chunksize 1), waited for in short steps: the kernel may hand Ctrl-C to one
-    of the pool's threads, and the main thread raises KeyboardInterrupt only when its wait ends."""
+    of the pool's threads, and the main thread raises KeyboardInterrupt only when its wait ends.
+    `check()`, if given, runs between the steps (it raises to stop waiting)."""
     while True:
         try:
             return results.next(timeout=poll_s)
         except mp.TimeoutError:
-            continue
+            if check is not None:
+                check()
 
 
 def summarize(results: list[MatchResult], sides: int | None = None) -> dict:

@@ -1028,3 +1028,32 @@ def test_record_clash_hint_is_a_spec_that_parses(tmp_path, monkeypatch):
         check_specs(["a/latest.pt", "b/latest.pt"], Rules(), recording=True)
     with pytest.raises(ScopaError, match=r"; change the name= of normal:name=x$"):
         check_specs(["easy:name=x", "normal:name=x"], Rules(), recording=True)
+
+
+def test_a_script_without_the_main_guard_gets_an_error_not_endless_workers(tmp_path):
+    """evaluate(workers=2) called at a script's top level: each spawned worker runs the script
+    again and multiprocessing stops it, Pool started another in its place, for ever (review: the
+    README's Greedy example with workers=2). Now a worker's death is one ScopaError naming the
+    guard; with the guard the same call works. hard's pickle (too big for a pipe unread) too."""
+    import os
+    import signal
+    body = ("import sys\nsys.path.insert(0, {root!r})\nfrom agents.arena import evaluate\n{guard}"
+            "print('rate', evaluate('hard', 'random', matches=4, workers=2)['win_rate'])\n")
+    for guard in ("", "if __name__ == '__main__':\n    "):
+        script = tmp_path / "s.py"
+        script.write_text(body.format(root=str(ROOT), guard=guard))
+        proc = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            out, err = proc.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            pytest.fail(f"evaluate(workers=2) {'with' if guard else 'without'} the guard hung")
+        if guard:
+            assert proc.returncode == 0 and out.startswith("rate "), err
+        else:
+            assert proc.returncode == 1 and "rate" not in out
+            assert err.rstrip().splitlines()[-1].startswith(
+                "scopa_env.errors.ScopaError: a worker process died (exit code 1). The workers are "
+                "spawned and import the main script"), err[-800:]
