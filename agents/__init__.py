@@ -97,6 +97,16 @@ def _check_options(cls, name: str, options: dict, also: tuple = ()) -> None:
                          f"(known: {', '.join(sorted(known)) or 'none'})")
 
 
+def _without_default_nones(cls, options: dict) -> dict:
+    """`options` less those given as None where None is the constructor's default: from Python,
+    make_agent('hard', match_equity=None) was named 'hard:match_equity=None', another agent in
+    records than 'hard' though it plays alike. None for any other option stays, and is refused
+    as before (review: dropping every None let bogus=None and rollouts=None through)."""
+    params = inspect.signature(cls.__init__).parameters
+    return {k: v for k, v in options.items()
+            if not (v is None and k in params and params[k].default is None)}
+
+
 def _with_options(name: str, options: dict) -> str:
     """`name` with its options as a spec writes them ('hard:worlds=4,infer=true'), so that game
     records tell one agent's settings from another's."""
@@ -114,9 +124,7 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
     `options` given here override those of the spec.
     """
     spec, spec_options = split_spec(spec)
-    # None is every option's default: make_agent('hard', match_equity=None) was named
-    # 'hard:match_equity=None', another agent in records than 'hard' though it plays alike
-    options = {k: v for k, v in {**spec_options, **options}.items() if v is not None}
+    options = {**spec_options, **options}
     rules = None if rules is None else resolve_rules(rules)
     if spec not in REGISTRY and str(spec).lower() in REGISTRY:
         spec = str(spec).lower()        # 'Normal' as presets, commands and cards: any case
@@ -128,6 +136,7 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
         name = options.pop("name", None)
         if name is not None and (not isinstance(name, str) or not name):
             raise ScopaError(f"{spec} option name must be a non-empty text, got {name!r}")
+        options = _without_default_nones(cls, options)
         _check_options(cls, spec, options, also=("name",))
         agent = cls(rules=rules, seed=seed, **options)
         agent.name = name if name is not None else _with_options(spec, options)
@@ -140,6 +149,7 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
             raise ScopaError(f"checkpoint {spec!r}: a trained agent needs torch, which is not "
                              f"installed ({e.name or e}); pip install -e '.[train]' (on these "
                              f"machines first pip install torch==2.13.0)") from None
+        options = _without_default_nones(LearnedAgent, options)
         _check_options(LearnedAgent, spec, options)
         agent = LearnedAgent(rules=rules, seed=seed, path=str(spec), **options)
         if "name" not in options:       # a name given is the name

@@ -20,10 +20,12 @@ from __future__ import annotations
 import copy
 import math
 import multiprocessing as mp
+import os
 import signal
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -174,6 +176,8 @@ def _build(spec_or_agent, rules: Rules, seed: int) -> Agent:
                              f"{spec_or_agent.rules.describe()}, the matches are played under "
                              f"{rules.describe()}: make it with rules=")
         return spec_or_agent
+    if isinstance(spec_or_agent, os.PathLike):      # a checkpoint's Path, as make_agent takes
+        spec_or_agent = os.fspath(spec_or_agent)
     if not isinstance(spec_or_agent, str):
         # an object with act() and reset() was 'unknown agent <object at 0x...>: use easy, ...'
         raise ScopaError(f"an agent is an agents.Agent object or a spec text ('easy', 'path.pt'), got "
@@ -324,13 +328,17 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
             size = max(1, min(8, pairs // (4 * workers)))
             chunks = pool.imap(_run_pairs, [range(i, min(i + size, pairs)) for i in range(0, pairs, size)])
             for _ in range(0, pairs, size):
-                for pair in _next_polled(chunks, lambda: _check_workers(pool, started, workers)):
+                for pair in _next_polled(chunks, partial(_check_workers, pool, started, workers)):
                     out.extend(pair)
                     if progress:
                         progress(per_deal)
     finally:
-        lineup.close()          # the workers are gone: a put still waiting ends (BrokenPipeError)
+        # the workers are gone: with the queue's read end closed a put still waiting ends
+        # (BrokenPipeError), then the write end closes. Closing both at once let the feeder
+        # write on a handle already None: a TypeError traceback from its thread (review)
+        lineup._reader.close()
         feeder.join(timeout=5)
+        lineup.close()
     return out
 
 
@@ -352,11 +360,16 @@ def _check_workers(pool, started: dict, workers: int) -> None:
     for proc in pool._pool:         # Pool's own list of its processes (CPython's, since 2.6)
         started.setdefault(proc.pid, proc)
     if len(started) > workers:
-        codes = sorted({proc.exitcode for proc in started.values() if proc.exitcode is not None}, key=str)
-        raise ScopaError(f"a worker process died (exit code {', '.join(map(str, codes)) or 'unknown'}). "
+        codes = {proc.exitcode for proc in started.values() if proc.exitcode is not None}
+        signals = sorted(-c for c in codes if c < 0)
+        if signals:         # killed (an OOM kill, a kill -9): the guard has nothing to do with it
+            raise ScopaError(f"a worker process was killed (signal {', '.join(map(str, signals))}) "
+                             f"and its deals were lost; run again, or with workers=1")
+        raise ScopaError(f"a worker process died as it ran (exit code {', '.join(map(str, sorted(codes))) or 'unknown'}). "
                          f"The workers are spawned and import the main script: a script that calls "
                          f"evaluate or run_pairs with workers >= 2 must do so under "
-                         f'`if __name__ == "__main__":`; or use workers=1')
+                         f'`if __name__ == "__main__":` (and be a file the workers can read); or use '
+                         f"workers=1")
 
 
 def _next_polled(results, check=None, poll_s: float = 0.25):
@@ -367,8 +380,9 @@ def _next_polled(results, check=None, poll_s: float = 0.25):
         try:
             return results.next(timeout=poll_s)
         except mp.TimeoutError:
-            if check is not None:
-                check()
+            pass
+        if check is not None:       # out of the except: its error is not "during" a TimeoutError
+            check()
 
 
 def summarize(results: list[MatchResult], sides: int | None = None) -> dict:

@@ -1143,6 +1143,14 @@ def test_a_levels_known_options_include_name_and_none_is_the_default():
     assert make_agent("hard", match_equity=None, infer_eps=None).name == "hard"
     assert make_agent("normal", name=None).name == "normal"
     assert make_agent("hard", worlds=5, match_equity=None).name == "hard:worlds=5"
+    # None stands for the default only where the default is None: an unknown option or one
+    # with another default is refused as before (dropping every None let them through)
+    with pytest.raises(ScopaError, match="unknown option 'bogus' for agent 'easy'"):
+        make_agent("easy", bogus=None)
+    with pytest.raises(ScopaError, match="rollouts"):
+        make_agent("hard", rollouts=None)
+    with pytest.raises(ScopaError, match="count_last"):
+        make_agent("normal", count_last=None)
 
 
 def test_library_users_mistakes_are_one_clear_error(tmp_path):

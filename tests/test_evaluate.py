@@ -1055,5 +1055,57 @@ def test_a_script_without_the_main_guard_gets_an_error_not_endless_workers(tmp_p
         else:
             assert proc.returncode == 1 and "rate" not in out
             assert err.rstrip().splitlines()[-1].startswith(
-                "scopa_env.errors.ScopaError: a worker process died (exit code 1). The workers are "
+                "scopa_env.errors.ScopaError: a worker process died as it ran (exit code 1). The workers are "
                 "spawned and import the main script"), err[-800:]
+
+
+KILLED_WORKER = """
+import multiprocessing as mp, os, signal, threading, time
+from agents.arena import evaluate
+from scopa_env.errors import ScopaError
+
+
+def kill_first_worker():       # both started and listed by the pool, most likely still starting
+    while len(mp.active_children()) < 2:
+        time.sleep(0.01)
+    time.sleep(0.3)
+    os.kill(mp.active_children()[0].pid, signal.SIGKILL)
+
+
+if __name__ == "__main__":
+    threading.Thread(target=kill_first_worker, daemon=True).start()
+    try:
+        evaluate("hard", "random", matches=40, workers=2)
+    except ScopaError as e:
+        print("ScopaError:", e, "| chained:", e.__context__ is not None or e.__cause__ is not None)
+"""
+
+
+def test_a_killed_worker_is_one_error_without_a_traceback_from_the_feeder(tmp_path):
+    """A worker killed mid-run (an OOM kill) lost its deals and the call hung; it is now a
+    ScopaError that says so, not the __main__ guard advice, not chained to Pool's TimeoutError,
+    and the thread that hands out the agents prints no traceback as the queue closes (review:
+    it wrote on a handle the close had set to None, a TypeError)."""
+    import os
+    import signal
+    script = tmp_path / "k.py"
+    script.write_text(KILLED_WORKER)
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, env=env)
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("evaluate with a killed worker hung")
+    assert proc.returncode == 0, err
+    assert out == ("ScopaError: a worker process was killed (signal 9) and its deals were lost; run "
+                   "again, or with workers=1 | chained: False\n"), (out, err)
+    assert "Traceback" not in err and "Exception in thread" not in err, err
+
+
+def test_evaluate_takes_a_checkpoint_path_object():
+    """make_agent takes a Path; evaluate refused one once it named non-Agent objects (review)."""
+    row = evaluate(ROOT / "checkpoints" / "scopa-default.pt", "random", 2)
+    assert row["matches"] == 2
