@@ -365,7 +365,8 @@ def _check_workers(pool, started: dict, workers: int) -> None:
         if signals:         # killed (an OOM kill, a kill -9): the guard has nothing to do with it
             raise ScopaError(f"a worker process was killed (signal {', '.join(map(str, signals))}) "
                              f"and its deals were lost; run again, or with workers=1")
-        raise ScopaError(f"a worker process died as it ran (exit code {', '.join(map(str, sorted(codes))) or 'unknown'}). "
+        code = ", ".join(map(str, sorted(codes))) or "unknown"
+        raise ScopaError(f"a worker process died as it ran (exit code {code}). "
                          f"The workers are spawned and import the main script: a script that calls "
                          f"evaluate or run_pairs with workers >= 2 must do so under "
                          f'`if __name__ == "__main__":` (and be a file the workers can read); or use '

@@ -24,9 +24,10 @@ deal would count twice, is an error too).
 Prints each run's wins, and B's wins minus A's in points of match win rate with a 95% interval:
 the unit is the deal (the matches of one seed, which share their cards), Student's t over deals
 (agents/stats.py `mean_ci`), or when fewer than 10 matches ended differently, or every deal
-differed alike (t's interval then has zero width), the bound of `few_differ_ci`; how many matches ended differently; and B's points per hand minus
-A's (each run's agent's hand points minus its opponent's, over its hands, as evaluate.py's
-points/hand), with a cluster-robust 95% interval over the same deals (`ratio_difference_ci`):
+differed alike (t's interval then has zero width), the bound of `few_differ_ci`; how many
+matches ended differently; and B's points per hand minus A's (each run's agent's hand points
+minus its opponent's, over its hands, as evaluate.py's points/hand), with a cluster-robust 95%
+interval over the same deals (`ratio_difference_ci`):
 finer than the win rate, since every hand counts, not only who reached the target.
 """
 from __future__ import annotations

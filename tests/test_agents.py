@@ -1184,10 +1184,11 @@ def test_library_users_mistakes_are_one_clear_error(tmp_path):
         LearnedAgent(model=MoveScorer().state_dict())
     with pytest.raises(ScopaError, match="built for hand_cards=3, the rules have 9"):
         LearnedAgent(rules="scopone", model=MoveScorer(players=4, hand_cards=3))
-    assert isinstance(LearnedAgent(rules="scopone", model=MoveScorer.for_rules(32, rules_from_preset("scopone"))
-                                   ).model, torch.nn.Module)
+    scopone_net = MoveScorer.for_rules(32, rules_from_preset("scopone"))
+    assert isinstance(LearnedAgent(rules="scopone", model=scopone_net).model, torch.nn.Module)
     e = raw_env(rules="three-players")
     e.reset(seed=0)
-    agent = make_agent(str(Path(__file__).resolve().parents[1] / "checkpoints" / "scopa-default.pt") + ":search=300")
+    shipped = Path(__file__).resolve().parents[1] / "checkpoints" / "scopa-default.pt"
+    agent = make_agent(f"{shipped}:search=300")
     with pytest.raises(ScopaError, match="^scopa-default:search=300 was made for rules classic"):
         agent.act(e.observe(e.agent_selection))
