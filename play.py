@@ -568,7 +568,9 @@ class PlaySession:
         if not shown:
             return ""
         joker = self.game.joker_value()
-        as_value = f", {self.name(JOKER)} = {joker}" if JOKER in shown and joker != 7 else ""
+        # '; the 7C as a 5', not ', 7C = 5': with Italian names the comma also parts the cards,
+        # and '5 di bastoni, 7 di coppe, 7 di coppe = 5' read as three cards shown (review)
+        as_value = f"; the {self.name(JOKER)} as {value_words(joker)}" if JOKER in shown and joker != 7 else ""
         return f" (shown: {self.names(by_rank(shown))}{as_value})"
 
     def show_state_many(self) -> None:

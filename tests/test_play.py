@@ -998,7 +998,7 @@ def test_cirulla_bonuses_and_the_joker_are_said():
     text = out.getvalue()
     assert "Computer shows 1\u2665  4\u2666  7\u2665 (three cards summing to 9 or less, the 7\u2665 as an ace): 3 points." in text
     assert "You show 1\u2660  3\u2665  3\u2663 (three cards summing to 9 or less): 3 points." in text
-    assert "(shown: 1\u2665  7\u2665, 7\u2665 = 1)" in text
+    assert "(shown: 1\u2665  7\u2665; the 7\u2665 as an ace)" in text
     assert "The 7\u2665 captures as an ace until it is taken or this deal ends." in text      # later, in the person's hand
     assert "  grande  " in text and "  hand bonus  " in text
 
@@ -1013,3 +1013,15 @@ def test_the_joker_in_the_dealers_sweep_is_named():
         s, out, _ = session(["q"], seed=seed, opponent="easy", rules=rules_from_preset("cirulla"))
         s.run()
         assert f"The table dealt {said}" in out.getvalue()
+
+
+def test_cirulla_shown_joker_with_italian_names_reads_as_the_cards_held():
+    """With Italian names the shown line said '(shown: 5 di bastoni, 7 di coppe, 7 di coppe =
+    5)': the comma that parts the cards made the joker two of them (review)."""
+    out = io.StringIO()
+    s = play.PlaySession("easy", rules_from_preset("cirulla"), 169, input_fn=Script(["q"], out), output=out,
+                         italian=True)
+    s.run()
+    text = out.getvalue()
+    assert "(shown: 5 di bastoni, 7 di coppe; the 7 di coppe as a 5)" in text, text[-2000:]
+    assert "7 di coppe, 7 di coppe" not in text
