@@ -345,3 +345,19 @@ def test_ppo_keeps_moves_when_the_env_widens_its_legal_arrays(tmp_path, monkeypa
     chosen = buf["cards"][t, b, buf["idx"][t, b]]
     assert (chosen >= 0).all() and (buf["idx"][t, b] < buf["count"][t, b]).all()
     run.algo.learn(buf)
+
+
+def test_resume_takes_the_runs_own_rules_given_as_a_preset_and_an_option(tmp_path):
+    """README: a key given with the value the run has is accepted on resume. `--rules napola
+    --set rules.target=31` on a run of those rules was refused, each key compared alone
+    (`--rules napola` means target 21), and the error named only the preset (review)."""
+    napola31 = rules_from_preset("napola").replace(target=31)
+    run = Run(tiny_cfg(tmp_path, rules=napola31, run_name="n31"), log=lambda *_: None)
+    run.train(stop_at=512)
+    path = tmp_path / "ck" / "n31"
+    same = {"rules": rules_from_preset("napola"), "rules.target": 31}
+    resumed = start(tiny_cfg(tmp_path), resume=str(path), overrides=dict(same), log=lambda *_: None)
+    assert resumed.cfg.rules == napola31
+    with pytest.raises(ScopaError, match=r"the run trains for rules napola=True, target=31, not rules "
+                                         r"napola=True, target=41 \("):
+        start(tiny_cfg(tmp_path), resume=str(path), overrides=dict(same, **{"rules.target": 41}))

@@ -28,7 +28,8 @@ from scopa_env.errors import ScopaError
 from scopa_env.presets import preset_name
 from scopa_env.rules import Rules
 from scopa_env.seeds import offset_seed
-from .config import LEGACY_RULES_KEYS, TrainConfig, check_bot_games, make_config, saved_config
+from .config import (LEGACY_RULES_KEYS, TrainConfig, check_bot_games, make_config, rules_overrides,
+                     saved_config)
 
 KEEP_PERIODIC = 3
 LOCK_FILE = ".lock"   # in a run's checkpoint folder: held (flock) by the process training it
@@ -894,13 +895,22 @@ def _readable_latest(latest: Path) -> tuple[int, dict | None] | None:
 
 def _unchanged(saved: dict, overrides: dict, keys) -> set:
     """Those of `keys` whose override leaves the saved config as it is (the rules, for a rules
-    key); none when the saved config cannot be made, and not a key whose own config cannot be."""
+    key); none when the saved config cannot be made, and not a key whose own config cannot be.
+    The keys that touch the rules count together: `--rules napola --set rules.target=31` on a
+    run of those rules was refused, `--rules napola` alone meaning target 21 (review)."""
     try:
         old = make_config(saved)
     except ScopaError:
         return set()
     same = set()
-    for key in keys:
+    rules_keys = set(rules_overrides({k: overrides[k] for k in keys}))
+    if rules_keys:
+        try:
+            if make_config(saved, **{k: overrides[k] for k in rules_keys}) == old:
+                same |= rules_keys
+        except ScopaError:
+            pass
+    for key in set(keys) - rules_keys:
         try:
             if make_config(saved, **{key: overrides[key]}) == old:
                 same.add(key)
@@ -943,6 +953,12 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
                 return preset_name(r) or r.describe()
             asked = overrides[bad[0]]
             asked = f"rules {named(asked)}" if isinstance(asked, Rules) else f"{bad[0]}={asked!r}"
+            several = rules_overrides(overrides)
+            if len(several) > 1:    # the rules they ask for together, not the first key's
+                try:
+                    asked = f"rules {named(make_config(saved, **several).rules)}"
+                except ScopaError:
+                    pass
             try:       # name both rules sets, as an agent for other rules does
                 trained = f": the run trains for rules {named(Rules.from_dict(ckpt.get('rules')))}, not {asked}"
             except (ScopaError, TypeError):
