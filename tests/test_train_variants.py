@@ -361,3 +361,19 @@ def test_resume_takes_the_runs_own_rules_given_as_a_preset_and_an_option(tmp_pat
     with pytest.raises(ScopaError, match=r"the run trains for rules napola=True, target=31, not rules "
                                          r"napola=True, target=41 \("):
         start(tiny_cfg(tmp_path), resume=str(path), overrides=dict(same, **{"rules.target": 41}))
+
+
+def test_a_checkpoint_of_rules_no_flags_give_says_how_it_plays(tmp_path):
+    """A run with `--set rules.fewest_cards=true` trains, but no --rules/--napola/--target
+    flags give its rules: evaluate.py's error ended with no way forward (review). It now says
+    so and names the Python call, which plays it."""
+    from agents.arena import evaluate
+    rules = rules_from_preset("quindici-both").replace(fewest_cards=True)
+    Run(tiny_cfg(tmp_path, rules=rules, run_name="fc"), log=lambda *_: None).train(stop_at=512)
+    path = str(tmp_path / "ck" / "fc" / "latest.pt")
+    r = cli("evaluate.py", "--rules", "quindici-both", "--agent", path, "--opponent", "easy", "--matches", "2")
+    one_line_error(r, "was trained for rules")
+    assert r.stderr.endswith("; no --rules, --napola and --target flags give its rules: play it from "
+                             "Python, agents.arena.evaluate(PATH, OPPONENT, MATCHES, "
+                             "rules=make_agent(PATH).rules)\n"), r.stderr
+    assert evaluate(path, "easy", 2, rules=make_agent(path).rules)["matches"] == 2
