@@ -1035,25 +1035,18 @@ def test_a_script_without_the_main_guard_gets_an_error_not_endless_workers(tmp_p
     again and multiprocessing stops it, Pool started another in its place, for ever (review: the
     README's Greedy example with workers=2). Now a worker's death is one ScopaError naming the
     guard; with the guard the same call works. hard's pickle (too big for a pipe unread) too."""
-    import os
-    import signal
+    from isolated import run_in_session
     body = ("import sys\nsys.path.insert(0, {root!r})\nfrom agents.arena import evaluate\n{guard}"
             "print('rate', evaluate('hard', 'random', matches=4, workers=2)['win_rate'])\n")
     for guard in ("", "if __name__ == '__main__':\n    "):
         script = tmp_path / "s.py"
         script.write_text(body.format(root=str(ROOT), guard=guard))
-        proc = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, start_new_session=True)
-        try:
-            out, err = proc.communicate(timeout=120)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            pytest.fail(f"evaluate(workers=2) {'with' if guard else 'without'} the guard hung")
+        code, out, err = run_in_session([str(script)], 120, f"evaluate(workers=2) "
+                                        f"{'with' if guard else 'without'} the guard", cwd=tmp_path)
         if guard:
-            assert proc.returncode == 0 and out.startswith("rate "), err
+            assert code == 0 and out.startswith("rate "), err
         else:
-            assert proc.returncode == 1 and "rate" not in out
+            assert code == 1 and "rate" not in out
             assert err.rstrip().splitlines()[-1].startswith(
                 "scopa_env.errors.ScopaError: a worker process died as it ran (exit code 1). The workers are "
                 "spawned and import the main script"), err[-800:]
@@ -1087,19 +1080,13 @@ def test_a_killed_worker_is_one_error_without_a_traceback_from_the_feeder(tmp_pa
     and the thread that hands out the agents prints no traceback as the queue closes (review:
     it wrote on a handle the close had set to None, a TypeError)."""
     import os
-    import signal
+
+    from isolated import run_in_session
     script = tmp_path / "k.py"
     script.write_text(KILLED_WORKER)
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, str(script)], cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True, env=env)
-    try:
-        out, err = proc.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        pytest.fail("evaluate with a killed worker hung")
-    assert proc.returncode == 0, err
+    code, out, err = run_in_session([str(script)], 120, "evaluate with a killed worker", cwd=tmp_path,
+                                    env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert code == 0, err
     assert out == ("ScopaError: a worker process was killed (signal 9) and its deals were lost; run "
                    "again, or with workers=1 | chained: False\n"), (out, err)
     assert "Traceback" not in err and "Exception in thread" not in err, err
