@@ -1,8 +1,8 @@
 """evaluate.py: honest tournaments between agents, on duplicate deals with seats swapped.
 
     python evaluate.py --agent SPEC --opponent SPEC [--opponent SPEC ...] [--matches N] [--seed S]
-                       [--rules PRESET] [--partner SPEC] [--napola] [--target T] [--workers K]
-                       [--record FILE] [--json FILE]
+                       [--rules PRESET] [--partner SPEC] [--napola] [--target T]
+                       [--rule OPTION=VALUE ...] [--workers K] [--record FILE] [--json FILE]
     python evaluate.py --round-robin SPEC SPEC [SPEC ...] [--matches N] [same options]
     python evaluate.py --pool FILE FILE [...] [--json FILE]
     python evaluate.py --list-rules
@@ -12,7 +12,8 @@ options after a colon: `hard:worlds=50`, `checkpoints/scopa-default.pt:count_las
 agent takes `name=` (the name game records give it: --record refuses two agents whose records
 would name them alike, e.g. two runs' latest.pt; an agent against itself is written, and one
 copy needs a name= for paired.py and hand_points.py to tell the seats apart). --rules picks a preset (default
-classic; --list-rules shows them); --napola and --target override the preset's. N matches = N/S
+classic; --list-rules shows them); --napola and --target override the preset's, and each --rule
+OPTION=VALUE one option of scopa_env.rules.Rules (`--rule fewest_cards=true`). N matches = N/S
 deals for S sides, each deal played once with the agent's side on each side of the table
 (agents/arena.py): with 2 players the seats swapped; with 3 players the agent on each of the
 three seats, two opponent copies on the others; in pairs (4 or 6 players) the agent's side is
@@ -113,6 +114,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--napola", action="store_true", help="score the napola (overrides the preset)")
     p.add_argument("--target", type=int, default=None,
                    help="points that end a match (overrides the preset; classic 11)")
+    p.add_argument("--rule", action="append", default=[], metavar="OPTION=VALUE",
+                   help="set one rules option (scopa_env.rules.Rules, e.g. fewest_cards=true, "
+                        "napola=false); repeat for several")
     p.add_argument("--workers", type=int, default=1, help="processes to use, default 1")
     p.add_argument("--record", metavar="FILE", help="write every match as a game record (JSON Lines); "
                                                     "two agents the records would name alike are "
@@ -236,8 +240,8 @@ class Progress:
 
 
 def build_rules(args) -> Rules:
-    """The preset with the --napola/--target overrides (ScopaError for a bad name or value)."""
-    return rules_from_flags(args.rules, args.napola, args.target)
+    """The preset with the --napola/--target/--rule overrides (ScopaError for a bad name or value)."""
+    return rules_from_flags(args.rules, args.napola, args.target, args.rule)
 
 
 def check_specs(specs, rules: Rules, recording: bool = False) -> dict[str, str]:
@@ -315,11 +319,16 @@ def header(width: int = 16, per_side: bool = False, points_w: int = POINTS_W) ->
 
 
 def rules_text(rules: Rules, preset: str = "classic") -> str:
-    """The rules line of the output: the preset picked (its options) and target/napola as played."""
+    """The rules line of the output: the preset picked (its options), the options --rule changed
+    in it, and target/napola as played."""
     text = f"target {rules.target}, napola {'on' if rules.napola else 'off'}"
     if rules.replace(napola=False, target=11) == Rules():
         return text
-    return f"rules {preset} ({rules_from_preset(preset).describe()}), " + text
+    base = rules_from_preset(preset)
+    changed = [f"{k}={v}" for k, v in rules.to_dict().items()
+               if k not in ("napola", "target") and getattr(base, k) != v]
+    more = f", changed by --rule: {', '.join(changed)}" if changed else ""
+    return f"rules {preset} ({base.describe()}){more}, " + text
 
 
 def scheme(rules: Rules, matches: int, partner) -> str:

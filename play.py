@@ -1,7 +1,7 @@
 """Play scopa in the terminal against the computer: a rule level or a trained agent.
 
     python play.py [--rules PRESET] [--opponent easy|normal|hard|PATH.pt] [--partner SPEC]
-                   [--napola] [--target T] [--seed S]
+                   [--napola] [--target T] [--rule OPTION=VALUE ...] [--seed S]
     python play.py --list-rules
 
 You are seat 0, the computer the other seats; the match seed decides who deals the first hand,
@@ -860,6 +860,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--napola", action="store_true", help="score the napola")
     p.add_argument("--target", type=int, default=None,
                    help="points that end the match (default: the preset's, 11 for classic)")
+    p.add_argument("--rule", action="append", default=[], metavar="OPTION=VALUE",
+                   help="set one rules option (scopa_env.rules.Rules, e.g. fewest_cards=true, "
+                        "napola=false); repeat for several")
     p.add_argument("--seed", type=int, default=None,
                    help="deal the first match from this seed, the next ones from seed+1, ... "
                         "(default: a fresh seed, shown at the start of each match)")
@@ -890,7 +893,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         if args.seed is not None:
             check_seed(args.seed, "--seed")
-        rules = rules_from_flags(args.rules, args.napola, args.target)
+        rules = rules_from_flags(args.rules, args.napola, args.target, args.rule)
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
         for stream, name in ((sys.stdin, "input"), (sys.stdout, "output")):
             if stream is None:      # started with <&- or >&-: input() and print() would fail

@@ -175,18 +175,12 @@ def quiet_stdout() -> None:
 
 def rules_hint(error: Exception) -> str:
     """For a checkpoint asked to play other rules (RulesMismatch): the flags of evaluate.py and
-    play.py that give the rules it was trained for, when some do; else that none do, and the
-    Python call that plays it; '' for another error. Said as a fact about
-    that checkpoint, not as the command to run: with a --partner, or two checkpoints trained for
-    different rules, those flags alone do not make a command that runs (review)."""
+    play.py that give the rules it was trained for (`--rule OPTION=VALUE` for what no preset
+    gives, e.g. a run's `--set rules.fewest_cards=true`); '' for another error. Said as a fact
+    about that checkpoint, not as the command to run: with a --partner, or two checkpoints
+    trained for different rules, those flags alone do not make a command that runs (review)."""
     from .errors import RulesMismatch
     from .presets import preset_flags
     if not isinstance(error, RulesMismatch):
         return ""
-    flags = preset_flags(error.trained)
-    if flags:
-        return f"; it plays only under {flags}"
-    # a run with `--set rules.OPTION=V` beyond what a preset and these flags give (fewest_cards,
-    # free_capture, cirulla without napola): the error gave no way forward (review)
-    return ("; no --rules, --napola and --target flags give its rules: play it from Python, "
-            "agents.arena.evaluate(PATH, OPPONENT, MATCHES, rules=make_agent(PATH).rules)")
+    return f"; it plays only under {preset_flags(error.trained)}"

@@ -105,30 +105,69 @@ def preset_name(rules: Rules) -> str | None:
     return None
 
 
-def rules_from_flags(preset: str, napola: bool = False, target: int | None = None) -> Rules:
-    """The rules of evaluate.py's and play.py's flags: `--rules PRESET`, `--napola` (turns the
-    napola on), `--target N` (ScopaError for a bad name or value)."""
-    return resolve_rules(preset, napola=True if napola else None, target=target)
+def rule_option(text: str) -> tuple[str, object]:
+    """One `--rule OPTION=VALUE` flag -> (option, value), the value read as the option's type:
+    true/false for a switch, a whole number for a count, the text for a choice (Rules checks
+    the range or the choices). ScopaError names an unknown option or a value of the wrong kind."""
+    from dataclasses import fields
+    if not isinstance(text, str) or "=" not in text:
+        raise ScopaError(f"--rule {text!r} must look like OPTION=VALUE (e.g. --rule fewest_cards=true)")
+    name, raw = (part.strip() for part in text.split("=", 1))
+    kinds = {f.name: type(f.default) for f in fields(Rules)}
+    if name not in kinds:
+        raise ScopaError(f"--rule {text!r}: unknown rules option {name!r} (known: {', '.join(kinds)})")
+    kind = kinds[name]
+    if kind is bool:
+        if raw.lower() in ("true", "false"):
+            return name, raw.lower() == "true"
+        raise ScopaError(f"--rule {text!r}: {name} is true or false, got {raw!r}")
+    if kind is int:
+        digits = raw[1:] if raw[:1] in "+-" else raw
+        if digits.isascii() and digits.isdigit() and len(digits) <= 100:
+            return name, int(raw)
+        raise ScopaError(f"--rule {text!r}: {name} is a whole number, got {raw!r}")
+    return name, raw
 
 
-def preset_flags(rules: Rules) -> str | None:
-    """The command-line flags that give `rules` in evaluate.py and play.py (`--rules NAME`, with
-    `--napola` and `--target N` when needed; the fewest flags), or None when no preset with those
-    two flags gives them (`--napola` only turns the napola on)."""
+def rules_from_flags(preset: str, napola: bool = False, target: int | None = None,
+                     options=()) -> Rules:
+    """The rules of the scripts' flags (evaluate.py, play.py, scopa_env.simulate): `--rules
+    PRESET`, `--napola` (turns the napola on), `--target N`, then each `--rule OPTION=VALUE`
+    (`options`: those texts). ScopaError for a bad name or value, or an option set twice."""
+    changes: dict[str, object] = {}
+    for text in options:
+        name, value = rule_option(text)
+        if name in changes:
+            raise ScopaError(f"--rule sets {name} twice ({changes[name]!r} and {value!r}): keep one")
+        changes[name] = value
+    for name, flag, given in (("napola", "--napola", napola), ("target", "--target", target is not None)):
+        if given and name in changes:
+            raise ScopaError(f"{flag} and --rule {name}=... both set the rules option {name}: keep one")
+    rules = resolve_rules(preset, napola=True if napola else None, target=target)
+    return rules.replace(**changes) if changes else rules
+
+
+def _flag_value(value) -> str:
+    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+
+
+def preset_flags(rules: Rules) -> str:
+    """The command-line flags that give `rules` in evaluate.py, play.py and scopa_env.simulate:
+    `--rules NAME`, with `--napola`, `--target N` and `--rule OPTION=VALUE` for what the preset
+    leaves different (the fewest flags; the first preset of those that tie)."""
     best = None
     for p in PRESETS.values():
-        if p.rules.napola and not rules.napola:
-            continue
-        if p.rules.replace(napola=rules.napola, target=rules.target) != rules:
-            continue
         flags = [f"--rules {p.name}"]
         if rules.napola and not p.rules.napola:
             flags.append("--napola")
         if rules.target != p.rules.target:
             flags.append(f"--target {rules.target}")
+        base = p.rules.replace(napola=p.rules.napola or rules.napola, target=rules.target)
+        flags += [f"--rule {k}={_flag_value(v)}" for k, v in rules.to_dict().items()
+                  if getattr(base, k) != v]
         if best is None or len(flags) < len(best):
             best = flags
-    return None if best is None else " ".join(best)
+    return " ".join(best)
 
 
 def list_rules_text() -> str:

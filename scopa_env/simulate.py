@@ -1,7 +1,7 @@
 """Write game records of matches played by uniformly random legal moves, under any rules preset.
 
 python -m scopa_env.simulate --matches N --seed S --out FILE [--rules PRESET] [--napola] [--target T]
-                             [--with-legal] [--no-check]
+                             [--rule OPTION=VALUE ...] [--with-legal] [--no-check]
 python -m scopa_env.simulate --list-rules
 
 Match i is dealt from seed S + i, and its random player draws from its own generator
@@ -21,7 +21,7 @@ from .atomic import AtomicFile
 from .cli import Parser, StdoutFailed, list_rules_alone, run_main
 from .errors import ScopaError
 from .game import Game
-from .presets import list_rules_text, rules_from_preset
+from .presets import list_rules_text, rules_from_flags
 from .records import Recorder, dumps, replay
 from .rules import Rules
 from .seeds import check_seed, pair_entropy
@@ -56,6 +56,8 @@ def main(argv=None) -> int:
     ap.add_argument("--list-rules", action="store_true", help="list the rules presets and exit")
     ap.add_argument("--napola", action="store_true", help="score the napola (on top of the preset)")
     ap.add_argument("--target", type=int, default=None, help="points that end a match (default: the preset's)")
+    ap.add_argument("--rule", action="append", default=[], metavar="OPTION=VALUE",
+                    help="set one rules option (scopa_env.rules.Rules, e.g. fewest_cards=true); repeat for several")
     ap.add_argument("--with-legal", action="store_true", help="write every move's legal moves too")
     ap.add_argument("--no-check", action="store_true", help="do not replay each record after writing it")
     args = ap.parse_args(argv)
@@ -72,11 +74,7 @@ def main(argv=None) -> int:
         check_seed(args.seed, "--seed")
         if args.matches:
             check_seed(args.seed + args.matches - 1, "--seed + --matches - 1 (the last match's seed)")
-        rules = rules_from_preset(args.rules)
-        if args.napola:
-            rules = rules.replace(napola=True)
-        if args.target is not None:
-            rules = rules.replace(target=args.target)
+        rules = rules_from_flags(args.rules, args.napola, args.target, args.rule)
         if not args.out:
             raise ScopaError("--out needs a file name")
         if args.out == "-":

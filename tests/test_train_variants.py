@@ -2,6 +2,7 @@
 with side returns, 4-player checkpoints, rules mismatches, play.py with a partner."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -363,17 +364,21 @@ def test_resume_takes_the_runs_own_rules_given_as_a_preset_and_an_option(tmp_pat
         start(tiny_cfg(tmp_path), resume=str(path), overrides=dict(same, **{"rules.target": 41}))
 
 
-def test_a_checkpoint_of_rules_no_flags_give_says_how_it_plays(tmp_path):
+def test_a_checkpoint_of_rules_no_preset_gives_plays_from_the_command_line(tmp_path):
     """A run with `--set rules.fewest_cards=true` trains, but no --rules/--napola/--target
-    flags give its rules: evaluate.py's error ended with no way forward (review). It now says
-    so and names the Python call, which plays it."""
-    from agents.arena import evaluate
+    flags gave its rules: evaluate.py's error ended with no way forward (review), then with a
+    Python call. evaluate.py and play.py now take --rule OPTION=VALUE, the error names the flags
+    that give its rules, and evaluate.py plays it under them."""
     rules = rules_from_preset("quindici-both").replace(fewest_cards=True)
     Run(tiny_cfg(tmp_path, rules=rules, run_name="fc"), log=lambda *_: None).train(stop_at=512)
     path = str(tmp_path / "ck" / "fc" / "latest.pt")
     r = cli("evaluate.py", "--rules", "quindici-both", "--agent", path, "--opponent", "easy", "--matches", "2")
     one_line_error(r, "was trained for rules")
-    assert r.stderr.endswith("; no --rules, --napola and --target flags give its rules: play it from "
-                             "Python, agents.arena.evaluate(PATH, OPPONENT, MATCHES, "
-                             "rules=make_agent(PATH).rules)\n"), r.stderr
-    assert evaluate(path, "easy", 2, rules=make_agent(path).rules)["matches"] == 2
+    flags = "--rules quindici-both --rule fewest_cards=true"
+    assert r.stderr.endswith(f"; it plays only under {flags}\n"), r.stderr
+    r = cli("evaluate.py", *flags.split(), "--agent", path, "--opponent", "easy", "--matches", "2",
+            "--json", str(tmp_path / "fc.json"))
+    assert r.returncode == 0, r.stderr
+    assert "changed by --rule: fewest_cards=True" in r.stdout, r.stdout
+    out = json.loads((tmp_path / "fc.json").read_text())
+    assert Rules.from_dict(out["rules"]) == rules and out["results"][0]["matches"] == 2

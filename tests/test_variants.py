@@ -820,22 +820,62 @@ def test_a_rules_mismatch_names_the_options_that_differ():
 
 def test_preset_flags_give_back_the_rules():
     """The flags the scripts name for a checkpoint's rules (preset_flags) give exactly those
-    rules through both scripts' own parsing, and none are named for rules no flags give."""
+    rules through the three scripts' own parsing, for every rules set: options no preset gives
+    (a run's `--set rules.fewest_cards=true`, a napola a preset has turned off) by --rule, which
+    evaluate.py and play.py lacked (review: such checkpoints played from Python only)."""
     import evaluate
     import play
+    from scopa_env import simulate
     from scopa_env.presets import PRESETS, preset_flags, rules_from_flags
     cases = [p.rules for p in PRESETS.values()] + [
-        Rules(napola=True, target=31), Rules(target=16), PRESETS["scopone"].rules.replace(napola=True)]
+        Rules(napola=True, target=31), Rules(target=16), PRESETS["scopone"].rules.replace(napola=True),
+        PRESETS["scopone-milanese"].rules.replace(napola=False), Rules(fewest_cards=True),
+        PRESETS["quindici-both"].rules.replace(fewest_cards=True, target=21),
+        PRESETS["cirulla"].rules.replace(napola=False, primiera="veneto", capotto=5),
+        Rules(players=4, hand_cards=9, table_cards=4, napoleone="ten")]
     for rules in cases:
         flags = preset_flags(rules)
-        assert flags is not None, rules
         args = evaluate.parse_args(["--agent", "easy", "--opponent", "easy", *flags.split()])
         assert evaluate.build_rules(args) == rules, (flags, rules)
         args = play.parse_args(flags.split())
-        assert rules_from_flags(args.rules, args.napola, args.target) == rules, (flags, rules)
-    assert preset_flags(PRESETS["scopone-milanese"].rules.replace(napola=False)) is None
-    assert preset_flags(Rules(fewest_cards=True)) is None
+        assert rules_from_flags(args.rules, args.napola, args.target, args.rule) == rules, (flags, rules)
+    assert preset_flags(PRESETS["scopone-milanese"].rules.replace(napola=False)) == \
+        "--rules scopone-milanese --rule napola=false"
+    assert preset_flags(Rules(fewest_cards=True)) == "--rules classic --rule fewest_cards=true"
     assert preset_flags(Rules(napola=True)) == "--rules classic --napola"
+    assert preset_flags(Rules()) == "--rules classic"
+
+
+@pytest.mark.parametrize("flags, error", [
+    (["--rule", "fewest=true"], r"^--rule 'fewest=true': unknown rules option 'fewest' \(known: napola, "),
+    (["--rule", "fewest_cards"], r"^--rule 'fewest_cards' must look like OPTION=VALUE"),
+    (["--rule", "fewest_cards=yes"], r"^--rule 'fewest_cards=yes': fewest_cards is true or false, got 'yes'$"),
+    (["--rule", "target=2.5"], r"^--rule 'target=2.5': target is a whole number, got '2.5'$"),
+    (["--rule", "target=0"], r"^rules option target must be a whole number 1\.\.100, got 0$"),
+    (["--rule", "quindici=sometimes"], r"^rules option quindici must be one of 'off', 'only', 'both', got 'sometimes'$"),
+    (["--rule", "target=21", "--rule", "target=31"], r"^--rule sets target twice \(21 and 31\): keep one$"),
+    (["--napola", "--rule", "napola=false"], r"^--napola and --rule napola=\.\.\. both set the rules option napola: keep one$"),
+    (["--target", "21", "--rule", "target=16"], r"^--target and --rule target=\.\.\. both set the rules option target: keep one$"),
+])
+def test_rule_flag_errors(flags, error):
+    """A bad --rule is one error naming it, the same in the three scripts (they share
+    rules_from_flags)."""
+    import evaluate
+    from scopa_env.presets import rules_from_flags
+    args = evaluate.parse_args(["--agent", "easy", "--opponent", "easy", *flags])
+    with pytest.raises(ScopaError, match=error):
+        rules_from_flags(args.rules, args.napola, args.target, args.rule)
+
+
+def test_rule_flag_sets_options_after_the_preset():
+    from scopa_env.presets import rules_from_flags
+    assert rules_from_flags("cirulla", options=["napola=false"]) == \
+        PRESETS["cirulla"].rules.replace(napola=False)
+    assert rules_from_flags("classic", True, 21, [" fewest_cards = TRUE ", "primiera=veneto"]) == \
+        Rules(napola=True, target=21, fewest_cards=True, primiera="veneto")
+    for options in (["ace_takes_all=true", "ace_scopa=true"], ["ace_scopa=true", "ace_takes_all=true"]):
+        # checked together, in any order: ace_scopa alone needs ace_takes_all
+        assert rules_from_flags("classic", options=options) == Rules(ace_takes_all=True, ace_scopa=True)
 
 
 def test_a_rules_mismatch_survives_pickling():
@@ -845,3 +885,30 @@ def test_a_rules_mismatch_survives_pickling():
     from scopa_env.errors import RulesMismatch
     e = pickle.loads(pickle.dumps(RulesMismatch("trained for other rules", Rules(target=21))))
     assert isinstance(e, ScopaError) and str(e) == "trained for other rules" and e.trained == Rules(target=21)
+
+
+def test_rule_flag_in_the_three_scripts(tmp_path):
+    """evaluate.py, play.py and scopa_env.simulate take --rule: a bad one is one line and exit
+    2 in each; simulate's records carry the option, play.py deals under it."""
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    runs = {"evaluate.py": [str(root / "evaluate.py"), "--agent", "easy", "--opponent", "easy", "--matches", "2"],
+            "play.py": [str(root / "play.py"), "--opponent", "easy", "--seed", "1"],
+            "simulate": ["-m", "scopa_env.simulate", "--matches", "2", "--seed", "0",
+                         "--out", str(tmp_path / "r.jsonl")]}
+    for name, argv in runs.items():
+        r = subprocess.run([sys.executable, *argv, "--rule", "fewest=true"], capture_output=True, text=True,
+                           cwd=tmp_path, timeout=120, input="q\n")
+        assert r.returncode == 2 and "Traceback" not in r.stderr, (name, r.stderr)
+        assert r.stderr.count("\n") == 1 and "--rule 'fewest=true': unknown rules option 'fewest'" in r.stderr, \
+            (name, r.stderr)
+    r = subprocess.run([sys.executable, *runs["simulate"], "--rules", "quindici-both", "--rule", "fewest_cards=true"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert r.returncode == 0, r.stderr
+    for line in (tmp_path / "r.jsonl").read_text().splitlines():
+        assert Rules.from_dict(json.loads(line)["rules"]) == PRESETS["quindici-both"].rules.replace(fewest_cards=True)
+    r = subprocess.run([sys.executable, *runs["play.py"], "--rule", "primiera=veneto"], capture_output=True,
+                       text=True, cwd=tmp_path, timeout=120, input="q\n")
+    assert r.returncode == 0 and "primiera=veneto" in r.stdout, (r.stdout, r.stderr)
