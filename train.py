@@ -203,7 +203,7 @@ def main(argv=None) -> int:
             raise ScopaError(f"--stop-at must be a number of steps, at least 1, got {args.stop_at}")
         if args.print_config and args.stop_at is not None:     # it was dropped without a word (review)
             raise ScopaError("--print-config prints the config and trains nothing: drop --stop-at")
-        from training.config import load_toml, make_config
+        from training.config import check_read, load_toml, make_config
         from training.loop import InitFromError, check_new_run, start
 
         # an empty value is a mistake (an unset shell variable), not "flag not given"
@@ -230,6 +230,7 @@ def main(argv=None) -> int:
                 cfg = make_config(loaded, **overrides)
             except ScopaError as e:
                 raise ScopaError(config_error(e, loaded, overrides, path)) from None
+            check_read(overrides, cfg.algo)     # typed, and never read: a no-op run (review)
             try:
                 if args.print_config:
                     check_new_run(cfg)      # what the run would refuse is refused here too

@@ -55,8 +55,9 @@ def tiny_cfg(tmp_path, **kw):
 
 @pytest.mark.parametrize("algo", ["dmc", "ppo"])
 def test_smoke_run_of_train_py(tmp_path, algo):
+    ppo_only = ("--snapshot-every", "1") if algo == "ppo" else ()    # dmc refuses a ppo setting
     r = run_cli("--algo", algo, "--total-steps", "2048", "--num-envs", "16", "--rollout-steps", "32",
-                "--hidden", "32", "--snapshot-every", "1", "--eval-every", "1024",
+                "--hidden", "32", *ppo_only, "--eval-every", "1024",
                 "--eval-matches", "2", "--eval-opponents", "random", "--final-matches", "4",
                 "--final-opponents", "random", "--checkpoint-every", "1024", "--torch-threads", "1", "--run-name", "smoke",
                 cwd=tmp_path)
@@ -1064,7 +1065,15 @@ def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, caps
                          (("--set", "seed=" + "9" * 5000), "'seed' needs a whole number"),
                          # an empty value (an unset shell variable) ran the default config
                          (("--config", ""), "--config needs a value: got an empty one"),
-                         (("--resume", ""), "--resume needs a value: got an empty one")):
+                         (("--resume", ""), "--resume needs a value: got an empty one"),
+                         # a setting the run's algorithm never reads trained as if not typed (review)
+                         (("--clip-coef", "0.3"), "config key 'clip_coef' is a ppo setting, and this run "
+                                                  "trains dmc: given on the command line it would "
+                                                  "change nothing (train with --algo ppo, or drop it)"),
+                         (("--set", "pool_size=4"), "config key 'pool_size' is a ppo setting"),
+                         (("--algo", "ppo", "--td-lambda", "0.5"),
+                          "config key 'td_lambda' is a dmc setting, and this run trains ppo"),
+                         (("--algo", "ppo", "--set", "epsilon_end=0.1"), "'epsilon_end' is a dmc setting")):
         _one_line_error(run_main(capsys, "--print-config", *flags), words)
     # a flag given twice kept the last silently (argparse's error: a subprocess)
     for flags, words in ((("--seed", "1", "--seed", "2"), "--seed given twice: '1' and '2'"),
@@ -2111,3 +2120,23 @@ def test_without_periodic_checkpoints_a_killed_run_resumes_from_its_first_evalua
     assert found == ["best.pt", "latest.pt"]
     steps = torch.load(tmp_path / "ck" / "k" / "latest.pt", weights_only=True)["counters"]["steps"]
     assert 512 <= steps < 1024
+
+
+def test_each_algorithms_own_settings_are_named_and_read_from_files_still(capsys):
+    """ALGO_FIELDS (what train.py refuses when typed for the other algorithm) are the fields
+    whose docstrings say 'DMC:' or 'PPO:'; a config file holding the other's settings still
+    trains (configs/default.toml sets td_lambda, and `--algo ppo` on it is a README command)."""
+    import ast
+    from training.config import ALGO_FIELDS
+    tree = ast.parse((ROOT / "training" / "config.py").read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "TrainConfig")
+    marked = {"dmc": set(), "ppo": set()}
+    for field, doc in zip(cls.body, cls.body[1:]):
+        if isinstance(field, ast.AnnAssign) and isinstance(doc, ast.Expr):
+            for algo in marked:
+                if doc.value.value.startswith(algo.upper() + ":"):
+                    marked[algo].add(field.target.id)
+    assert {k: set(v) for k, v in ALGO_FIELDS.items()} == marked
+    r = run_main(capsys, "--print-config", "--algo", "ppo", "--clip-coef", "0.3")
+    out = r.stdout
+    assert r.returncode == 0 and 'algo = "ppo"' in out and "clip_coef = 0.3" in out and "td_lambda = 0.8" in out

@@ -121,8 +121,9 @@ def test_ppo_learner_holds_both_partner_seats(tmp_path):
                                              ("scopone", "ppo", "main"),
                                              ("cirulla", "dmc", "main")])
 def test_train_py_smoke_for_presets(tmp_path, capsys, monkeypatch, preset, algo, how):
+    ppo_only = ("--snapshot-every", "1") if algo == "ppo" else ()    # dmc refuses a ppo setting
     args = ("--rules", preset, "--algo", algo, "--total-steps", "1024",
-            "--num-envs", "16", "--rollout-steps", "32", "--hidden", "32", "--snapshot-every", "1",
+            "--num-envs", "16", "--rollout-steps", "32", "--hidden", "32", *ppo_only,
             "--eval-every", "0", "--final-matches", "2", "--final-opponents", "random",
             "--checkpoint-every", "0", "--torch-threads", "1", "--run-name", "v")
     if how == "subprocess":

@@ -187,6 +187,23 @@ class TrainConfig:
 
 
 FIELDS = {f.name: f for f in fields(TrainConfig)}
+# the fields one algorithm reads and the other does not (their docstrings start 'DMC:' / 'PPO:')
+ALGO_FIELDS = {"dmc": ("epsilon_start", "epsilon_end", "epsilon_decay_frac", "td_lambda"),
+               "ppo": ("gamma", "gae_lambda", "clip_coef", "ent_coef", "vf_coef", "pool_size",
+                       "snapshot_every", "latest_opponent_prob")}
+
+
+def check_read(keys, algo: str) -> None:
+    """ScopaError for a key given on the command line (`--set K=V` or its flag) that the run's
+    algorithm never reads: `--clip-coef 0.3` on a dmc run trained as if it had not been typed.
+    A config file may hold both algorithms' settings (configs/default.toml sets td_lambda, and
+    `--algo ppo` on it trains ppo), so this is for what was typed only."""
+    for key in keys:
+        for other, names in ALGO_FIELDS.items():
+            if key in names and other != algo:
+                raise ScopaError(f"config key {key!r} is a {other} setting, and this run trains "
+                                 f"{algo}: given on the command line it would change nothing "
+                                 f"(train with --algo {other}, or drop it)")
 
 
 # the [rules] table takes exactly the options of scopa_env.rules.Rules (plus `preset`)
