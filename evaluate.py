@@ -61,7 +61,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from scopa_env.cli import (Parser, StdoutFailed, first_repeat, list_rules_alone, quiet_stdout, rules_hint,
                                run_main)
     from scopa_env.errors import ScopaError
-    from scopa_env.presets import list_rules_text, rules_from_flags, rules_from_preset
+    from scopa_env.presets import changed_options, list_rules_text, rules_from_flags, rules_from_preset
     from scopa_env.atomic import AtomicFile
     from scopa_env.records import dumps
     from scopa_env.rules import Rules
@@ -149,7 +149,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         if len(args.pool) < 2:
             p.error("--pool needs at least two result files")
         played = [f"--{name.replace('_', '-')}" for name in ("matches", "seed", "rules", "partner",
-                                                             "napola", "target", "workers")
+                                                             "napola", "target", "rule", "workers")
                   if getattr(args, name) != p.get_default(name)]
         if played:     # they were ignored: the pooled runs' own settings are in their files
             p.error(f"--pool plays no matches: drop {', '.join(played)} (each run's settings are in its file)")
@@ -324,11 +324,9 @@ def rules_text(rules: Rules, preset: str = "classic") -> str:
     text = f"target {rules.target}, napola {'on' if rules.napola else 'off'}"
     if rules.replace(napola=False, target=11) == Rules():
         return text
-    base = rules_from_preset(preset)
-    changed = [f"{k}={v}" for k, v in rules.to_dict().items()
-               if k not in ("napola", "target") and getattr(base, k) != v]
-    more = f", changed by --rule: {', '.join(changed)}" if changed else ""
-    return f"rules {preset} ({base.describe()}){more}, " + text
+    changed = changed_options(rules, preset, leave=("napola", "target"))
+    more = f", changed by --rule: {changed}" if changed else ""
+    return f"rules {preset} ({rules_from_preset(preset).describe()}){more}, " + text
 
 
 def scheme(rules: Rules, matches: int, partner) -> str:

@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import ScopaError
-from .rules import Rules
+from .rules import NAPOLEONE, PRIMIERA_SCALES, QUINDICI, Rules
+
+CHOICES = {"napoleone": NAPOLEONE, "quindici": QUINDICI, "primiera": PRIMIERA_SCALES}
 
 
 @dataclass(frozen=True)
@@ -105,28 +107,46 @@ def preset_name(rules: Rules) -> str | None:
     return None
 
 
+def _shown(text: str, most: int = 60) -> str:
+    """`text` quoted, cut short when long (a 5,000-digit value was echoed whole, twice)."""
+    return repr(text) if len(text) <= most else f"{text[:most]!r}... ({len(text):,} characters)"
+
+
+def _kinds() -> dict[str, type]:
+    from dataclasses import fields
+    return {f.name: type(f.default) for f in fields(Rules)}
+
+
 def rule_option(text: str) -> tuple[str, object]:
     """One `--rule OPTION=VALUE` flag -> (option, value), the value read as the option's type:
-    true/false for a switch, a whole number for a count, the text for a choice (Rules checks
-    the range or the choices). ScopaError names an unknown option or a value of the wrong kind."""
-    from dataclasses import fields
+    true/false for a switch, a whole number for a count, one of its choices for a choice (any
+    case, as true/false and the preset names). ScopaError names an unknown option or a value
+    of the wrong kind; Rules checks the ranges."""
     if not isinstance(text, str) or "=" not in text:
-        raise ScopaError(f"--rule {text!r} must look like OPTION=VALUE (e.g. --rule fewest_cards=true)")
+        raise ScopaError(f"--rule {_shown(str(text))} must look like OPTION=VALUE (e.g. --rule "
+                         f"fewest_cards=true)")
     name, raw = (part.strip() for part in text.split("=", 1))
-    kinds = {f.name: type(f.default) for f in fields(Rules)}
+    kinds = _kinds()
+    flag = f"--rule {_shown(text)}"
     if name not in kinds:
-        raise ScopaError(f"--rule {text!r}: unknown rules option {name!r} (known: {', '.join(kinds)})")
+        raise ScopaError(f"{flag}: unknown rules option {_shown(name)} (known: {', '.join(kinds)}; "
+                         f"--list-rules shows their values)")
     kind = kinds[name]
     if kind is bool:
         if raw.lower() in ("true", "false"):
             return name, raw.lower() == "true"
-        raise ScopaError(f"--rule {text!r}: {name} is true or false, got {raw!r}")
+        raise ScopaError(f"{flag}: {name} is true or false, got {_shown(raw)}")
     if kind is int:
         digits = raw[1:] if raw[:1] in "+-" else raw
-        if digits.isascii() and digits.isdigit() and len(digits) <= 100:
+        if digits.isascii() and digits.isdigit():
+            if len(digits) > 100:   # int() refuses 4,300 digits and more; no option counts past 1,000
+                raise ScopaError(f"{flag}: {name} is out of range ({len(digits):,} digits; "
+                                 f"--list-rules shows the classic value)")
             return name, int(raw)
-        raise ScopaError(f"--rule {text!r}: {name} is a whole number, got {raw!r}")
-    return name, raw
+        raise ScopaError(f"{flag}: {name} is a whole number, got {_shown(raw)}")
+    if raw.lower() in CHOICES.get(name, ()):
+        return name, raw.lower()
+    raise ScopaError(f"{flag}: {name} is one of {', '.join(CHOICES[name])}, got {_shown(raw)}")
 
 
 def rules_from_flags(preset: str, napola: bool = False, target: int | None = None,
@@ -144,7 +164,20 @@ def rules_from_flags(preset: str, napola: bool = False, target: int | None = Non
         if given and name in changes:
             raise ScopaError(f"{flag} and --rule {name}=... both set the rules option {name}: keep one")
     rules = resolve_rules(preset, napola=True if napola else None, target=target)
-    return rules.replace(**changes) if changes else rules
+    if not changes:
+        return rules
+    try:
+        return rules.replace(**changes)
+    except ScopaError as e:     # a range, or options that do not go together: said as the flags'
+        raise ScopaError(f"{' '.join(f'--rule {_shown(t)}' for t in options)}: {e}") from None
+
+
+def changed_options(rules: Rules, preset: str, leave=()) -> str:
+    """The options in which `rules` differ from preset `preset`'s, as the --rule values that
+    give them ('fewest_cards=true, primiera=veneto'; '' for none), those in `leave` aside."""
+    base = rules_from_preset(preset)
+    return ", ".join(f"{k}={_flag_value(v)}" for k, v in rules.to_dict().items()
+                     if k not in leave and getattr(base, k) != v)
 
 
 def _flag_value(value) -> str:
@@ -177,6 +210,13 @@ def list_rules_text() -> str:
     for p in PRESETS.values():
         lines.append(f"  {p.name:<{width}}  {p.description} [seed {p.source}]")
         lines.append(f"  {'':<{width}}  options: {p.rules.describe()}")
+    lines.append("Rules options (evaluate.py, play.py and scopa_env.simulate: --rule OPTION=VALUE after "
+                 "the preset; train.py: --set rules.OPTION=VALUE; scopa_env/rules.py says what each does):")
+    classic = Rules()
+    for name, kind in _kinds().items():
+        what = ("true or false" if kind is bool else "a whole number" if kind is int
+                else " | ".join(CHOICES[name]))
+        lines.append(f"  {name} = {what} (classic {_flag_value(getattr(classic, name))})")
     return "\n".join(lines)
 
 

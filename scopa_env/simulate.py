@@ -21,7 +21,7 @@ from .atomic import AtomicFile
 from .cli import Parser, StdoutFailed, list_rules_alone, run_main
 from .errors import ScopaError
 from .game import Game
-from .presets import list_rules_text, rules_from_flags
+from .presets import changed_options, list_rules_text, rules_from_flags, rules_from_preset
 from .records import Recorder, dumps, replay
 from .rules import Rules
 from .seeds import check_seed, pair_entropy
@@ -96,7 +96,9 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print("simulate: interrupted" + ("" if args.out == "-" else "; nothing written"), file=sys.stderr)
         return 130
-    print(f"wrote {args.matches} matches under rules {args.rules} ({rules.describe()}) to "
+    changed = changed_options(rules, args.rules)
+    print(f"wrote {args.matches} match{'' if args.matches == 1 else 'es'} under rules {args.rules} ({rules_from_preset(args.rules).describe()}"
+          + (f"; changed: {changed}" if changed else "") + ") to "
           + ("standard output" if args.out == "-" else args.out)
           + ("" if args.no_check else "; each replayed through the engine"),
           file=sys.stderr if args.out == "-" else sys.stdout)

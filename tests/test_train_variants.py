@@ -380,6 +380,6 @@ def test_a_checkpoint_of_rules_no_preset_gives_plays_from_the_command_line(tmp_p
     r = cli("evaluate.py", *flags.split(), "--agent", path, "--opponent", "easy", "--matches", "2",
             "--json", str(tmp_path / "fc.json"))
     assert r.returncode == 0, r.stderr
-    assert "changed by --rule: fewest_cards=True" in r.stdout, r.stdout
+    assert "changed by --rule: fewest_cards=true" in r.stdout, r.stdout
     out = json.loads((tmp_path / "fc.json").read_text())
     assert Rules.from_dict(out["rules"]) == rules and out["results"][0]["matches"] == 2

@@ -851,8 +851,15 @@ def test_preset_flags_give_back_the_rules():
     (["--rule", "fewest_cards"], r"^--rule 'fewest_cards' must look like OPTION=VALUE"),
     (["--rule", "fewest_cards=yes"], r"^--rule 'fewest_cards=yes': fewest_cards is true or false, got 'yes'$"),
     (["--rule", "target=2.5"], r"^--rule 'target=2.5': target is a whole number, got '2.5'$"),
-    (["--rule", "target=0"], r"^rules option target must be a whole number 1\.\.100, got 0$"),
-    (["--rule", "quindici=sometimes"], r"^rules option quindici must be one of 'off', 'only', 'both', got 'sometimes'$"),
+    (["--rule", "target=0"], r"^--rule 'target=0': rules option target must be a whole number 1\.\.100, got 0$"),
+    (["--rule", "quindici=sometimes"], r"^--rule 'quindici=sometimes': quindici is one of off, only, both, got 'sometimes'$"),
+    # the Rules checks' errors did not say they came from --rule (review)
+    (["--rule", "ace_scopa=true"], r"^--rule 'ace_scopa=true': rules option ace_scopa needs ace_takes_all$"),
+    (["--rules", "scopone", "--rule", "players=3"],
+     r"^--rule 'players=3': rules options hand_cards=9, table_cards=4: the 36 cards left"),
+    # a 101-digit value was "not a whole number", echoed whole twice (review)
+    (["--rule", "target=" + "1" * 5000],
+     r"^--rule 'target=1{53}'\.\.\. \(5,007 characters\): target is out of range \(5,000 digits; "),
     (["--rule", "target=21", "--rule", "target=31"], r"^--rule sets target twice \(21 and 31\): keep one$"),
     (["--napola", "--rule", "napola=false"], r"^--napola and --rule napola=\.\.\. both set the rules option napola: keep one$"),
     (["--target", "21", "--rule", "target=16"], r"^--target and --rule target=\.\.\. both set the rules option target: keep one$"),
@@ -871,8 +878,8 @@ def test_rule_flag_sets_options_after_the_preset():
     from scopa_env.presets import rules_from_flags
     assert rules_from_flags("cirulla", options=["napola=false"]) == \
         PRESETS["cirulla"].rules.replace(napola=False)
-    assert rules_from_flags("classic", True, 21, [" fewest_cards = TRUE ", "primiera=veneto"]) == \
-        Rules(napola=True, target=21, fewest_cards=True, primiera="veneto")
+    assert rules_from_flags("classic", True, 21, [" fewest_cards = TRUE ", "primiera=Veneto"]) == \
+        Rules(napola=True, target=21, fewest_cards=True, primiera="veneto")   # any case, as true/false
     for options in (["ace_takes_all=true", "ace_scopa=true"], ["ace_scopa=true", "ace_takes_all=true"]):
         # checked together, in any order: ace_scopa alone needs ace_takes_all
         assert rules_from_flags("classic", options=options) == Rules(ace_takes_all=True, ace_scopa=True)
