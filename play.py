@@ -27,12 +27,12 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from agents import REGISTRY, make_agent, split_spec
     from agents.arena import agent_seed
     from scopa_env.actions import action_table
-    from scopa_env.cards import (SETTEBELLO, SUIT_SYMBOLS, SUITS, card_name_compact, card_name_it,
+    from scopa_env.cards import (SETTEBELLO, SUIT_SYMBOLS, SUITS, card_id, card_name_compact, card_name_it,
                                  parse_card, rank_of, suit_of)
     from scopa_env.cli import Parser, list_rules_alone, rules_hint, run_main
-    from scopa_env.errors import ScopaError
+    from scopa_env.errors import RulesMismatch, ScopaError
     from scopa_env.game import Game, Move, primiera
-    from scopa_env.presets import PRESETS, list_rules_text, preset_name, rules_from_flags
+    from scopa_env.presets import PRESETS, changed_options, list_rules_text, preset_name, rules_from_flags
     from scopa_env.rules import Rules
     from scopa_env.seeds import check_seed, offset_seed
 except KeyboardInterrupt:
@@ -51,10 +51,12 @@ QUIT_WORDS = ("q", "quit", "exit")     # at every prompt
 
 SUIT_HELP = f"D denari {SUIT_SYMBOLS[0]}, C coppe {SUIT_SYMBOLS[1]}, S spade {SUIT_SYMBOLS[2]}, B bastoni {SUIT_SYMBOLS[3]}"
 HEART_HINT = " (the screen's \u2665 is C, coppe)"
+CLUB_HINT = " (the screen's \u2663 is B, bastoni; C is coppe \u2665)"
 # each line fits 79 columns (review: 85-89 wrapped mid-word in an 80-column terminal); the face
 # cards' values, which the Italian names do not show (review: "Cavallo di denari" is 9d)
 HELP = f"""\
-  1 2 3           play that card of your hand (captures several ways: you pick)
+  1 2 3           play that card of your hand (you choose when it can take
+                  more than one way)
   7d   7d x 4c 3s play a card by notation, optionally saying what it takes;
                   values 1-10 (Fante 8, Cavallo 9, Re 10), suits
                   {SUIT_HELP}
@@ -97,6 +99,24 @@ def side_names(players: int) -> tuple[str, ...]:
     return ("Us", "Side B", "Side C")
 
 
+def side_subject(name: str) -> str:
+    """A side's name as the subject of a sentence: 'Us' and 'Them' are column headings ("Us
+    took all ten denari", "Them win": review); seats and 'Side B' stay as they are."""
+    return {"Us": "We", "Them": "They"}.get(name, name)
+
+
+def fallback_notice(err: ScopaError) -> str:
+    """Why the default opponent, the shipped agent, gives way to the fallback level: under
+    other rules, the rules it plays (the mismatch's text listed every option that differs,
+    795 characters under cirulla: review); else the error (an unreadable file, no torch)."""
+    if isinstance(err, RulesMismatch):
+        t = err.trained
+        why = f"plays only {rules_label(t)} to {t.target}, napola {'on' if t.napola else 'off'}"
+    else:
+        why = f"cannot play here ({err})"
+    return f"The shipped agent {why}; you play the {FALLBACK_LEVEL} level instead."
+
+
 class Quit(Exception):
     """The person leaves: `q` (or quit, exit), `n` at the new-match offer, or end of input."""
 
@@ -104,7 +124,7 @@ class Quit(Exception):
 # what a terminal without the suit symbols gets: the card letters of the notation, '-' for '·'
 ASCII_TEXT = str.maketrans({**dict(zip(SUIT_SYMBOLS, SUITS)), "\u00b7": "-"})
 # where the symbols explain the letters, a screen of letters drops them ("D denari D")
-ASCII_PHRASES = ((SUIT_HELP, "D denari, C coppe, S spade, B bastoni"), (HEART_HINT, ""))
+ASCII_PHRASES = ((SUIT_HELP, "D denari, C coppe, S spade, B bastoni"), (HEART_HINT, ""), (CLUB_HINT, ""))
 FALLBACK_LEVEL = "normal"   # the default opponent when there is no usable shipped agent
 
 
@@ -207,13 +227,15 @@ def value_words(value: int) -> str:
 
 
 def rules_label(rules: Rules) -> str:
-    """The preset the rules are (napola and target aside: the banner shows those), else the
-    options that differ from the classic game."""
+    """The preset the rules are, napola and target aside (the banner shows those), else the
+    nearest preset and what differs from it: 'cirulla with joker=false' (the options that
+    differ from the classic game, napola and target among them, said both twice: review)."""
     name = preset_name(rules)
-    if name is None:
-        name = next((p.name for p in PRESETS.values() if p.rules.replace(
-            napola=rules.napola, target=rules.target) == rules), None)
-    return name or rules.describe()
+    if name is not None:
+        return name
+    changes = {p.name: changed_options(rules, p.name, leave=("napola", "target")) for p in PRESETS.values()}
+    best = min(changes, key=lambda n: len(changes[n].split(", ")) if changes[n] else 0)
+    return best + (f" with {changes[best]}" if changes[best] else "")
 
 
 MOST_SEVENS_ORDER = ((7, "seven"), (6, "six"), (1, "ace"), (5, "five"), (4, "four"), (3, "three"),
@@ -594,8 +616,11 @@ class PlaySession:
                 pile, scope = self.side_pile(t)
                 label = "Us (you + partner)" if t == 0 else sides[t]
                 self.say(f"  {label} together: {pile_summary(pile, scope)}")
-        order = [self.seat_name((HUMAN + k) % rules.players) for k in range(rules.players)]
-        self.say("Your turn (then " + ", ".join(order[1:]) + ").")
+        # the seats after you; in the hand's last deal only those still holding a card: the hand
+        # ends without the others' turns (review). With cards in the deck they play the next deal.
+        order = [self.seat_name(s) for s in ((HUMAN + k) % rules.players for k in range(1, rules.players))
+                 if g.deck_left > 0 or len(g.hand(s)) > 0]
+        self.say("Your turn" + (" (then " + ", ".join(order) + ")." if order else "."))
         hand = by_rank(g.hand(HUMAN))
         items = [f"{i}) {self.name(c)}".replace(" ", "\u00a0") for i, c in enumerate(hand, 1)]
         text = textwrap.fill("   ".join(items), width=WIDTH, initial_indent="Your hand: ",
@@ -678,6 +703,13 @@ class PlaySession:
                 raise ScopaError(f"illegal capture: {self.name(twice[0])} is named twice")
             if len(captures) > len(g.table):
                 raise ScopaError(f"illegal capture: {len(captures)} cards named, the table holds {len(g.table)}")
+            absent = [c for c in wanted if c not in g.table]
+            if absent:      # it said "8D cannot take 3C 5C" of cards not there at all (review)
+                # C for clubs: the screen's club is B, bastoni
+                clubs = any(suit_of(c) == 1 and card_id(rank_of(c), 3) in g.table for c in absent)
+                raise ScopaError(f"illegal capture: {self.names(absent)} "
+                                 f"{'is' if len(absent) == 1 else 'are'} not on the table"
+                                 f"{CLUB_HINT if clubs else ''}")
             for m in options:
                 if sorted(m.captured_cards) == wanted:
                     return m
@@ -748,8 +780,7 @@ class PlaySession:
             except ScopaError as partner_err:
                 self.say(f"  {partner_err}")
                 return False
-            self.say(f"The shipped agent cannot play here ({err}); you play the "
-                     f"{FALLBACK_LEVEL} level instead.")
+            self.say(fallback_notice(err))
             spec = FALLBACK_LEVEL
         self.agents, self.opponent = agents, spec
         self.rules, self.actions = rules, action_table(rules)
@@ -786,11 +817,16 @@ class PlaySession:
 
     def say_tie(self) -> None:
         """After a hand: a tie at the top at or past the target plays another hand, which the
-        screen went on to without a word."""
-        g = self.game
+        screen went on to without a word; a match the capotto ends short of the target says so
+        (it ended 5-0 to 21 without a reason: review)."""
+        g, rules = self.game, self.rules
         top = max(g.scores)
-        if not g.match_over and top >= self.rules.target and g.scores.count(top) > 1:
+        if not g.match_over and top >= rules.target and g.scores.count(top) > 1:
             self.say(f"Tied at {top}: another hand decides.")
+        napoleone_won = rules.napoleone == "win" and g.napoleone_side is not None
+        if g.match_over and rules.capotto and top < rules.target and not napoleone_won:
+            self.say(f"Capotto: {top} points against none ends the match (these rules end it at "
+                     f"{rules.capotto} or more against none).")
 
     def show_hand_score_many(self) -> None:
         """End-of-hand score lines, one column per side (pooled piles in pairs)."""
@@ -813,7 +849,7 @@ class PlaySession:
             self.say(f"  {LINE_LABELS[key]:<14}" + "".join(f"{ln[key]:>{w}}" for ln in lines) + extra)
         self.say(f"  {'hand total':<14}" + "".join(f"{ln['total']:>{w}}" for ln in lines))
         if g.napoleone_side is not None:
-            self.say(f"Napoleone: {sides[g.napoleone_side]} took all ten denari.")
+            self.say(f"Napoleone: {side_subject(sides[g.napoleone_side])} took all ten denari.")
         totals = ", ".join(f"{sides[t]}: {g.scores[t]}" for t in range(rules.teams))
         self.say(f"Match: {totals} (to {rules.target})")
         self.say_tie()
@@ -827,7 +863,8 @@ class PlaySession:
             if g.winner == 0:
                 who = "You win" if self.rules.players == 3 else "You and your partner win"
             else:
-                who = f"{sides[g.winner]} {'win' if sides[g.winner] == 'Them' else 'wins'}"
+                who = side_subject(sides[g.winner])
+                who += " win" if who == "They" else " wins"
             self.say(f"\n*** {who} the match with {g.scores[g.winner]} ({others}){'!' if g.winner == 0 else '.'} ***")
         else:
             you, cpu = g.scores
@@ -923,8 +960,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 raise err from None       # the shipped agent can play: the error is elsewhere
             # the shipped agent was not asked for by name: say why it is not playing, go on
-            print(f"The shipped agent cannot play here ({err}); you play the "
-                  f"{FALLBACK_LEVEL} level instead.")
+            print(fallback_notice(err))
             session = PlaySession(FALLBACK_LEVEL, rules, seed, italian=italian,
                                   partner=args.partner, ascii_only=not symbols,
                                   implicit_opponent=True)

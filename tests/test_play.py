@@ -193,7 +193,7 @@ def test_help_and_quit():
     # the face cards' values (the Italian names hide them), every line within 79 columns (review)
     assert "Fante 8, Cavallo 9, Re 10" in text
     help_lines = text[text.index("  1 2 3 "):text.index("(both start a new match)") + 24].splitlines()
-    assert len(help_lines) == 6 and max(map(len, help_lines)) <= 79, help_lines
+    assert len(help_lines) == 7 and max(map(len, help_lines)) <= 79, help_lines
     assert text.rstrip().endswith("Ciao!")
     assert len(script.prompts) == 2
 
@@ -546,7 +546,7 @@ def test_pairs_match_scores_each_side_and_partner_follows_the_level():
     assert g.match_over and text.count("hand total") == g.hand_no + 1
     header = text.split("Hand 1 score")[1].splitlines()[0]
     assert "Us" in header and "Them" in header
-    assert "Match: Us: " in text and ("You and your partner win" in text or "Them win" in text)
+    assert "Match: Us: " in text and ("You and your partner win" in text or "They win" in text)
     s2, _, _ = session(["l", "normal", "q"], seed=1, rules=rules)
     s2.run()
     assert {type(a).__name__ for a in s2.agents.values()} == {"NormalAgent"}
@@ -1025,3 +1025,75 @@ def test_cirulla_shown_joker_with_italian_names_reads_as_the_cards_held():
     text = out.getvalue()
     assert "(shown: 5 di bastoni, 7 di coppe; the 7 di coppe as a 5)" in text, text[-2000:]
     assert "7 di coppe, 7 di coppe" not in text
+
+
+# ---- review 2026-12-04 ----------------------------------------------------------------------
+def test_capturing_cards_not_on_the_table_says_so_and_hints_at_bastoni():
+    """`8d x 3c 5c` with 3♣ 5♣ on the table (C typed for the screen's clubs) said '8♦ cannot
+    take 3♥ 5♥', as if the cards were there (review)."""
+    s, out, _ = session(["7d x 2c 5s", "7d x 4d", "q"])
+    run_from(s, choice_position())
+    text = out.getvalue()
+    assert "illegal capture: 2♥ is not on the table (the screen's ♣ is B, bastoni; C is coppe ♥)\n" in text
+    assert "illegal capture: 4♦ is not on the table\n" in text
+
+
+def test_capotto_ending_says_why():
+    """A match the capotto ended short of the target showed 'wins the match 5-0' with no
+    reason (review)."""
+    s, out, _ = session(seed=1, opponent="easy", rules=Rules(capotto=2, target=21),
+                        input_fn=answer_one_then_no)
+    assert s.run() == 0
+    text = out.getvalue()
+    g = s.game
+    top = max(g.scores)
+    assert g.match_over and top < 21 and min(g.scores) == 0
+    assert f"Capotto: {top} points against none ends the match (these rules end it at 2 or more " \
+           f"against none).\n" in text
+    s, out, _ = session(seed=0, rules=Rules(napola=True), input_fn=answer_one_then_no)
+    assert s.run() == 0 and "Capotto" not in out.getvalue()
+
+
+def test_banner_names_the_nearest_preset_and_what_differs():
+    """The banner repeated napola and target (`of napola=True, target=15, fewest_cards=True to
+    15`) and listed cirulla's every option for one change (review)."""
+    assert play.rules_label(Rules(fewest_cards=True, napola=True, target=15)) == "classic with fewest_cards=true"
+    assert play.rules_label(rules_from_preset("cirulla").replace(joker=False)) == "cirulla with joker=false"
+    assert play.rules_label(rules_from_preset("cirulla").replace(napola=False)) == "cirulla"
+    s, out, _ = session(["q"], rules=Rules(fewest_cards=True, napola=True, target=15))
+    s.run()
+    assert "=== New match of classic with fewest_cards=true to 15 against random, napola on" in out.getvalue()
+
+
+def test_shipped_agent_under_other_rules_is_one_short_line(capsys, monkeypatch):
+    """The fallback notice listed every option cirulla changes (795 characters): review."""
+    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
+    assert play.main(["--rules", "cirulla", "--seed", "1"]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == ("The shipped agent plays only classic to 11, napola off; you play the normal "
+                     "level instead.")
+
+
+def test_turn_order_in_the_last_deal_leaves_out_seats_with_no_cards():
+    """With 3 players the last round said 'Your turn (then Computer 1, Computer 2)' with
+    Computer 2 out of cards: the hand ends first (review). Earlier deals name every seat."""
+    rules = Rules(players=3, hand_cards=3, table_cards=4)
+    s, out, _ = session(["q"], rules=rules)
+    s.new_match()
+    g = s.game
+    while not (g.deck_left == 0 and g.to_move == 0 and len(g.hand(2)) == 0 and len(g.hand(1)) > 0):
+        if g.hand_over:
+            g.next_hand() if not g.match_over else pytest.fail("no such turn")
+            continue
+        m = g.legal_moves()[0]
+        g.play(m.card, m.captured)
+    out.seek(0), out.truncate(0)
+    s.show_state_many()
+    assert "Computer 2: 0 in hand" in out.getvalue() and "Your turn (then Computer 1).\n" in out.getvalue()
+    s.new_match()       # the first deal: every seat plays after you before your next turn
+    while s.game.to_move != 0:
+        m = s.game.legal_moves()[0]
+        s.game.play(m.card, m.captured)
+    out.seek(0), out.truncate(0)
+    s.show_state_many()
+    assert "Your turn (then Computer 1, Computer 2).\n" in out.getvalue()

@@ -291,7 +291,7 @@ def test_play_py_scopone_with_a_partner_scripted():
     score = out.split("Hand 1 score")[1]
     assert "Us" in score.splitlines()[0] and "Them" in score.splitlines()[0]
     assert "hand total" in score and "Match: Us: " in score
-    assert "win the match" in out or "wins the match" in out or "Them win the match" in out
+    assert "win the match" in out or "wins the match" in out or "They win the match" in out
     assert out.rstrip().endswith("Ciao!")
 
 
