@@ -92,7 +92,7 @@ def render_text(game: Game, viewer: int) -> str:
                       for t in range(sides)]
     scores = [int(game.state[core.SCORES + t]) for t in range(sides)]
     lines = [
-        f"Scopa to {r.target}, {r.describe()} | hand {game.hand_no + 1}, dealer "
+        f"Scopa to {r.target}, {r.replace(target=11).describe()} | hand {game.hand_no + 1}, dealer "
         f"{names[game.dealer]}",
         "Scores: " + ", ".join(f"{side_names[t]} {scores[t]}" for t in range(sides)),
         f"Table: {' '.join(cards_str(game.table)) or '(empty)'}",
@@ -107,7 +107,8 @@ def render_text(game: Game, viewer: int) -> str:
     if game.match_over:
         w = game.winner
         others = "-".join(str(scores[t]) for t in range(sides) if t != w)
-        lines.append(f"Match over: {side_names[w]} wins {scores[w]}-{others}")
+        verb = "win" if sides != r.players else "wins"      # a pair: "player_0 & player_2 win"
+        lines.append(f"Match over: {side_names[w]} {verb} {scores[w]}-{others}")
     elif game.hand_over:
         lines.append("Hand over")
     else:
@@ -270,7 +271,7 @@ class raw_env(AECEnv):
     def _check_action(self, agent: str, action) -> int:
         a = action_id(action, agent)
         if not 0 <= a < self.table.size or not self._mask[a]:
-            raise ScopaError(illegal_message(self, agent, action))
+            raise ScopaError(illegal_message(self, agent, a))    # the id read: int() of a 1-element array fails (review)
         return a
 
     # ---- observing ------------------------------------------------------------------------

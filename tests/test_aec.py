@@ -1,6 +1,7 @@
 """The PettingZoo AEC env scopa_v0: PettingZoo's own API and seed tests, agreement with the
 engine, hidden information, illegal moves, render and pickling."""
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -392,3 +393,26 @@ def test_the_wrapped_env_says_the_same_of_last_after_the_episode():
         e.last()
     e.reset(seed=2)
     assert e.last()[0]["action_mask"].sum() > 0
+
+
+def test_review_illegal_array_action_is_described_and_render_wording():
+    """raw_env's error for a one-element array action lost the move's description (int() of
+    the array); the render repeated the target and said 'player_0 & player_2 wins' (review)."""
+    import numpy as np
+    from scopa_env.aec import env as make_env, raw_env
+    r = raw_env()
+    r.reset(seed=0)
+    bad = next(i for i in range(r.table.size) if not r._mask[i])
+    with pytest.raises(ScopaError, match=rf"action {bad} \(\w+( x [\w ]+)?\) is not legal now"):
+        r.step(np.array([bad]))
+    e = make_env(rules="pairs", target=3, render_mode="ansi")
+    e.reset(seed=2)
+    for agent in e.agent_iter():
+        _, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        e.step(int(np.flatnonzero(e.observe(agent)["action_mask"])[0]))
+    text = e.render()
+    assert text.startswith("Scopa to 3, players=4 | hand"), text
+    assert re.search(r"Match over: player_[01] & player_[23] win \d+-\d+\n$", text), text
