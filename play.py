@@ -486,15 +486,45 @@ class PlaySession:
         if g.match_over:
             self.end_of_match()
         elif g.hand_over:
-            # any other answer goes on (scripts pipe a play's number here); 'quit' went on too
-            if self.ask("Enter for the next hand (q quits) ").strip().lower() in QUIT_WORDS:
-                raise Quit
-            g.next_hand()
-            self.hand_start()
+            self.between_hands()
         elif g.to_move != HUMAN:
             self.computer_turn()
         else:
             self.human_turn()
+
+    def between_hands(self) -> None:
+        """The pause after a hand's score. The commands of the turn prompt that start something
+        (n, l, a) and ?, d work here too: 'n' went on to the next hand, though help says it
+        starts a new match (review). Any other answer goes on (scripts pipe a play's number
+        here); 'quit' went on too, once."""
+        g = self.game
+        while True:
+            line = self.ask("Enter for the next hand (q quits) ").strip()
+            command = line.lower()
+            if command in QUIT_WORDS:
+                raise Quit
+            if command in ("?", "h", "help"):
+                self.say("  Enter  next hand · n  new match · l  level · a  napola on/off · d  names · q  quit")
+                continue
+            if command == "d":
+                self.italian = not self.italian
+                self.say(f"  card names: {'Italian' if self.italian else 'compact'}")
+                continue
+            if command == "n":
+                self.say("Match abandoned.")
+                self.new_match()
+                return
+            if command == "a":
+                if self.change_rules(self.rules.replace(napola=not self.rules.napola)):
+                    return
+                continue
+            if command == "l" or command.startswith("l "):
+                if self.change_level(line[1:].strip()):
+                    return
+                continue
+            g.next_hand()
+            self.hand_start()
+            return
 
     def play(self, move: Move) -> None:
         """Apply a legal move, note what happened, and score a finished hand."""

@@ -405,6 +405,23 @@ def test_enter_goes_on_to_the_next_hand():
     assert "--- Hand 2:" in out.getvalue() and s.game.hand_no == 1
 
 
+def test_between_hands_the_commands_work():
+    """At 'Enter for the next hand', n went on to the next hand though help says it starts a
+    new match (review); ? and d answer and ask again, a number still goes on."""
+    s, out, _ = session(["1", "?", "d", "n", "q"], rules=Rules(napola=True), seed=20)
+    run_from(s, end_position())
+    text = out.getvalue()
+    assert "  Enter  next hand · n  new match · l  level · a  napola on/off · d  names · q  quit" in text
+    assert "card names: Italian" in text and "Match abandoned." in text
+    assert s.game.seed == 21 and s.game.hand_no == 0 and "--- Hand 2:" not in text
+    s, out, _ = session(["1", "a", "q"], rules=Rules(napola=True))
+    run_from(s, end_position())
+    assert not s.rules.napola and "Match abandoned." in out.getvalue()
+    s, out, _ = session(["1", "7", "q"], rules=Rules(napola=True))
+    run_from(s, end_position())
+    assert "--- Hand 2:" in out.getvalue() and s.game.hand_no == 1
+
+
 def test_match_end_winner_and_offer():
     s, out, _ = session(["1", "maybe", "y", "q"], rules=Rules(napola=True), seed=20)
     run_from(s, end_position(scores=(10, 3)))
