@@ -57,7 +57,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
 
     from agents import make_agent, split_spec
     from agents.arena import check_matches, evaluate, round_matches
-    from agents.stats import Z95, elo, points_interval_text, t95, wilson
+    from agents.stats import Z95, elo, no_interval_reason, points_interval_text, t95, wilson
     from scopa_env.cli import (Parser, StdoutFailed, first_repeat, list_rules_alone, quiet_stdout, rules_hint,
                                run_main)
     from scopa_env.errors import ScopaError
@@ -295,12 +295,15 @@ def name_width(names) -> int:
 WIN_W, POINTS_W, SCOPE_W = 21, 23, len("scope/hand (agent / opp)")
 
 
-def points_field(r: dict, no_interval: str = "one deal") -> str:
+def points_field(r: dict, no_interval: str | None = None) -> str:
+    """`no_interval`: why a row without a points interval has none (default: the row says,
+    agents.stats.no_interval_reason)."""
     plo, phi = r["points_ci"]
-    return f"{r['points_per_hand']:+6.3f} {points_interval_text(plo, phi, no_interval)}"
+    why = no_interval or no_interval_reason(r)
+    return f"{r['points_per_hand']:+6.3f} {points_interval_text(plo, phi, why)}"
 
 
-def fmt_row(r: dict, first: str = "opponent", no_interval: str = "one deal", width: int = 16,
+def fmt_row(r: dict, first: str = "opponent", no_interval: str | None = None, width: int = 16,
             points_w: int = POINTS_W) -> str:
     lo, hi = r["win_ci"]
     points = points_field(r, no_interval)
@@ -614,8 +617,8 @@ def _pooled(paths: list[str], first: dict, seeds: list, runs: list[dict]) -> dic
         w = [r["hands"] / hands for r in rs]
         pph = sum(wi * r["points_per_hand"] for wi, r in zip(w, rs))
         # each run's standard error from its interval and its own t quantile (deals - 1 degrees
-        # of freedom, as agents.stats.ratio_ci made it); a run too small for an interval (one
-        # deal: written as null) leaves the pool without one
+        # of freedom, as agents.stats.ratio_ci made it); a run without an interval (one deal,
+        # or deals all alike: written as null) leaves the pool without one
         dfs = [r["matches"] // sides - 1 for r in rs]
         whole = all(None not in r["points_ci"] for r in rs) and min(dfs) >= 1
         se = math.sqrt(sum((wi * (r["points_ci"][1] - r["points_ci"][0]) / (2 * t95(df))) ** 2
@@ -641,8 +644,8 @@ def print_pool(out: dict) -> None:
     print(f"agent {out['agent']}: pooled over seeds {', '.join(map(str, out['seeds']))} "
           f"({len(out['seeds'])} runs)")
     width = name_width(r["opponent"] for r in out["results"])
-    # a pooled row has no points interval only when one of its runs was a single deal
-    why = "a run had one deal"
+    # a pooled row has no points interval only when one of its runs had none
+    why = "a run had one deal or no spread"
     points_w = max([POINTS_W] + [len(points_field(r, why)) for r in out["results"]])
     print(header(width, points_w=points_w))     # a pooled row has no per-side points
     for r in out["results"]:

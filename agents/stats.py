@@ -88,7 +88,13 @@ def ratio_ci(totals, counts, z: float | None = None) -> tuple[float, tuple[float
     n = y.size
     if n == 1:
         return r, (-math.inf, math.inf)
-    var = n / (n - 1) * float(((y - r * x) ** 2).sum()) / float(x.sum()) ** 2
+    resid = y - r * x
+    if np.all(np.abs(resid) <= 1e-9 * max(1.0, float(np.abs(y).max()))):
+        # every cluster at the same ratio (2 deals alike: about 2% of 2-deal runs): a zero
+        # spread measures no spread, and its [r, r] went on into --pool as a standard error of
+        # 0 (review). No interval, as with one cluster.
+        return r, (-math.inf, math.inf)
+    var = n / (n - 1) * float((resid ** 2).sum()) / float(x.sum()) ** 2
     half = (t95(n - 1) if z is None else z) * math.sqrt(var)
     return r, (r - half, r + half)
 
@@ -112,6 +118,8 @@ def ratio_difference_ci(totals_a, counts_a, totals_b, counts_b,
     if n == 1:
         return d, (-math.inf, math.inf)
     resid = (yb - rb * xb) / xb.sum() - (ya - ra * xa) / xa.sum()
+    if np.all(np.abs(resid) <= 1e-12 * max(1.0, abs(d))):
+        return d, (-math.inf, math.inf)     # deals all alike: no spread, as in ratio_ci
     half = (t95(n - 1) if z is None else z) * math.sqrt(n / (n - 1) * float((resid ** 2).sum()))
     return d, (d - half, d + half)
 
@@ -158,10 +166,17 @@ def elo(wins, games, prior_draws: float = 1.0, z: float = Z95, iters: int = 100)
     return ratings, (ratings - half, ratings + half)
 
 
+def no_interval_reason(row: dict) -> str:
+    """Why an evaluation row (agents.arena.evaluate's) has no points interval: 'one deal', or
+    'no spread' (its deals all had the same points per hand)."""
+    sides = len(row.get("points_per_side") or ()) or 2
+    return "one deal" if row["matches"] // sides <= 1 else "no spread"
+
+
 def points_interval_text(lo, hi, none: str = "one deal") -> str:
     """A points interval as tables print it, '[-0.123, +0.456]'; '[n/a, one deal]' when there is
-    none (ratio_ci over one deal gives no spread: infinite bounds, null in JSON); `none` says
-    why (a pool: 'a run had one deal')."""
+    none (ratio_ci over one deal, or over deals all alike, gives infinite bounds, null in JSON);
+    `none` says why (no_interval_reason; a pool: 'a run had one deal or no spread')."""
     if lo is None or hi is None or not math.isfinite(hi - lo):
         return f"[n/a, {none}]"
     return f"[{lo:+.3f}, {hi:+.3f}]"

@@ -200,8 +200,10 @@ def main(argv=None) -> int:
     print(f"B - A: {100 * r['diff']:+.2f} points of match win rate, {interval}; {matches} ended "
           f"differently")
     lo, hi = r["per_hand_ci"]
-    print(f"B - A: {r['per_hand']:+.3f} points per hand, 95% CI {points_interval_text(lo, hi)} "
-          f"(cluster-robust over {r['deals']:,} deals; {r['hands'][0]:,} and {r['hands'][1]:,} hands)")
+    deals = "1 deal" if r["deals"] == 1 else f"{r['deals']:,} deals"     # it said "over 1 deals"
+    why = "one deal" if r["deals"] == 1 else "no spread"    # every deal's difference alike
+    print(f"B - A: {r['per_hand']:+.3f} points per hand, 95% CI {points_interval_text(lo, hi, why)} "
+          f"(cluster-robust over {deals}; {r['hands'][0]:,} and {r['hands'][1]:,} hands)")
     return 0
 
 

@@ -398,6 +398,21 @@ def test_paired_win_interval_student_t_or_the_bound_when_few_matches_differ(tmp_
         assert run("paired.py", [str(a), str(b)], tmp_path).stdout.splitlines()[2].endswith(words)
 
 
+def test_paired_per_hand_line_for_one_deal_and_for_deals_all_alike(tmp_path):
+    """Its per-hand line said 'over 1 deals', and A against itself gave the zero-width interval
+    [+0.000, +0.000] (review): now no interval, and why."""
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    _records(a, "agent:x=1", [(7, 0, 1), (7, 1, 0)])
+    _records(b, "agent:x=2", [(7, 0, 1), (7, 1, 1)])
+    out = run("paired.py", [str(a), str(b)], tmp_path).stdout.splitlines()
+    assert out[3] == "B - A: +6.000 points per hand, 95% CI [n/a, one deal] (cluster-robust over 1 deal; 2 and 2 hands)"
+    rows = [(s, t, (s + t) % 2) for s in (7, 8, 9) for t in (0, 1)]
+    _records(a, "agent:x=1", rows)
+    _records(b, "agent:x=2", rows)
+    out = run("paired.py", [str(a), str(b)], tmp_path).stdout.splitlines()
+    assert out[3] == "B - A: +0.000 points per hand, 95% CI [n/a, no spread] (cluster-robust over 3 deals; 6 and 6 hands)"
+
+
 def test_paired_reads_what_evaluate_records(tmp_path):
     """Two real evaluate.py --record runs on the same deals (its tests built the records by
     hand; review): each agent's wins as evaluate.py counted them, and 1 match, not '1 matches'."""

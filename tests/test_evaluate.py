@@ -48,9 +48,10 @@ def test_ratio_ci_is_cluster_robust():
     resid = np.array([4 - R * 8, -2 - R * 10, 6 - R * 8])
     half = 4.3027 * math.sqrt(3 / 2 * (resid ** 2).sum() / 26 ** 2)    # t, 2 degrees of freedom
     assert r == pytest.approx(R) and lo == pytest.approx(R - half) and hi == pytest.approx(R + half)
-    # equal ratios in every cluster: no spread, a zero-width interval
-    r, (lo, hi) = ratio_ci([2, 4], [4, 8])
-    assert r == lo == hi == 0.5
+    # equal ratios in every cluster: no spread, so no interval, as with one cluster (a zero-width
+    # interval went on into --pool as a standard error of 0: review)
+    assert ratio_ci([2, 4], [4, 8]) == (0.5, (-math.inf, math.inf))
+    assert ratio_ci([1, 1, 1], [3, 3, 3]) == (pytest.approx(1 / 3), (-math.inf, math.inf))
 
 
 def test_ratio_difference_ci_pairs_the_clusters():
@@ -64,8 +65,8 @@ def test_ratio_difference_ci_pairs_the_clusters():
     d, (lo, hi) = ratio_difference_ci(ya, [4] * 4, yb, [4] * 4)
     m, (mlo, mhi) = mean_ci([(b - a) / 4 for a, b in zip(ya, yb)])
     assert (d, lo, hi) == pytest.approx((m, mlo, mhi))
-    # the same run twice: no difference, a zero-width interval; an interval takes two clusters
-    assert ratio_difference_ci(yb, xb, yb, xb) == (0.0, (0.0, 0.0))
+    # the same run twice: no difference and no spread, so no interval; nor from one cluster
+    assert ratio_difference_ci(yb, xb, yb, xb) == (0.0, (-math.inf, math.inf))
     assert ratio_difference_ci([1], [2], [3], [2])[1] == (-math.inf, math.inf)
     with pytest.raises(ValueError, match="the same clusters"):
         ratio_difference_ci(ya, [4] * 4, yb[:3], xb[:3])
@@ -720,10 +721,10 @@ def test_a_pool_with_a_one_deal_run_says_so(tmp_path):
         assert p.returncode == 0, p.stderr
     p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"))
     assert p.returncode == 0, p.stderr
-    assert "[n/a, a run had one deal]" in p.stdout
+    assert "[n/a, a run had one deal or no spread]" in p.stdout
     head, row = (line for line in p.stdout.splitlines() if line.startswith(("opponent", "random")))
     at = head.index("scope/hand")
-    assert row[at - 2:at] == "  " and row[at] != " " and row.index("one deal]  ") + 11 == at, (head, row)
+    assert row[at - 2:at] == "  " and row[at] != " " and row.index("no spread]  ") + 12 == at, (head, row)
 
 
 def test_cli_fuzzing_review_findings(tmp_path):
@@ -1098,3 +1099,19 @@ def test_evaluate_takes_a_checkpoint_path_object():
     """make_agent takes a Path; evaluate refused one once it named non-Agent objects (review)."""
     row = evaluate(ROOT / "checkpoints" / "scopa-default.pt", "random", 2)
     assert row["matches"] == 2
+
+
+def test_deals_all_alike_have_no_points_interval_and_leave_the_pool_without_one(tmp_path):
+    """Seed 85's two deals of easy against random made the same points per hand: the table
+    printed '+0.222 [+0.222, +0.222]', and --pool read it as a standard error of 0, giving a
+    zero-width pooled interval over runs of +0.222 and +2.714 (review)."""
+    out = {}
+    for seed in (85, 73):
+        out[seed] = tmp_path / f"z{seed}.json"
+        p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "4", "--seed", str(seed),
+                    "--json", str(out[seed]))
+        assert p.returncode == 0, p.stderr
+        assert "[n/a, no spread]" in p.stdout, p.stdout
+        assert json.loads(out[seed].read_text())["results"][0]["points_ci"] == [None, None]
+    p = run_cli("--pool", str(out[85]), str(out[73]))
+    assert p.returncode == 0 and "[n/a, a run had one deal or no spread]" in p.stdout, p.stdout

@@ -6,7 +6,7 @@ import copy
 from agents.arena import evaluate, round_matches
 from agents.learned import LearnedAgent
 from agents.network import MoveScorer
-from agents.stats import points_interval_text
+from agents.stats import no_interval_reason, points_interval_text
 from scopa_env.rules import Rules
 
 
@@ -30,5 +30,5 @@ def format_table(results: dict, title: str) -> str:
         plo, phi = r["points_ci"]
         lines.append(f"{opp:<10} {r['matches']:>7} {r['hands']:>6} {r['win_rate']:>8.1%} "
                      f"{f'[{lo:.1%}, {hi:.1%}]':>15} {r['points_per_hand']:>+12.3f} "
-                     f"{points_interval_text(plo, phi):>17}")
+                     f"{points_interval_text(plo, phi, no_interval_reason(r)):>17}")
     return "\n".join(lines)
