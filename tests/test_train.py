@@ -19,7 +19,7 @@ from agents import make_agent
 from scopa_env import Game, Rules, ScopaError
 from agents import checkpoint
 from training.config import load_toml, make_config
-from training.loop import Run, start
+from training.loop import Run, resolve_resume, start
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = dict(total_steps=2048, num_envs=16, rollout_steps=32, hidden=32, minibatch_size=256,
@@ -1269,6 +1269,28 @@ def test_new_evaluation_opponents_on_resume_start_best_pt_again(tmp_path):
     assert other.counters["best_score"] is None
     assert said == ["evaluation opponents changed (random, easy -> easy): best.pt starts again from the "
                     "next evaluation"]
+    # another number of matches too: a best over 40 matches was replaced by a lucky 2-match
+    # score without a word (review)
+    said.clear()
+    fewer = start(tiny_cfg(tmp_path), resume=folder, overrides={"eval_matches": 4}, log=said.append)
+    assert fewer.counters["best_score"] is None
+    assert said == ["evaluation matches changed (2 -> 4): best.pt starts again from the next evaluation"]
+    said.clear()
+    kept = start(tiny_cfg(tmp_path), resume=folder, overrides={"eval_matches": 2}, log=said.append)
+    assert kept.counters["best_score"] == best and said == []
+
+
+def test_resume_by_name_looks_past_a_file_of_that_name(tmp_path, monkeypatch):
+    """`train.py --run-name exp1 > exp1` then `--resume exp1` read the log file as a corrupt
+    checkpoint (review): a file not named .pt gives way to the run folder of that name."""
+    cfg = tiny_cfg(tmp_path, run_name="exp1")
+    Run(cfg, log=lambda *_: None).train(stop_at=512)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "exp1").write_text("the run's log\n")
+    assert resolve_resume("exp1", str(tmp_path / "ck")) == tmp_path / "ck" / "exp1" / "latest.pt"
+    # with no run folder of that name the file is read, and its error says what it is
+    (tmp_path / "exp2").write_text("x")
+    assert resolve_resume("exp2", str(tmp_path / "ck")) == Path("exp2")
 
 
 def test_export_writes_only_a_regular_file(tmp_path, capsys, monkeypatch):
@@ -2073,8 +2095,8 @@ def test_a_new_run_of_a_name_hides_the_logs_of_a_start_that_saved_nothing(tmp_pa
     (tmp_path / "ck" / "d" / ".lock").touch()        # what the dead start left there
     lines = []
     Run(tiny_cfg(tmp_path, run_name="d"), log=lines.append).train()
-    assert any(line.startswith(f"note: {logs} held TensorBoard events (1 file) of an earlier start of run d "
-                               f"that left {tmp_path / 'ck' / 'd'} without a checkpoint") for line in lines), lines
+    assert any(line.startswith(f"note: {logs} held TensorBoard events (1 file) from before this start, "
+                               f"and {tmp_path / 'ck' / 'd'} no checkpoint") for line in lines), lines
     ea = EventAccumulator(str(logs)).Reload()
     sps = ea.Scalars("charts/SPS")
     steps = [e.step for e in sps]
@@ -2084,12 +2106,17 @@ def test_a_new_run_of_a_name_hides_the_logs_of_a_start_that_saved_nothing(tmp_pa
     # beside a checkpoint folder this start makes, the events are another run's: kept (review)
     lines.clear()
     Run(tiny_cfg(tmp_path, run_name="o", total_steps=1024), log=lines.append).train()
-    assert not any("earlier start" in line for line in lines), lines
+    assert not any("from before this start" in line for line in lines), lines
+    # and said: the two runs' curves are one series in TensorBoard (review: without a word)
+    assert f"note: {other} already holds TensorBoard events of another run named o; TensorBoard " \
+           f"shows the two as one run (remove {other}, or give another --run-name, to keep them " \
+           f"apart)" in lines, lines
     kept = EventAccumulator(str(other)).Reload()
     assert [e.step for e in kept.Scalars("old/only")] == [512, 1024, 1536]
     # a resume purges only past its checkpoint, and says nothing of this
     r = run_main(capsys, "--resume", str(tmp_path / "ck" / "d"), "--total-steps", "2560")
-    assert r.returncode == 0 and "earlier start" not in r.stdout + r.stderr, r.stderr
+    assert r.returncode == 0 and "from before this start" not in r.stdout + r.stderr, r.stderr
+    assert "already holds TensorBoard events" not in r.stdout + r.stderr
     assert [e.step for e in EventAccumulator(str(logs)).Reload().Scalars("charts/SPS")] == steps + [2560]
 
 
@@ -2140,3 +2167,15 @@ def test_each_algorithms_own_settings_are_named_and_read_from_files_still(capsys
     r = run_main(capsys, "--print-config", "--algo", "ppo", "--clip-coef", "0.3")
     out = r.stdout
     assert r.returncode == 0 and 'algo = "ppo"' in out and "clip_coef = 0.3" in out and "td_lambda = 0.8" in out
+
+
+def test_resume_of_a_default_named_run_takes_its_own_name(tmp_path):
+    """`--resume NAME --run-name NAME` on a run named by default (its config's run_name is '')
+    was 'run_name cannot change when resuming' (review); another name still is."""
+    Run(tiny_cfg(tmp_path), log=lambda *_: None).train(stop_at=512)
+    folder = next((tmp_path / "ck").iterdir())
+    run = start(tiny_cfg(tmp_path), resume=str(folder), overrides={"run_name": folder.name},
+                log=lambda *_: None)
+    assert run.name == folder.name
+    with pytest.raises(ScopaError, match="config key 'run_name' cannot change when resuming"):
+        start(tiny_cfg(tmp_path), resume=str(folder), overrides={"run_name": "other"}, log=lambda *_: None)

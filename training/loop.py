@@ -62,7 +62,9 @@ def resolve_resume(target: str, checkpoints_dir: str = "checkpoints") -> Path:
 
 def _resolve_resume(target: str, checkpoints_dir: str) -> Path:
     p = Path(target)
-    if p.is_file():
+    # a file here named like the run (`train.py --run-name exp1 > exp1`) hid checkpoints/exp1
+    # (review): a file is the checkpoint when it is named .pt or no run folder has its name
+    if p.is_file() and (p.suffix == ".pt" or not (Path(checkpoints_dir) / target).is_dir()):
         return p
     # a folder of that name here need not be the run: checkpoints_dir/target is looked at too
     # (review: a folder 'exp1' in the working directory hid checkpoints/exp1/latest.pt)
@@ -586,13 +588,21 @@ class Run:
         # checkpoint folder this start made are another run's (its checkpoints elsewhere): kept
         logs = Path(cfg.runs_dir) / self.name
         earlier = sorted(logs.glob("events.out.tfevents.*")) if self.restarted else []
+        others = not self.resumed and not earlier and any(logs.glob("events.out.tfevents.*"))
         writer = TensorBoardLog(logs, purge_step=c["steps"] + 1 if self.resumed else
                                 (0 if earlier else None))
         if earlier:
+            # not necessarily a start that stopped early: its checkpoints may have been deleted
             self.log(f"note: {logs} held TensorBoard events ({len(earlier)} file"
-                     f"{'s' if len(earlier) > 1 else ''}) of an earlier start of run {self.name} "
-                     f"that left {self.ckpt_dir} without a checkpoint; TensorBoard shows this "
-                     f"run's instead (the files stay)")
+                     f"{'s' if len(earlier) > 1 else ''}) from before this start, and "
+                     f"{self.ckpt_dir} no checkpoint; TensorBoard shows this run's instead (the "
+                     f"files stay)")
+        elif others:
+            # another run of this name (its checkpoint folder deleted, or elsewhere): its curves
+            # and this run's became one series without a word (review)
+            self.log(f"note: {logs} already holds TensorBoard events of another run named "
+                     f"{self.name}; TensorBoard shows the two as one run (remove {logs}, or give "
+                     f"another --run-name, to keep them apart)")
         writer.add_text("config", "```toml\n" + cfg.to_toml() + "```", c["steps"])
         for tmp in checkpoint.remove_partial_saves(self.ckpt_dir):
             self.log(f"removed {tmp.name}, a checkpoint save cut short")
@@ -945,6 +955,12 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
         saved = saved_config(saved)     # the resume's own values for these are taken as given
     for key in _unchanged(saved, overrides, set(overrides) - RESUME_OVERRIDABLE):
         del overrides[key]          # --seed 1 on a seed-1 run: "cannot change" to what it is
+    counters = ckpt.get("counters")
+    if isinstance(counters, dict) and "run_name" in overrides and not saved.get("run_name") and \
+            overrides["run_name"] == counters.get("run_name"):
+        # a default-named run stores run_name '' and its name in the counters: its own name
+        # was refused as a change (review)
+        del overrides["run_name"]
     bad = sorted(set(overrides) - RESUME_OVERRIDABLE)
     if bad:
         trained = ""
@@ -993,6 +1009,13 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
         run.counters["best_score"] = None
         log(f"evaluation opponents changed ({', '.join(was)} -> {', '.join(cfg.eval_opponents)}): "
             f"best.pt starts again from the next evaluation")
+    was_matches = saved.get("eval_matches", TrainConfig.eval_matches)
+    if run.counters["best_score"] is not None and cfg.eval_matches != was_matches:
+        # another number of matches is another measurement: a best of 40 matches was replaced
+        # by a lucky 2-match score without a word (review)
+        run.counters["best_score"] = None
+        log(f"evaluation matches changed ({was_matches} -> {cfg.eval_matches}): best.pt starts "
+            f"again from the next evaluation")
     # a new interval starts a new schedule: the next one at the first multiple of it past the
     # run's steps (an unchanged interval keeps the saved counter, exactly as an unstopped run)
     for key, counter in (("eval_every", "next_eval"), ("checkpoint_every", "next_checkpoint")):
