@@ -52,6 +52,11 @@ def make_algo(cfg: TrainConfig, model: MoveScorer, optimizer, rng: np.random.Gen
     return PPO(cfg, model, optimizer, rng)
 
 
+def duration(seconds: float) -> str:
+    """'42.3 s' under a minute, else '2.3 min' (a short leg read '0.0 min': review)."""
+    return f"{seconds:.1f} s" if seconds < 59.95 else f"{seconds / 60:.1f} min"
+
+
 def resolve_resume(target: str, checkpoints_dir: str = "checkpoints") -> Path:
     """A checkpoint file, a run folder, or a run name -> the checkpoint file to resume."""
     try:
@@ -672,8 +677,8 @@ class Run:
             # a resumed run's totals count every leg; this leg's share is said beside them (the
             # total read as this leg's time, which --max-minutes limits; review)
             leg = (f", this leg {c['steps'] - leg_start:,} steps in "
-                   f"{(c['elapsed_s'] - start_elapsed) / 60:.1f} min" if leg_start else "")
-            self.log(f"trained {c['steps']:,} steps in {c['elapsed_s'] / 60:.1f} min{leg} ({why}); "
+                   f"{duration(c['elapsed_s'] - start_elapsed)}" if leg_start else "")
+            self.log(f"trained {c['steps']:,} steps in {duration(c['elapsed_s'])}{leg} ({why}); "
                      f"latest checkpoint {self.ckpt_dir / 'latest.pt'}")
         results = {}
         if not spent and not stopped_by_time:
