@@ -510,21 +510,28 @@ class PlaySession:
                 self.italian = not self.italian
                 self.say(f"  card names: {'Italian' if self.italian else 'compact'}")
                 continue
-            if command == "n":
-                self.say("Match abandoned.")
-                self.new_match()
+            started = self.match_command(command, line)
+            if started:
                 return
-            if command == "a":
-                if self.change_rules(self.rules.replace(napola=not self.rules.napola)):
-                    return
-                continue
-            if command == "l" or command.startswith("l "):
-                if self.change_level(line[1:].strip()):
-                    return
+            if started is False:
                 continue
             g.next_hand()
             self.hand_start()
             return
+
+    def match_command(self, command: str, line: str) -> bool | None:
+        """n (new match), a (napola on/off), l [LEVEL] (change level), the commands that start a
+        new match, at a turn and between hands: True if one started, False if it was one of
+        them and none started, None if `command` is none of them."""
+        if command == "n":
+            self.say("Match abandoned.")
+            self.new_match()
+            return True
+        if command == "a":
+            return self.change_rules(self.rules.replace(napola=not self.rules.napola))
+        if command == "l" or command.startswith("l "):
+            return self.change_level(line[1:].strip())
+        return None
 
     def play(self, move: Move) -> None:
         """Apply a legal move, note what happened, and score a finished hand."""
@@ -675,15 +682,8 @@ class PlaySession:
             elif command == "d":
                 self.italian = not self.italian
                 self.show_state()
-            elif command == "n":
-                self.say("Match abandoned.")
-                self.new_match()
-                return
-            elif command == "a":
-                if self.change_rules(self.rules.replace(napola=not self.rules.napola)):
-                    return
-            elif command == "l" or command.startswith("l "):
-                if self.change_level(line[1:].strip()):
+            elif (started := self.match_command(command, line)) is not None:
+                if started:
                     return
             else:
                 try:
