@@ -80,7 +80,7 @@ def same_agent_key(spec: str):
     except ScopaError:
         return spec
     # the file itself (a link to it, another spelling of its path), whatever name= shows it as
-    head = os.path.realpath(head) if head.endswith(".pt") else head.lower()
+    head = os.path.realpath(os.path.expanduser(head)) if head.endswith(".pt") else head.lower()
     return head, tuple(sorted((k, repr(v)) for k, v in options.items() if k != "name"))
 
 

@@ -6,6 +6,7 @@ learned agent is made, not with this package)."""
 from __future__ import annotations
 
 import inspect
+import os
 from pathlib import Path
 
 import scopa_env
@@ -46,7 +47,7 @@ def _option_value(text: str):
 
 def _is_file(path: str) -> bool:
     try:
-        return Path(path).is_file()
+        return Path(path).expanduser().is_file()
     except OSError:         # a name too long: make_agent says so
         return False
 
@@ -142,6 +143,8 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
         agent.name = name if name is not None else _with_options(spec, options)
         return agent
     if str(spec).endswith(".pt"):
+        # '~/x.pt': a shell leaves --agent=~/x.pt as typed (review: "does not exist")
+        spec = os.path.expanduser(spec)
         regular_file("checkpoint", spec)
         try:
             from .learned import LearnedAgent  # imports torch: only when a checkpoint is asked for

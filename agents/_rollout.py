@@ -305,7 +305,9 @@ def check_observation(obs: np.ndarray) -> None:
     deck = int(obs[_DECK_LEFT])
     if n_unseen != int(obs[_OPP_HAND_SIZE]) + deck or deck % 6:
         raise ScopaError(f"inconsistent observation: {n_unseen} unseen cards, opponent hand "
-                         f"{int(obs[_OPP_HAND_SIZE])}, deck {deck} (a multiple of 6)")
+                         f"{int(obs[_OPP_HAND_SIZE])}, deck {deck} (a multiple of 6); a search deals "
+                         f"the unseen cards to the opponent's hand and the deck, so a set-up "
+                         f"position that leaves cards out of the game is not searched")
 
 
 # ---- the last deal: every card is known, so it is solved exactly --------------------------
@@ -518,7 +520,9 @@ class View:
         if popcount(self.unseen) != int(hidden[1:n].sum()) + self.deck_left or self.deck_left % per_deal:
             raise ScopaError(f"inconsistent observation: {popcount(self.unseen)} unseen cards, other "
                              f"hands {int(hidden[1:n].sum())} not shown, deck {self.deck_left} (a "
-                             f"multiple of {per_deal})")
+                             f"multiple of {per_deal}); the levels deal the unseen cards to the other "
+                             f"hands and the deck under these rules, so a set-up position that "
+                             f"leaves cards out of the game is not played")
 
     def holder(self) -> int | None:
         """With the deck empty and at most one other seat holding cards, that seat (-1: none):

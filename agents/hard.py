@@ -386,6 +386,9 @@ class HardAgent(Agent):
         unseen = _rollout.build_base(obs, self.rules.target, base)
         h = obs_scalar(obs, "opp_hand_size")
         count = math.comb(int(unseen).bit_count(), h)
+        if count == 0:      # the kernel writes at least one hand: empty arrays were overrun
+            raise ScopaError(f"inconsistent observation: an opponent hand of {h} cards among "
+                             f"{int(unseen).bit_count()} unseen")
         if count > _rollout.MAX_HANDS:
             # the kernel writes every hand: arrays of a dealt game's size were overrun (a crash)
             raise ScopaError(f"the opponent model (hard option infer, used by a learned agent's "
@@ -427,9 +430,13 @@ class HardAgent(Agent):
     def act(self, observation: dict) -> int:
         observation = self.check_observation(observation)
         obs = observation["observation"]
-        if self.infer:
-            self.observe(obs)
+        # checked before observe() reads it: a refused observation changes nothing, and one the
+        # kernels cannot finish (an opponent hand larger than the unseen cards) never reaches
+        # them (review: a segmentation fault; a refused call had changed the opponent model)
         legal = self.legal_actions(observation)
+        if self.infer:
+            _rollout.check_observation(obs)
+            self.observe(obs)
         if len(legal) == 1:
             self.last_worlds = 0
             action = int(legal[0])

@@ -189,10 +189,13 @@ class LearnedAgent(Agent):
 
     def act(self, observation: dict) -> int:
         observation = self.check_observation(observation)
+        # first: _act's last-deal count read a short vector before any check (an IndexError)
+        self.legal_actions(observation)     # another rules' observation named the search: 'hard was made for'
         if self._hard is None:
             return self._act(observation)
-        self.legal_actions(observation)     # another rules' observation named the search: 'hard was made for'
         obs = observation["observation"]
+        from ._rollout import check_observation
+        check_observation(obs)              # before the opponent model reads it (as hard's act)
         self._hard.observe(obs)
         action = self._act(observation)
         self._hard.remember(obs, action)

@@ -120,6 +120,7 @@ class NormalAgent(Agent):
             legal, values = self._any_values(observation, True)
             return int(legal[int(np.argmax(values))])
         obs = observation["observation"]
+        self.legal_actions(observation)     # a short vector was read below before any check (review)
         # counted out when it can be (at most EXACT_PLIES cards, the opponent's hand known) and
         # within EXACT_NODES moves (a set-up table of 30 cards: thousands a ply); else judged
         if _rollout.countable_last_deal(obs, self.count_last):

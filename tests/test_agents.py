@@ -1192,3 +1192,100 @@ def test_library_users_mistakes_are_one_clear_error(tmp_path):
     agent = make_agent(f"{shipped}:search=300")
     with pytest.raises(ScopaError, match="^scopa-default:search=300 was made for rules classic"):
         agent.act(e.observe(e.agent_selection))
+
+
+# ---- review 2026-12-04: observations checked before the opponent model reads them ---------------
+_BAD_OBS = """
+import sys
+from scopa_env import Game
+from scopa_env.observation import SLICES
+from agents import make_agent
+g = Game(seed=0)
+while g.to_move != 0:
+    m = g.legal_moves()[0]
+    g.play(m.card, m.captured)
+o = g.observation(0)
+obs = o["observation"].copy()
+obs[SLICES["deck_left"]] = 0
+obs[SLICES["unseen"]] = 0          # the opponent holds 2 cards, none unseen
+try:
+    make_agent(sys.argv[1]).act({"observation": obs, "action_mask": o["action_mask"]})
+except Exception as e:
+    print(type(e).__name__, e)
+"""
+
+
+@pytest.mark.parametrize("spec", ["hard:infer=true", "checkpoints/scopa-default.pt:search=100"])
+def test_an_observation_the_kernels_cannot_finish_is_an_error_not_a_crash(spec):
+    """hard:infer=true and the learned search read the observation (the opponent model) before
+    checking it: 0 unseen cards for a 2-card opponent hand was a segmentation fault (review).
+    In a subprocess: a crash would take the test runner with it."""
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parents[1]
+    r = subprocess.run([sys.executable, "-c", _BAD_OBS, spec], capture_output=True, text=True,
+                       cwd=root, timeout=300)
+    assert r.returncode == 0, (r.returncode, r.stderr[-500:])
+    assert r.stdout.startswith("ScopaError inconsistent observation: 0 unseen cards, opponent hand 2"), r.stdout
+
+
+def test_a_refused_observation_leaves_the_opponent_model_as_it_was():
+    """A call hard:infer=true refused (another rules' observation) had already used up its
+    previous decision and could add a row to the opponent model: the moves after it differed
+    (review). Now the same match with and without refused calls plays alike."""
+    from scopa_env.presets import rules_from_preset
+    other = Game(rules_from_preset("three-players"), seed=1).observation(0)
+
+    def match(poke: bool) -> list:
+        g = Game(Rules(), seed=11)
+        agents = [make_agent("hard:infer=true,worlds=16", seed=1), make_agent("normal", seed=2)]
+        moves, decisions = [], 0
+        while not g.hand_over:
+            seat = g.to_move
+            if seat == 0:
+                decisions += 1
+                if poke and decisions % 3 == 0:
+                    with pytest.raises(ScopaError):
+                        agents[0].act(other)
+            action = agents[seat].act(g.observation(seat))
+            card, captured = agents[seat].actions.decode(action)
+            g.play(card, captured)
+            moves.append(action)
+        return moves
+
+    assert match(True) == match(False)
+
+
+@pytest.mark.parametrize("spec", ["normal", "hard:infer=true", "checkpoints/scopa-default.pt",
+                                  "checkpoints/scopa-default.pt:search=100"])
+def test_a_short_observation_vector_is_one_scopa_error(spec):
+    """normal and the checkpoint agent read a 10-value vector before checking it (IndexError),
+    hard:infer=true broadcast it (ValueError): review."""
+    o = Game(Rules(), seed=0).observation(0)
+    with pytest.raises(ScopaError, match="was made for rules classic, this observation is of other rules"):
+        make_agent(spec).act({"observation": np.zeros(10, np.int8), "action_mask": o["action_mask"]})
+
+
+def test_a_set_up_position_leaving_cards_out_says_why_the_search_refuses_it():
+    g = Game(seed=0)
+    g.setup(hands=[["7D", "2C"], ["5S"]], table=["7C", "3B", "4B"], to_move=0)
+    for spec in ("random", "easy", "normal", "checkpoints/scopa-default.pt"):
+        make_agent(spec).act(g.observation(0))
+    with pytest.raises(ScopaError, match=r"^inconsistent observation: 35 unseen cards, opponent hand 1, deck 0 "
+                                         r"\(a multiple of 6\); a search deals the unseen cards to the "
+                                         r"opponent's hand and the deck, so a set-up position that leaves "
+                                         r"cards out of the game is not searched$"):
+        make_agent("hard").act(g.observation(0))
+
+
+def test_a_checkpoint_spec_starting_with_a_tilde_is_the_home_folders(tmp_path, monkeypatch):
+    """`--agent=~/x.pt` reaches the script as typed (the shell expands ~ only at a word's start):
+    it was 'does not exist' (review)."""
+    import shutil
+    shutil.copy(Path(__file__).resolve().parents[1] / "checkpoints" / "scopa-default.pt", tmp_path / "mine.pt")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    agent = make_agent("~/mine.pt:count_last=0")
+    assert agent.name == "mine:count_last=0"
+    g = Game(Rules(), seed=0)
+    o = g.observation(g.to_move)
+    assert agent.act(o) == make_agent(str(tmp_path / "mine.pt"), count_last=0).act(o)
