@@ -944,7 +944,7 @@ def test_an_observation_of_other_rules_is_refused(tmp_path):
     with pytest.raises(ScopaError, match=r"\(291 values, 16200 action ids, target 21, napola 1\)"):
         agent("hard").act(napola)
     assert agent("hard", rules=Rules(napola=True, target=21)).act(napola) in np.flatnonzero(napola["action_mask"])
-    with pytest.raises(ScopaError, match="agent normal was made for rules classic, the matches are played under napola=True"):
+    with pytest.raises(ScopaError, match="agent normal was made for rules classic, the matches are played under napola=true"):
         evaluate(agent("normal"), agent("easy", rules=Rules(napola=True)), 2, rules=Rules(napola=True))
     g = Game(seed=1)
     empty = g.observation(g.to_move)

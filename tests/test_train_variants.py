@@ -191,7 +191,7 @@ def test_four_player_checkpoint_round_trip_resume_and_mismatch(tmp_path):
     with pytest.raises(ScopaError, match="'rules' cannot change when resuming: the run trains for rules "
                                          "scopone.*, not rules classic"):
         start(tiny_cfg(tmp_path), resume=str(path), overrides={"rules": Rules()})
-    with pytest.raises(ScopaError, match="the run trains for rules scopone.*, not napola=True"):
+    with pytest.raises(ScopaError, match="the run trains for rules scopone.*, not napola=true"):
         start(tiny_cfg(tmp_path), resume=str(path), overrides={"napola": True})
     # other rules for the agent, or a file whose rules disagree with its network: clear errors
     with pytest.raises(ScopaError, match="was trained for rules scopone"):
@@ -360,8 +360,8 @@ def test_resume_takes_the_runs_own_rules_given_as_a_preset_and_an_option(tmp_pat
     same = {"rules": rules_from_preset("napola"), "rules.target": 31}
     resumed = start(tiny_cfg(tmp_path), resume=str(path), overrides=dict(same), log=lambda *_: None)
     assert resumed.cfg.rules == napola31
-    with pytest.raises(ScopaError, match=r"the run trains for rules napola=True, target=31, not rules "
-                                         r"napola=True, target=41 \("):
+    with pytest.raises(ScopaError, match=r"the run trains for rules napola=true, target=31, not rules "
+                                         r"napola=true, target=41 \("):
         start(tiny_cfg(tmp_path), resume=str(path), overrides=dict(same, **{"rules.target": 41}))
 
 

@@ -811,7 +811,7 @@ def test_a_rules_mismatch_names_the_options_that_differ():
     from agents import make_agent
     trained, asked = rules_from_preset("quindici"), rules_from_preset("quindici").replace(target=11)
     assert trained.differences(asked) == "target 21 there, 11 here"
-    assert Rules(napola=True).differences(Rules(target=21)) == "napola True there, False here; target 11 there, 21 here"
+    assert Rules(napola=True).differences(Rules(target=21)) == "napola true there, false here; target 11 there, 21 here"
     assert Rules().differences(Rules()) == ""
     with pytest.raises(ScopaError, match=r"^checkpoint '.*scopa-default.pt' was trained for rules classic, "
                                          r"not target=21 \(target 11 there, 21 here\)$"):

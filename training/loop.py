@@ -973,7 +973,8 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
             def named(r: Rules) -> str:
                 return preset_name(r) or r.describe()
             asked = overrides[bad[0]]
-            asked = f"rules {named(asked)}" if isinstance(asked, Rules) else f"{bad[0]}={asked!r}"
+            shown = ("true" if asked else "false") if isinstance(asked, bool) else repr(asked)
+            asked = f"rules {named(asked)}" if isinstance(asked, Rules) else f"{bad[0]}={shown}"
             several = rules_overrides(overrides)
             if len(several) > 1:    # the rules they ask for together, not the first key's
                 try:
