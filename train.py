@@ -65,6 +65,11 @@ def build_parser() -> argparse.ArgumentParser:
             fields.add_argument("--rules", dest="field_rules", metavar="PRESET", default=None, action=Once,
                                 help="train for a rules preset (--list-rules), replacing the config "
                                      "file's rules; --set rules.OPTION=V changes one option (default classic)")
+            # as in evaluate.py, play.py and simulate (--list-rules says --rule): argparse read
+            # '--rule X=V' as an abbreviation of --rules, 'unknown rules preset' (review)
+            fields.add_argument("--rule", dest="rule_options", metavar="OPTION=VALUE", action="append",
+                                default=[], help="set one rules option, as --set rules.OPTION=VALUE "
+                                                 "(repeatable; values as evaluate.py's --rule reads them)")
             continue
         default = getattr(TrainConfig, name)
         used = run_defaults.get(name, default)
@@ -93,6 +98,15 @@ def explicit_overrides(args) -> dict:
     texts += [f"{name}={getattr(args, 'field_' + name)}" for name in (*FIELDS, *LEGACY_RULES_KEYS)
               if getattr(args, "field_" + name) is not None]
     given = {}
+    from scopa_env.presets import rule_option
+    for text in args.rule_options:      # read as the other scripts' --rule: true/false in any case
+        name, value = rule_option(text)
+        key = f"rules.{name}"
+        if key in given:
+            raise ScopaError(f"config key {key!r} given twice on the command line: {given[key]!r} "
+                             f"and '--rule {text}'")
+        given[key] = f"--rule {text}"
+        out[key] = value
     for text in texts:
         k, v = parse_override(text)
         # the last one used to win silently; a rules option by any of its names (--target and

@@ -209,8 +209,8 @@ def list_rules_text() -> str:
     for p in PRESETS.values():
         lines.append(f"  {p.name:<{width}}  {p.description} [seed {p.source}]")
         lines.append(f"  {'':<{width}}  options: {p.rules.describe()}")
-    lines.append("Rules options (evaluate.py, play.py and scopa_env.simulate: --rule OPTION=VALUE after "
-                 "the preset; train.py: --set rules.OPTION=VALUE; scopa_env/rules.py says what each does):")
+    lines.append("Rules options (--rule OPTION=VALUE after the preset, in every script; train.py also "
+                 "--set rules.OPTION=VALUE; scopa_env/rules.py says what each does):")
     classic = Rules()
     for name, kind in _kinds().items():
         what = ("true or false" if kind is bool else "a whole number" if kind is int

@@ -2182,3 +2182,16 @@ def test_resume_of_a_default_named_run_takes_its_own_name(tmp_path):
     assert run.name == folder.name
     with pytest.raises(ScopaError, match="config key 'run_name' cannot change when resuming"):
         start(tiny_cfg(tmp_path), resume=str(folder), overrides={"run_name": "other"}, log=lambda *_: None)
+
+
+def test_rule_flag_sets_one_rules_option_as_in_the_other_scripts(capsys):
+    """--list-rules (printed by all four scripts) says --rule OPTION=VALUE; train.py had none,
+    and argparse read '--rule fewest_cards=true' as an abbreviation of --rules: 'unknown rules
+    preset' (README review)."""
+    r = run_main(capsys, "--print-config", "--rules", "quindici-both", "--rule", "fewest_cards=TRUE")
+    assert r.returncode == 0, r.stderr
+    assert tomllib.loads(r.stdout)["rules"]["fewest_cards"] is True
+    r = run_main(capsys, "--print-config", "--rule", "napola=true", "--set", "rules.napola=false")
+    assert r.returncode == 2 and "config key 'rules.napola' given twice on the command line" in r.stderr
+    r = run_main(capsys, "--print-config", "--rule", "fewest=1")
+    assert r.returncode == 2 and "--rule 'fewest=1': unknown rules option 'fewest'" in r.stderr
