@@ -2195,3 +2195,14 @@ def test_rule_flag_sets_one_rules_option_as_in_the_other_scripts(capsys):
     assert r.returncode == 2 and "config key 'rules.napola' given twice on the command line" in r.stderr
     r = run_main(capsys, "--print-config", "--rule", "fewest=1")
     assert r.returncode == 2 and "--rule 'fewest=1': unknown rules option 'fewest'" in r.stderr
+
+
+def test_a_resume_that_turns_evaluations_off_saves_next_eval_0(tmp_path):
+    """README: `next_eval` 0 when eval_every is 0; a resume with --eval-every 0 kept the old
+    schedule's step (README review)."""
+    Run(tiny_cfg(tmp_path, run_name="ev", eval_every=512, eval_matches=2), log=lambda *_: None).train(stop_at=1024)
+    run = start(tiny_cfg(tmp_path), resume=str(tmp_path / "ck" / "ev"), overrides={"eval_every": 0},
+                log=lambda *_: None)
+    assert run.counters["next_eval"] == 0
+    run.train(stop_at=1536)
+    assert checkpoint.load(tmp_path / "ck" / "ev" / "latest.pt")["counters"]["next_eval"] == 0

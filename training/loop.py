@@ -1028,4 +1028,6 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
         every = getattr(cfg, key)
         if every and every != saved.get(key, getattr(TrainConfig, key)):
             run.counters[counter] = (run.counters["steps"] // every + 1) * every
+        elif not every:     # none scheduled: 0, as a run started so has (README; review)
+            run.counters[counter] = 0
     return run
