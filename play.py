@@ -996,7 +996,7 @@ def main(argv: list[str] | None = None) -> int:
                                   implicit_opponent=True)
         return session.run()
     except ScopaError as err:
-        print(f"play.py: {err}{rules_hint(err)}", file=sys.stderr)
+        print(f"play.py: error: {err}{rules_hint(err)}", file=sys.stderr)   # as argparse's and evaluate.py's
         return 2
     except KeyboardInterrupt:
         print("\nCiao!")

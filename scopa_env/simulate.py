@@ -91,10 +91,10 @@ def main(argv=None) -> int:
     except StdoutFailed:            # run_main says so, as for every script
         raise
     except (ScopaError, OSError) as e:
-        print(f"simulate: {e}", file=sys.stderr)
+        print(f"{ap.prog}: error: {e}", file=sys.stderr)     # as argparse's errors (review)
         return 2
     except KeyboardInterrupt:
-        print("simulate: interrupted" + ("" if args.out == "-" else "; nothing written"), file=sys.stderr)
+        print(f"{ap.prog}: interrupted" + ("" if args.out == "-" else "; nothing written"), file=sys.stderr)
         return 130
     changed = changed_options(rules, args.rules)
     print(f"wrote {args.matches} match{'' if args.matches == 1 else 'es'} under rules {args.rules} ({rules_from_preset(args.rules).describe()}"

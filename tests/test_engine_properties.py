@@ -239,7 +239,7 @@ def test_simulate_failure_or_ctrl_c_keeps_the_old_file(tmp_path, monkeypatch, ca
     full_disk_mkstemp(monkeypatch)
     assert simulate.main(args) == 2
     err = capsys.readouterr().err
-    assert err == f"simulate: cannot write {out}: No space left on device\n"
+    assert err == f"python -m scopa_env.simulate: error: cannot write {out}: No space left on device\n"
     assert out.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["r.jsonl"]
     monkeypatch.undo()
     calls = []
@@ -250,13 +250,13 @@ def test_simulate_failure_or_ctrl_c_keeps_the_old_file(tmp_path, monkeypatch, ca
             raise KeyboardInterrupt
     monkeypatch.setattr(simulate, "replay", interrupted)
     assert simulate.main(args) == 130
-    assert capsys.readouterr().err == "simulate: interrupted; nothing written\n"
+    assert capsys.readouterr().err == "python -m scopa_env.simulate: interrupted; nothing written\n"
     assert out.read_text() == "old\n" and [p.name for p in tmp_path.iterdir()] == ["r.jsonl"]
     monkeypatch.undo()
     assert simulate.main(args) == 0                 # and a run that completes replaces it
     assert len(list(records.read(str(out)))) == 4
     assert simulate.main(["--matches", "1", "--seed", "1", "--out", ""]) == 2
-    assert capsys.readouterr().err.endswith("simulate: --out needs a file name\n")
+    assert capsys.readouterr().err == "python -m scopa_env.simulate: error: --out needs a file name\n"
     assert len(list(records.read(str(out)))) == 4
 
 def test_random_hands_kernel_is_deterministic():
@@ -408,7 +408,7 @@ def test_simulate_to_a_closed_standard_output_is_one_error():
     r = subprocess.run([sys.executable, "-m", "scopa_env.simulate", "--matches", "1", "--seed", "1",
                         "--out", "-"], stdout=None, stderr=subprocess.PIPE, text=True,
                        preexec_fn=lambda: os.close(1))
-    assert r.returncode == 2 and r.stderr == "simulate: --out -: standard output is closed\n", r.stderr
+    assert r.returncode == 2 and r.stderr == "python -m scopa_env.simulate: error: --out -: standard output is closed\n", r.stderr
 
 
 def test_replay_checks_every_deal_of_the_first_hand_against_the_seed():

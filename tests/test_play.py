@@ -467,11 +467,11 @@ def test_default_opponent(tmp_path, monkeypatch):
 def test_main_reports_bad_opponent(capsys):
     assert play.main(["--opponent", "nope", "--seed", "1"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("play.py: unknown agent 'nope'") and err.count("\n") == 1
+    assert err.startswith("play.py: error: unknown agent 'nope'") and err.count("\n") == 1
     for empty in ("", " "):     # used to play the default shipped agent without a word
         assert play.main(["--opponent", empty, "--seed", "1"]) == 2
         out, err = capsys.readouterr()
-        assert err == "play.py: --opponent needs an agent: easy, normal, hard, random or a .pt checkpoint\n"
+        assert err == "play.py: error: --opponent needs an agent: easy, normal, hard, random or a .pt checkpoint\n"
         assert out == ""
 
 
