@@ -62,6 +62,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
                                run_main)
     from scopa_env.errors import ScopaError
     from scopa_env.presets import changed_options, list_rules_text, rules_from_flags, rules_from_preset
+    from scopa_env.rules import option_text
     from scopa_env.atomic import AtomicFile
     from scopa_env.records import dumps
     from scopa_env.rules import Rules
@@ -559,7 +560,7 @@ def pool(paths: list[str]) -> dict:
         # as Rules (a file written before an option existed has it at its classic default),
         # naming the options that differ
         other = Rules.from_dict(run["rules"]).to_dict()
-        differ = [f"{k} {v!r} (not {rules[k]!r})" for k, v in other.items() if rules[k] != v]
+        differ = [f"{k} {option_text(v)} (not {option_text(rules[k])})" for k, v in other.items() if rules[k] != v]
         if differ:
             raise ScopaError(f"{path}: its rules differ from {paths[0]}'s: {', '.join(differ)}")
     notes = _same_networks(paths, runs)

@@ -116,7 +116,14 @@ def explicit_overrides(args) -> dict:
             raise ScopaError(f"config key {key!r} given twice on the command line: {given[key]!r} "
                              f"and {text!r}")
         given[key] = text
-        # a rules option is checked with the rules it changes (make_config)
+        # a rules option is checked with the rules it changes (make_config); text TOML did not
+        # read is read as --rule reads it (true/false and the choices in any case: --rule
+        # napola=TRUE took, --set rules.napola=TRUE did not; review)
+        if rules_option(k) is not None and isinstance(v, str):
+            try:
+                v = rule_option(f"{rules_option(k)}={v}")[1]
+            except ScopaError:
+                pass            # Rules names the bad value
         out[k] = v if rules_option(k) is not None else _coerce(k, v)
     return out
 

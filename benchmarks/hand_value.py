@@ -32,7 +32,7 @@ from agents import make_agent  # noqa: E402
 from agents.arena import (AGENT, OPPONENT, MatchResult, agent_seed, check_matches, pair_seed,  # noqa: E402
                           play_match, summarize)
 from agents.hard import HardAgent  # noqa: E402
-from agents.stats import t95  # noqa: E402
+from agents.stats import no_interval_reason, points_interval_text, t95  # noqa: E402
 from benchmarks._cli import errors_as_one_line, parser, positive_int, seed_arg  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.rules import Rules  # noqa: E402
@@ -168,7 +168,7 @@ def main(argv=None) -> int:
                            ("the same, its search told the opponent's hand", told)):
         s = summarize(results, 2)
         print(f"{label:52s} {100 * s['win_rate']:6.1f}% [{100 * s['win_ci'][0]:5.1f}, {100 * s['win_ci'][1]:5.1f}]"
-              f"   {s['points_per_hand']:+.3f} [{s['points_ci'][0]:+.3f}, {s['points_ci'][1]:+.3f}]")
+              f"   {s['points_per_hand']:+.3f} {points_interval_text(*s['points_ci'], no_interval_reason(s))}")
     # per deal: the told search's points margin over both seats minus the fair one's, per hand
     gain = np.array([_margin(d[1]) - _margin(d[0]) for d in deals])
     half = t95(len(gain) - 1) * gain.std(ddof=1) / np.sqrt(len(gain))  # --matches >= 4: two deals or more

@@ -27,7 +27,8 @@ the unit is the deal (the matches of one seed, which share their cards), Student
 differed alike (t's interval then has zero width), the bound of `few_differ_ci`; how many
 matches ended differently; and B's points per hand minus A's (each run's agent's hand points
 minus its opponent's, over its hands, as evaluate.py's points/hand), with a cluster-robust 95%
-interval over the same deals (`ratio_difference_ci`):
+interval over the same deals (`ratio_difference_ci`; none, `[n/a, no spread]`, when every deal's
+difference is alike, as for two runs that played alike, and `[n/a, one deal]` from one deal):
 finer than the win rate, since every hand counts, not only who reached the target.
 """
 from __future__ import annotations

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .errors import ScopaError
-from .rules import NAPOLEONE, PRIMIERA_SCALES, QUINDICI, Rules, _text
+from .rules import NAPOLEONE, PRIMIERA_SCALES, QUINDICI, Rules, option_text
 
 CHOICES = {"napoleone": NAPOLEONE, "quindici": QUINDICI, "primiera": PRIMIERA_SCALES}
 
@@ -158,7 +158,7 @@ def rules_from_flags(preset: str, napola: bool = False, target: int | None = Non
     for text in options:
         name, value = rule_option(text)
         if name in changes:
-            raise ScopaError(f"--rule sets {name} twice ({_text(changes[name])} and {_text(value)}): keep one")
+            raise ScopaError(f"--rule sets {name} twice ({option_text(changes[name])} and {option_text(value)}): keep one")
         changes[name] = value
     for name, flag, given in (("napola", "--napola", napola), ("target", "--target", target is not None)):
         if given and name in changes:
@@ -180,7 +180,7 @@ def changed_options(rules: Rules, preset: str, leave=()) -> str:
                      if k not in leave and getattr(base, k) != v)
 
 
-_flag_value = _text
+_flag_value = option_text
 
 
 def preset_flags(rules: Rules) -> str:

@@ -190,7 +190,7 @@ class Rules:
         """The options that differ from the classic game, as 'key=value' text ('classic' if none),
         written as --rule and config files take them ('napola=true', not Python's True)."""
         base = Rules()
-        diff = [f"{k}={_text(v)}" for k, v in self.to_dict().items() if getattr(base, k) != v]
+        diff = [f"{k}={option_text(v)}" for k, v in self.to_dict().items() if getattr(base, k) != v]
         return ", ".join(diff) or "classic"
 
     def differences(self, other: "Rules", mine_at: str = "there", theirs_at: str = "here") -> str:
@@ -200,11 +200,11 @@ class Rules:
         quindici=only)' against 'quindici=only'). Records compare files with their own places:
         'target 21 in b.jsonl:1, 11 in a.jsonl:1'."""
         mine, theirs = self.to_dict(), other.to_dict()
-        return "; ".join(f"{k} {_text(mine[k])} {mine_at}, {_text(theirs[k])} {theirs_at}"
+        return "; ".join(f"{k} {option_text(mine[k])} {mine_at}, {option_text(theirs[k])} {theirs_at}"
                          for k in mine if mine[k] != theirs[k])
 
 
-def _text(value) -> str:
+def option_text(value) -> str:
     """An option's value as the command line and config files write it: true/false, 42, veneto."""
     return ("true" if value else "false") if isinstance(value, bool) else str(value)
 

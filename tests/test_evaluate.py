@@ -338,7 +338,7 @@ def test_pool_compares_rules_as_rules(tmp_path):
     (tmp_path / "nap.json").write_text(json.dumps(run))
     p = run_cli("--pool", str(out), str(tmp_path / "nap.json"))
     assert p.returncode == 2 and p.stderr.strip().endswith(
-        "its rules differ from " + str(out) + "'s: napola True (not False), target 21 (not 11)"), p.stderr
+        "its rules differ from " + str(out) + "'s: napola true (not false), target 21 (not 11)"), p.stderr
 
 
 def test_cli_one_deal_has_no_points_interval(tmp_path):

@@ -2195,6 +2195,10 @@ def test_rule_flag_sets_one_rules_option_as_in_the_other_scripts(capsys):
     assert r.returncode == 2 and "config key 'rules.napola' given twice on the command line" in r.stderr
     r = run_main(capsys, "--print-config", "--rule", "fewest=1")
     assert r.returncode == 2 and "--rule 'fewest=1': unknown rules option 'fewest'" in r.stderr
+    # --set rules.X and the flags read values as --rule does (TRUE was refused there: review)
+    r = run_main(capsys, "--print-config", "--set", "rules.napola=TRUE", "--set", "rules.primiera=Veneto")
+    rules = tomllib.loads(r.stdout)["rules"]
+    assert r.returncode == 0 and rules["napola"] is True and rules["primiera"] == "veneto", r.stderr
 
 
 def test_a_resume_that_turns_evaluations_off_saves_next_eval_0(tmp_path):
