@@ -97,33 +97,30 @@ def explicit_overrides(args) -> dict:
     texts = list(args.overrides)
     texts += [f"{name}={getattr(args, 'field_' + name)}" for name in (*FIELDS, *LEGACY_RULES_KEYS)
               if getattr(args, "field_" + name) is not None]
-    given = {}
     from scopa_env.presets import rule_option
-    for text in args.rule_options:      # read as the other scripts' --rule: true/false in any case
-        name, value = rule_option(text)
-        key = f"rules.{name}"
-        if key in given:
-            raise ScopaError(f"config key {key!r} given twice on the command line: {given[key]!r} "
-                             f"and '--rule {text}'")
-        given[key] = f"--rule {text}"
-        out[key] = value
+    # (what was typed, config key, value): --rule read as the other scripts read it
+    typed = [(f"--rule {text}", f"rules.{name}", value)
+             for text in args.rule_options for name, value in [rule_option(text)]]
     for text in texts:
         k, v = parse_override(text)
-        # the last one used to win silently; a rules option by any of its names (--target and
-        # --set rules.target) is one key
+        if rules_option(k) is not None and isinstance(v, str):
+            # text TOML did not read is read as --rule reads it (true/false and the choices in
+            # any case: --rule napola=TRUE took, --set rules.napola=TRUE did not; review)
+            try:
+                v = rule_option(f"{rules_option(k)}={v}")[1]
+            except ScopaError:
+                pass            # Rules names the bad value
+        typed.append((text, k, v))
+    given = {}
+    for text, k, v in typed:
+        # the last one used to win silently; a rules option by any of its names (--target,
+        # --rule target=... and --set rules.target) is one key
         key = f"rules.{rules_option(k)}" if rules_option(k) is not None else k
         if key in given:
             raise ScopaError(f"config key {key!r} given twice on the command line: {given[key]!r} "
                              f"and {text!r}")
         given[key] = text
-        # a rules option is checked with the rules it changes (make_config); text TOML did not
-        # read is read as --rule reads it (true/false and the choices in any case: --rule
-        # napola=TRUE took, --set rules.napola=TRUE did not; review)
-        if rules_option(k) is not None and isinstance(v, str):
-            try:
-                v = rule_option(f"{rules_option(k)}={v}")[1]
-            except ScopaError:
-                pass            # Rules names the bad value
+        # a rules option is checked with the rules it changes (make_config)
         out[k] = v if rules_option(k) is not None else _coerce(k, v)
     return out
 

@@ -176,11 +176,8 @@ def changed_options(rules: Rules, preset: str, leave=()) -> str:
     """The options in which `rules` differ from preset `preset`'s, as the --rule values that
     give them ('fewest_cards=true, primiera=veneto'; '' for none), those in `leave` aside."""
     base = rules_from_preset(preset)
-    return ", ".join(f"{k}={_flag_value(v)}" for k, v in rules.to_dict().items()
+    return ", ".join(f"{k}={option_text(v)}" for k, v in rules.to_dict().items()
                      if k not in leave and getattr(base, k) != v)
-
-
-_flag_value = option_text
 
 
 def preset_flags(rules: Rules) -> str:
@@ -195,7 +192,7 @@ def preset_flags(rules: Rules) -> str:
         if rules.target != p.rules.target:
             flags.append(f"--target {rules.target}")
         base = p.rules.replace(napola=p.rules.napola or rules.napola, target=rules.target)
-        flags += [f"--rule {k}={_flag_value(v)}" for k, v in rules.to_dict().items()
+        flags += [f"--rule {k}={option_text(v)}" for k, v in rules.to_dict().items()
                   if getattr(base, k) != v]
         if best is None or len(flags) < len(best):
             best = flags
@@ -215,7 +212,7 @@ def list_rules_text() -> str:
     for name, kind in _kinds().items():
         what = ("true or false" if kind is bool else "a whole number" if kind is int
                 else " | ".join(CHOICES[name]))
-        lines.append(f"  {name} = {what} (classic {_flag_value(getattr(classic, name))})")
+        lines.append(f"  {name} = {what} (classic {option_text(getattr(classic, name))})")
     return "\n".join(lines)
 
 
