@@ -33,6 +33,7 @@ finer than the win rate, since every hand counts, not only who reached the targe
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -182,6 +183,12 @@ def main(argv=None) -> int:
     p.add_argument("--players", nargs=2, metavar=("A", "B"),
                    help="the agent's name in each file (default: the first player of its first record)")
     args = p.parse_args(argv)
+    try:
+        same = os.path.samefile(args.a, args.b)
+    except OSError:         # a missing file: compare() names it
+        same = False
+    if same:                # it printed a zero difference (review)
+        p.error(f"{args.a} and {args.b} are one file: compare two runs' records")
     r = compare(args.a, args.b, args.players)
     n = r["matches"]
     for label, path in (("a", args.a), ("b", args.b)):

@@ -146,7 +146,8 @@ def read_numbered(path: str, format_checked: bool = False) -> Iterator[tuple[int
     with open(path, "rb") as f:
         for i, raw in enumerate(f, 1):
             try:
-                line = raw.decode("utf-8")
+                # a byte order mark (an editor's UTF-8 with BOM) is no part of the first record
+                line = raw.decode("utf-8-sig" if i == 1 else "utf-8")
             except UnicodeDecodeError as e:
                 raise ScopaError(f"{path}:{i}: not UTF-8 text ({e.reason} at byte {e.start})") from None
             if not line.strip():
@@ -155,8 +156,11 @@ def read_numbered(path: str, format_checked: bool = False) -> Iterator[tuple[int
                 record = json.loads(line, parse_constant=_no_constant, parse_float=_finite)
             except json.JSONDecodeError as e:
                 # e.msg alone read 'Unterminated string starting at' for a cut line
+                cr = "\r" in line.rstrip("\r\n")     # lines ended by CR alone read as one line
                 raise ScopaError(f"{path}:{i}: not a JSON record ({e.msg}: column {e.colno})"
-                                 f"{_whole_file_hint(path) if i == 1 else ''}") from None
+                                 + ("; its lines end in CR alone: game records are one a line, "
+                                    "ended by LF (or CRLF)" if cr else
+                                    _whole_file_hint(path) if i == 1 else "")) from None
             except RecursionError:
                 raise ScopaError(f"{path}:{i}: not a JSON record (nested too deeply)") from None
             except ValueError as e:     # an integer of more digits than Python converts; NaN

@@ -12,6 +12,9 @@ import pytest
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
 CASES = [
+    # --rules was dropped without a word: --baseline times the classic env (review)
+    ("bench_batched.py", ["--rules", "pairs", "--baseline", "."],
+     "--baseline times the classic batched env only: drop --rules"),
     ("bench_hard.py", ["--matches", "0"], "argument --matches: must be a whole number from 1 to 2,147,483,647"),
     # past int64 these were tracebacks (OverflowError, numpy's ValueError) or named --seed
     ("bench_hard.py", ["--matches", "99999999999999999999"], "argument --matches: must be a whole number"),
@@ -625,3 +628,31 @@ def test_paired_bounds_deals_that_all_differ_alike_and_refuses_half_deals(tmp_pa
     one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
                    "a.jsonl:1: match seed 100 has 1 match(es) in these files, not one with the agent "
                    "in each seat as evaluate.py writes a deal: compare whole deals")
+
+
+def test_records_readers_take_a_bom_name_cr_endings_and_refuse_one_file_twice(tmp_path):
+    """A UTF-8 byte order mark was 'Unexpected UTF-8 BOM (decode using utf-8-sig)', lines ended
+    by CR alone 'Extra data: column 10831', and paired.py compared a file with itself, a zero
+    difference (review)."""
+    import json
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    rows = [(s, t, (s + t) % 2) for s in (7, 8) for t in (0, 1)]
+    _records(a, "agent:x=1", rows)
+    _records(b, "agent:x=2", rows)
+    plain = run("paired.py", [str(a), str(b)], tmp_path)
+    assert plain.returncode == 0, plain.stderr
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + a.read_bytes())
+    r = run("paired.py", [str(bom), str(b)], tmp_path)
+    assert r.returncode == 0 and r.stdout.replace(str(bom), str(a)) == plain.stdout, r.stderr
+    r = run("hand_points.py", [str(bom), "--player", "agent:x=1"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    cr = tmp_path / "cr.jsonl"
+    cr.write_bytes(a.read_bytes().replace(b"\n", b"\r"))
+    one_line_error(run("paired.py", [str(cr), str(b)], tmp_path), "paired.py",
+                   "cr.jsonl:1: not a JSON record (Extra data: ")
+    assert "its lines end in CR alone: game records are one a line, ended by LF (or CRLF)" in \
+        run("paired.py", [str(cr), str(b)], tmp_path).stderr
+    one_line_error(run("paired.py", [str(a), str(tmp_path / ".." / tmp_path.name / "a.jsonl")], tmp_path),
+                   "paired.py", "are one file: compare two runs' records")
+    assert json.loads(bom.read_bytes()[3:].splitlines()[0])["seed"] == 7
