@@ -322,7 +322,9 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
                    "o.jsonl:1: both players are named 'easy': the record cannot say which seat is whose "
                    "(give one a name of its own when evaluating: SPEC:name=..., or SPEC,name=... after its other "
                    "options)")
-    one_line_error(run("paired.py", [str(other), str(other)], tmp_path), "paired.py",
+    twin = tmp_path / "o2.jsonl"         # one file twice is its own error now
+    twin.write_bytes(other.read_bytes())
+    one_line_error(run("paired.py", [str(other), str(twin)], tmp_path), "paired.py",
                    "o.jsonl:1: both players are named 'easy': the record cannot say which seat is whose")
     rec.write_bytes(b"not json\n")
     one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
