@@ -26,7 +26,7 @@ from agents.network import FEATURE_SIZES, FEATURES_VERSION, MoveScorer, model_co
 from scopa_env.atomic import deferred_interrupts
 from scopa_env.errors import ScopaError
 from scopa_env.presets import preset_name
-from scopa_env.rules import Rules
+from scopa_env.rules import Rules, option_text
 from scopa_env.seeds import offset_seed
 from .config import (LEGACY_RULES_KEYS, TrainConfig, check_bot_games, make_config, rules_overrides,
                      saved_config)
@@ -973,7 +973,7 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
             def named(r: Rules) -> str:
                 return preset_name(r) or r.describe()
             asked = overrides[bad[0]]
-            shown = ("true" if asked else "false") if isinstance(asked, bool) else repr(asked)
+            shown = option_text(asked) if isinstance(asked, bool) else repr(asked)
             asked = f"rules {named(asked)}" if isinstance(asked, Rules) else f"{bad[0]}={shown}"
             several = rules_overrides(overrides)
             if len(several) > 1:    # the rules they ask for together, not the first key's
