@@ -109,6 +109,17 @@ def digest(obj: dict) -> str:
     return "sha256:" + h.hexdigest()
 
 
+def network_digest(ckpt: dict) -> str:
+    """"net-sha256:HEX" of what plays in a checkpoint: its `model_config` and `model` (the
+    weights), nothing else. The same network gives the same digest whatever else its file holds
+    (a finished run resumed rewrites latest.pt with other counters and the same weights), and
+    an export (agent_only) the digest of the run it came from. evaluate.py --json names each
+    checkpoint's network by it; the prefix tells it from a whole-file `checksum`."""
+    h = hashlib.sha256()
+    _feed(h, {"model_config": ckpt["model_config"], "model": ckpt["model"]})
+    return "net-sha256:" + h.hexdigest()
+
+
 def _feed(h, v) -> None:
     if isinstance(v, torch.Tensor):
         t = v.detach().cpu().contiguous().reshape(-1)

@@ -100,8 +100,9 @@ class LearnedAgent(Agent):
                 first = checkpoint.first_line(e)
                 raise ScopaError(f"checkpoint {str(path)!r} holds no usable network ({first})") from None
             self.name = name or str(path).rsplit("/", 1)[-1].removesuffix(".pt")
-            # which network this is, whatever its file is called (evaluate.py --json keeps it)
-            self.checksum = ckpt["checksum"] if "checksum" in ckpt else checkpoint.digest(ckpt)
+            # which network this is, whatever its file is called or else holds (evaluate.py --json
+            # keeps it; the whole file's checksum changed when a finished run was resumed: review)
+            self.checksum = checkpoint.network_digest(ckpt)
         elif name:
             self.name = name
         rules = rules or Rules()

@@ -974,11 +974,12 @@ def test_each_header_label_starts_where_its_column_does(tmp_path):
 def test_pool_refuses_one_checkpoint_path_holding_two_networks(tmp_path):
     """A run's latest.pt retrained between two evaluations was pooled as one agent (the files
     kept its path, not its network; review): every --json file now maps each checkpoint spec to
-    its network's checksum, and --pool refuses two networks under one spec."""
+    its network's digest, and --pool refuses two networks under one spec."""
     import shutil
     from agents import checkpoint
     shutil.copy(ROOT / "checkpoints" / "scopa-default.pt", tmp_path / "latest.pt")
-    want = checkpoint.load(str(tmp_path / "latest.pt"))["checksum"]
+    want = checkpoint.network_digest(checkpoint.load(str(tmp_path / "latest.pt")))
+    assert want.startswith("net-sha256:")
 
     def evaluate_seed(seed):
         p = run_cli("--agent", "latest.pt", "--opponent", "easy", "--matches", "2", "--seed", str(seed),
@@ -990,8 +991,16 @@ def test_pool_refuses_one_checkpoint_path_holding_two_networks(tmp_path):
     assert run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--json", "e.json",
                    cwd=tmp_path).returncode == 0
     assert json.loads((tmp_path / "e.json").read_text())["checkpoints"] == {}
-    evaluate_seed(2)
-    assert run_cli("--pool", "s1.json", "s2.json", cwd=tmp_path).returncode == 0     # the same network
+    # the same network in a file that holds other counters (a finished run resumed rewrote
+    # latest.pt, weights unchanged): the same digest, so pooled (its whole-file checksum differed
+    # and --pool refused it as another network: review)
+    ckpt = checkpoint.load(str(tmp_path / "latest.pt"))
+    ckpt["counters"] = dict(ckpt["counters"], elapsed_s=ckpt["counters"]["elapsed_s"] + 1.0)
+    checkpoint.save_atomic({k: v for k, v in ckpt.items() if k != "checksum"}, tmp_path / "latest.pt")
+    assert checkpoint.load(str(tmp_path / "latest.pt"))["checksum"] != ckpt["checksum"]
+    assert evaluate_seed(2)["checkpoints"] == {"latest.pt": want}
+    p = run_cli("--pool", "s1.json", "s2.json", cwd=tmp_path)
+    assert (p.returncode, p.stderr) == (0, "")     # the same network
     ckpt = checkpoint.load(str(tmp_path / "latest.pt"))            # trained on: other weights
     ckpt["model"] = {k: v + 1e-3 if v.is_floating_point() else v for k, v in ckpt["model"].items()}
     checkpoint.save_atomic({k: v for k, v in ckpt.items() if k != "checksum"}, tmp_path / "latest.pt")
@@ -999,14 +1008,19 @@ def test_pool_refuses_one_checkpoint_path_holding_two_networks(tmp_path):
     assert other != want
     p = run_cli("--pool", "s1.json", "s2.json", "s3.json", cwd=tmp_path)
     assert (p.returncode, p.stderr) == (2, f"evaluate.py: error: s3.json: latest.pt is another network than "
-                                           f"s1.json's latest.pt (checksum {other[:19]}... against "
-                                           f"{want[:19]}...): the file changed between the runs, or they ran "
+                                           f"s1.json's latest.pt (digest {other[:23]}... against "
+                                           f"{want[:23]}...): the file changed between the runs, or they ran "
                                            f"where that path is another file\n")
     # a file from before the key: not compared, and said; a bad value: one error naming the field
     old = {k: v for k, v in json.loads((tmp_path / "s3.json").read_text()).items() if k != "checkpoints"}
     (tmp_path / "old.json").write_text(json.dumps(old))
     p = run_cli("--pool", "s1.json", "old.json", cwd=tmp_path)
-    assert p.returncode == 0 and p.stderr.startswith("evaluate.py: note: old.json names no checkpoint checksums")
+    assert p.returncode == 0 and p.stderr.startswith("evaluate.py: note: old.json names no checkpoint networks")
+    # a file from before the digests named whole-file checksums: not compared either, and said
+    (tmp_path / "sums.json").write_text(json.dumps(dict(old, checkpoints={"latest.pt": "sha256:" + "0" * 64})))
+    p = run_cli("--pool", "s1.json", "sums.json", cwd=tmp_path)
+    assert p.returncode == 0 and p.stderr.startswith(
+        "evaluate.py: note: sums.json names its checkpoints by their files' checksums"), p.stderr
     (tmp_path / "bad.json").write_text(json.dumps(dict(old, checkpoints={"latest.pt": 5})))
     p = run_cli("--pool", "s1.json", "bad.json", cwd=tmp_path)
     assert p.returncode == 2 and "bad.json: checkpoints must map each checkpoint spec" in p.stderr, p.stderr

@@ -123,6 +123,9 @@ def test_checkpoint_round_trip_and_learned_agent(tmp_path):
     checkpoint.save_atomic(checkpoint.agent_only(checkpoint.load(path)), out)
     assert "optimizer" not in torch.load(out, weights_only=True)
     make_agent(str(out))
+    # the export is the same network (evaluate.py --json names it so): the same digest
+    assert make_agent(str(out)).checksum == make_agent(str(path)).checksum == \
+        checkpoint.network_digest(checkpoint.load(path))
 
 
 @pytest.mark.parametrize("algo, preset", [("dmc", None), ("ppo", None), ("dmc", "scopone"),
