@@ -356,7 +356,7 @@ def _show(v) -> str:
 def rules_of(ckpt: dict, where: str = "checkpoint") -> Rules:
     """The rules a checkpoint was trained for (ScopaError if they are not valid rules)."""
     try:
-        return Rules.from_dict(ckpt["rules"])
+        return Rules.from_dict(ckpt["rules"], stored=True)
     except ScopaError as e:
         raise ScopaError(f"checkpoint {where!r} has bad rules ({e})") from None
 

@@ -225,7 +225,7 @@ def rules_of(record: dict) -> Rules:
     if not isinstance(d, dict):
         raise ValueError(f"rules {d!r}")
     try:
-        return Rules.from_dict(d)
+        return Rules.from_dict(d, stored=True)
     except ScopaError as e:
         raise ValueError(str(e)) from None
 
@@ -355,7 +355,7 @@ def replay(record: dict) -> Game:
         check_format(record)
         if not isinstance(record["rules"], dict):
             raise ScopaError(f"rules is a JSON object of options, got {record['rules']!r}")
-        rules = Rules.from_dict(record["rules"])
+        rules = Rules.from_dict(record["rules"], stored=True)
         game = Game(rules, seed=record["seed"])
         n = game.n_players
         players = record["players"]

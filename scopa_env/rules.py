@@ -160,13 +160,21 @@ class Rules:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, d: dict | None) -> "Rules":
+    def from_dict(cls, d: dict | None, stored: bool = False) -> "Rules":
+        """Rules from a dict of options, those it lacks at their defaults. `stored`: the dict
+        comes from a file (a record, a checkpoint), so an option this version does not know is
+        most likely one added after it, and the error says so (a file's format number does not
+        change when an option is added: README "Game records")."""
         if d is not None and not isinstance(d, dict):
             raise ScopaError(f"rules must be a table of options, got {type(d).__name__}")
         d = dict(d or {})
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - known)
         if unknown:
+            if stored:
+                raise ScopaError(f"unknown rules option {unknown[0]!r}: written by a newer version of "
+                                 f"scopa-rl than this one, or edited (this version knows: "
+                                 f"{', '.join(sorted(known))})")
             raise ScopaError(
                 f"unknown rules option {unknown[0]!r} (known: {', '.join(sorted(known))})")
         return cls(**d)

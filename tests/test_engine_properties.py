@@ -608,3 +608,22 @@ def test_kernel_sources_are_the_files_that_compile_kernels():
     names = {p.name for p in kernel_sources(pkg)}
     assert "core.py" in names and "observation.py" in names and "kernel_cache.py" not in names
     assert "game.py" not in names
+
+
+def test_a_record_with_a_rules_option_this_version_lacks_says_it_is_newer(tmp_path):
+    """A rules option added makes no new format number (README "Game records"), so a record
+    written by a newer version read as a typo: "unknown rules option" alone (review). It now
+    says the file comes from a newer version (or was edited); replay and rules_of alike."""
+    import pytest
+    from scopa_env import ScopaError
+    rec = json.loads(records.dumps(random_match(Rules(), 3, np.random.default_rng(3))))
+    rec["rules"]["future_opt"] = False
+    path = tmp_path / "r.jsonl"
+    records.write([rec], path)
+    words = "unknown rules option 'future_opt': written by a newer version of scopa-rl than this one, or edited"
+    with pytest.raises(ScopaError, match=re.escape(f"{path}:1: {words}")):
+        records.replay_file(path)
+    with pytest.raises(ValueError, match="^" + re.escape(words)):
+        records.rules_of(rec)
+    with pytest.raises(ScopaError, match=r"^unknown rules option 'future_opt' \(known: "):
+        Rules.from_dict({"future_opt": False})       # typed, not stored: no such guess

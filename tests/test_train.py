@@ -528,6 +528,25 @@ def test_a_checkpoint_that_is_not_a_regular_file(tmp_path, capsys):
         checkpoint.load(tmp_path / "y" / "x.pt")
 
 
+def test_a_checkpoint_from_a_newer_version_says_so(tmp_path, capsys):
+    """A config key or rules option this version lacks in a checkpoint (one written by a newer
+    version: adding one changes no format number) read as a typo, "unknown config key" with the
+    list of keys (review): resume, evaluate.py and play.py now say the file is newer or edited."""
+    path, good = _saved_run(tmp_path)
+    newer = "which this version of scopa-rl does not know: written by a newer version, or edited"
+    for i, (change, key) in enumerate([(dict(config=dict(good["config"], future_key=1)), "future_key"),
+                                       (dict(config=dict(good["config"], rules=dict(good["config"]["rules"],
+                                                                                   future_opt=False))),
+                                        "rules.future_opt")]):
+        checkpoint.save_atomic({**good, **change}, tmp_path / f"n{i}.pt")
+        _one_line_error(run_main(capsys, "--resume", str(tmp_path / f"n{i}.pt")),
+                        f"n{i}.pt': the checkpoint's config has key {key!r}, {newer}")
+    checkpoint.save_atomic(dict(good, rules=dict(good["rules"], future_opt=False)), tmp_path / "r.pt")
+    with pytest.raises(ScopaError, match=re.escape("has bad rules (unknown rules option 'future_opt': "
+                                                   "written by a newer version of scopa-rl than this one")):
+        make_agent(str(tmp_path / "r.pt"))
+
+
 def test_resume_refuses_malformed_counters_and_config(tmp_path, capsys):
     """What a resume reads back (config, counters) is checked at load: each problem is one error
     naming the key (they were AttributeError, KeyError, TypeError, ValueError tracebacks), and a

@@ -28,8 +28,8 @@ from scopa_env.errors import ScopaError
 from scopa_env.presets import preset_name
 from scopa_env.rules import Rules, option_text
 from scopa_env.seeds import offset_seed
-from .config import (LEGACY_RULES_KEYS, TrainConfig, check_bot_games, make_config, rules_overrides,
-                     saved_config)
+from .config import (FIELDS, LEGACY_RULES_KEYS, RULES_KEYS, TrainConfig, check_bot_games, make_config,
+                     rules_overrides, saved_config)
 
 KEEP_PERIODIC = 3
 LOCK_FILE = ".lock"   # in a run's checkpoint folder: held (flock) by the process training it
@@ -934,6 +934,16 @@ def _unchanged(saved: dict, overrides: dict, keys) -> set:
     return same
 
 
+def _unknown_saved_keys(saved: dict) -> list[str]:
+    """The keys of a checkpoint's stored config (and of its rules table) that this version's
+    TrainConfig and Rules do not have, as config keys ('rules.X' for a rules option)."""
+    keys = sorted(k for k in saved if k not in FIELDS and k not in LEGACY_RULES_KEYS)
+    table = saved.get("rules")
+    if isinstance(table, dict):
+        keys += sorted(f"rules.{k}" for k in table if k != "preset" and k not in RULES_KEYS)
+    return keys
+
+
 def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = None,
           log=print) -> Run:
     """A new run from `cfg`, or the run saved at `resume` with budget/reporting `overrides`."""
@@ -956,6 +966,11 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
     if not isinstance(saved, dict):
         raise ScopaError(f"{resume!r} holds no config table (got {type(saved).__name__}): it cannot "
                          "be resumed")
+    newer = _unknown_saved_keys(saved)
+    if newer:       # "unknown config key" read as a typo of the user's (review)
+        raise ScopaError(f"{str(path)!r}: the checkpoint's config has key {newer[0]!r}, which this "
+                         f"version of scopa-rl does not know: written by a newer version, or edited; "
+                         f"resume it with the version that wrote it")
     if not {"final_opponents", "final_matches"} & set(overrides):
         saved = saved_config(saved)     # the resume's own values for these are taken as given
     for key in _unchanged(saved, overrides, set(overrides) - RESUME_OVERRIDABLE):
