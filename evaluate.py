@@ -43,6 +43,7 @@ an earlier one was close makes the pooled interval a little optimistic: say so w
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import math
 import os
@@ -710,7 +711,11 @@ def commit(outs: dict[str, AtomicFile]) -> None:
 
 
 def write_json(out: dict, f: AtomicFile) -> None:
-    marked = {**out, "intervals": POOLED_INTERVALS if "pooled" in out else INTERVALS}
+    """`out` with how its intervals were made and when it was written (UTC, to the second: what
+    a spec means has changed at dated times, README "Opponents and evaluation", and a file held
+    nothing to tell which side of one it was written on; review)."""
+    written = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    marked = {**out, "intervals": POOLED_INTERVALS if "pooled" in out else INTERVALS, "written": written}
     f.write(json.dumps(json_safe(marked), indent=2) + "\n")
 
 

@@ -1129,3 +1129,24 @@ def test_deals_all_alike_have_no_points_interval_and_leave_the_pool_without_one(
         assert json.loads(out[seed].read_text())["results"][0]["points_ci"] == [None, None]
     p = run_cli("--pool", str(out[85]), str(out[73]))
     assert p.returncode == 0 and "[n/a, a run had one deal or no spread]" in p.stdout, p.stdout
+
+
+def test_every_json_file_says_when_it_was_written(tmp_path):
+    """A spec's meaning changed at dated times (README) and a --json file held nothing to tell
+    which side of one it was made on (review): head-to-head, round-robin and pooled files carry
+    `written`, UTC to the second, and --pool reads files with it."""
+    import datetime
+    before = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    for seed in (1, 2):
+        assert run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--seed", str(seed),
+                       "--json", f"s{seed}.json", cwd=tmp_path).returncode == 0
+    assert run_cli("--round-robin", "easy", "random", "--matches", "2", "--json", "rr.json",
+                   cwd=tmp_path).returncode == 0
+    p = run_cli("--pool", "s1.json", "s2.json", "--json", "p.json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    after = datetime.datetime.now(datetime.timezone.utc)
+    for name in ("s1.json", "s2.json", "rr.json", "p.json"):
+        written = json.loads((tmp_path / name).read_text())["written"]
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", written), written
+        when = datetime.datetime.strptime(written, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
+        assert before <= when <= after, (name, written)
