@@ -2250,3 +2250,33 @@ def test_a_resume_that_turns_evaluations_off_saves_next_eval_0(tmp_path):
     assert run.counters["next_eval"] == 0
     run.train(stop_at=1536)
     assert checkpoint.load(tmp_path / "ck" / "ev" / "latest.pt")["counters"]["next_eval"] == 0
+
+
+def test_a_read_only_run_folder_is_refused_before_training(tmp_path):
+    """A run folder made read-only (chmod a-w) kept a writable .lock, the only file a start
+    opened, so a resume trained its whole leg and lost it at the first save (review): the start
+    writes a probe file first and refuses the folder, training nothing. As root the kernel
+    ignores the mode, so the resume runs without the capabilities that let it (setpriv)."""
+    import os
+    import shutil
+    args = ["--num-envs", "8", "--rollout-steps", "16", "--hidden", "16", "--eval-every", "0",
+            "--final-matches", "0", "--checkpoint-every", "0", "--torch-threads", "1"]
+    r = run_cli("--run-name", "ro", "--total-steps", "40960", "--stop-at", "1024", *args, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    folder = tmp_path / "checkpoints" / "ro"
+    before = sorted(p.name for p in folder.iterdir())
+    cmd = [sys.executable, str(ROOT / "train.py"), "--resume", "ro"]
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("root without setpriv: a read-only folder cannot be made")
+        cmd = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", *cmd]
+    folder.chmod(0o555)
+    try:
+        r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    finally:
+        folder.chmod(0o755)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, (r.stdout, r.stderr)
+    assert f"cannot write in the checkpoint folder '{folder.relative_to(tmp_path)}' (Permission denied): " \
+           f"nothing was trained" in r.stderr, r.stderr
+    assert "trained" not in r.stdout.replace("nothing was trained", "")
+    assert sorted(p.name for p in folder.iterdir()) == before

@@ -14,6 +14,7 @@ import os
 import random
 import re
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -414,6 +415,7 @@ class Run:
                 self._refuse_going_back()
                 self._refuse_purging_the_runs_logs()
             self._mkdir("log folder", Path(self.cfg.runs_dir) / self.name)
+            self._check_writable()
         except ScopaError:
             if created:         # a failed start left a run folder holding only its .lock
                 try:            # removed while the lock is held: no other run can be in it
@@ -508,6 +510,19 @@ class Run:
         except OSError as e:
             raise ScopaError(f"cannot create the {what} {str(folder)!r} "
                              f"({e.strerror or checkpoint.first_line(e)})") from None
+
+    def _check_writable(self) -> None:
+        """Write and delete a file in the checkpoint folder: a read-only folder that still held a
+        writable .lock (chmod a-w on a run folder) let a resume train its whole leg and fail at
+        the first save, losing it (review). The probe is named as save_atomic's temporary files
+        are, so a kill here leaves one that the next start deletes."""
+        try:
+            fd, probe = tempfile.mkstemp(dir=self.ckpt_dir, prefix=".write-check.pt.", suffix=".tmp")
+            os.close(fd)
+            os.unlink(probe)
+        except OSError as e:
+            raise ScopaError(f"cannot write in the checkpoint folder {str(self.ckpt_dir)!r} "
+                             f"({e.strerror or checkpoint.first_line(e)}): nothing was trained") from None
 
     def _lock_folder(self) -> str | None:
         """Take the checkpoint folder's lock: None when taken, else the holder's pid (as the lock
