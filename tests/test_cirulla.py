@@ -115,6 +115,16 @@ def test_the_joker_keeps_the_value_it_was_shown_as_until_it_is_captured():
     assert g.joker_value() == 7 and parse_card("7C") in g.pile(0)
 
 
+def test_the_joker_captures_at_its_value_without_the_other_cirulla_options():
+    """The joker alone with the hand bonuses (no quindici, ace or other capture option): the
+    engine's classic capture path must still read the joker's value (mutation testing: it
+    captured as a 7 there, and only the cirulla preset was tested)."""
+    g = deal(Rules(hand_bonus=True, joker=True), ["9D", "9C", "7C"], ["2S", "4D", "5D"],
+             ["6S", "3B", "4B", "8B"])
+    assert g.hand_bonus(1) == 10 and g.joker_value() == 9
+    assert sorted(str(m) for m in g.legal_moves() if card_str(m.card) == "7C") == ["7C x 6S 3B"]
+
+
 def test_the_joker_is_a_7_again_when_its_deal_ends():
     """Seed 003: the joker keeps its value 'for the rest of the mão ... and after the end of the
     mão it reverts to the 7': a joker shown as a 5 and laid on the table captures as a 7 in the

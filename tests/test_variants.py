@@ -180,6 +180,11 @@ PRIMIERA_CASES = [
     ("most_sevens", ["7D", "6C", "1S", "1B"], ["7C", "6D", "5S", "5B"], 1, 0),
     ("most_sevens", ["7D", "6C", "5S"], ["7C", "6D", "5B"], 0, 0),
     ("most_sevens", ["7D", "6C", "8S"], ["7C", "6D"], 1, 0),                     # then the figures
+    # each count weighs more than any count below it (mutation testing: a count of 4 sixes carried
+    # into the sevens, 12 figures into the twos, and the re left out of the figures, unseen)
+    ("most_sevens", ["7D", "7C"], ["7S", "6D", "6C", "6S", "6B"], 1, 0),
+    ("most_sevens", ["2D"], ["8D", "9D", "10D", "8C", "9C", "10C", "8S", "9S"], 1, 0),
+    ("most_sevens", ["8D", "9D"], ["10D", "10C", "10S"], 0, 1),
 ]
 
 
@@ -187,6 +192,17 @@ PRIMIERA_CASES = [
 def test_primiera_point_by_scale(scale, a, b, pa, pb):
     lines = _score(Rules(primiera=scale), [a, b]).hand_score()
     assert (lines[0]["primiera"], lines[1]["primiera"]) == (pa, pb)
+
+
+@pytest.mark.parametrize("cap", range(3, 11))
+def test_all_ten_denari_score_napola_max(cap):
+    """Every napola_max from 3 to 10 caps the napola at itself (mutation testing: 9 scored as 10,
+    the tests using only 6 and 10); a run of 1-2-3 alone scores 3 whatever the cap."""
+    denari = [f"{k}D" for k in range(1, 11)]
+    lines = _score(Rules(napola=True, napola_max=cap), [denari, ["1C"]]).hand_score()
+    assert (lines[0]["napola"], lines[1]["napola"]) == (cap, 0)
+    lines = _score(Rules(napola=True, napola_max=cap), [["1D", "2D", "3D", "5D"], ["4D"]]).hand_score()
+    assert (lines[0]["napola"], lines[1]["napola"]) == (3, 0)
 
 
 # ---- extra points and early ends --------------------------------------------------------------
@@ -650,7 +666,7 @@ def any_rules(draw):
     bonus = hand_cards == 3 and draw(st.booleans())
     sweep = draw(st.booleans())
     return Rules(players=players, hand_cards=hand_cards, table_cards=table_cards, target=draw(st.integers(3, 8)),
-                 napola=napola, napola_max=draw(st.sampled_from([4, 6, 10])) if napola else 10,
+                 napola=napola, napola_max=draw(st.integers(3, 10)) if napola else 10,
                  grande=draw(st.booleans()), hand_bonus=bonus,
                  joker=(bonus or sweep) and draw(st.booleans()), re_bello=draw(st.booleans()),
                  napoleone=draw(st.sampled_from(["off", "win", "ten"])), ace_takes_all=ace,
