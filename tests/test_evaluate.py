@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from agents import make_agent
-from agents.arena import agent_seed, evaluate, play_match, play_pair, summarize
+from agents.arena import MatchResult, agent_seed, evaluate, play_deal, play_match, play_pair, summarize
+from agents.base import RandomAgent
 from agents.stats import correlation, elo, mean_ci, ratio_ci, ratio_difference_ci, wilson
 from scopa_env.errors import ScopaError
 from scopa_env.records import replay
@@ -1150,3 +1151,156 @@ def test_every_json_file_says_when_it_was_written(tmp_path):
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", written), written
         when = datetime.datetime.strptime(written, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
         assert before <= when <= after, (name, written)
+
+
+# ---- Figures pinned by mutation testing (review): each test below failed on a mutant the suite
+# let through. Expected values are worked by hand (the quantiles from scipy.stats, written out),
+# not with the project's own helpers.
+Z975 = 1.959963984540054                         # norm.ppf(0.975)
+T975 = {1: 12.706204736174694, 2: 4.302652729749462, 4: 2.7764451051977934,
+        6: 2.4469118511449786}                   # t.ppf(0.975, df)
+
+
+def wilson_by_quadratic(k, n, z=Z975):
+    # roots of (1 + z^2/n) p^2 - (2 k/n + z^2/n) p + (k/n)^2 = 0
+    ph = k / n
+    a, b, c = 1 + z * z / n, -(2 * ph + z * z / n), ph * ph
+    d = math.sqrt(b * b - 4 * a * c)
+    return (-b - d) / (2 * a), (-b + d) / (2 * a)
+
+
+# ---- summarize with 3 sides (README: "with 3 sides the agent's points minus the mean of the
+# other two sides'", "points per hand per side (the agent's first)", arena.summarize docstring)
+def three_side_deal():
+    def m(side, winner, pts, scope):
+        return MatchResult(seed=1, agent_seat=side, winner=winner, totals=[0, 0, 0],
+                           hand_points=pts, hand_scope=scope, agent_side=side)
+    return [m(0, 0, [[3, 1, 0], [2, 0, 2]], [[1, 0, 0], [0, 1, 2]]),
+            m(1, 0, [[0, 4, 1]], [[2, 0, 1]]),
+            m(2, 2, [[1, 2, 0], [0, 0, 3]], [[0, 1, 1], [0, 0, 0]])]
+
+
+def test_summarize_three_sides_by_hand():
+    s = summarize(three_side_deal(), sides=3)
+    # per hand agent - mean(others): 2.5, 1 | 3.5 | -1.5, 3  -> 8.5 / 5 hands
+    assert s["hands"] == 5 and s["matches"] == 3 and s["wins"] == 2
+    assert s["points_per_hand"] == pytest.approx(1.7)
+    # agent's side 12/5, the side after it 3/5, the one after that 4/5
+    assert s["points_per_side"] == pytest.approx([2.4, 0.6, 0.8])
+    # scope: agent 1+0+1 = 2 over 5 hands; opponents 3+3+1 = 7 over 2 sides and 5 hands
+    assert s["scope_per_hand"] == pytest.approx(0.4)
+    assert s["opp_scope_per_hand"] == pytest.approx(0.7)
+    assert s["win_ci"] == pytest.approx(list(wilson_by_quadratic(2, 3)), abs=1e-9)
+
+
+def test_summarize_two_sides_by_hand():
+    def m(seat, winner, pts, scope):
+        return MatchResult(seed=1, agent_seat=seat, winner=winner, totals=[0, 0], hand_points=pts,
+                           hand_scope=scope)
+    res = [m(0, 0, [[4, 1], [3, 2], [5, 0]], [[1, 0], [0, 0], [2, 1]]),   # diff +9, scope 3 / 1
+           m(1, 0, [[2, 3], [1, 4]], [[0, 1], [1, 0]]),                   # diff +4, scope 1 / 1
+           m(0, 1, [[0, 6]], [[0, 2]]),                                   # diff -6, scope 0 / 2
+           m(1, 1, [[2, 5], [3, 1]], [[0, 1], [2, 0]])]                   # diff +1, scope 1 / 2
+    s = summarize(res, sides=2)
+    assert s["hands"] == 8 and s["wins"] == 2 and s["matches"] == 4
+    assert s["points_per_hand"] == pytest.approx(1.0)            # (13 - 5) / 8
+    # clusters (13, 5 hands), (-5, 3 hands): resid +-8, var = 2/1 * 128 / 8^2 = 4, t(1 df)
+    half = T975[1] * 2.0
+    assert s["points_ci"] == pytest.approx([1 - half, 1 + half], abs=1e-3)
+    assert s["scope_per_hand"] == pytest.approx(5 / 8)
+    assert s["opp_scope_per_hand"] == pytest.approx(6 / 8)
+    assert s["points_per_side"] == pytest.approx([25 / 8, 17 / 8])
+    assert s["win_ci"] == pytest.approx(list(wilson_by_quadratic(2, 4)), abs=1e-9)
+    assert s["pair_win_correlation"] == pytest.approx(-1.0)
+
+
+# ---- Elo (README: "Elo ratings with 95% intervals"; stats.elo docstring: intervals from the
+# inverse Fisher information). Two players: closed form.
+def test_elo_interval_two_players_closed_form():
+    ratings, (lo, hi) = elo([[0, 90], [30, 0]], [[0, 120], [120, 0]], prior_draws=0)
+    scale = 400 / math.log(10)
+    a = 120 * 0.75 * 0.25                   # information of the difference
+    half = Z975 * scale / (2 * math.sqrt(a))   # each rating carries half the difference's variance
+    assert hi[0] - ratings[0] == pytest.approx(half, rel=1e-6)      # 35.89 Elo
+    assert ratings[1] - lo[1] == pytest.approx(half, rel=1e-6)
+
+
+def test_elo_is_centred_when_started_off_centre(monkeypatch):
+    # ratings "centred on mean 0" (docstring); three players, unequal games
+    ratings, _ = elo([[0, 7, 3], [5, 0, 9], [1, 2, 0]], [[0, 12, 4], [12, 0, 11], [4, 11, 0]])
+    assert ratings.sum() == pytest.approx(0, abs=1e-9)
+
+
+# ---- arena: seeds per deal (module text: "the same object uses the same seed in every match of
+# a deal")
+class Seeds(RandomAgent):
+    def __init__(self, *a, **k):
+        self.seen = []
+        super().__init__(*a, **k)
+
+    def reset(self, seed=None):
+        if hasattr(self, "seen") and seed is not None:
+            self.seen.append(seed)
+        super().reset(seed)
+
+
+def test_each_object_gets_one_seed_in_every_match_of_a_deal():
+    a, o = Seeds(Rules(), 1), Seeds(Rules(), 2)
+    a.seen, o.seen = [], []          # drop the construction's reset
+    play_deal(a, [o], Rules(), 12345)
+    assert a.seen == [agent_seed(12345, 0)] * 2 and o.seen == [agent_seed(12345, 1)] * 2
+
+
+# ---- workers: "--workers K ... gives the same numbers as one"; records in the same order
+def test_two_workers_record_the_same_matches_in_the_same_order():
+    one = evaluate("easy", "random", 8, seed=5, workers=1, record=True)
+    two = evaluate("easy", "random", 8, seed=5, workers=2, record=True)
+    assert [(r["seed"], r["players"]) for r in one["records"]] == [(r["seed"], r["players"]) for r in two["records"]]
+    assert one["records"] == two["records"]
+
+
+# ---- evaluate.py --round-robin: Elo from the cross table (two agents: closed form)
+def test_round_robin_elo_matches_the_wins(tmp_path):
+    out = tmp_path / "rr.json"
+    p = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--round-robin", "easy", "random",
+                        "--matches", "8", "--seed", "3", "--json", str(out)], capture_output=True, text=True,
+                       cwd=ROOT, timeout=300)
+    assert p.returncode == 0, p.stderr
+    data = json.loads(out.read_text())
+    (r,) = data["results"]
+    assert (r["agent"], r["opponent"]) == ("easy", "random")
+    w, m = r["wins"], r["matches"]
+    # one virtual draw: half a win each way, one game more
+    diff = 400 * math.log10((w + 0.5) / (m - w + 0.5))
+    e = {x["agent"]: x["rating"] for x in data["elo"]}
+    assert e["easy"] - e["random"] == pytest.approx(diff, abs=1e-6)
+    assert e["easy"] == pytest.approx(diff / 2, abs=1e-6)
+
+
+# ---- evaluate.py --pool with runs of unequal deals (README: each run's standard error is its
+# half-width / t of its own deals - 1; pooled t of the summed degrees of freedom; scope weighted
+# by hands)
+def _run(seed, matches, hands, pph, ci, scope, opp_scope):
+    return {"agent": "easy", "partner": None, "rules": Rules().to_dict(), "seed": seed,
+            "results": [{"opponent": "random", "matches": matches, "hands": hands, "wins": matches // 2,
+                         "points_per_hand": pph, "points_ci": ci, "scope_per_hand": scope,
+                         "opp_scope_per_hand": opp_scope}]}
+
+
+def test_pool_unequal_runs_by_hand(tmp_path):
+    f1, f2, out = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "p.json"
+    f1.write_text(json.dumps(_run(1, 6, 30, 0.5, [0.1, 0.9], 0.2, 0.1)))       # 3 deals
+    f2.write_text(json.dumps(_run(2, 10, 50, -0.2, [-0.5, 0.1], 0.6, 0.3)))    # 5 deals
+    p = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--pool", str(f1), str(f2), "--json",
+                        str(out)], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert p.returncode == 0, p.stderr
+    (r,) = json.loads(out.read_text())["results"]
+    w1, w2 = 30 / 80, 50 / 80
+    pph = w1 * 0.5 + w2 * -0.2
+    se = math.hypot(w1 * 0.4 / T975[2], w2 * 0.3 / T975[4])
+    half = T975[6] * se
+    assert r["points_per_hand"] == pytest.approx(pph)
+    assert r["points_ci"] == pytest.approx([pph - half, pph + half], abs=1e-4)
+    assert r["scope_per_hand"] == pytest.approx(w1 * 0.2 + w2 * 0.6)
+    assert r["opp_scope_per_hand"] == pytest.approx(w1 * 0.1 + w2 * 0.3)
+    assert r["win_ci"] == pytest.approx(list(wilson_by_quadratic(8, 16)), abs=1e-9)
