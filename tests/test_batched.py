@@ -430,3 +430,16 @@ def test_before_reset_no_seat_moves_and_masks_are_refused():
         env.action_masks()
     env.reset()
     assert (env.action_masks().sum(axis=1) > 0).all()
+
+
+def test_batched_info_mover_is_the_seat_that_moved():
+    """batched.py: info "mover" (B,): the seat that made this step's move in each game, not the
+    next to move (mutation testing: no test read it)."""
+    env = BatchedScopa(8, seed=1, reward="points")
+    env.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        before = env.to_move.copy()
+        idx = (rng.random(8) * env.legal_count).astype(np.int64)
+        _, _, _, info = env.step_index(idx)
+        assert np.array_equal(info["mover"], before)

@@ -473,3 +473,73 @@ def test_every_public_function_taking_rules_takes_a_preset_name():
                 lambda: play_match(seats, 5, 1, [0, 1, 2, 3])):
         with pytest.raises(ScopaError, match="rules must be a Rules object or a preset name, got int"):
             bad()
+
+
+def _two_player_positions(seed, hands, rng):
+    g = Game(None, seed=seed)
+    done = 0
+    while done < hands:
+        yield g
+        moves = g.legal_moves()
+        m = moves[rng.integers(len(moves))]
+        res = g.play(m.card, m.captured)
+        if res.hand_over:
+            done += 1
+            if res.match_over:
+                g = Game(None, seed=seed + done)
+            else:
+                g.next_hand()
+
+
+def test_two_player_observation_slot_by_slot():
+    """Every slot of the 2-player vector against the Game's accessors, from both seats (mutation
+    testing: opp_scope read from my seat, last_capturer's me/opponent swapped and to_move always 1
+    went unseen; only the 3-6 player layout was read slot by slot)."""
+    rng = np.random.default_rng(4)
+    checked = 0
+    for g in _two_player_positions(8, 6, rng):
+        for me in (0, 1):
+            opp = 1 - me
+            o = observe(g.state, me)
+            ids = lambda name: np.flatnonzero(view(o, name)).tolist()
+            assert ids("hand") == sorted(g.hand(me))
+            assert ids("table") == sorted(g.table)
+            assert ids("my_pile") == sorted(g.pile(me))
+            assert ids("opp_pile") == sorted(g.pile(opp))
+            assert ids("my_played") == sorted(g.played(me))
+            assert ids("opp_played") == sorted(g.played(opp))
+            seen = set(g.hand(me)) | set(g.table) | set(g.pile(0)) | set(g.pile(1))
+            assert ids("unseen") == sorted(set(range(40)) - seen)
+            sc = lambda name: int(view(o, name)[0])
+            assert sc("opp_hand_size") == len(g.hand(opp))
+            assert sc("deck_left") == g.deck_left
+            assert sc("my_scope") == g.scope(me) and sc("opp_scope") == g.scope(opp)
+            assert sc("my_score") == g.scores[me] and sc("opp_score") == g.scores[opp]
+            assert sc("target") == g.rules.target
+            assert sc("i_deal") == int(g.dealer == me)
+            assert sc("napola") == int(g.rules.napola)
+            lc = g.last_capturer
+            assert sc("last_capturer") == (0 if lc is None else 1 if lc == me else 2)
+            assert sc("to_move") == int(g.to_move == me)
+            checked += 1
+    assert checked > 100
+
+
+def test_two_player_observation_set_up_by_hand():
+    g = Game().setup(hands=[["1D", "5S", "7B"], ["2C", "3C"]], table=["5B", "6S"],
+                     piles=[["8D"], ["9D", "9C"]], deck=["10D", "10C", "10S"], dealer=1,
+                     to_move=0, scope=[1, 2], scores=[4, 7], last_capturer=1)
+    o0, o1 = observe(g.state, 0), observe(g.state, 1)
+    v = lambda o, n: view(o, n).tolist()
+    assert v(o0, "opp_hand_size") == [2] and v(o1, "opp_hand_size") == [3]
+    assert v(o0, "deck_left") == [3] and v(o1, "deck_left") == [3]
+    assert v(o0, "my_scope") + v(o0, "opp_scope") == [1, 2]
+    assert v(o1, "my_scope") + v(o1, "opp_scope") == [2, 1]
+    assert v(o0, "my_score") + v(o0, "opp_score") == [4, 7]
+    assert v(o1, "my_score") + v(o1, "opp_score") == [7, 4]
+    assert v(o0, "i_deal") == [0] and v(o1, "i_deal") == [1]
+    assert v(o0, "last_capturer") == [2] and v(o1, "last_capturer") == [1]
+    assert v(o0, "to_move") == [1] and v(o1, "to_move") == [0]
+    # unseen for seat 0: everything but its hand, the table and both piles (8D, 9D, 9C)
+    seen0 = {as_card(c) for c in ["1D", "5S", "7B", "5B", "6S", "8D", "9D", "9C"]}
+    assert np.flatnonzero(view(o0, "unseen")).tolist() == sorted(set(range(40)) - seen0)

@@ -277,3 +277,39 @@ def test_make_vec_end_of_episode_masks_as_the_readme_says():
             break
     assert info["action_mask"][0].sum() == 0 and r[0] in (-1, 1)
     vec.close()
+
+
+def test_gym_last_observation_is_the_learners():
+    """gym_env.py: 'The learner sees its own observation vector', the final one too (mutation
+    testing: the last observation from the seat to move went unseen)."""
+    env = ScopaGymEnv(opponent="random", episode="hand")
+    rng = np.random.default_rng(0)
+    for ep in range(30):
+        obs, info = env.reset(seed=ep)
+        done = False
+        while not done:
+            legal = np.flatnonzero(info["action_mask"])
+            obs, r, done, trunc, info = env.step(int(legal[rng.integers(len(legal))]))
+        assert np.array_equal(obs, observe(env.game.state, info["learner_seat"]))
+
+
+class SeedSpy(RandomAgent):
+    """Records the seeds every instance is reset with."""
+    seeds = []
+
+    def reset(self, seed=None):
+        SeedSpy.seeds.append(seed)
+        return super().reset(seed=seed)
+
+
+def test_gym_seeds_the_other_seats_agents_from_its_generator():
+    """gym_env.py: 'reset(seed=s) seeds self.np_random, which deals the matches, picks the
+    learner's seat (when not fixed) and seeds the other seats' agents' (mutation testing: a
+    constant seed went unseen)."""
+    env = ScopaGymEnv(opponent=SeedSpy(Rules(), seed=0), learner_seat=0)
+    got = []
+    for s in (1, 2, 1):
+        SeedSpy.seeds.clear()
+        env.reset(seed=s)
+        got.append(list(SeedSpy.seeds))
+    assert got[0] == got[2] and got[0] != got[1]
