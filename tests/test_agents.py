@@ -1289,3 +1289,154 @@ def test_a_checkpoint_spec_starting_with_a_tilde_is_the_home_folders(tmp_path, m
     g = Game(Rules(), seed=0)
     o = g.observation(g.to_move)
     assert agent.act(o) == make_agent(str(tmp_path / "mine.pt"), count_last=0).act(o)
+
+
+# ---- Behaviour pinned by mutation testing (review) -------------------------------------------
+
+def _easy_position(hand, table, opp):
+    used = mask_of(hand) | mask_of(table) | mask_of(opp)
+    rest = [c for c in range(40) if not used >> c & 1]
+    deck, left = rest[:24], rest[24:]
+    g = Game(Rules())
+    g.setup(hands=[hand, opp], table=table, piles=[left[::2], left[1::2]], deck=deck, dealer=1, to_move=0)
+    return g
+
+
+def _easy_choices(g, n=60):
+    obs = g.observation(0)
+    from collections import Counter
+    out = Counter()
+    for seed in range(n):
+        a = make_agent("easy", seed=seed)
+        out[a.actions.decode(a.act(obs))] += 1
+    return out
+
+
+def test_easy_picks_each_capture_at_random():
+    """easy.py: 'choosing uniformly at random among the captures' (mutation testing: easy always
+    taking the first capture, or the first move, went unseen)."""
+    # two captures: 5D x 5C and 9C x 5C+4B (10S takes nothing); laying is never chosen
+    g = _easy_position(["5D", "9C", "10S"], ["5C", "4B"], ["1D", "2D", "3D"])
+    got = _easy_choices(g)
+    five = (mask_of(["5D"]).bit_length() - 1, mask_of(["5C"]))
+    nine = (mask_of(["9C"]).bit_length() - 1, mask_of(["5C", "4B"]))
+    assert set(got) == {five, nine}
+    assert 15 <= got[five] <= 45 and 15 <= got[nine] <= 45      # ~30 each of 60
+
+
+def test_easy_lays_a_random_card_when_nothing_captures():
+    """easy.py: 'when nothing captures it lays a card chosen uniformly at random'."""
+    g = _easy_position(["1D", "2C", "3S"], ["10B"], ["4D", "5D", "6C"])
+    got = _easy_choices(g)
+    assert {card for card, cap in got} == {mask_of([c]).bit_length() - 1 for c in ("1D", "2C", "3S")}
+    assert all(cap == 0 for _, cap in got)
+    assert all(10 <= n <= 30 for n in got.values())             # ~20 each of 60
+
+
+def test_hard_budget_is_shared_between_the_candidates():
+    """hard.py: the budget of simulated plies is 'shared between the candidates' (mutation
+    testing: each candidate given the whole budget went unseen)."""
+    g = Game(Rules(), 0)
+    obs = g.observation(g.to_move)["observation"]
+    # first move of a match: 3 + 3 cards in hands, 30 in the deck -> 36 plies left
+    h = HardAgent(budget=9000, min_worlds=1, max_worlds=10_000)
+    assert h.worlds_for(obs, 1) == 9000 // 36 == 250
+    assert h.worlds_for(obs, 3) == 9000 // (3 * 36) == 83
+    assert HardAgent(budget=9000, min_worlds=1, max_worlds=10_000, rollouts=2).worlds_for(obs, 3) == 41
+    assert HardAgent().worlds_for(obs, 5) == max(8, min(400, 9000 // (5 * 36))) == 50
+
+
+def test_normal_values_its_own_sweep_a_point_more():
+    """normal.py: 'what I take now (+1 for a scopa)' (mutation testing: normal's own scopa bonus
+    dropped went unseen; only hard's was tested)."""
+    hand, table, opp = ["5D", "9C", "1B"], ["5C"], ["2D", "8S", "4B"]
+    used = mask_of(hand + table + opp)
+    rest = [c for c in range(40) if not used >> c & 1]
+    g = Game(Rules())
+    g.setup(hands=[hand, opp], table=table, piles=[rest[24::2], rest[25::2]], deck=rest[:24], dealer=1, to_move=0)
+    a = make_agent("normal")
+    legal, values = a.scores(g.observation(0))
+    i = [j for j, x in enumerate(legal) if a.actions.captured[x] == mask_of(["5C"])][0]
+    # 5C and 5D are worth well under a point (carte 0.09 each, denaro 0.25, primiera of fives);
+    # an empty table leaves no reply to fear: the +1 of the scopa is what lifts it past 1
+    assert 1.0 < values[i] < 2.0
+
+
+
+
+def _card_id(c):
+    return mask_of([c]).bit_length() - 1
+
+
+def _one_hand_weights(card, captured, eps=0.3, beta=2.5):
+    """The three models' chances of one earlier move (on 5C 4B 1S, the opponent then holding
+    `card` 10S 2C, playing `card` x `captured`), for the one hand the last deal leaves it (mutation
+    testing: each model's likelihood could change unseen; values worked by hand below)."""
+    from agents._scoring import WEIGHTS
+    # last deal: the opponent holds exactly 10S 2C (the unseen cards), so one hand is weighed
+    hand, opp, table = ["3C", "6B", "7S"], ["10S", "2C"], ["8D"]
+    used = mask_of(hand + opp + table)
+    rest = [c for c in range(40) if not used >> c & 1]
+    g = Game(Rules())
+    g.setup(hands=[hand, opp], table=table, piles=[rest[::2], rest[1::2]], deck=[], dealer=1, to_move=0)
+    obs = g.observation(0)["observation"]
+    base = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    unseen = _rollout.build_base(obs, 11, base)
+    assert unseen == mask_of(opp)
+    # one earlier move on 5C 4B 1S: it held `card` 10S 2C and played `card` taking `captured`
+    row = [mask_of(["5C", "4B", "1S"]), _card_id(card), mask_of(captured), 0, 0, 3, 0, 0, 1 << _card_id(card)]
+    hands = np.zeros(4, dtype=np.int64)
+    wn, we, ws = np.zeros(4), np.zeros(4), np.zeros(4)
+    n = _rollout.hand_weights(base, unseen, 2, np.array([row], dtype=np.int64), 1, WEIGHTS, eps, beta,
+                              hands, wn, we, ws)
+    assert n == 1 and hands[0] == mask_of(opp)
+    return wn[0], we[0], ws[0]
+
+
+def test_easy_model_is_uniform_over_the_captures():
+    # it held 5D 10S 2C on 5C 4B 1S: two captures (5D x 5C, 10S x all), 2C only lays (k = 3)
+    _, we, _ = _one_hand_weights("5D", ["5C"])
+    assert we == pytest.approx(0.5)          # 1 of 2 captures, not 1 of 3 moves
+
+
+def test_easy_model_never_lays_a_card_when_it_can_capture():
+    # it held 3S 10S 2C and laid 3S though 10S sweeps: easy never does
+    _, we, _ = _one_hand_weights("3S", [])
+    assert we == 0.0
+
+
+def test_normal_model_spreads_eps_over_the_legal_moves():
+    # 5D x 5C is not normal's choice (10S sweeps): only the eps share, eps / k with k = 3
+    wn, _, _ = _one_hand_weights("5D", ["5C"], eps=0.3)
+    assert wn == pytest.approx(0.1)
+
+
+def test_soft_model_leans_on_the_normal_judgement():
+    assert _one_hand_weights("5D", ["5C"], beta=0.0)[2] == pytest.approx(1 / 3)
+    assert _one_hand_weights("5D", ["5C"], beta=2.5)[2] < 1 / 3     # a worse move than normal's best
+
+
+def test_hard_draws_hands_from_the_model_mixture():
+    """hard.py: 'Each world then draws the opponent's hand from that mixture': each model's
+    chances of the hands, normalised, weighed by how well the model explained the match so far
+    (mutation testing: the models' weights left out of the draw went unseen). Against normal,
+    whose model takes the weight."""
+    g = Game(Rules(), seed=1)
+    hard, normal = HardAgent(infer=True, worlds=4, seed=1), make_agent("normal", seed=1)
+    checked = 0
+    while not g.match_over and checked < 8:
+        obs = g.observation(g.to_move)
+        if g.to_move == 1:
+            g.play_action(normal.act(obs))
+        else:
+            hard.observe(obs["observation"])
+            hands, models = hard._weigh(obs["observation"], hard.rows)
+            if len(hands) > 1:
+                _, cdf = hard.hand_posterior(obs["observation"])
+                want = sum(w * m / m.sum() for w, m in zip(hard.model_weights, models))
+                assert np.allclose(np.diff(np.concatenate([[0.0], cdf])), want / want.sum(), atol=1e-9)
+                checked += 1
+            g.play_action(hard.act(obs))
+        if g.hand_over and not g.match_over:
+            g.next_hand()
+    assert checked == 8 and hard.model_weights[0] > 0.8
