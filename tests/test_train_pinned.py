@@ -1,0 +1,348 @@
+"""Training behaviour pinned by mutation testing (review, 2026-12-04): each test here failed on a
+change to training/, agents/checkpoint.py or the config checks that the rest of the suite let
+through (GAE's lambda dropped, PPO's clip or entropy sign, DMC's target seat or lambda-return
+weights, epsilon's schedule, best.pt on a worse score, --max-minutes as seconds, the resume key
+set, value checks, check()'s refusals). Expected values are worked by hand in the comments."""
+import copy
+import time as _time
+
+import numpy as np
+import pytest
+import torch
+
+import training.loop as loop
+from agents import checkpoint
+from agents.network import masked_scores
+from scopa_env.errors import ScopaError
+from training.config import make_config
+from training.dmc import epsilon_at, epsilon_span, lambda_targets
+from training.loop import Run, start
+
+
+TINY = dict(total_steps=2048, num_envs=16, rollout_steps=32, hidden=32, minibatch_size=256,
+            eval_every=0, final_matches=0, checkpoint_every=0, torch_threads=1)   # 512 steps an iteration
+
+
+def cfg(tmp_path, **kw):
+    return make_config(dict(TINY, runs_dir=str(tmp_path / "runs"), checkpoints_dir=str(tmp_path / "ck"), **kw))
+
+
+def one_batch_cfg(tmp_path, **kw):
+    return make_config(dict(total_steps=2048, num_envs=16, rollout_steps=32, hidden=32, minibatch_size=4096,
+                            eval_every=0, final_matches=0, checkpoint_every=0, torch_threads=1,
+                            runs_dir=str(tmp_path / "runs"), checkpoints_dir=str(tmp_path / "ck"), **kw))
+
+
+# ---- DMC ------------------------------------------------------------------------------------
+def test_epsilon_decays_linearly():
+    cfg = make_config(epsilon_start=0.2, epsilon_end=0.02, epsilon_decay_frac=0.5, total_steps=100_000)
+    span = epsilon_span(cfg)
+    assert span == 50_000
+    assert epsilon_at(cfg, 25_000, span) == pytest.approx(0.11)      # halfway: (0.2 + 0.02) / 2
+    assert epsilon_at(cfg, 50_000, span) == 0.02 and epsilon_at(cfg, 90_000, span) == 0.02
+
+
+def test_lambda_targets_weigh_value_by_1_minus_lambda():
+    # one game, seats 0,1,0,1; side rewards [1,-1] at t1, [2,-2] at t3 (episode end)
+    rewards = np.zeros((4, 1, 2), np.float32)
+    rewards[1, 0], rewards[3, 0] = [1, -1], [2, -2]
+    dones = np.array([[False], [False], [False], [True]])
+    seat = np.array([[0], [1], [0], [1]])
+    vmax = np.array([[0], [0], [4], [10]], np.float32)
+    g = lambda_targets(rewards, dones, seat, vmax, 0.8)[:, 0]
+    # G2 = 2; G3 = -2; G0 = 1 + 0.2*4 + 0.8*2 = 3.4; G1 = -1 + 0.2*10 + 0.8*(-2) = -0.6
+    assert g.tolist() == pytest.approx([3.4, -0.6, 2.0, -2.0])
+
+
+def test_lambda_targets_never_bootstrap_across_an_episode_end():
+    rewards = np.zeros((4, 1, 2), np.float32)
+    rewards[1, 0], rewards[3, 0] = [1, -1], [2, -2]
+    dones = np.array([[False], [True], [False], [True]])
+    seat = np.array([[0], [1], [0], [1]])
+    vmax = np.array([[0], [0], [5], [5]], np.float32)
+    assert lambda_targets(rewards, dones, seat, vmax, 0.8)[:, 0].tolist() == pytest.approx([1, -1, 2, -2])
+
+
+def _dmc_samples(tmp_path, td_lambda):
+    run = Run(one_batch_cfg(tmp_path, run_name="d", td_lambda=td_lambda), log=lambda *_: None)
+    algo = run.algo
+    algo.carry = {k: v[:, :1] for k, v in algo.carry.items()}        # one game
+    obs = algo.env.obs.shape[1]
+    rew = np.zeros((4, 1, 2), np.float32)
+    rew[1, 0], rew[3, 0] = [1, -1], [2, -2]
+    buf = {"obs": np.zeros((4, 1, obs), np.int8), "card": np.zeros((4, 1), np.int64),
+           "captured": np.zeros((4, 1), np.int64), "seat": np.array([[0], [1], [0], [1]]),
+           "reward": rew, "done": np.array([[False], [False], [False], [True]]),
+           "valid": np.ones((4, 1), bool), "vmax": np.array([[0], [0], [4], [10]], np.float32)}
+    return algo.samples(buf)["target"].tolist()
+
+
+def test_dmc_target_is_the_movers_own_return(tmp_path):
+    # Monte-Carlo: seat 0 gets 1 + 2 = 3 from t0 and 2 from t2; seat 1 gets -3 and -2
+    assert _dmc_samples(tmp_path, 1.0) == pytest.approx([3, -3, 2, -2])
+
+
+def test_dmc_uses_lambda_returns_below_1(tmp_path):
+    assert _dmc_samples(tmp_path, 0.8) == pytest.approx([3.4, -0.6, 2.0, -2.0])
+
+
+def test_epsilon_0_plays_greedy(tmp_path):
+    algo = Run(one_batch_cfg(tmp_path, run_name="g"), log=lambda *_: None).algo
+    from training.env import legal_slice
+    env = algo.env
+    cards, captured = legal_slice(env)
+    scores, _ = masked_scores(algo.model, algo.model.obs_tensor(env.obs), torch.from_numpy(cards),
+                              torch.from_numpy(captured), torch.from_numpy(env.legal_count.astype(np.int64)))
+    greedy = scores.argmax(dim=1).numpy()
+    assert algo.choose(0.0).tolist() == greedy.tolist()
+
+
+# ---- PPO ------------------------------------------------------------------------------------
+def _gae_buf():
+    """Game 0: learner at t0 (value 1), its episode ends at t1 (+1); learner at t2 (value 0.5),
+    ends at t3 (+2). Game 1: learner at t0 (value 1) and t2 (value 0.5), one episode ending at
+    t3 (+2)."""
+    f = np.float32
+    return {"done": np.array([[False, False], [True, False], [False, False], [True, True]]),
+            "reward": np.array([[0, 0], [1, 0], [0, 0], [2, 2]], f),
+            "learner": np.array([[True, True], [False, False], [True, True], [False, False]]),
+            "value": np.array([[1, 1], [0, 0], [0.5, 0.5], [0, 0]], f),
+            "tail": np.zeros((4, 2), bool)}
+
+
+def test_gae_by_hand(tmp_path):
+    algo = Run(one_batch_cfg(tmp_path, run_name="p", algo="ppo", gamma=0.9, gae_lambda=0.5), log=lambda *_: None).algo
+    adv, ret = algo.advantages(_gae_buf())
+    # game 0: each decision ends its episode: a2 = 2 - 0.5 = 1.5; a0 = 1 - 1 = 0 (no bootstrap)
+    # game 1: a2 = 1.5; delta0 = 0 + 0.9*0.5 - 1 = -0.55; a0 = -0.55 + 0.9*0.5*1.5 = 0.125
+    assert adv[:, 0].tolist() == pytest.approx([0, 0, 1.5, 0])
+    assert adv[:, 1].tolist() == pytest.approx([0.125, 0, 1.5, 0])
+    assert ret[[0, 2]].ravel().tolist() == pytest.approx([1.0, 1.125, 2.0, 2.0])     # advantage + value
+
+
+def test_masked_logits_hide_exactly_the_padding(tmp_path):
+    from training.ppo import masked_logits
+    algo = Run(one_batch_cfg(tmp_path, run_name="m", algo="ppo"), log=lambda *_: None).algo
+    from training.env import legal_slice
+    env = algo.env
+    cards, captured = (torch.from_numpy(a) for a in legal_slice(env))
+    count = torch.from_numpy(env.legal_count.astype(np.int64))
+    logits, _ = masked_logits(algo.model, algo.model.obs_tensor(env.obs), cards, captured, count)
+    pad = logits <= -1e8
+    assert (pad.sum(dim=1) == cards.shape[1] - count).all()
+
+
+def _ppo_setup(tmp_path, **kw):
+    algo = Run(one_batch_cfg(tmp_path, run_name="l", algo="ppo", update_epochs=1, **kw), log=lambda *_: None).algo
+    torch.manual_seed(0)
+    buf = algo.rollout()
+    return algo, buf
+
+
+def _policy_loss_by_hand(algo, buf, clip):
+    from training.ppo import masked_logits
+    adv, _ = algo.advantages(buf)
+    t, b = np.nonzero(buf["learner"] & ~buf["tail"])
+    w = max(1, int(buf["count"].max()))
+    with torch.no_grad():
+        logits, _ = masked_logits(algo.model, algo.model.obs_tensor(buf["obs"][t, b]),
+                                  torch.from_numpy(buf["cards"][t, b, :w]),
+                                  torch.from_numpy(buf["captured"][t, b, :w]), torch.from_numpy(buf["count"][t, b]))
+        logp = torch.log_softmax(logits, 1).gather(1, torch.from_numpy(buf["idx"][t, b]).unsqueeze(1)).squeeze(1)
+    a = torch.from_numpy(adv[t, b])
+    a = (a - a.mean()) / (a.std() + 1e-8)
+    r = (logp - torch.from_numpy(buf["logp"][t, b])).exp()
+    # PPO's clipped surrogate, to be maximised: min(r A, clip(r) A); the loss is its negative
+    return float(-torch.minimum(r * a, r.clamp(1 - clip, 1 + clip) * a).mean())
+
+
+def test_ppo_policy_loss_is_the_clipped_surrogate(tmp_path):
+    algo, buf = _ppo_setup(tmp_path)
+    rng = np.random.default_rng(0)
+    buf["logp"] = buf["logp"] + rng.choice([-0.5, 0.5], size=buf["logp"].shape).astype(np.float32)
+    want = _policy_loss_by_hand(algo, buf, algo.cfg.clip_coef)      # one minibatch: before any step
+    stats = algo.learn(buf)
+    assert stats["losses/policy_loss"] == pytest.approx(want, rel=1e-4, abs=1e-6)
+
+
+def test_the_entropy_bonus_raises_the_entropy(tmp_path):
+    algo, buf = _ppo_setup(tmp_path, ent_coef=100.0, vf_coef=0.0, learning_rate=1e-3)
+    before = algo.learn(buf)["losses/entropy"]                      # one step; entropy before it
+    after = algo.learn(buf)["losses/entropy"]                       # entropy after that step
+    assert after > before
+
+
+@pytest.fixture(scope="module")
+def ckpt(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("ck")
+    cfg = make_config(dict(total_steps=2048, num_envs=16, rollout_steps=32, hidden=32, minibatch_size=256,
+                           eval_every=0, final_matches=0, checkpoint_every=0, torch_threads=1,
+                           runs_dir=str(tmp / "runs"), checkpoints_dir=str(tmp / "ck"), run_name="k"))
+    d = Run(cfg, log=lambda *_: None).to_checkpoint()
+    checkpoint.check(d)          # the unedited dict is fine
+    return d
+
+
+def refused(d, words):
+    with pytest.raises(ScopaError, match=words):
+        checkpoint.check(d)
+
+
+@pytest.mark.parametrize("key", ["steps", "iterations", "next_eval", "next_checkpoint"])
+def test_a_negative_count_is_refused(ckpt, key):
+    d = copy.deepcopy(ckpt)
+    d["counters"][key] = -1
+    refused(d, f"counter '{key}' = -1: it must be a whole number, not negative")
+
+
+def test_non_finite_optimizer_state_is_refused(ckpt):
+    d = copy.deepcopy(ckpt)
+    d["optimizer"]["state"] = {0: {"step": torch.tensor(1.0), "exp_avg": torch.full((2,), float("nan")),
+                                   "exp_avg_sq": torch.zeros(2)}}
+    refused(d, "optimizer tensor .* NaN or inf")
+
+
+def test_a_network_for_another_hand_size_is_refused(ckpt):
+    d = copy.deepcopy(ckpt)
+    d["model_config"]["hand_cards"] = 4
+    refused(d, "holds a network for hands of 4 cards, but its rules deal 3")
+
+
+def test_a_config_of_the_other_algorithm_is_refused(ckpt):
+    d = copy.deepcopy(ckpt)
+    d["config"]["algo"] = "ppo"
+    refused(d, "says algo 'dmc' but its config says 'ppo'")
+
+
+def test_a_resumable_file_without_rng_still_needs_every_counter(ckpt):
+    d = copy.deepcopy(ckpt)
+    del d["rng"]
+    del d["counters"]["next_eval"]
+    refused(d, "lacks counter 'next_eval'")
+
+
+def test_a_changed_weight_is_refused_by_the_checksum(ckpt, tmp_path):
+    path = checkpoint.save_atomic(copy.deepcopy(ckpt), tmp_path / "a.pt")
+    d = torch.load(path, weights_only=True)
+    k = next(iter(d["model"]))
+    d["model"][k] = d["model"][k].clone()
+    d["model"][k].view(-1)[0] += 1.0
+    refused(d, "does not match|do not match its checksum")
+
+
+@pytest.mark.parametrize("value", [1.5, -0.1])
+def test_gamma_outside_0_1_is_refused(value):
+    with pytest.raises(ScopaError, match="'gamma' must be within 0..1"):
+        make_config(algo="ppo", gamma=value)
+
+
+def test_zero_update_epochs_is_refused():
+    with pytest.raises(ScopaError, match="'update_epochs' must be at least 1, got 0"):
+        make_config(update_epochs=0)
+
+
+@pytest.mark.parametrize("name", ["epsilon_start", "epsilon_end", "epsilon_decay_frac",
+                                  "latest_opponent_prob", "gae_lambda", "gamma", "bot_games", "td_lambda"])
+def test_every_share_is_within_0_1(name):
+    with pytest.raises(ScopaError, match=f"'{name}' must be within 0..1, got 1.5"):
+        make_config(**{name: 1.5})
+    make_config(**{name: 1.0})                            # the bound itself is fine
+
+
+def test_vf_coef_upper_bound():
+    with pytest.raises(ScopaError, match="'vf_coef' must be at least 0 and at most 100"):
+        make_config(vf_coef=101.0)
+    make_config(vf_coef=100.0)
+
+
+def test_learning_rate_zero_refused_one_allowed():
+    with pytest.raises(ScopaError, match="'learning_rate' must be above 0"):
+        make_config(learning_rate=0.0)
+    make_config(learning_rate=1.0)
+
+
+def scripted(run, scores):
+    """Run.evaluate returning the next score; records the step of each call."""
+    calls, it = [], iter(scores)
+
+    def evaluate(opponents, matches):
+        calls.append(run.counters["steps"])
+        s = next(it)
+        return {o: {"win_rate": 0.5, "points_per_hand": s, "matches": 2, "hands": 2, "win_ci": (0.0, 1.0),
+                    "points_ci": (s - 1, s + 1)} for o in opponents}
+    run.evaluate = evaluate
+    return calls
+
+
+def test_best_pt_keeps_the_best_score_not_a_later_worse_one(tmp_path):
+    run = Run(cfg(tmp_path, run_name="b", eval_every=512, eval_matches=2, eval_opponents=("random",)),
+              log=lambda *_: None)
+    calls = scripted(run, [1.0, 2.0, 0.5, 1.5])
+    run.train()
+    assert calls == [512, 1024, 1536, 2048]
+    assert run.counters["best_score"] == 2.0
+    best = torch.load(tmp_path / "ck" / "b" / "best.pt", weights_only=True)
+    assert best["counters"]["steps"] == 1024 and best["counters"]["best_score"] == 2.0
+
+
+def test_evaluations_fall_every_eval_every_steps(tmp_path):
+    run = Run(cfg(tmp_path, run_name="e", eval_every=1024, eval_matches=2, eval_opponents=("random",)),
+              log=lambda *_: None)
+    calls = scripted(run, [0.0] * 10)
+    run.train()
+    assert calls == [1024, 2048] and run.counters["next_eval"] == 3072
+
+
+def test_max_minutes_counts_this_leg_only(tmp_path):
+    run = Run(cfg(tmp_path, run_name="m", max_minutes=1.0), log=lambda *_: None)
+    run.counters["elapsed_s"] = 3600.0        # earlier legs: an hour (README: minutes of one leg)
+    run.train()
+    assert run.counters["steps"] == 2048
+
+
+class FakeTime:
+    """time.time() advancing 10 s a call; the rest of the time module as it is."""
+    def __init__(self):
+        self.now = 1_000_000.0
+
+    def time(self):
+        self.now += 10.0
+        return self.now
+
+    def __getattr__(self, name):
+        return getattr(_time, name)
+
+
+def test_max_minutes_is_minutes_and_a_time_stop_still_evaluates(tmp_path, monkeypatch):
+    monkeypatch.setattr(loop, "time", FakeTime())
+    run = Run(cfg(tmp_path, run_name="t", max_minutes=1.0, final_matches=2, final_opponents=("random",)),
+              log=lambda *_: None)
+    calls = scripted(run, [0.0] * 10)
+    results = run.train()
+    # 60 fake seconds: a few calls of time.time() per iteration, so more than one iteration and
+    # fewer than the 4 of the budget; a seconds-for-minutes mistake stops after the first
+    assert 512 < run.counters["steps"] < 2048
+    assert calls == [run.counters["steps"]] and list(results) == ["random"]   # the final table
+
+
+def test_stop_at_past_the_budget_stops_at_the_budget(tmp_path):
+    run = Run(cfg(tmp_path, run_name="s"), log=lambda *_: None)
+    run.train(stop_at=4096)
+    assert run.counters["steps"] == 2048
+
+
+def test_the_keys_a_resume_may_change_are_the_readmes():
+    # README: "only budgets and reporting (total_steps, max_minutes, eval_*, final_*,
+    # checkpoint_every, torch_threads, folders) may change"
+    assert loop.RESUME_OVERRIDABLE == {"total_steps", "max_minutes", "eval_every", "eval_matches",
+                                       "eval_opponents", "final_matches", "final_opponents",
+                                       "checkpoint_every", "torch_threads", "runs_dir", "checkpoints_dir"}
+
+
+@pytest.mark.parametrize("key,value", [("learning_rate", 1e-3), ("seed", 7), ("gamma", 0.5),
+                                       ("epsilon_end", 0.1), ("minibatch_size", 128)])
+def test_what_shapes_the_updates_cannot_change_on_resume(tmp_path, key, value):
+    Run(cfg(tmp_path, run_name="r"), log=lambda *_: None).train(stop_at=512)
+    with pytest.raises(ScopaError, match=f"config key '{key}' cannot change when resuming"):
+        start(cfg(tmp_path), resume=str(tmp_path / "ck" / "r" / "latest.pt"), overrides={key: value},
+              log=lambda *_: None)
