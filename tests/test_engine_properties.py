@@ -627,3 +627,51 @@ def test_a_record_with_a_rules_option_this_version_lacks_says_it_is_newer(tmp_pa
         records.rules_of(rec)
     with pytest.raises(ScopaError, match=r"^unknown rules option 'future_opt' \(known: "):
         Rules.from_dict({"future_opt": False})       # typed, not stored: no such guess
+
+
+def _unfinished_record():
+    g = Game(Rules(), 7)
+    rec = records.Recorder(g, ["a", "b"])
+    while not g.hand_over:
+        m = g.legal_moves()[0]
+        rec.play(m.card, m.captured_cards)
+    return rec.record
+
+
+def test_an_unfinished_match_record_replays_with_null_totals():
+    """README: the totals are null until the match is over (mutation testing: replay demanding
+    them went unseen)."""
+    rec = _unfinished_record()
+    assert rec["totals"] is None and rec["winner"] is None
+    records.replay(rec)
+
+
+def test_extra_key_in_a_hand_score_is_refused():
+    """README: replay refuses a part with a key the layout does not have (mutation testing: the
+    score's keys left uncompared went unseen)."""
+    rec = _unfinished_record()
+    records.replay(rec)
+    rec["hands"][0]["score"][0]["bogus"] = 0
+    import pytest
+    from scopa_env import ScopaError
+    with pytest.raises(ScopaError, match="score"):
+        records.replay(rec)
+
+
+def test_tampered_legal_moves_are_refused():
+    """A --with-legal record's "legal" lists are checked against the engine's (mutation testing:
+    the check dropped went unseen)."""
+    g = Game(Rules(), 7)
+    rec = records.Recorder(g, ["a", "b"], with_legal=True)
+    while not g.hand_over:
+        m = g.legal_moves()[0]
+        rec.play(m.card, m.captured_cards)
+    r = rec.record
+    records.replay(r)
+    mv = r["hands"][0]["moves"][0]
+    assert "legal" in mv and len(mv["legal"]) >= 1
+    mv["legal"] = mv["legal"][:-1] if len(mv["legal"]) > 1 else mv["legal"] + mv["legal"]
+    import pytest
+    from scopa_env import ScopaError
+    with pytest.raises(ScopaError, match="legal"):
+        records.replay(r)

@@ -157,7 +157,8 @@ def test_turn_screen_shows_what_the_issue_lists():
 
 def hidden_cards_never_shown(s, out):
     """An input_fn for whole matches: at each of the person's prompts, no card another seat holds
-    now is named on the screen since the last prompt (in the names the session shows)."""
+    now is named on the screen since the last prompt (in the names the session shows), but those
+    it showed with a hand bonus (cirulla: shown for the rest of the deal)."""
     state = {"seen": 0, "prompts": 0}
 
     def answer(prompt: str) -> str:
@@ -166,23 +167,33 @@ def hidden_cards_never_shown(s, out):
             state["prompts"] += 1
             g = s.game
             for seat in range(1, g.n_players):
-                for c in g.hand(seat):
+                for c in set(g.hand(seat)) - set(g.shown(seat)):
                     name = s.name(c)
                     assert not re.search(r"(?<![0-9])" + re.escape(name), text), (seat, name, text)
         return "n" if prompt.startswith("New match?") else "1"
     return answer, state
 
 
-@pytest.mark.parametrize("preset, italian", [("classic", False), ("classic", True), ("pairs", False)])
+@pytest.mark.parametrize("preset, italian", [("classic", False), ("classic", True), ("pairs", False),
+                                             ("cirulla", False), ("cirulla-pairs", True)])
 def test_the_screen_never_shows_a_hand_but_the_persons(preset, italian):
     """Nothing checked what the screen must not show: printing the computer's hand passed every
     play.py test (review). Whole matches (to 3), compact and Italian names, and in pairs the
-    partner's hand too."""
+    partner's hand too; under cirulla only the cards a hand bonus showed (mutation testing: the
+    whole hand printed as "shown" went unseen)."""
     out = io.StringIO()
     rules = rules_from_preset(preset).replace(target=3)
     s = play.PlaySession("easy", rules, 5, italian=italian, output=out)
     s.input_fn, state = hidden_cards_never_shown(s, out)
     assert s.run() == 0 and s.game.match_over and state["prompts"] >= 9
+
+
+def test_italian_card_names():
+    """The names --italian shows (mutation testing: Fante and Cavallo swapped went unseen; only
+    the help's 'Fante 8, Cavallo 9, Re 10' was read)."""
+    from scopa_env.cards import card_name_it
+    assert [card_name_it(parse_card(c)) for c in ("8D", "9S", "10B", "1C", "7D")] == \
+        ["Fante di denari", "Cavallo di spade", "Re di bastoni", "Asso di coppe", "7 di denari"]
 
 
 def test_help_and_quit():

@@ -935,3 +935,10 @@ def test_rule_flag_in_the_three_scripts(tmp_path):
     r = subprocess.run([sys.executable, *runs["play.py"], "--rule", "primiera=veneto"], capture_output=True,
                        text=True, cwd=tmp_path, timeout=120, input="q\n")
     assert r.returncode == 0 and "primiera=veneto" in r.stdout, (r.stdout, r.stderr)
+
+
+def test_presets_hold_their_described_options():
+    """Mutation testing: the napola preset to 31 and cirulla-pairs without the piccola's cap went
+    unseen. napola: "to 21"; cirulla-pairs: cirulla for 4 players in pairs."""
+    assert rules_from_preset("napola") == Rules(napola=True, target=21)
+    assert rules_from_preset("cirulla-pairs") == rules_from_preset("cirulla").replace(players=4)
