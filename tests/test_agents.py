@@ -1440,3 +1440,11 @@ def test_hard_draws_hands_from_the_model_mixture():
         if g.hand_over and not g.match_over:
             g.next_hand()
     assert checked == 8 and hard.model_weights[0] > 0.8
+
+
+def test_a_spec_name_option_is_text_as_typed():
+    """'name=TEXT' (evaluate.py --agent help): name=123 is the text '123', not a number refused
+    as a name (mutation testing: name read as other options are went unseen)."""
+    from agents import split_spec
+    assert split_spec("easy:name=123") == ("easy", {"name": "123"})
+    assert make_agent("easy:name=007").name == "007"

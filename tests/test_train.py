@@ -2280,3 +2280,41 @@ def test_a_read_only_run_folder_is_refused_before_training(tmp_path):
            f"nothing was trained" in r.stderr, r.stderr
     assert "trained" not in r.stdout.replace("nothing was trained", "")
     assert sorted(p.name for p in folder.iterdir()) == before
+
+
+def test_list_override_with_spaces_after_commas(capsys):
+    """A list typed with spaces after its commas reads as the names (mutation testing: items left
+    unstripped, ' random' refused as an unknown opponent, went unseen)."""
+    assert make_config(eval_opponents="easy, normal").eval_opponents == ("easy", "normal")
+    r = run_main(capsys, "--print-config", "--set", "final_opponents=easy, random")
+    assert r.returncode == 0, r.stderr
+    assert 'final_opponents = ["easy", "random"]' in r.stdout
+
+
+def test_a_run_name_that_reads_as_a_number_or_date_stays_text():
+    """parse_override: 'a run name 2024 or 2024-06-01 is not a number or date'."""
+    from training.config import parse_override
+    assert parse_override("run_name=2024") == ("run_name", "2024")
+    assert parse_override("run_name=2024-06-01") == ("run_name", "2024-06-01")
+
+
+def test_a_config_table_is_named_as_a_table(tmp_path):
+    """A TOML table the config does not have is named as a table (mutation testing: the check
+    dropped, it read as an unknown key, went unseen)."""
+    from training.config import load_toml
+    f = tmp_path / "c.toml"
+    f.write_text("[training]\nseed = 1\n")
+    with pytest.raises(ScopaError, match=r"unknown config table \[training\]"):
+        load_toml(f)
+
+
+def test_stop_at_zero_is_refused_before_the_run_starts(capsys, monkeypatch):
+    """--stop-at 0 is refused before anything is built (mutation testing: train.py's own check
+    at the boundary went unseen, Run.train refusing it after the run was built)."""
+    import training.loop
+
+    def no_start(*a, **k):
+        raise AssertionError("start() called for --stop-at 0")
+    monkeypatch.setattr(training.loop, "start", no_start)
+    r = run_main(capsys, "--stop-at", "0")
+    assert r.returncode == 2 and "--stop-at must be a number of steps, at least 1, got 0" in r.stderr

@@ -284,12 +284,7 @@ def _coerce(name: str, value):
     want = _field_type(name)
     if want is Rules:
         return rules_from_config(value)
-    if want is bool:
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str) and value.lower() in ("true", "false", "1", "0", "yes", "no"):
-            return value.lower() in ("true", "1", "yes")
-    elif want is int:
+    if want is int:
         if isinstance(value, int) and not isinstance(value, bool):
             return value
         if name == "seed" and isinstance(value, float):
