@@ -706,3 +706,85 @@ def test_deal_hand_refuses_a_deck_whose_first_table_is_void(rules, table, words)
         h = Game(r, 2)
         h.deal_hand(1, d)
         assert h.first_table() == d[n:n + 4]
+
+
+# ---- The Game API, pinned by mutation testing (review): each test below failed on a change the
+# suite let through. ---------------------------------------------------------------------------
+
+
+def test_setup_refuses_a_card_in_two_places():
+    """setup docstring: 'Cards need not total 40 ..., but none may appear twice.'"""
+    g = Game()
+    before = g.state.copy()
+    with pytest.raises(ScopaError, match="7D given twice"):
+        g.setup(hands=[["7D"], ["1C"]], table=["7D"])
+    with pytest.raises(ScopaError, match="5S given twice"):
+        g.setup(hands=[["7D"], ["1C"]], table=[], piles=[["5S"], []], deck=["5S"])
+    assert (g.state == before).all()
+
+
+@pytest.mark.parametrize("piles", [[[]], [[], [], []]])
+def test_setup_refuses_a_wrong_number_of_piles(piles):
+    """'setup needs 2 hands and 2 piles'; every check before the first write."""
+    g = Game()
+    before = g.state.copy()
+    with pytest.raises(ScopaError, match="setup needs 2 hands and 2 piles"):
+        g.setup(hands=[["7D"], ["1C"]], table=[], piles=piles)
+    assert (g.state == before).all()
+
+
+def test_observation_mask_is_zero_for_a_seat_not_to_move():
+    """observation(): 'The mask is all zeros unless `player` is to move in a hand in play.'"""
+    g = Game(seed=3)
+    mover, other = g.to_move, 1 - g.to_move
+    assert g.observation(mover)["action_mask"].sum() == len(g.legal_moves()) > 0
+    assert g.observation(other)["action_mask"].sum() == 0
+
+
+def test_hand_score_mid_hand_is_refused():
+    """hand_score() is 'the score lines of the last finished hand': mid-hand it says the hand is
+    not over instead of showing zero/stale lines."""
+    g = Game(seed=0)
+    with pytest.raises(ScopaError, match="not over"):
+        g.hand_score()
+
+
+@pytest.mark.parametrize("kw", [dict(scope=[-1, 0]), dict(scores=[0, -5])])
+def test_setup_refuses_negative_counts(kw):
+    """'setup scope must be whole numbers 0..1,000,000,000' (a negative score showed as +56 in
+    the int8 observation, as from_state says)."""
+    g = Game()
+    before = g.state.copy()
+    with pytest.raises(ScopaError, match=r"whole numbers 0\.\."):
+        g.setup(hands=[["7D"], ["1C"]], table=[], **kw)
+    assert (g.state == before).all()
+
+
+def test_score_lines_order_with_every_optional_line():
+    """score_lines(): 'in the order a score sheet shows them: the classic lines ... plus re_bello,
+    grande, napoleone and hand_bonus when on'."""
+    g = Game(Rules(re_bello=True, grande=True, napoleone="ten", hand_bonus=True, napola=True))
+    assert g.score_lines() == ("carte", "denari", "settebello", "re_bello", "primiera", "scope",
+                               "napola", "grande", "napoleone", "hand_bonus", "total")
+
+
+def test_played_is_per_seat_and_setup_clears_it():
+    """played(p): the cards seat p played this hand; setup puts in a fresh position."""
+    g = Game(seed=0)
+    p0 = g.to_move
+    c = g.legal_moves()[0].card
+    g.play(c, g.legal_moves()[0].captured)
+    assert g.played(p0) == [c] and g.played(1 - p0) == []
+    g.setup(hands=[["7D"], ["1C"]], table=[])
+    assert g.played(0) == [] and g.played(1) == []
+
+
+def test_side_of_pairs_partners_opposite():
+    """side_of: 'partners opposite: seats s and s + n_sides'."""
+    g = Game("scopone")
+    assert [g.side_of(p) for p in range(4)] == [0, 1, 0, 1]
+
+
+def test_describe_names_every_option_that_differs():
+    """describe(): 'The options that differ from the classic game' - the last field too."""
+    assert "joker=true" in Rules(hand_bonus=True, joker=True).describe()
