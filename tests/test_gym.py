@@ -313,3 +313,41 @@ def test_gym_seeds_the_other_seats_agents_from_its_generator():
         env.reset(seed=s)
         got.append(list(SeedSpy.seeds))
     assert got[0] == got[2] and got[0] != got[1]
+
+
+def test_gym_seeded_reset_starts_a_new_match_in_hand_episodes():
+    """episode 'hand' as in aec.py: reset(seed=...) always starts a new match (mutation testing: a
+    seeded reset carrying on the old match went unseen; the gym test never reseeded)."""
+    env = ScopaGymEnv(opponent="random", episode="hand", learner_seat=0)
+    first, info = env.reset(seed=1)
+    done = False
+    while not done:
+        _, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    again, _ = env.reset(seed=1)
+    assert env.game.hand_no == 0 and env.game.scores == [0, 0]
+    assert np.array_equal(first, again)
+
+
+def test_gym_learner_in_seat_2_of_three_players_gets_side_2s_points():
+    """'the learner gets its side's reward there': seat 2 of three players is side 2 (mutation
+    testing: seat % 2 went unseen, equal for 2 players and pairs)."""
+    from scopa_env.batched import side_rewards
+    env = ScopaGymEnv(opponent="random", rules="three-players", target=5, reward="points", learner_seat=2)
+    obs, info = env.reset(seed=0)
+    total, done = 0.0, False
+    while not done:
+        obs, r, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        total += r
+    assert total == side_rewards(env.game.scores)[2]
+
+
+def test_gym_render_is_from_the_learners_seat_at_episode_end():
+    """render_mode: 'shown from the learner's seat', at the end too, where another seat is to
+    move (mutation testing: rendering from the seat to move went unseen)."""
+    env = ScopaGymEnv(opponent="random", learner_seat=1, episode="hand", render_mode="ansi")
+    obs, info = env.reset(seed=0)
+    done = False
+    while not done:
+        obs, r, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    text = env.render()
+    assert "player_1 hand:" in text, text
