@@ -1448,3 +1448,11 @@ def test_a_spec_name_option_is_text_as_typed():
     from agents import split_spec
     assert split_spec("easy:name=123") == ("easy", {"name": "123"})
     assert make_agent("easy:name=007").name == "007"
+
+
+def test_search_weight_defaults_to_half_and_takes_both_ends():
+    """README: 'equal weights, search_weight=0.5'; 1 is the search alone, 0 the network alone
+    (mutation testing: another default, or 1 refused, went unseen: the one blend test passed 0.25)."""
+    assert make_agent(f"{CHECKPOINT}:search=10").search_weight == 0.5
+    for w in (0.0, 1.0):
+        assert make_agent(f"{CHECKPOINT}:search=10,search_weight={w}").search_weight == w
