@@ -475,29 +475,13 @@ def test_every_public_function_taking_rules_takes_a_preset_name():
             bad()
 
 
-def _two_player_positions(seed, hands, rng):
-    g = Game(None, seed=seed)
-    done = 0
-    while done < hands:
-        yield g
-        moves = g.legal_moves()
-        m = moves[rng.integers(len(moves))]
-        res = g.play(m.card, m.captured)
-        if res.hand_over:
-            done += 1
-            if res.match_over:
-                g = Game(None, seed=seed + done)
-            else:
-                g.next_hand()
-
-
 def test_two_player_observation_slot_by_slot():
     """Every slot of the 2-player vector against the Game's accessors, from both seats (mutation
     testing: opp_scope read from my seat, last_capturer's me/opponent swapped and to_move always 1
     went unseen; only the 3-6 player layout was read slot by slot)."""
     rng = np.random.default_rng(4)
     checked = 0
-    for g in _two_player_positions(8, 6, rng):
+    for g in _random_positions(Rules(), 8, 6, rng):
         for me in (0, 1):
             opp = 1 - me
             o = observe(g.state, me)

@@ -42,25 +42,24 @@ def test_epsilon_decays_linearly():
     assert epsilon_at(cfg, 50_000, span) == 0.02 and epsilon_at(cfg, 90_000, span) == 0.02
 
 
-def test_lambda_targets_weigh_value_by_1_minus_lambda():
-    # one game, seats 0,1,0,1; side rewards [1,-1] at t1, [2,-2] at t3 (episode end)
+def _four_step_targets(dones, vmax, lam=0.8):
+    """lambda_targets of one game, seats 0, 1, 0, 1, side rewards [1, -1] at t1 and [2, -2] at t3
+    (an episode's end), `dones` and the best next values `vmax` per step."""
     rewards = np.zeros((4, 1, 2), np.float32)
     rewards[1, 0], rewards[3, 0] = [1, -1], [2, -2]
-    dones = np.array([[False], [False], [False], [True]])
     seat = np.array([[0], [1], [0], [1]])
-    vmax = np.array([[0], [0], [4], [10]], np.float32)
-    g = lambda_targets(rewards, dones, seat, vmax, 0.8)[:, 0]
+    return lambda_targets(rewards, np.array(dones)[:, None], seat,
+                          np.array(vmax, np.float32)[:, None], lam)[:, 0].tolist()
+
+
+def test_lambda_targets_weigh_value_by_1_minus_lambda():
     # G2 = 2; G3 = -2; G0 = 1 + 0.2*4 + 0.8*2 = 3.4; G1 = -1 + 0.2*10 + 0.8*(-2) = -0.6
-    assert g.tolist() == pytest.approx([3.4, -0.6, 2.0, -2.0])
+    assert _four_step_targets([False, False, False, True], [0, 0, 4, 10]) == \
+        pytest.approx([3.4, -0.6, 2.0, -2.0])
 
 
 def test_lambda_targets_never_bootstrap_across_an_episode_end():
-    rewards = np.zeros((4, 1, 2), np.float32)
-    rewards[1, 0], rewards[3, 0] = [1, -1], [2, -2]
-    dones = np.array([[False], [True], [False], [True]])
-    seat = np.array([[0], [1], [0], [1]])
-    vmax = np.array([[0], [0], [5], [5]], np.float32)
-    assert lambda_targets(rewards, dones, seat, vmax, 0.8)[:, 0].tolist() == pytest.approx([1, -1, 2, -2])
+    assert _four_step_targets([False, True, False, True], [0, 0, 5, 5]) == pytest.approx([1, -1, 2, -2])
 
 
 def _dmc_samples(tmp_path, td_lambda):
