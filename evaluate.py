@@ -251,11 +251,11 @@ def check_specs(specs, rules: Rules, recording: bool = False) -> dict[str, str]:
     --record, two agents whose records would name them alike are an error too. Returns the
     digest of each checkpoint's network by its spec (the --json file's `checkpoints`)."""
     named: dict[str, str] = {}
-    checksums: dict[str, str] = {}
+    digests: dict[str, str] = {}
     for s in dict.fromkeys(specs):
         agent = make_agent(s, rules=rules, seed=0)
-        if getattr(agent, "checksum", None):
-            checksums[s] = agent.checksum
+        if getattr(agent, "network_digest", None):
+            digests[s] = agent.network_digest
         name = agent.name
         other = named.setdefault(name, s)
         # a record names a checkpoint by its file's stem: two runs' latest.pt were both 'latest',
@@ -263,7 +263,7 @@ def check_specs(specs, rules: Rules, recording: bool = False) -> dict[str, str]:
         if recording and other != s and same_agent_key(other) != same_agent_key(s):
             raise ScopaError(f"--record: {other} and {s} would both be named {name!r} in the game "
                              f"records; {_rename_hint(s)}")
-    return checksums
+    return digests
 
 
 def _rename_hint(spec: str) -> str:
@@ -349,7 +349,7 @@ def scheme(rules: Rules, matches: int, partner) -> str:
 
 
 def head_to_head(args, rules: Rules, records) -> dict:
-    checksums = check_specs([args.agent, *args.opponent] + ([args.partner] if args.partner else []), rules,
+    digests = check_specs([args.agent, *args.opponent] + ([args.partner] if args.partner else []), rules,
                             recording=records is not None)
     print(f"agent {args.agent}: {scheme(rules, args.matches, args.partner)}, "
           f"seed {args.seed}, {rules_text(rules, args.rules)}")
@@ -366,7 +366,7 @@ def head_to_head(args, rules: Rules, records) -> dict:
         progress.close()
     return {"agent": args.agent, "partner": args.partner, "rules": rules.to_dict(),
             "preset": args.rules, "seed": args.seed,
-            "scheme": scheme(rules, args.matches, args.partner), "results": results, "checkpoints": checksums}
+            "scheme": scheme(rules, args.matches, args.partner), "results": results, "checkpoints": digests}
 
 
 def round_robin(args, rules: Rules, records) -> dict:
@@ -376,7 +376,7 @@ def round_robin(args, rules: Rules, records) -> dict:
     if rules.teams != 2:
         raise ScopaError(f"--round-robin needs two sides (2 players or 4 in pairs); these rules have "
                          f"{rules.teams}: use --agent and --opponent")
-    checksums = check_specs(specs + ([args.partner] if args.partner else []), rules, recording=records is not None)
+    digests = check_specs(specs + ([args.partner] if args.partner else []), rules, recording=records is not None)
     k = len(specs)
     pairs = list(combinations(range(k), 2))
     print(f"round robin of {k} agents: {args.matches} matches per pair, seed {args.seed}, "
@@ -410,7 +410,7 @@ def round_robin(args, rules: Rules, records) -> dict:
         print(f"{specs[i]:<{width}} {ratings[i]:+7.0f}  [{lo[i]:+.0f}, {hi[i]:+.0f}]")
     return {"rules": rules.to_dict(), "preset": args.rules, "seed": args.seed, "results": results,
             "elo": [{"agent": specs[i], "rating": float(ratings[i]), "ci": [float(lo[i]), float(hi[i])]}
-                    for i in range(k)], "checkpoints": checksums}
+                    for i in range(k)], "checkpoints": digests}
 
 
 POOL_KEYS = ("agent", "partner", "rules", "seed", "results")
@@ -599,14 +599,14 @@ def _same_networks(paths: list[str], runs: list[dict]) -> list[str]:
                 notes.append(f"evaluate.py: note: {path} names no checkpoint networks (written before "
                              f"2026-12-04 10:00 UTC): its networks are taken to be the other files'")
             continue
-        for spec, checksum in run["checkpoints"].items():
+        for spec, digest in run["checkpoints"].items():
             key = same_agent_key(spec)
-            if key in seen and seen[key][2] != checksum:
+            if key in seen and seen[key][2] != digest:
                 raise ScopaError(f"{path}: {spec} is another network than {seen[key][0]}'s {seen[key][1]} "
-                                 f"(digest {checksum[:23]}... against {seen[key][2][:23]}...): the "
+                                 f"(digest {digest[:23]}... against {seen[key][2][:23]}...): the "
                                  f"file changed between the runs, or they ran where that path is "
                                  f"another file")
-            seen.setdefault(key, (path, spec, checksum))
+            seen.setdefault(key, (path, spec, digest))
     return notes
 
 

@@ -58,7 +58,7 @@ import torch
 
 from scopa_env.actions import ACTION_LAYOUT_VERSION
 from scopa_env.atomic import deferred_interrupts, sync_folder
-from scopa_env.errors import ScopaError, regular_file
+from scopa_env.errors import NEWER_FILE, ScopaError, regular_file
 from scopa_env.observation import OBS_LAYOUT_VERSION, layout, layout_for
 from scopa_env.rules import Rules
 
@@ -241,8 +241,8 @@ def check(ckpt, where: str = "checkpoint") -> None:
                          f"{_show(ckpt['action_layout_version'])}, this code has version "
                          f"{ACTION_LAYOUT_VERSION}")
     if ckpt["algo"] not in ALGOS:       # any value was taken (review)
-        raise ScopaError(f"checkpoint {where!r} has algo {_show(ckpt['algo'])}: this version knows "
-                         f"{' and '.join(ALGOS)} (a file from a newer version, or edited)")
+        raise ScopaError(f"checkpoint {where!r} has algo {_show(ckpt['algo'])}, which this version "
+                         f"does not know ({' and '.join(ALGOS)}): {NEWER_FILE}")
     rules = rules_of(ckpt, where)
     lay = ckpt.get("obs_layout", {"players": 2, "size": layout(2).size})
     size = layout_for(rules).size
@@ -257,7 +257,7 @@ def check(ckpt, where: str = "checkpoint") -> None:
     unknown = sorted(set(mc) - MODEL_CONFIG_KEYS, key=str)
     if unknown:         # ignored before: a newer network's setting, built without it (review)
         raise ScopaError(f"checkpoint {where!r} has model_config key {_show(unknown[0])}, which this "
-                         f"version does not know (a file from a newer version, or edited)")
+                         f"version does not know: {NEWER_FILE}")
     for key in ("hidden", "features", "players", "hand_cards"):
         if key in mc and not (_whole(mc[key]) and mc[key] >= 1):
             raise ScopaError(f"checkpoint {where!r} has model_config {key!r} = {_show(mc[key])}: "

@@ -102,7 +102,7 @@ class LearnedAgent(Agent):
             self.name = name or str(path).rsplit("/", 1)[-1].removesuffix(".pt")
             # which network this is, whatever its file is called or else holds (evaluate.py --json
             # keeps it; the whole file's checksum changed when a finished run was resumed: review)
-            self.checksum = checkpoint.network_digest(ckpt)
+            self.network_digest = checkpoint.network_digest(ckpt)
         elif name:
             self.name = name
         rules = rules or Rules()

@@ -11,6 +11,11 @@ class ScopaError(ValueError):
     """
 
 
+# the end of an error about a file naming something this version lacks (a rules option, a config
+# key, an algorithm): adding one changes no format number, so the file may well be newer
+NEWER_FILE = "written by a newer version of scopa-rl, or edited"
+
+
 class RulesMismatch(ScopaError):
     """A checkpoint asked to play other rules than those it was trained for; `trained` holds its
     rules (the scripts say which flags give them)."""

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 
 from .cards import is_whole
-from .errors import ScopaError
+from .errors import NEWER_FILE, ScopaError
 
 PLAYER_COUNTS = (2, 3, 4, 6)
 NAPOLEONE = ("off", "win", "ten")
@@ -172,9 +172,8 @@ class Rules:
         unknown = sorted(set(d) - known)
         if unknown:
             if stored:
-                raise ScopaError(f"unknown rules option {unknown[0]!r}: written by a newer version of "
-                                 f"scopa-rl than this one, or edited (this version knows: "
-                                 f"{', '.join(sorted(known))})")
+                raise ScopaError(f"unknown rules option {unknown[0]!r}: {NEWER_FILE} (this version "
+                                 f"knows: {', '.join(sorted(known))})")
             raise ScopaError(
                 f"unknown rules option {unknown[0]!r} (known: {', '.join(sorted(known))})")
         return cls(**d)

@@ -620,7 +620,7 @@ def test_a_record_with_a_rules_option_this_version_lacks_says_it_is_newer(tmp_pa
     rec["rules"]["future_opt"] = False
     path = tmp_path / "r.jsonl"
     records.write([rec], path)
-    words = "unknown rules option 'future_opt': written by a newer version of scopa-rl than this one, or edited"
+    words = "unknown rules option 'future_opt': written by a newer version of scopa-rl, or edited"
     with pytest.raises(ScopaError, match=re.escape(f"{path}:1: {words}")):
         records.replay_file(path)
     with pytest.raises(ValueError, match="^" + re.escape(words)):

@@ -124,7 +124,7 @@ def test_checkpoint_round_trip_and_learned_agent(tmp_path):
     assert "optimizer" not in torch.load(out, weights_only=True)
     make_agent(str(out))
     # the export is the same network (evaluate.py --json names it so): the same digest
-    assert make_agent(str(out)).checksum == make_agent(str(path)).checksum == \
+    assert make_agent(str(out)).network_digest == make_agent(str(path)).network_digest == \
         checkpoint.network_digest(checkpoint.load(path))
 
 
@@ -533,7 +533,7 @@ def test_a_checkpoint_from_a_newer_version_says_so(tmp_path, capsys):
     version: adding one changes no format number) read as a typo, "unknown config key" with the
     list of keys (review): resume, evaluate.py and play.py now say the file is newer or edited."""
     path, good = _saved_run(tmp_path)
-    newer = "which this version of scopa-rl does not know: written by a newer version, or edited"
+    newer = "which this version does not know: written by a newer version of scopa-rl, or edited"
     for i, (change, key) in enumerate([(dict(config=dict(good["config"], future_key=1)), "future_key"),
                                        (dict(config=dict(good["config"], rules=dict(good["config"]["rules"],
                                                                                    future_opt=False))),
@@ -543,7 +543,7 @@ def test_a_checkpoint_from_a_newer_version_says_so(tmp_path, capsys):
                         f"n{i}.pt': the checkpoint's config has key {key!r}, {newer}")
     checkpoint.save_atomic(dict(good, rules=dict(good["rules"], future_opt=False)), tmp_path / "r.pt")
     with pytest.raises(ScopaError, match=re.escape("has bad rules (unknown rules option 'future_opt': "
-                                                   "written by a newer version of scopa-rl than this one")):
+                                                   "written by a newer version of scopa-rl, or edited")):
         make_agent(str(tmp_path / "r.pt"))
 
 
@@ -554,9 +554,11 @@ def test_a_checkpoint_with_an_algo_or_network_setting_this_version_lacks(tmp_pat
     assert checkpoint.ALGOS == ALGOS
     path, good = _saved_run(tmp_path)
     for change, words in [(dict(algo="xyz", config=dict(good["config"], algo="xyz")),
-                           "has algo 'xyz': this version knows dmc and ppo (a file from a newer version, or edited)"),
+                           "has algo 'xyz', which this version does not know (dmc and ppo): written by a newer "
+                           "version of scopa-rl, or edited"),
                           (dict(model_config=dict(good["model_config"], layers=3)),
-                           "has model_config key 'layers', which this version does not know")]:
+                           "has model_config key 'layers', which this version does not know: written by a newer "
+                           "version of scopa-rl, or edited")]:
         checkpoint.save_atomic({**good, **change}, tmp_path / "x.pt")
         with pytest.raises(ScopaError, match=re.escape(words)):
             make_agent(str(tmp_path / "x.pt"))

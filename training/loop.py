@@ -25,7 +25,7 @@ import torch
 from agents import checkpoint
 from agents.network import FEATURE_SIZES, FEATURES_VERSION, MoveScorer, model_config, widen_features
 from scopa_env.atomic import deferred_interrupts
-from scopa_env.errors import ScopaError
+from scopa_env.errors import NEWER_FILE, ScopaError
 from scopa_env.presets import preset_name
 from scopa_env.rules import Rules, option_text
 from scopa_env.seeds import offset_seed
@@ -984,8 +984,8 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
     newer = _unknown_saved_keys(saved)
     if newer:       # "unknown config key" read as a typo of the user's (review)
         raise ScopaError(f"{str(path)!r}: the checkpoint's config has key {newer[0]!r}, which this "
-                         f"version of scopa-rl does not know: written by a newer version, or edited; "
-                         f"resume it with the version that wrote it")
+                         f"version does not know: {NEWER_FILE}; resume it with the version that "
+                         f"wrote it")
     if not {"final_opponents", "final_matches"} & set(overrides):
         saved = saved_config(saved)     # the resume's own values for these are taken as given
     for key in _unchanged(saved, overrides, set(overrides) - RESUME_OVERRIDABLE):
