@@ -1304,3 +1304,27 @@ def test_pool_unequal_runs_by_hand(tmp_path):
     assert r["scope_per_hand"] == pytest.approx(w1 * 0.2 + w2 * 0.6)
     assert r["opp_scope_per_hand"] == pytest.approx(w1 * 0.1 + w2 * 0.3)
     assert r["win_ci"] == pytest.approx(list(wilson_by_quadratic(8, 16)), abs=1e-9)
+
+
+def _evaluate_module():
+    spec = importlib.util.spec_from_file_location("evaluate_cli", ROOT / "evaluate.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_row_prints_the_win_interval_low_then_high():
+    """The table's intervals low then high (mutation testing: [hi, lo] went unseen)."""
+    evaluate = _evaluate_module()
+    r = dict(opponent="x", matches=10, hands=50, win_rate=0.3, win_ci=(0.1, 0.6),
+             points_per_hand=0.25, points_ci=(-0.5, 1.0), scope_per_hand=0.1, opp_scope_per_hand=0.2)
+    assert " 30.0% [ 10.0,  60.0]  +0.250 [-0.500, +1.000]" in evaluate.fmt_row(r)
+
+
+def test_round_robin_elo_is_best_first(capsys):
+    """The Elo list best first (mutation testing: worst first went unseen)."""
+    evaluate = _evaluate_module()
+    assert evaluate.main(["--round-robin", "random", "normal", "easy", "--matches", "4"]) == 0
+    out = capsys.readouterr().out.split("Elo (")[1].splitlines()[1:]
+    ratings = [int(re.search(r"\s([+-]\d+)\s+\[", line).group(1)) for line in out if line.strip()]
+    assert len(ratings) == 3 and ratings == sorted(ratings, reverse=True) and ratings[0] > ratings[-1]

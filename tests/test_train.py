@@ -2320,3 +2320,62 @@ def test_stop_at_zero_is_refused_before_the_run_starts(capsys, monkeypatch):
     monkeypatch.setattr(training.loop, "start", no_start)
     r = run_main(capsys, "--stop-at", "0")
     assert r.returncode == 2 and "--stop-at must be a number of steps, at least 1, got 0" in r.stderr
+
+
+# ---- What a run shows (TensorBoard, the [eval @] line, the final table), pinned by mutation
+# testing (review): each test below failed on a change the suite let through (a rate logged as
+# points, curves at iteration counts, a renamed tag, a fraction for a percent, an interval
+# printed high-low, the final rows in another order). Run.evaluate is stubbed with fixed figures.
+OUTPUT_TINY = dict(total_steps=1024, num_envs=16, rollout_steps=32, hidden=32, minibatch_size=256,
+                   eval_every=512, eval_matches=2, final_matches=2, checkpoint_every=0, torch_threads=1)
+FAKE_EVAL = {"random": dict(matches=2, hands=10, win_rate=0.25, win_ci=(0.05, 0.70),
+                       points_per_hand=-1.5, points_ci=(-2.0, -1.0), scope_per_hand=0.1,
+                       opp_scope_per_hand=0.2),
+        "easy": dict(matches=2, hands=10, win_rate=0.75, win_ci=(0.30, 0.95),
+                     points_per_hand=0.5, points_ci=(0.25, 0.75), scope_per_hand=0.1,
+                     opp_scope_per_hand=0.2)}
+
+
+@pytest.fixture(params=["dmc", "ppo"])
+def ran(tmp_path, monkeypatch, request):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    monkeypatch.setattr(Run, "evaluate", lambda self, opps, m: {o: FAKE_EVAL[o] for o in opps})
+    said = []
+    extra = {"snapshot_every": 1} if request.param == "ppo" else {}
+    cfg = make_config(dict(OUTPUT_TINY, algo=request.param, runs_dir=str(tmp_path / "runs"),
+                           checkpoints_dir=str(tmp_path / "ck"), run_name="k",
+                           eval_opponents=("random", "easy"), final_opponents=("easy", "random"), **extra))
+    Run(cfg, log=said.append).train()
+    return EventAccumulator(str(tmp_path / "runs" / "k")).Reload(), said
+
+
+def _pts(ea, tag):
+    return [(e.step, round(e.value, 6)) for e in ea.Scalars(tag)]
+
+
+def test_eval_and_final_scalars_are_the_right_numbers_at_steps(ran):
+    ea, _ = ran
+    assert _pts(ea, "eval/win_rate_vs_random") == [(512, 0.25), (1024, 0.25)]
+    assert _pts(ea, "eval/points_per_hand_vs_random") == [(512, -1.5), (1024, -1.5)]
+    assert _pts(ea, "eval/win_rate_vs_easy") == [(512, 0.75), (1024, 0.75)]
+    assert _pts(ea, "final/win_rate_vs_random") == [(1024, 0.25)]
+    assert _pts(ea, "final/points_per_hand_vs_easy") == [(1024, 0.5)]
+
+
+def test_training_curves_are_at_steps_and_named_as_documented(ran):
+    ea, _ = ran
+    tags = ea.Tags()
+    for tag in ("charts/SPS", "charts/episodes", "charts/samples", "losses/value_loss"):
+        assert tag in tags["scalars"], tag
+        steps = [e.step for e in ea.Scalars(tag)]       # DMC's first update may come later
+        assert steps and set(steps) <= {512, 1024}, (tag, steps)
+    assert [e.step for e in ea.Scalars("charts/SPS")] == [512, 1024]
+    assert "config/text_summary" in tags["tensors"]
+
+
+def test_eval_line_and_final_table(ran):
+    _, said = ran
+    assert "[eval @ 512 steps] random 25% (-1.50 pts/hand), easy 75% (+0.50 pts/hand)" in said
+    table = next(s for s in said if s.startswith("Final evaluation of k")).splitlines()
+    assert [line.split()[0] for line in table[2:]] == ["easy", "random"]     # the final_opponents' order
+    assert "[5.0%, 70.0%]" in table[3] and "[30.0%, 95.0%]" in table[2]
