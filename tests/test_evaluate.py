@@ -1328,3 +1328,18 @@ def test_round_robin_elo_is_best_first(capsys):
     out = capsys.readouterr().out.split("Elo (")[1].splitlines()[1:]
     ratings = [int(re.search(r"\s([+-]\d+)\s+\[", line).group(1)) for line in out if line.strip()]
     assert len(ratings) == 3 and ratings == sorted(ratings, reverse=True) and ratings[0] > ratings[-1]
+
+
+def test_round_robin_cross_table_reads_row_against_column(tmp_path, capsys):
+    """'match win rate of the row against the column (points per hand)': the row's own points,
+    as the --json row of that pair has them (mutation testing: the column's points went unseen)."""
+    evaluate = _evaluate_module()
+    out = tmp_path / "rr.json"
+    assert evaluate.main(["--round-robin", "random", "easy", "--matches", "8", "--json", str(out)]) == 0
+    table = capsys.readouterr().out
+    (r,) = json.loads(out.read_text())["results"]
+    assert (r["agent"], r["opponent"]) == ("random", "easy") and r["points_per_hand"] < 0
+    rows = {line.split()[0]: line for line in table.splitlines()
+            if line.startswith(("random ", "easy ")) and "%" in line}       # the cross table's rows
+    assert f"({r['points_per_hand']:+.2f})" in rows["random"]
+    assert f"({-r['points_per_hand']:+.2f})" in rows["easy"]
