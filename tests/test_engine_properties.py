@@ -675,3 +675,55 @@ def test_tampered_legal_moves_are_refused():
     from scopa_env import ScopaError
     with pytest.raises(ScopaError, match="legal"):
         records.replay(r)
+
+
+def _fsynced(monkeypatch):
+    """Spy on os.fsync: a list, per call, of whether the descriptor was a folder."""
+    import os
+    import stat
+    calls = []
+    real = os.fsync
+
+    def spy(fd):
+        calls.append(stat.S_ISDIR(os.fstat(fd).st_mode))
+        return real(fd)
+    monkeypatch.setattr(os, "fsync", spy)
+    return calls
+
+
+def test_commit_fsyncs_file_then_folder(tmp_path, monkeypatch):
+    """AtomicFile.commit: fsync the file, rename, fsync the folder (mutation testing: either
+    fsync dropped went unseen; only a power loss would show it)."""
+    from scopa_env.atomic import AtomicFile
+    calls = _fsynced(monkeypatch)
+    with AtomicFile(tmp_path / "o.json") as f:
+        f.write("x")
+    assert calls == [False, True]
+
+
+def test_commit_renames_not_copies(tmp_path):
+    """commit renames the temporary file onto the target (a copy could be read half-written)."""
+    import os
+    from scopa_env.atomic import AtomicFile
+    t = tmp_path / "o.json"
+    t.write_text("old")
+    f = AtomicFile(t)
+    ino = os.stat(f.tmp).st_ino
+    f.write("new")
+    f.commit()
+    assert os.stat(t).st_ino == ino and t.read_text() == "new"
+
+
+def test_new_output_is_not_private(tmp_path):
+    """mkstemp makes a private file; an output takes the umask's mode like any file (mutation
+    testing: every --json/--record/--out file 0600 went unseen)."""
+    import os
+    import stat
+    from scopa_env.atomic import AtomicFile
+    old = os.umask(0o022)
+    try:
+        with AtomicFile(tmp_path / "o.json") as f:
+            f.write("x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(tmp_path / "o.json").st_mode) == 0o644

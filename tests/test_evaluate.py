@@ -1343,3 +1343,27 @@ def test_round_robin_cross_table_reads_row_against_column(tmp_path, capsys):
             if line.startswith(("random ", "easy ")) and "%" in line}       # the cross table's rows
     assert f"({r['points_per_hand']:+.2f})" in rows["random"]
     assert f"({-r['points_per_hand']:+.2f})" in rows["easy"]
+
+
+def test_evaluate_renames_nothing_until_all_outputs_are_finished(tmp_path, monkeypatch):
+    """Outputs are renamed over their targets only when all are complete: --json failing leaves
+    --record's old file too (mutation testing: renaming each as it finished went unseen; the
+    full-disk test failed the first output, so nothing was renamed either way)."""
+    import os
+    import tempfile
+    ev = _evaluate_module()
+    out, rec = tmp_path / "out.json", tmp_path / "games.jsonl"
+    out.write_text("old json\n")
+    rec.write_text("old records\n")
+    real = tempfile.mkstemp
+    def mkstemp(**kw):                      # only --json's temporary file is on a full disk
+        fd, name = real(**kw)
+        if kw.get("prefix", "").startswith(".out.json"):
+            full = os.open("/dev/full", os.O_WRONLY)
+            os.dup2(full, fd)
+            os.close(full)
+        return fd, name
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
+    assert ev.main(["--agent", "random", "--opponent", "random", "--matches", "2",
+                    "--record", str(rec), "--json", str(out)]) == 2
+    assert rec.read_text() == "old records\n" and out.read_text() == "old json\n"
