@@ -39,3 +39,17 @@ def _environment_unchanged():
             d.pop(k, None)
     changed = sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
     assert not changed, f"the test left environment variables changed: {changed}"
+
+
+@pytest.fixture
+def fsync_calls(monkeypatch):
+    """os.fsync spied on: a list, per call, of whether the descriptor was a folder."""
+    import stat
+    calls = []
+    real = os.fsync
+
+    def spy(fd):
+        calls.append(stat.S_ISDIR(os.fstat(fd).st_mode))
+        return real(fd)
+    monkeypatch.setattr(os, "fsync", spy)
+    return calls

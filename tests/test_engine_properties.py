@@ -677,28 +677,13 @@ def test_tampered_legal_moves_are_refused():
         records.replay(r)
 
 
-def _fsynced(monkeypatch):
-    """Spy on os.fsync: a list, per call, of whether the descriptor was a folder."""
-    import os
-    import stat
-    calls = []
-    real = os.fsync
-
-    def spy(fd):
-        calls.append(stat.S_ISDIR(os.fstat(fd).st_mode))
-        return real(fd)
-    monkeypatch.setattr(os, "fsync", spy)
-    return calls
-
-
-def test_commit_fsyncs_file_then_folder(tmp_path, monkeypatch):
+def test_commit_fsyncs_file_then_folder(tmp_path, fsync_calls):
     """AtomicFile.commit: fsync the file, rename, fsync the folder (mutation testing: either
     fsync dropped went unseen; only a power loss would show it)."""
     from scopa_env.atomic import AtomicFile
-    calls = _fsynced(monkeypatch)
     with AtomicFile(tmp_path / "o.json") as f:
         f.write("x")
-    assert calls == [False, True]
+    assert fsync_calls == [False, True]
 
 
 def test_commit_renames_not_copies(tmp_path):

@@ -2381,17 +2381,8 @@ def test_eval_line_and_final_table(ran):
     assert "[5.0%, 70.0%]" in table[3] and "[30.0%, 95.0%]" in table[2]
 
 
-def test_save_atomic_fsyncs_the_file(tmp_path, monkeypatch):
+def test_save_atomic_fsyncs_the_file(tmp_path, fsync_calls):
     """save_atomic: 'torch.save to a temp file next to path, fsync, then os.replace' (mutation
     testing: the fsync dropped went unseen)."""
-    import os
-    import stat
-    calls = []
-    real = os.fsync
-
-    def spy(fd):
-        calls.append(stat.S_ISDIR(os.fstat(fd).st_mode))
-        return real(fd)
-    monkeypatch.setattr(os, "fsync", spy)
     checkpoint.save_atomic({"v": torch.zeros(2)}, tmp_path / "a.pt")
-    assert calls[0] is False
+    assert fsync_calls[0] is False
