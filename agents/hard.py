@@ -307,7 +307,11 @@ class HardAgent(Agent):
         hand it leads, its opening move, rebuilt from this observation alone. A new hand or a new
         deal starts the rows afresh, after weighing the old deal's rows if no decision of mine
         weighed them all (a forced move searches nothing); the forced last card of a deal (it
-        deals, so it moved last) is not a choice and is left out."""
+        deals, so it moved last) is not a choice and is left out. The observation is checked
+        first: a refused one changes nothing, and one the kernels cannot finish (an opponent hand
+        larger than the unseen cards) never reaches them (review: a segmentation fault; a refused
+        call had changed the opponent model)."""
+        _rollout.check_observation(obs)
         if self._previous is None:
             self._opening(obs)
             return
@@ -430,12 +434,8 @@ class HardAgent(Agent):
     def act(self, observation: dict) -> int:
         observation = self.check_observation(observation)
         obs = observation["observation"]
-        # checked before observe() reads it: a refused observation changes nothing, and one the
-        # kernels cannot finish (an opponent hand larger than the unseen cards) never reaches
-        # them (review: a segmentation fault; a refused call had changed the opponent model)
-        legal = self.legal_actions(observation)
+        legal = self.legal_actions(observation)     # first: observe() reads the vector
         if self.infer:
-            _rollout.check_observation(obs)
             self.observe(obs)
         if len(legal) == 1:
             self.last_worlds = 0

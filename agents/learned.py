@@ -195,9 +195,7 @@ class LearnedAgent(Agent):
         if self._hard is None:
             return self._act(observation)
         obs = observation["observation"]
-        from ._rollout import check_observation
-        check_observation(obs)              # before the opponent model reads it (as hard's act)
-        self._hard.observe(obs)
+        self._hard.observe(obs)             # checks the observation before its model reads it
         action = self._act(observation)
         self._hard.remember(obs, action)
         return action
