@@ -96,6 +96,29 @@ def test_epsilon_0_plays_greedy(tmp_path):
     assert algo.choose(0.0).tolist() == greedy.tolist()
 
 
+
+@pytest.mark.parametrize("algo_name", ["dmc", "ppo"])
+def test_minibatches_cover_every_sample_once_a_pass(tmp_path, algo_name):
+    """The config's words: the last step of a pass takes what is left, and fewer samples than
+    minibatch_size make one step of all of them (update_epochs passes)."""
+    for mb, epochs in ((100, 2), (100_000, 1)):
+        algo = Run(cfg(tmp_path / f"{algo_name}{mb}", run_name="mb", algo=algo_name, minibatch_size=mb,
+                       rollout_steps=80, update_epochs=epochs), log=lambda *_: None).algo
+        if algo_name == "dmc":
+            buf = algo.samples(algo.rollout(0.1)[0])
+            n = len(buf["target"])
+        else:
+            buf = algo.rollout()
+            n = int((buf["learner"] & ~buf["tail"]).sum())
+        sizes, steps = [], []
+        real_encode, real_step = type(algo.model).encode, algo.optimizer.step      # one encode a step
+        algo.model.__dict__["encode"] = lambda obs: (sizes.append(len(obs)), real_encode(algo.model, obs))[1]
+        algo.optimizer.step = lambda *a, **k: (steps.append(1), real_step(*a, **k))[1]
+        algo.learn(buf)
+        want = [min(mb, n - start) for start in range(0, n, mb)] * epochs
+        assert n > 200 and n % 100 and sizes == want and len(steps) == len(want), (n, sizes)
+
+
 # ---- PPO ------------------------------------------------------------------------------------
 def _gae_buf():
     """Game 0: learner at t0 (value 1), its episode ends at t1 (+1); learner at t2 (value 0.5),

@@ -84,14 +84,16 @@ class TrainConfig:
     max_grad_norm: float = 1.0
     """Gradients are clipped to this global norm (above 0, finite)."""
     minibatch_size: int = 1024
-    """Samples per gradient step."""
+    """Samples per gradient step (the last step of a pass takes what is left; an iteration with
+    fewer samples than this makes one step of all of them)."""
     update_epochs: int = 1
     """Passes over each iteration's data."""
 
     epsilon_start: float = 0.2
     """DMC: exploration rate (random legal move) at the start."""
     epsilon_end: float = 0.02
-    """DMC: exploration rate after `epsilon_decay_frac` of the budget."""
+    """DMC: exploration rate after `epsilon_decay_frac` of the budget (linear from
+    epsilon_start; an end above the start makes it grow, which is allowed)."""
     epsilon_decay_frac: float = 0.5
     """DMC: fraction of the step budget over which epsilon decays linearly (the budget the run
     started with: a resume with a new total_steps keeps the schedule)."""
