@@ -53,3 +53,23 @@ def fsync_calls(monkeypatch):
         return real(fd)
     monkeypatch.setattr(os, "fsync", spy)
     return calls
+
+
+@pytest.fixture
+def fifo(tmp_path):
+    """A FIFO at tmp_path/NAME (call with the name). Opening one to read waits for a writer
+    forever (one to write, for a reader), so a check that let it through would hang the suite:
+    after 60 s SIGALRM fails the test instead (the blocked open is interrupted by the alarm.s
+    exception)."""
+    def boom(signum, frame):
+        raise RuntimeError("a FIFO was opened: the check let it through (SIGALRM after 60 s)")
+    old = signal.signal(signal.SIGALRM, boom)
+    signal.alarm(60)
+
+    def make(name: str) -> Path:
+        path = tmp_path / name
+        os.mkfifo(path)
+        return path
+    yield make
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, old)

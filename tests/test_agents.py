@@ -781,13 +781,13 @@ def test_learned_agent_search_blends_the_network_with_hard_inference():
     assert not make_agent("checkpoints/scopa-default.pt:search=10,easy_last_deal=false")._hard.easy_last_deal
 
 
-def test_a_folder_named_like_a_checkpoint_is_said_to_be_a_folder(tmp_path):
+def test_a_folder_named_like_a_checkpoint_is_said_to_be_a_folder(tmp_path, fifo):
     (tmp_path / "run.pt").mkdir()
     with pytest.raises(ScopaError, match="run.pt' is a folder, not a file"):
         make_agent(str(tmp_path / "run.pt"))
     with pytest.raises(ScopaError, match="nope.pt' does not exist"):
         make_agent(str(tmp_path / "nope.pt"))
-    os.mkfifo(tmp_path / "pipe.pt")            # exists, but no file to read (and reading it would wait)
+    fifo("pipe.pt")            # exists, but no file to read (and reading it would wait)
     with pytest.raises(ScopaError, match="pipe.pt' is not a regular file"):
         make_agent(str(tmp_path / "pipe.pt"))
 

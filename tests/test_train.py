@@ -514,12 +514,10 @@ def test_non_finite_weights_are_refused_when_loaded(tmp_path, capsys):
     checkpoint.load(path)
 
 
-def test_a_checkpoint_that_is_not_a_regular_file(tmp_path, capsys):
+def test_a_checkpoint_that_is_not_a_regular_file(tmp_path, capsys, fifo):
     """A FIFO named like a checkpoint is 'not a regular file' (it was said not to exist; and
     reading it would wait for a writer forever)."""
-    import os
-    fifo = tmp_path / "x.pt"
-    os.mkfifo(fifo)
+    fifo = fifo("x.pt")
     with pytest.raises(ScopaError, match=r"x\.pt' is not a regular file"):
         checkpoint.load(fifo)
     _one_line_error(run_main(capsys, "--init-from", str(fifo), "--total-steps", "512"),
@@ -1336,7 +1334,7 @@ def test_resume_by_name_looks_past_a_file_of_that_name(tmp_path, monkeypatch):
     assert resolve_resume("exp2", str(tmp_path / "ck")) == Path("exp2")
 
 
-def test_export_writes_only_a_regular_file(tmp_path, capsys, monkeypatch):
+def test_export_writes_only_a_regular_file(tmp_path, capsys, monkeypatch, fifo):
     """--export OUT: a folder, a FIFO (a device would be the same), a missing or non-folder
     parent, '' or the exported checkpoint itself is one error and nothing is replaced; an
     OSError while writing is one line naming the path."""
@@ -1346,7 +1344,7 @@ def test_export_writes_only_a_regular_file(tmp_path, capsys, monkeypatch):
     src = str(tmp_path / "ck" / "ex" / "latest.pt")
     before = Path(src).read_bytes()
     (tmp_path / "folder.pt").mkdir()
-    os.mkfifo(tmp_path / "fifo.pt")
+    fifo("fifo.pt")
     (tmp_path / "file").write_text("keep")
     (tmp_path / "e.txt").write_text("keep")
     for out, words in ((tmp_path / "folder.pt", "is a folder, not a file"),
