@@ -59,7 +59,7 @@ def fsync_calls(monkeypatch):
 def fifo(tmp_path):
     """A FIFO at tmp_path/NAME (call with the name). Opening one to read waits for a writer
     forever (one to write, for a reader), so a check that let it through would hang the suite:
-    after 60 s SIGALRM fails the test instead (the blocked open is interrupted by the alarm.s
+    after 60 s SIGALRM fails the test instead (the blocked open is interrupted by the alarm's
     exception)."""
     def boom(signum, frame):
         raise RuntimeError("a FIFO was opened: the check let it through (SIGALRM after 60 s)")
