@@ -106,9 +106,20 @@ def run_main(main, prog: str | None = None) -> int:
     (`--list-rules | head -1`), 0 without a BrokenPipeError traceback: stdout is pointed at
     /dev/null so Python's last flush is quiet too; when stdout cannot be written (a full disk),
     one line `PROG: error: cannot write to standard output (WHY)` (PROG: `prog`, else the
-    script's file name) and exit code 1."""
+    script's file name) and exit code 1. The SIGTERM handler is the caller's again afterwards."""
+    global _terminated
+    _terminated = False     # one SIGTERM made every later run_main in the process 143 (review)
+    previous = None
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _on_sigterm)
+        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    try:
+        return _run(main, prog)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(main, prog: str | None) -> int:
     if sys.stdout is not None and not isinstance(sys.stdout, _Stdout):
         sys.stdout = _Stdout(sys.stdout)
     try:

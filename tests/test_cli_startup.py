@@ -2,12 +2,16 @@
 about half a second) is the CLI's one line, not a traceback (made deterministic: an import hook
 raises KeyboardInterrupt when the CLI first imports the project's packages); a bad flag is one
 line, not argparse's usage block; a reader that goes away (`| head -1`) ends it quietly."""
+import io
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from scopa_env import cli as scopa_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -212,3 +216,47 @@ def test_no_stray_escape_at_exit_on_a_terminal():
         os.close(fd)
     assert sent and b"Ciao!" in out and os.waitstatus_to_exitcode(status) == 0, out[-300:]
     assert b"\x1b" not in out, out[-300:]
+
+
+# ---- scopa_env/cli.py in-process, pinned by mutation testing (2026-12-04) ------------------
+def test_an_explicit_store_action_may_be_given_once_too(capsys):
+    """Parser: every flag that stores a value may be given once, action='store' spelt out included (argparse kept the last)."""
+    p = scopa_cli.Parser(prog="prog")
+    p.add_argument("--opponent", action="store")
+    with pytest.raises(SystemExit) as e:
+        p.parse_args(["--opponent", "easy", "--opponent", "hard"])
+    assert e.value.code == 2
+    assert capsys.readouterr().err == "prog: error: --opponent given twice: 'easy' and 'hard'\n"
+
+
+def test_run_main_gives_back_the_stdout_it_found(monkeypatch):
+    """run_main wraps sys.stdout only while main runs: a caller in the same process gets its own stream back."""
+    mine = io.StringIO()
+    monkeypatch.setattr(sys, "stdout", mine)
+    old_term = signal.getsignal(signal.SIGTERM)        # run_main installs its SIGTERM handler
+    seen = []
+
+    def main():
+        seen.append(sys.stdout)
+        print("hello")
+        return 0
+    try:
+        assert scopa_cli.run_main(main, "prog") == 0
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+    assert sys.stdout is mine and seen[0] is not mine       # wrapped while it ran, given back after
+    assert mine.getvalue() == "hello\n"
+
+
+def test_run_main_after_a_sigterm_starts_afresh_and_gives_the_handler_back():
+    """A SIGTERM during one run_main made every later one in the process return 143 (its flag was
+    never reset; mutation-testing review), and run_main left its own SIGTERM handler installed."""
+    import os
+    before = signal.getsignal(signal.SIGTERM)
+
+    def killed():
+        os.kill(os.getpid(), signal.SIGTERM)
+        return 0
+    assert scopa_cli.run_main(killed, "prog") == 143
+    assert signal.getsignal(signal.SIGTERM) is before
+    assert scopa_cli.run_main(lambda: 0, "prog") == 0
