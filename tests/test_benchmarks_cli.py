@@ -3,11 +3,18 @@ traceback, before any work (so each case here takes about a second). Run from ou
 as a user may."""
 from __future__ import annotations
 
+import argparse
+import json
 import subprocess
 import sys
 from pathlib import Path
 
+import numba
 import pytest
+
+from benchmarks import paired
+from benchmarks._cli import INT_MAX, errors_as_one_line, load_baseline, positive_float, positive_int
+from scopa_env.errors import ScopaError
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
@@ -658,3 +665,59 @@ def test_records_readers_take_a_bom_name_cr_endings_and_refuse_one_file_twice(tm
     one_line_error(run("paired.py", [str(a), str(tmp_path / ".." / tmp_path.name / "a.jsonl")], tmp_path),
                    "paired.py", "are one file: compare two runs' records")
     assert json.loads(bom.read_bytes()[3:].splitlines()[0])["seed"] == 7
+
+
+# ---- paired.py and _cli.py in-process, pinned by mutation testing (2026-12-04) --------------
+def _paired_line(seed, seat, won, agent="agent", opponent="easy"):
+    players = [agent, opponent] if seat == 0 else [opponent, agent]
+    winner = seat if won else 1 - seat
+    score = [{"total": 11 if s == winner else 5} for s in (0, 1)]
+    return json.dumps({"rules": {"napola": False, "target": 11}, "seed": seed, "players": players,
+                       "winner": winner, "hands": [{"score": score}]})
+
+
+def test_a_boolean_match_seed_is_refused_not_read_as_seed_1(tmp_path):
+    """A record whose seed is JSON true is not a match record: a bool seed would silently pair with seed 1's deal."""
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text(_paired_line(1, 0, 1) + "\n" + _paired_line(1, 1, 0) + "\n")
+    b.write_text(_paired_line(True, 0, 1) + "\n" + _paired_line(1, 1, 1) + "\n")
+    assert paired.load(str(a), None)[3][0][0] == 1
+    with pytest.raises(ScopaError, match=r"b\.jsonl:1: not a finished 2-player match record .*seed True"):
+        paired.compare(str(a), str(b))
+
+
+def test_positive_int_takes_its_documented_top_2_31_minus_1():
+    """positive_int takes 1..2**31-1, both ends included; 2**31 is refused with the range in the message."""
+    assert positive_int("1") == 1
+    assert positive_int(str(INT_MAX)) == INT_MAX == 2**31 - 1
+    with pytest.raises(argparse.ArgumentTypeError, match="from 1 to 2,147,483,647"):
+        positive_int(str(2**31))
+
+
+def test_positive_float_refuses_infinity():
+    """positive_float is 'a finite number > 0': --seconds inf would time forever."""
+    assert positive_float("0.5") == 0.5
+    for bad in ("inf", "Infinity", "1e400"):
+        with pytest.raises(argparse.ArgumentTypeError, match="must be a number > 0"):
+            positive_float(bad)
+
+
+def test_an_oserror_names_the_file_in_its_one_line(capsys):
+    """errors_as_one_line: an OSError with a file name is 'PROG: error: FILE: WHY', exit 2, so the user knows which file."""
+    @errors_as_one_line("x.py")
+    def main():
+        raise FileNotFoundError(2, "No such file or directory", "runs/a.jsonl")
+    assert main() == 2
+    assert capsys.readouterr().err == "x.py: error: runs/a.jsonl: No such file or directory\n"
+
+
+def test_load_baseline_gives_numba_its_cache_folder_back(tmp_path, monkeypatch):
+    """numba's CACHE_DIR is the baseline's own only while it is imported: afterwards this checkout's kernels cache where they did."""
+    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "mine"))
+    monkeypatch.delitem(sys.modules, "baseline_scopa_env", raising=False)
+    (tmp_path / "old" / "scopa_env").mkdir(parents=True)
+    (tmp_path / "old" / "scopa_env" / "__init__.py").write_text("X = 1\n")
+    mod = load_baseline(str(tmp_path / "old"), needs=("X",))
+    assert mod.X == 1
+    assert numba.config.CACHE_DIR == str(tmp_path / "mine")
+    sys.modules.pop("baseline_scopa_env", None)

@@ -1,22 +1,28 @@
 """Invariants of the engine over random seeds (hypothesis), and records checked against an
 independent reading of RULES.md (tests/reference_rules.py)."""
+import errno
 import json
 import os
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from scopa_env import Game, Rules, core, records
+from numba.core import config
+
+from scopa_env import Game, Rules, core, kernel_cache, records, simulate
 from scopa_env.cards import ALL_CARDS_MASK
-from scopa_env.simulate import random_match
+from scopa_env.kernel_cache import STAMP, cache_folder, drop_stale, kernel_sources
+from scopa_env.simulate import player_rng, random_match
 
 from full_disk import full_disk_mkstemp
 from reference_rules import check_record
 
 seeds = st.integers(min_value=0, max_value=2 ** 62)
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _cards_conserved(g: Game) -> bool:
@@ -712,3 +718,153 @@ def test_new_output_is_not_private(tmp_path):
     finally:
         os.umask(old)
     assert stat.S_IMODE(os.stat(tmp_path / "o.json").st_mode) == 0o644
+
+
+# ---- simulate and the kernel cache, pinned by mutation testing (2026-12-04) ------------------
+def _records(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_zero_matches_is_an_empty_file_not_an_error(tmp_path, capsys):
+    """--matches 0 is valid (the check is '>= 0'): an empty records file and exit 0, e.g. for scripted sweeps."""
+    out = tmp_path / "r.jsonl"
+    assert simulate.main(["--matches", "0", "--seed", "5", "--out", str(out)]) == 0
+    assert out.read_text() == ""
+    assert capsys.readouterr().out.startswith("wrote 0 matches under rules classic")
+
+
+def test_negative_matches_is_one_error_and_writes_nothing(tmp_path, capsys):
+    """--matches -1 is refused with '--matches must be >= 0', exit 2, no file (it wrote an empty file, 'wrote -1 matches')."""
+    out = tmp_path / "r.jsonl"
+    assert simulate.main(["--matches", "-1", "--seed", "5", "--out", str(out)]) == 2
+    assert capsys.readouterr().err == "python -m scopa_env.simulate: error: --matches must be >= 0\n"
+    assert not out.exists()
+
+
+def test_the_largest_seed_is_a_valid_last_match(tmp_path):
+    """The last match's seed may be 2**63-1 itself: --seed 2**63-1 --matches 1 writes that one match."""
+    out = tmp_path / "r.jsonl"
+    assert simulate.main(["--matches", "1", "--seed", str(2**63 - 1), "--out", str(out), "--no-check"]) == 0
+    assert [r["seed"] for r in _records(out)] == [2**63 - 1]
+
+
+def test_each_match_regenerates_alone_from_player_rng(tmp_path):
+    """Module text: match i is dealt from S + i and played by player_rng(S, i), so any one match can be regenerated alone."""
+    out = tmp_path / "r.jsonl"
+    assert simulate.main(["--matches", "3", "--seed", "40", "--out", str(out), "--no-check"]) == 0
+    recs = _records(out)
+    for i in range(3):
+        again = random_match(Rules(), 40 + i, player_rng(40, i))
+        assert json.loads(json.dumps(again)) == recs[i]
+
+
+def test_the_closing_line_names_the_options_changed_from_the_preset(tmp_path, capsys):
+    """The closing line says which rules options differ from the preset (--napola): the records' rules are not plain classic."""
+    out = tmp_path / "r.jsonl"
+    assert simulate.main(["--matches", "1", "--seed", "1", "--out", str(out), "--napola", "--no-check"]) == 0
+    assert "(classic; changed: napola=true)" in capsys.readouterr().out
+
+
+def test_a_missing_out_is_named_as_missing(capsys):
+    """No --out is 'missing --out (or give --list-rules)', as for --matches and --seed, not '--out needs a file name'."""
+    assert simulate.main(["--matches", "1", "--seed", "1"]) == 2
+    assert capsys.readouterr().err == "python -m scopa_env.simulate: error: missing --out (or give --list-rules)\n"
+
+
+class _FullStdout:
+    def write(self, text):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    def flush(self):
+        pass
+
+
+def test_main_called_directly_with_a_failing_stdout_is_one_error_line(monkeypatch, capsys):
+    """simulate.main (outside run_main) turns an OSError writing `--out -` into one error line and exit 2, not a traceback."""
+    real_err = capsys.readouterr
+    monkeypatch.setattr("sys.stdout", _FullStdout())
+    code = simulate.main(["--matches", "1", "--seed", "1", "--out", "-", "--no-check"])
+    monkeypatch.undo()
+    assert code == 2
+    assert "python -m scopa_env.simulate: error: " in real_err().err
+
+
+KERNEL = "@njit(cache=True)\ndef f(): return 1\n"
+
+
+def test_a_hidden_regular_file_is_not_a_kernel_source(tmp_path):
+    """Hidden names (an editor's lock or backup such as `.#core.py`) are left out even when they are regular files with @njit."""
+    (tmp_path / "core.py").write_text(KERNEL)
+    (tmp_path / ".#core.py").write_text(KERNEL)
+    assert [p.name for p in kernel_sources(tmp_path)] == ["core.py"]
+
+
+def test_a_fifo_named_like_a_module_is_never_opened(tmp_path, fifo):
+    """Anything not a regular file is left out: a FIFO named x.py beside the kernels would block `import scopa_env` forever."""
+    (tmp_path / "core.py").write_text(KERNEL)
+    fifo("a.py")
+    assert [p.name for p in kernel_sources(tmp_path)] == ["core.py"]
+
+
+def test_an_unreadable_source_is_left_out_not_raised(tmp_path, monkeypatch):
+    """kernel_sources skips a .py file it cannot read (OSError) instead of stopping every import with it."""
+    (tmp_path / "core.py").write_text(KERNEL)
+    (tmp_path / "locked.py").write_text(KERNEL)
+    real = Path.read_bytes
+
+    def read_bytes(self):
+        if self.name == "locked.py":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    assert [p.name for p in kernel_sources(tmp_path)] == ["core.py"]
+
+
+def test_cache_folder_falls_back_to_pycache_when_numba_cannot_be_asked(tmp_path, monkeypatch):
+    """When numba's locators cannot be asked (_UNASKED) cache_folder is the in-tree __pycache__, a Path, not the sentinel."""
+    monkeypatch.setattr(kernel_cache, "_numba_cache_path", lambda folder: kernel_cache._UNASKED)
+    assert cache_folder(tmp_path) == tmp_path / "__pycache__"
+    empty = tmp_path / "empty"              # no .py file to ask about: the same fallback
+    empty.mkdir()
+    monkeypatch.undo()
+    assert cache_folder(empty) == empty / "__pycache__"
+
+
+def test_drop_stale_creates_a_missing_cache_folder_for_its_stamp(tmp_path, monkeypatch):
+    """With the fallback folder not yet made, drop_stale makes it and writes the stamp, so the next import keeps the caches."""
+    (tmp_path / "k.py").write_text(KERNEL)
+    monkeypatch.setattr(kernel_cache, "_numba_cache_path", lambda folder: kernel_cache._UNASKED)
+    sources = kernel_sources(tmp_path)
+    assert drop_stale(tmp_path, sources)
+    assert (tmp_path / "__pycache__" / STAMP).is_file()
+    assert not drop_stale(tmp_path, sources)
+
+
+def test_drop_stale_never_raises_on_a_source_it_cannot_read(tmp_path, monkeypatch):
+    """drop_stale 'never raises': a source that vanished between kernel_sources and it is False, caches left to numba."""
+    monkeypatch.setattr(config, "CACHE_DIR", "")
+    (tmp_path / "k.py").write_text(KERNEL)
+    assert drop_stale(tmp_path, [tmp_path / "k.py", tmp_path / "gone.py"]) is False
+
+
+def test_the_temporary_kernel_folder_is_removed_at_exit(tmp_path):
+    """ensure_cache's temporary numba folder is 'removed at exit': a read-only install must not leak one per run."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "k.py").write_text(KERNEL)
+    code = (
+        "import sys\n"
+        "from numba.core import caching, config\n"
+        "from scopa_env.kernel_cache import ensure_cache\n"
+        "config.CACHE_DIR = ''\n"
+        "impl = getattr(caching, 'CacheImpl', None) or getattr(caching, '_CacheImpl')\n"
+        "impl._locator_classes = [c for c in impl._locator_classes if 'UserProvided' in c.__name__]\n"
+        f"tmp = ensure_cache({str(pkg)!r})\n"
+        "print(tmp)\n")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["PYTHONPATH"] = str(ROOT)
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
+                       cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    tmp = p.stdout.strip().splitlines()[-1]
+    assert tmp not in ("", "None") and not Path(tmp).exists()

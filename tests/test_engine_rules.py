@@ -1,4 +1,5 @@
 """Rules tests: the worked examples of RULES.md and the capture rules, one by one."""
+import json
 import re
 
 import numpy as np
@@ -6,7 +7,10 @@ import pytest
 
 from scopa_env import Game, Rules, ScopaError
 from scopa_env import core
-from scopa_env.cards import card_str, cards_of, mask_of, parse_card
+from scopa_env.cards import ALL_CARDS_MASK, as_card, as_mask, card_str, cards_of, cards_str, is_list, mask_of, parse_card
+from scopa_env.records import dumps
+from scopa_env.seeds import check_seed, pair_entropy
+from scopa_env.simulate import random_match
 from scopa_env.game import napola, primiera
 
 
@@ -788,3 +792,54 @@ def test_side_of_pairs_partners_opposite():
 def test_describe_names_every_option_that_differs():
     """describe(): 'The options that differ from the classic game' - the last field too."""
     assert "joker=true" in Rules(hand_bonus=True, joker=True).describe()
+
+
+# ---- cards and seeds at their edges (mutation testing, 2026-12-04) --------------------------
+
+def test_a_numpy_seed_becomes_a_python_int_so_its_record_is_json():
+    """check_seed turns a numpy integer seed into an int: a Game seeded with np.int64 must write a JSON record."""
+    assert type(check_seed(np.int64(5))) is int
+    record = random_match(Rules(), np.int64(5), np.random.default_rng(0))
+    assert json.loads(dumps(record))["seed"] == 5
+
+
+def test_pair_entropy_is_the_plain_pair_up_to_2_32_minus_1_inclusive():
+    """Below 2**32 (2**32-1 included) the entropy is [seed, index] 'as it always was': old runs' deals stay reproducible."""
+    top = 2**32 - 1
+    assert pair_entropy(top, 0) == [top, 0]
+    assert pair_entropy(0, top) == [0, top]
+    assert pair_entropy(top, top) == [top, top]
+    assert pair_entropy(2**32, 0) == [0, 1, 0, 0, 0x5C0BA]
+
+
+def test_card_str_of_40_is_a_scopa_error_not_an_index_error():
+    """card_str refuses id 40 (one past 10B) with the documented ScopaError 'not in 0..39', not an IndexError."""
+    assert card_str(39) == "10B"
+    with pytest.raises(ScopaError, match=r"card id 40 is not in 0\.\.39"):
+        card_str(40)
+
+
+def test_as_card_refuses_id_40_so_no_mask_gets_a_41st_bit():
+    """as_card takes ids 0..39 only: 40 would become bit 40 of a mask, a card the 40-card deck has not."""
+    assert as_card(39) == 39
+    with pytest.raises(ScopaError, match="bad card 40"):
+        as_card(40)
+    with pytest.raises(ScopaError, match="bad card 40"):
+        mask_of([0, 40])
+
+
+def test_the_whole_deck_mask_is_a_valid_mask():
+    """as_mask takes every mask 0..2^40-1, the whole deck (2^40-1) included; 2^40 is refused."""
+    assert as_mask(ALL_CARDS_MASK) == ALL_CARDS_MASK
+    assert len(cards_str(ALL_CARDS_MASK)) == 40
+    with pytest.raises(ScopaError, match=r"not in 0\.\.2\^40-1"):
+        as_mask(ALL_CARDS_MASK + 1)
+
+
+def test_a_dict_is_not_a_list_of_cards():
+    """A mapping is refused as cards (its keys were read as the cards, silently dropping the values)."""
+    assert not is_list({"7D": 1})
+    with pytest.raises(ScopaError, match="are a list like"):
+        as_mask({"7D": 1, "3S": 2})
+    with pytest.raises(ScopaError, match="are a list like"):
+        cards_str({"7D": 1})
