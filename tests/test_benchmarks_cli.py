@@ -229,8 +229,14 @@ def test_resampled_matches_of_level_hands_are_an_error_not_an_endless_loop():
     from benchmarks.match_margin import resampled_win_rate
     from scopa_env.errors import ScopaError
     rng = np.random.default_rng(0)
-    with pytest.raises(ScopaError, match="every hand was level and no point is moved"):
+    with pytest.raises(ScopaError, match="every hand is level and no point is moved"):
         resampled_win_rate(np.array([[2, 2], [0, 0]]), 0.0, 11, 10, rng)
+    # every point moved (shift 2: in each hand the opponent scored in) makes every hand level
+    # (mutation-testing review: this looped forever)
+    for hands in ([[0, 2], [1, 3]], [[0, 0], [0, 2]]):
+        with pytest.raises(ScopaError, match="every hand is level with a point moved"):
+            resampled_win_rate(np.array(hands), 2 * float(np.mean(np.array(hands)[:, 1] >= 1)), 11, 10, rng)
+    assert resampled_win_rate(np.array([[0, 2], [1, 3]]), 1.0, 11, 50, rng) < 0.5    # some moved
     # a point moved now and then breaks the ties; one unlevel hand does too
     assert resampled_win_rate(np.array([[2, 2], [1, 1]]), 0.5, 11, 50, rng) == 1.0
     assert 0 <= resampled_win_rate(np.array([[2, 2], [3, 1]]), 0.0, 11, 50, rng) <= 1
