@@ -1,6 +1,6 @@
 """The benchmark scripts on bad input: one line `SCRIPT: error: ...` on stderr, exit code 2, no
 traceback, before any work (so each case here takes about a second). Run from outside the checkout,
-as a user may."""
+as a user may. At the end, the scripts' functions in-process, pinned by mutation testing."""
 from __future__ import annotations
 
 import argparse
@@ -8,11 +8,13 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import numba
+import numpy as np
 import pytest
 
-from benchmarks import paired
+from benchmarks import hand_points, match_margin, paired
 from benchmarks._cli import INT_MAX, errors_as_one_line, load_baseline, positive_float, positive_int
 from scopa_env.errors import ScopaError
 
@@ -727,3 +729,70 @@ def test_load_baseline_gives_numba_its_cache_folder_back(tmp_path, monkeypatch):
     assert mod.X == 1
     assert numba.config.CACHE_DIR == str(tmp_path / "mine")
     sys.modules.pop("baseline_scopa_env", None)
+
+
+# ---- match_margin.py and hand_points.py in-process, pinned by mutation testing (2026-12-04) ---
+def test_move_chance_moves_a_point_worth_two_of_margin():
+    """Moving one point adds 2 to the margin: shift s needs chance s / (2 * share of hands that can)."""
+    hands = np.array([[0, 1], [3, 1], [2, 0], [1, 0]])     # the opponent scored in half the hands
+    assert match_margin.move_chance(hands, 0.5) == pytest.approx(0.5)
+    assert match_margin.move_chance(hands, 0.0) == 0.0
+
+
+def test_a_hand_where_the_opponent_scored_one_point_can_give_it():
+    """A hand the opponent scored exactly 1 point in can move that point to the agent."""
+    assert match_margin.move_chance(np.array([[0, 1], [2, 1]]), 1.0) == pytest.approx(0.5)
+
+
+def test_the_largest_shift_the_hands_allow_is_accepted():
+    """Shift 2 is allowed when the opponent scored in every hand (a point moved in each)."""
+    hands = np.array([[0, 1], [2, 3], [4, 1]])
+    assert match_margin.move_chance(hands, 2.0) == 1.0
+    with pytest.raises(ScopaError, match="is more than moving a point"):
+        match_margin.move_chance(np.array([[0, 1], [2, 0]]), 1.5)
+
+
+def test_a_moved_point_leaves_the_opponent():
+    """Hands of 1-2 with shift 1 become 1-2 or 2-1 evenly: a fair race, about half the matches won."""
+    rng = np.random.default_rng(0)
+    rate = match_margin.resampled_win_rate(np.array([[1, 2]]), 1.0, 11, 2000, rng)
+    assert 0.4 < rate < 0.6
+
+
+def test_main_reads_each_hand_from_the_agents_side(monkeypatch, capsys):
+    """The measured points per hand are the agent's first, whichever seat it played."""
+    results = [SimpleNamespace(agent_side=1, hand_points=[[0, 3], [1, 4]], agent_won=True),
+               SimpleNamespace(agent_side=0, hand_points=[[5, 1], [2, 0]], agent_won=True)]
+    monkeypatch.setattr(match_margin, "run_pairs", lambda *a, **k: results)
+    assert match_margin.main(["--agent", "x", "--matches", "2", "--samples", "5", "--shifts", "0"]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert "points per hand 3.500 - 0.500 = +3.000" in head, head
+
+
+def _hand_points_record(path, hands, seed=1):
+    hand = lambda x, y: {"score": [{"total": x}, {"total": y}]}      # noqa: E731
+    path.write_text(json.dumps({"rules": {"target": 11}, "seed": seed, "players": ["agent", "easy"],
+                                "hands": [hand(x, y) for x, y in hands]}) + "\n")
+
+
+def test_symmetric_counts_a_level_hand_both_ways_round_too():
+    """--symmetric counts every hand twice, a level one included (the shipped soft table's even counts)."""
+    assert hand_points.symmetric({(2, 2): 3, (1, 0): 1}) == {(0, 1): 1, (1, 0): 1, (2, 2): 6}
+
+
+def test_symmetric_output_of_main_doubles_level_hands(tmp_path, capsys):
+    """main --symmetric prints a level hand with twice its count."""
+    rec = tmp_path / "r.jsonl"
+    _hand_points_record(rec, [(2, 2), (3, 1)])
+    assert hand_points.main([str(rec), "--player", "agent", "--symmetric"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == "{(1, 3): 1, (2, 2): 2, (3, 1): 1}"
+
+
+def test_records_without_hands_are_a_one_line_error(tmp_path, capsys):
+    """Records holding no hand are 'no hands in the records' (exit 2), not a ZeroDivisionError."""
+    rec = tmp_path / "r.jsonl"
+    _hand_points_record(rec, [])
+    with pytest.raises(ScopaError, match="no hands in the records"):
+        hand_points.count_hands([str(rec)], "agent")
+    assert hand_points.main([str(rec), "--player", "agent"]) == 2
+    assert capsys.readouterr().err == "hand_points.py: error: no hands in the records\n"

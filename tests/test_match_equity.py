@@ -1,4 +1,7 @@
 """Match equity (agents/_equity.py; hard option match_equity, a learned agent's search option)."""
+import functools
+import math
+
 import numpy as np
 import pytest
 
@@ -163,3 +166,73 @@ def test_match_equity_options():
     a = make_agent("checkpoints/scopa-default.pt:search=100,match_equity=false")
     assert a._hard.match_equity is False
     assert make_agent("checkpoints/scopa-default.pt:search=100")._hard.match_equity is False
+
+
+# ---- the equity table and the exact solver, pinned by mutation testing (2026-12-04) ---------
+def _exact_race(counts, target):
+    """The chance of winning from (a, b) by direct recursion (a hand of no points: a self-loop)."""
+    total = sum(counts.values())
+    moves = [(x, y, n / total) for (x, y), n in counts.items()]
+    stay = sum(q for x, y, q in moves if x == 0 and y == 0)
+    ahead = sum(q for x, y, q in moves if x > y)
+    behind = sum(q for x, y, q in moves if x < y)
+
+    @functools.lru_cache(maxsize=None)
+    def e(a, b):
+        if a >= target or b >= target:
+            return 1.0 if a > b else 0.0 if a < b else ahead / (ahead + behind)
+        return sum(q * e(a + x, b + y) for x, y, q in moves if (x, y) != (0, 0)) / (1 - stay)
+    return e
+
+
+def test_the_table_is_the_fixed_point_to_high_precision():
+    """equity_table iterates to the exact fixed point, even when most hands score nothing."""
+    counts = {(0, 0): 8, (1, 0): 1, (0, 2): 1}
+    t = _equity.equity_table(counts, 5)
+    ref = _exact_race(counts, 5)
+    for a in range(6):
+        for b in range(6):
+            assert t[a, b] == pytest.approx(ref(a, b), abs=1e-10), (a, b)
+
+
+def _finished(n_players, totals, scores, phase=core.HAND_OVER, winner=-1):
+    st = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    st[core.NPLAYERS] = n_players
+    for s, t in enumerate(totals):
+        st[core.LINES + s * core.NLINES + core.LINE_TOTAL] = t
+    for s, t in enumerate(scores):
+        st[core.SCORES + s] = t
+    st[core.PHASE], st[core.WINNER] = phase, winner
+    return st
+
+
+def test_a_capotto_that_ends_the_match_is_worth_the_match_bonus():
+    """A hand whose capotto ended the match counts its points plus or minus target + 20."""
+    st = _finished(2, (2, 0), (5, 0), phase=core.MATCH_OVER, winner=0)
+    st[core.TARGET], st[core.CAPOTTO] = 21, 2
+    assert _exact.outcome_any(st, _exact.POINTS) == 2.0 + 41.0
+    st[core.WINNER] = 1
+    assert _exact.outcome_any(st, _exact.POINTS) == 2.0 - 41.0
+    st[core.CAPOTTO] = 0
+    assert _exact.outcome_any(st, _exact.POINTS) == 2.0
+
+
+def test_the_equity_of_three_sides_is_read_at_the_best_other_sides_score():
+    """With three sides the table is read at (my score, the best other side's score), not seat 1's."""
+    st = _finished(3, (3, 1, 2), (9, 3, 8))
+    assert _exact.outcome_any(st, _exact.linear_equity(11)) == pytest.approx(0.58 + 0.01)
+
+
+def test_minimax_gives_up_with_nan_past_its_cap():
+    """minimax_any returns NaN as soon as it has played more than cap moves (cap > 0)."""
+    g = Game(Rules(), 3)
+    while g.deck_left > 0:
+        g.play_action(g.legal_action_ids()[0])
+    states = np.zeros((_exact.EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
+    bufs = np.empty((_exact.EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
+    nodes = np.zeros(1, dtype=np.int64)
+    full = _exact.minimax_any(g.state.copy(), _exact.POINTS, states, bufs, nodes, 0)
+    assert math.isfinite(full) and nodes[0] > 2
+    nodes[0] = 0
+    assert math.isnan(_exact.minimax_any(g.state.copy(), _exact.POINTS, states, bufs, nodes, 2))
+    assert nodes[0] == 3

@@ -12,8 +12,9 @@ import torch
 
 import training.loop as loop
 from agents import checkpoint
-from agents.network import masked_scores
+from agents.network import MoveScorer, masked_scores
 from scopa_env.errors import ScopaError
+from scopa_env.rules import Rules
 from training.config import make_config
 from training.dmc import epsilon_at, epsilon_span, lambda_targets
 from training.loop import Run, start
@@ -368,3 +369,28 @@ def test_what_shapes_the_updates_cannot_change_on_resume(tmp_path, key, value):
     with pytest.raises(ScopaError, match=f"config key '{key}' cannot change when resuming"):
         start(cfg(tmp_path), resume=str(tmp_path / "ck" / "r" / "latest.pt"), overrides={key: value},
               log=lambda *_: None)
+
+
+# ---- training/evaluation.py, pinned by mutation testing (2026-12-04) ------------------------
+def test_evaluate_model_leaves_the_trained_model_in_train_mode_and_untouched():
+    """evaluate_model plays a frozen copy: the model being trained keeps its mode and weights."""
+    from training.evaluation import evaluate_model
+    torch.manual_seed(0)
+    model = MoveScorer(16)
+    model.train()
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    out = evaluate_model(model, ["random"], 2, seed=1, rules=Rules())
+    assert out["random"]["matches"] == 2
+    assert model.training
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+
+
+def test_format_table_says_why_a_row_has_no_points_interval():
+    """A row of several deals with no spread prints '[n/a, no spread]', not 'one deal'."""
+    from training.evaluation import format_table
+    row = dict(matches=6, hands=30, win_rate=0.5, win_ci=(0.2, 0.8), points_per_hand=0.0,
+               points_ci=(None, None))
+    text = format_table({"random": row}, "T")
+    assert "[n/a, no spread]" in text and "one deal" not in text
+    one = dict(row, matches=2)
+    assert "[n/a, one deal]" in format_table({"random": one}, "T")

@@ -14,7 +14,8 @@ import pytest
 import torch
 
 from agents import make_agent
-from scopa_env import Game, Rules, ScopaError
+from scopa_env import Game, Rules, ScopaError, core
+from scopa_env.batched import BatchedScopa
 from scopa_env.observation import layout, layout_for
 from scopa_env.presets import rules_from_preset
 from agents import checkpoint
@@ -383,3 +384,23 @@ def test_a_checkpoint_of_rules_no_preset_gives_plays_from_the_command_line(tmp_p
     assert "changed by --rule: fewest_cards=true" in r.stdout, r.stdout
     out = json.loads((tmp_path / "fc.json").read_text())
     assert Rules.from_dict(out["rules"]) == rules and out["results"][0]["matches"] == 2
+
+
+# ---- training/env.py, pinned by mutation testing (2026-12-04) -------------------------------
+def test_v2_migration_keeps_the_last_header_slot_ace_redeal():
+    """A version-2 env state keeps header slot 31 (ACE_REDEAL) when moved to today's layout."""
+    from training.env import env_state, migrate_v2_states, set_env_state
+    rules = Rules(ace_redeal=True)
+    env = BatchedScopa(4, rules=rules, seed=3, episode="hand")
+    env.reset()
+    for _ in range(10):
+        env.step_index(np.zeros(4, dtype=np.int64))
+    assert (env.states[:, core.ACE_REDEAL] == 1).all()
+    v2 = to_v2_layout(env.states.copy())
+    assert np.array_equal(migrate_v2_states(v2), env.states)
+    saved = env_state(env)
+    saved["states"] = torch.from_numpy(v2)
+    other = BatchedScopa(4, rules=rules, seed=99, episode="hand")
+    other.reset()
+    set_env_state(other, saved)
+    assert (other.states[:, core.ACE_REDEAL] == 1).all()
