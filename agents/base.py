@@ -153,7 +153,9 @@ def weights_option(agent: str, v, size: int) -> np.ndarray:
         raise ScopaError(f"{agent} option weights must be {size} numbers (in a spec separated by "
                          f"';'), got {given!r}") from None
     if w.shape != (size,):
-        raise ScopaError(f"{agent} weights need {size} values, got {w.size}")
+        # the shape, not the count: 16 numbers nested in a list said "need 16 values, got 16"
+        got = f"{w.size}" if w.ndim == 1 else f"{w.size} nested as an array of shape {w.shape}"
+        raise ScopaError(f"{agent} weights need {size} values, got {got}")
     if not np.isfinite(w).all():
         raise ScopaError(f"{agent} weights must be finite numbers, got {given!r}")
     return w

@@ -249,7 +249,8 @@ class ActionTable:
 
     def describe(self, action, table=None) -> str:
         if self.takes_table(action) and table is None:
-            return card_str(int(self.card[int(action)])) + " x the table"
+            # action_id: a one-element array, which takes_table and decode take, failed int()
+            return card_str(int(self.card[action_id(action)])) + " x the table"
         c, m = self.decode(action, table)
         return card_str(c) + (" x " + " ".join(cards_str(m)) if m else "")
 

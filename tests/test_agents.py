@@ -10,7 +10,7 @@ import pytest
 from agents import make_agent
 from agents import _exact, _rollout
 from agents.arena import evaluate
-from agents.base import Agent
+from agents.base import Agent, RandomAgent, flag_option
 from agents.hard import HardAgent
 from scopa_env import core
 from scopa_env.cards import mask_of
@@ -1456,3 +1456,56 @@ def test_search_weight_defaults_to_half_and_takes_both_ends():
     assert make_agent(f"{CHECKPOINT}:search=10").search_weight == 0.5
     for w in (0.0, 1.0):
         assert make_agent(f"{CHECKPOINT}:search=10,search_weight={w}").search_weight == w
+
+
+# ---- agents/base.py, pinned by mutation testing (2026-12-04) --------------------------------
+def test_a_classic_agent_refuses_an_observation_of_another_target():
+    """An observation of a match to 21 (napola off, same sizes) is refused by an agent made for the classic rules."""
+    g = Game(Rules(target=21), seed=1)
+    with pytest.raises(ScopaError, match=r"was made for rules classic.*target 21, napola 0"):
+        RandomAgent(Rules()).act(g.observation(g.to_move))
+
+
+def test_a_classic_agent_refuses_an_observation_with_napola_on():
+    """An observation of the napola rules (target 11, same sizes) is refused by an agent made for the classic rules."""
+    g = Game(Rules(napola=True), seed=1)
+    with pytest.raises(ScopaError, match=r"was made for rules classic.*target 11, napola 1"):
+        RandomAgent(Rules()).act(g.observation(g.to_move))
+
+
+def test_a_numpy_bool_is_a_flag():
+    """flag_option takes numpy's bools as true or false."""
+    assert flag_option("hard", "infer", np.bool_(True)) is True
+    assert flag_option("hard", "infer", np.bool_(False)) is False
+
+
+def test_a_boolean_action_mask_plays_as_the_int8_one():
+    """An action mask given as a bool array is read as 0/1, the same move as the int8 mask."""
+    g = Game(seed=1)
+    o = g.observation(g.to_move)
+    want = RandomAgent(Rules(), seed=3).act(o)
+    assert RandomAgent(Rules(), seed=3).act(dict(o, action_mask=o["action_mask"].astype(bool))) == want
+
+
+def test_random_agent_plays_every_legal_move():
+    """RandomAgent draws among all legal moves: over many seeds each of two legal moves is played."""
+    g = Game(seed=1)
+    o = g.observation(g.to_move)
+    legal = np.flatnonzero(o["action_mask"])
+    mask = np.zeros_like(o["action_mask"])
+    mask[legal[:2]] = 1
+    two = dict(o, action_mask=mask)
+    agent = RandomAgent(Rules(), seed=0)
+    played = set()
+    for seed in range(40):
+        agent.reset(seed)
+        played.add(agent.act(two))
+    assert played == {int(legal[0]), int(legal[1])}
+
+
+def test_weights_nested_in_a_list_are_said_to_be_nested():
+    """16 weights inside a second list said "need 16 values, got 16" (mutation-testing review):
+    the count and the shape now."""
+    from agents.base import weights_option
+    with pytest.raises(ScopaError, match=r"normal weights need 16 values, got 16 nested as an array of shape \(1, 16\)$"):
+        weights_option("normal", [[1.0] * 16], 16)

@@ -8,6 +8,8 @@ import pytest
 from scopa_env import Game, Rules, ScopaError
 from scopa_env import core
 from scopa_env.cards import ALL_CARDS_MASK, as_card, as_mask, card_str, cards_of, cards_str, is_list, mask_of, parse_card
+from scopa_env.actions import CLASSIC_SIZE, action_table, n_actions
+from scopa_env.errors import regular_file
 from scopa_env.records import dumps
 from scopa_env.seeds import check_seed, pair_entropy
 from scopa_env.simulate import random_match
@@ -843,3 +845,51 @@ def test_a_dict_is_not_a_list_of_cards():
         as_mask({"7D": 1, "3S": 2})
     with pytest.raises(ScopaError, match="are a list like"):
         cards_str({"7D": 1})
+
+
+# ---- errors.py and actions.py at their edges (mutation testing, 2026-12-04) ------------------
+def test_a_path_the_system_cannot_look_up_names_only_the_systems_words(tmp_path):
+    """regular_file's OSError message is the system's words alone, no '[Errno N]' nor the path a second time."""
+    long = str(tmp_path / ("a" * 300 + ".pt"))
+    with pytest.raises(ScopaError) as e:
+        regular_file("checkpoint", long)
+    assert str(e.value) == f"checkpoint {long!r}: File name too long"
+
+
+def test_only_a_joker_with_the_hand_bonus_appends_ids():
+    """The joker's ids come only with joker and hand_bonus together; either alone leaves the classic table."""
+    assert n_actions(Rules(hand_bonus=True)) == CLASSIC_SIZE
+    assert n_actions(Rules(joker=True, dealer_sweep=True)) == CLASSIC_SIZE
+    assert n_actions(Rules(joker=True, hand_bonus=True)) > CLASSIC_SIZE
+
+
+def test_decode_of_the_id_one_past_the_table_is_a_scopa_error():
+    """decode(size) is the ScopaError naming the range, not numpy's IndexError."""
+    t = action_table(Rules())
+    with pytest.raises(ScopaError, match=r"action id 16200 is not in 0\.\.16199"):
+        t.decode(t.size)
+
+
+def test_takes_table_is_false_for_ids_outside_the_table():
+    """takes_table of an id outside 0..size-1 is False (-1 is not the last ace's id; size is no IndexError)."""
+    t = action_table(Rules(ace_takes_all=True))
+    assert t.takes_table(t.size - 1)
+    assert not t.takes_table(-1) and not t.takes_table(t.size) and not t.takes_table(10**30)
+
+
+def test_describe_names_the_cards_an_ace_sweep_takes_when_given_the_table():
+    """describe(sweep, table) lists the table's cards; only without a table is it 'x the table'."""
+    t = action_table(Rules(ace_takes_all=True))
+    table = mask_of(["5C", "7S"])
+    sweep = t.encode("1S", table, table=table)
+    assert t.describe(sweep) == "1S x the table"
+    assert t.describe(sweep, table) == "1S x 5C 7S"
+
+
+def test_describe_takes_a_one_element_array_as_decode_does():
+    """describe() of an ace sweep given as a one-element array, with no table, failed int() (a
+    TypeError; mutation-testing review), where takes_table and decode take such arrays."""
+    t = action_table(Rules(ace_takes_all=True))
+    table = mask_of(["5C", "7S"])
+    sweep = np.array([t.encode("1S", table, table=table)])
+    assert t.describe(sweep) == "1S x the table" and t.describe(sweep, table) == "1S x 5C 7S"
