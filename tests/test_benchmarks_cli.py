@@ -1,22 +1,13 @@
 """The benchmark scripts on bad input: one line `SCRIPT: error: ...` on stderr, exit code 2, no
 traceback, before any work (so each case here takes about a second). Run from outside the checkout,
-as a user may. At the end, the scripts' functions in-process, pinned by mutation testing."""
+as a user may."""
 from __future__ import annotations
 
-import argparse
-import json
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 
-import numba
-import numpy as np
 import pytest
-
-from benchmarks import hand_points, match_margin, paired
-from benchmarks._cli import INT_MAX, errors_as_one_line, load_baseline, positive_float, positive_int
-from scopa_env.errors import ScopaError
 
 BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 
@@ -673,126 +664,3 @@ def test_records_readers_take_a_bom_name_cr_endings_and_refuse_one_file_twice(tm
     one_line_error(run("paired.py", [str(a), str(tmp_path / ".." / tmp_path.name / "a.jsonl")], tmp_path),
                    "paired.py", "are one file: compare two runs' records")
     assert json.loads(bom.read_bytes()[3:].splitlines()[0])["seed"] == 7
-
-
-# ---- paired.py and _cli.py in-process, pinned by mutation testing (2026-12-04) --------------
-def _paired_line(seed, seat, won, agent="agent", opponent="easy"):
-    players = [agent, opponent] if seat == 0 else [opponent, agent]
-    winner = seat if won else 1 - seat
-    score = [{"total": 11 if s == winner else 5} for s in (0, 1)]
-    return json.dumps({"rules": {"napola": False, "target": 11}, "seed": seed, "players": players,
-                       "winner": winner, "hands": [{"score": score}]})
-
-
-def test_a_boolean_match_seed_is_refused_not_read_as_seed_1(tmp_path):
-    """A record whose seed is JSON true is not a match record: a bool seed would silently pair with seed 1's deal."""
-    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    a.write_text(_paired_line(1, 0, 1) + "\n" + _paired_line(1, 1, 0) + "\n")
-    b.write_text(_paired_line(True, 0, 1) + "\n" + _paired_line(1, 1, 1) + "\n")
-    assert paired.load(str(a), None)[3][0][0] == 1
-    with pytest.raises(ScopaError, match=r"b\.jsonl:1: not a finished 2-player match record .*seed True"):
-        paired.compare(str(a), str(b))
-
-
-def test_positive_int_takes_its_documented_top_2_31_minus_1():
-    """positive_int takes 1..2**31-1, both ends included; 2**31 is refused with the range in the message."""
-    assert positive_int("1") == 1
-    assert positive_int(str(INT_MAX)) == INT_MAX == 2**31 - 1
-    with pytest.raises(argparse.ArgumentTypeError, match="from 1 to 2,147,483,647"):
-        positive_int(str(2**31))
-
-
-def test_positive_float_refuses_infinity():
-    """positive_float is 'a finite number > 0': --seconds inf would time forever."""
-    assert positive_float("0.5") == 0.5
-    for bad in ("inf", "Infinity", "1e400"):
-        with pytest.raises(argparse.ArgumentTypeError, match="must be a number > 0"):
-            positive_float(bad)
-
-
-def test_an_oserror_names_the_file_in_its_one_line(capsys):
-    """errors_as_one_line: an OSError with a file name is 'PROG: error: FILE: WHY', exit 2, so the user knows which file."""
-    @errors_as_one_line("x.py")
-    def main():
-        raise FileNotFoundError(2, "No such file or directory", "runs/a.jsonl")
-    assert main() == 2
-    assert capsys.readouterr().err == "x.py: error: runs/a.jsonl: No such file or directory\n"
-
-
-def test_load_baseline_gives_numba_its_cache_folder_back(tmp_path, monkeypatch):
-    """numba's CACHE_DIR is the baseline's own only while it is imported: afterwards this checkout's kernels cache where they did."""
-    monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "mine"))
-    monkeypatch.delitem(sys.modules, "baseline_scopa_env", raising=False)
-    (tmp_path / "old" / "scopa_env").mkdir(parents=True)
-    (tmp_path / "old" / "scopa_env" / "__init__.py").write_text("X = 1\n")
-    mod = load_baseline(str(tmp_path / "old"), needs=("X",))
-    assert mod.X == 1
-    assert numba.config.CACHE_DIR == str(tmp_path / "mine")
-    sys.modules.pop("baseline_scopa_env", None)
-
-
-# ---- match_margin.py and hand_points.py in-process, pinned by mutation testing (2026-12-04) ---
-def test_move_chance_moves_a_point_worth_two_of_margin():
-    """Moving one point adds 2 to the margin: shift s needs chance s / (2 * share of hands that can)."""
-    hands = np.array([[0, 1], [3, 1], [2, 0], [1, 0]])     # the opponent scored in half the hands
-    assert match_margin.move_chance(hands, 0.5) == pytest.approx(0.5)
-    assert match_margin.move_chance(hands, 0.0) == 0.0
-
-
-def test_a_hand_where_the_opponent_scored_one_point_can_give_it():
-    """A hand the opponent scored exactly 1 point in can move that point to the agent."""
-    assert match_margin.move_chance(np.array([[0, 1], [2, 1]]), 1.0) == pytest.approx(0.5)
-
-
-def test_the_largest_shift_the_hands_allow_is_accepted():
-    """Shift 2 is allowed when the opponent scored in every hand (a point moved in each)."""
-    hands = np.array([[0, 1], [2, 3], [4, 1]])
-    assert match_margin.move_chance(hands, 2.0) == 1.0
-    with pytest.raises(ScopaError, match="is more than moving a point"):
-        match_margin.move_chance(np.array([[0, 1], [2, 0]]), 1.5)
-
-
-def test_a_moved_point_leaves_the_opponent():
-    """Hands of 1-2 with shift 1 become 1-2 or 2-1 evenly: a fair race, about half the matches won."""
-    rng = np.random.default_rng(0)
-    rate = match_margin.resampled_win_rate(np.array([[1, 2]]), 1.0, 11, 2000, rng)
-    assert 0.4 < rate < 0.6
-
-
-def test_main_reads_each_hand_from_the_agents_side(monkeypatch, capsys):
-    """The measured points per hand are the agent's first, whichever seat it played."""
-    results = [SimpleNamespace(agent_side=1, hand_points=[[0, 3], [1, 4]], agent_won=True),
-               SimpleNamespace(agent_side=0, hand_points=[[5, 1], [2, 0]], agent_won=True)]
-    monkeypatch.setattr(match_margin, "run_pairs", lambda *a, **k: results)
-    assert match_margin.main(["--agent", "x", "--matches", "2", "--samples", "5", "--shifts", "0"]) == 0
-    head = capsys.readouterr().out.splitlines()[0]
-    assert "points per hand 3.500 - 0.500 = +3.000" in head, head
-
-
-def _hand_points_record(path, hands, seed=1):
-    hand = lambda x, y: {"score": [{"total": x}, {"total": y}]}      # noqa: E731
-    path.write_text(json.dumps({"rules": {"target": 11}, "seed": seed, "players": ["agent", "easy"],
-                                "hands": [hand(x, y) for x, y in hands]}) + "\n")
-
-
-def test_symmetric_counts_a_level_hand_both_ways_round_too():
-    """--symmetric counts every hand twice, a level one included (the shipped soft table's even counts)."""
-    assert hand_points.symmetric({(2, 2): 3, (1, 0): 1}) == {(0, 1): 1, (1, 0): 1, (2, 2): 6}
-
-
-def test_symmetric_output_of_main_doubles_level_hands(tmp_path, capsys):
-    """main --symmetric prints a level hand with twice its count."""
-    rec = tmp_path / "r.jsonl"
-    _hand_points_record(rec, [(2, 2), (3, 1)])
-    assert hand_points.main([str(rec), "--player", "agent", "--symmetric"]) == 0
-    assert capsys.readouterr().out.splitlines()[1] == "{(1, 3): 1, (2, 2): 2, (3, 1): 1}"
-
-
-def test_records_without_hands_are_a_one_line_error(tmp_path, capsys):
-    """Records holding no hand are 'no hands in the records' (exit 2), not a ZeroDivisionError."""
-    rec = tmp_path / "r.jsonl"
-    _hand_points_record(rec, [])
-    with pytest.raises(ScopaError, match="no hands in the records"):
-        hand_points.count_hands([str(rec)], "agent")
-    assert hand_points.main([str(rec), "--player", "agent"]) == 2
-    assert capsys.readouterr().err == "hand_points.py: error: no hands in the records\n"
