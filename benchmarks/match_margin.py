@@ -42,8 +42,8 @@ def move_chance(hands: np.ndarray, shift: float) -> float:
         raise ScopaError(f"shift {shift} is more than moving a point in every hand the opponent "
                          f"scored in can give: at most {2 * can.mean():.3f} with these hands")
     x, y = hands[:, 0], hands[:, 1]
-    # a hand may end uneven as measured (unless a point always moves) or with its point moved
-    uneven = ((x != y) & (p < 1)) | (can & (p > 0) & (x + 1 != y - 1))
+    # a hand may end uneven as measured (unless its point always moves) or with its point moved
+    uneven = ((x != y) & (~can | (p < 1))) | (can & (p > 0) & (x + 1 != y - 1))
     if not uneven.any():
         # no hand can break a tie: the resampling loop never ended (reviews: every hand level
         # and no point moved; every point moved making every hand level, as 0-2 and 1-3 at 2)

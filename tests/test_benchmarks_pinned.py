@@ -105,6 +105,14 @@ def test_the_largest_shift_the_hands_allow_is_accepted():
         match_margin.move_chance(np.array([[0, 1], [2, 0]]), 1.5)
 
 
+def test_a_hand_the_opponent_scored_nothing_in_stays_uneven_at_any_shift():
+    """Only hands the opponent scored in move a point: 3-0 beside 0-2 at the largest shift (every
+    such point moved, 0-2 always level) still ends matches, and is no error."""
+    rng = np.random.default_rng(0)
+    assert match_margin.move_chance(np.array([[0, 2], [3, 0]]), 1.0) == 1.0
+    assert match_margin.resampled_win_rate(np.array([[0, 2], [3, 0]]), 1.0, 11, 20, rng) == 1.0
+
+
 def test_a_moved_point_leaves_the_opponent():
     """Hands of 1-2 with shift 1 become 1-2 or 2-1 evenly: a fair race, about half the matches won."""
     rng = np.random.default_rng(0)
