@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents import make_agent
+from agents import make_agent, split_spec
 from agents import _exact, _rollout
 from agents.arena import evaluate
 from agents.base import Agent, RandomAgent, flag_option
@@ -1509,3 +1509,8 @@ def test_weights_nested_in_a_list_are_said_to_be_nested():
     from agents.base import weights_option
     with pytest.raises(ScopaError, match=r"normal weights need 16 values, got 16 nested as an array of shape \(1, 16\)$"):
         weights_option("normal", [[1.0] * 16], 16)
+
+
+def test_split_spec_without_an_existing_file_options_start_after_the_first_name_colon():
+    """With no file to prefer, the options start at the first colon that ends a name, so a value may hold '.pt:'."""
+    assert split_spec("hard:name=v1.pt:best") == ("hard", {"name": "v1.pt:best"})

@@ -1,7 +1,8 @@
 """The benchmark scripts' own arithmetic and bookkeeping, in-process: each test here failed on a
 change to benchmarks/ that the rest of the suite let through (mutation testing, 2026-12-04):
 paired.py's seeds, the shared parser's ranges, match_margin's model of a margin, hand_points'
-counts, hand_value's telling and interval, opponent_fit's likelihoods, max_moves' games."""
+counts, hand_value's telling and interval, opponent_fit's likelihoods, max_moves' games, and the
+speed benchmarks' figures, ratios, medians and targets (their timed work replaced by stand-ins)."""
 from __future__ import annotations
 
 import argparse
@@ -9,6 +10,7 @@ import json
 import math
 import re
 import sys
+import types
 from types import SimpleNamespace
 
 import numba
@@ -18,7 +20,9 @@ import pytest
 from agents.arena import MatchResult
 from agents.base import Agent
 from agents.stats import t95
-from benchmarks import hand_points, hand_value, match_margin, max_moves, opponent_fit, paired
+from agents.hard import HardAgent
+from benchmarks import (bench_aec, bench_batched, bench_engine, bench_hard, hand_points, hand_value,
+                        match_margin, max_moves, opponent_fit, paired)
 from benchmarks._cli import INT_MAX, errors_as_one_line, load_baseline, positive_float, positive_int
 from scopa_env import core
 from scopa_env.batched import initial_max_legal
@@ -362,3 +366,364 @@ def test_main_plays_seeds_from_0_and_flags_only_a_count_past_the_width(monkeypat
         assert seeds == [(0, 7), (1, 7)]
         assert row.split()[:2] == ["classic", str(width + extra)]
         assert row.endswith("(past the start width)") == past, row
+
+
+# ---- bench_engine.py ---------------------------------------------------------
+class EngineFakeState:
+    def copy(self):
+        return self
+
+
+class EngineFakeGame:
+    def __init__(self, seed=0):
+        self.state = EngineFakeState()
+
+
+def _engine_fake_core(checksum=7, clock=None, duration=1.0):
+    def random_hands(seed, n, *rest):
+        if clock is not None:
+            clock.t += duration() if callable(duration) else duration
+        return checksum
+    return types.SimpleNamespace(random_hands=random_hands, clone_many=lambda s, n: None,
+                                 random_hands_rules=lambda seed, n, header: 0, STATE_SIZE=99)
+
+
+def _engine_run_main(monkeypatch, capsys, argv, times):
+    """main() with every timed() call answered from `times` (seconds), in order; returns (stdout, repeats per call)."""
+    seen = []
+    answers = iter(times)
+
+    def timed(fn, repeats):
+        seen.append(repeats)
+        return next(answers)
+    monkeypatch.setattr(bench_engine, "core", _engine_fake_core())
+    monkeypatch.setattr(bench_engine, "Game", EngineFakeGame)
+    monkeypatch.setattr(bench_engine, "timed", timed)
+    assert bench_engine.main(argv) == 0
+    return capsys.readouterr().out, seen
+
+
+def test_python_api_is_timed_an_odd_number_of_times(monkeypatch, capsys):
+    """The Python-API median is over an odd number of runs (a median of 2 runs is their mean)."""
+    out, seen = _engine_run_main(monkeypatch, capsys, ["--hands", "300000", "--repeats", "4"], [1.0, 1.0, 1.0, 1.0])
+    assert seen[1] == 3
+    assert "(median of 3, 600 hands each;" in out
+
+
+def test_the_150k_target_is_met_at_150k_and_not_below(monkeypatch, capsys):
+    """The target line says met from 150,000 hands/s on, NOT met below it."""
+    out, _ = _engine_run_main(monkeypatch, capsys, ["--hands", "300000", "--repeats", "1"], [2.0, 1.0, 1.0, 1.0])
+    assert "target >= 150,000 hands/s per core: met" in out
+    out, _ = _engine_run_main(monkeypatch, capsys, ["--hands", "300000", "--repeats", "1"], [3.0, 1.0, 1.0, 1.0])
+    assert "target >= 150,000 hands/s per core: NOT met" in out
+
+
+def test_each_preset_is_printed_relative_to_classic(monkeypatch, capsys):
+    """--presets prints each preset's speed as its rate over the classic rate (half as fast: 0.50 x)."""
+    n_presets = len(bench_engine.PRESETS)
+    # classic: 300,000 hands in 1 s; each preset: 30,000 hands in 0.2 s = 150,000 hands/s
+    out, _ = _engine_run_main(monkeypatch, capsys, ["--hands", "300000", "--repeats", "1", "--presets"],
+                      [1.0, 1.0, 1.0, 1.0] + [0.2] * n_presets)
+    rows = [line for line in out.splitlines() if line.endswith("x classic)")]
+    assert len(rows) == n_presets
+    assert all("150,000 hands/s  (0.50 x classic)" in row for row in rows), rows
+
+
+class EngineClock:
+    t = 0.0
+
+    def __call__(self):
+        return self.t
+
+
+def _engine_run_compare(monkeypatch, capsys, base_durations, base_checksum=7, repeats=3):
+    clock = EngineClock()
+    durations = iter([0.0, 0.0] + list(base_durations))     # compile and checksum calls first
+    base = _engine_fake_core(base_checksum, clock, lambda: next(durations))
+    this = _engine_fake_core(7, clock, 1.0)
+    monkeypatch.setattr(bench_engine, "core", this)
+    monkeypatch.setattr(bench_engine, "load_baseline",
+                        lambda path, needs: types.SimpleNamespace(core=base))
+    monkeypatch.setattr(bench_engine.time, "perf_counter", clock)
+    assert bench_engine.main(["--baseline", "other", "--hands", "1000", "--repeats", str(repeats)]) == 0
+    return capsys.readouterr().out
+
+
+def test_baseline_ratio_is_the_median_of_baseline_over_this_time(monkeypatch, capsys):
+    """The ratio is the median over the pairs of baseline time / this checkout's time (> 1: this one is faster)."""
+    out = _engine_run_compare(monkeypatch, capsys, [2.0, 2.0, 8.0])
+    assert "ratio         :         2.00 x  (median of the pairs: 2.00, 2.00, 8.00)" in out
+    assert "baseline      :          500 hands/s" in out
+    assert "this checkout :        1,000 hands/s" in out
+    assert "same hands    : yes" in out
+
+
+def test_baseline_with_another_checksum_is_said_to_play_other_hands(monkeypatch, capsys):
+    """Two engines whose random play returns different checksums are reported as playing different hands."""
+    out = _engine_run_compare(monkeypatch, capsys, [1.0, 1.0, 1.0], base_checksum=8)
+    assert "same hands    : NO: the two engines played different hands" in out
+
+
+# ---- bench_batched.py --------------------------------------------------------
+class BatchedClock:
+    def __init__(self, step=0.0):
+        self.t, self.step = 0.0, step
+
+    def __call__(self):
+        self.t += self.step
+        return self.t
+
+
+class BatchedFakeEnv:
+    def __init__(self, B=8, rules=None, seed=0, tag="this"):
+        self.num_envs, self.tag = B, tag
+        self.legal_count = np.full(B, 3)
+        self.legal_ids = np.zeros((B, 3), dtype=np.int64)
+        self.views = 0
+
+    def reset(self):
+        pass
+
+    def step(self, ids):
+        pass
+
+    def step_index(self, idx):
+        pass
+
+    def action_masks(self):
+        env = self
+
+        class Mask:
+            def view(self, dtype):
+                env.views += 1
+                return np.ones(4, dtype=bool)
+        return Mask()
+
+
+def test_run_counts_one_agent_step_per_game_per_move(monkeypatch):
+    """run() counts B agent steps for each batched step: 20 batched steps of 8 games in 1 s are 160 steps/s."""
+    monkeypatch.setattr(bench_batched.time, "perf_counter", BatchedClock(step=1.0))
+    rate = bench_batched.run(BatchedFakeEnv(8), "index", 0.5, np.random.default_rng(0))
+    assert rate == 160.0
+
+
+def test_mask_cost_reads_the_mask_only_when_asked(monkeypatch):
+    """mask_cost(read=False) times the call alone; read=True adds one pass over each mask."""
+    env = BatchedFakeEnv(8)
+    bench_batched.mask_cost(env, False, repeats=5)
+    assert env.views == 0
+    bench_batched.mask_cost(env, True, repeats=5)
+    assert env.views == 5
+
+
+def test_mask_cost_is_compared_with_one_batched_step(monkeypatch, capsys):
+    """A batched step of B games takes B / (agent steps per second): 8 games at 8,000 steps/s is 1.00 ms, so 2 ms is 2.0x."""
+    monkeypatch.setattr(bench_batched, "BatchedScopa", BatchedFakeEnv)
+    monkeypatch.setattr(bench_batched, "run", lambda env, mode, seconds, rng: 8000.0)
+    monkeypatch.setattr(bench_batched, "mask_cost", lambda env, read: 0.002)
+    args = types.SimpleNamespace(sizes=[8], repeats=1, seconds=0.1)
+    bench_batched.bench_rules("classic", args, np.random.default_rng(0), ("index", "ids", "index+dense mask"))
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if "action_masks() alone" in x)
+    assert line.endswith("2.00 ms per call =  2.0x one batched step (1.00 ms)"), line
+
+
+def _batched_run_compare(monkeypatch, capsys, repeats):
+    order = []
+
+    def run(env, mode, seconds, rng):
+        if seconds != 0.3:          # not the warm-up
+            order.append(env.tag)
+        return 200.0 if env.tag == "this" else 100.0
+    base = types.SimpleNamespace(BatchedScopa=lambda B, seed: BatchedFakeEnv(B, tag="base"))
+    monkeypatch.setattr(bench_batched, "BatchedScopa", BatchedFakeEnv)
+    monkeypatch.setattr(bench_batched, "load_baseline", lambda path, needs: base)
+    monkeypatch.setattr(bench_batched, "run", run)
+    assert bench_batched.main(["--baseline", "other", "--sizes", "8", "--repeats", str(repeats),
+                               "--seconds", "0.1"]) == 0
+    return capsys.readouterr().out, order
+
+
+def test_baseline_ratio_is_this_over_the_baseline(monkeypatch, capsys):
+    """The ratio column is this checkout's rate over the baseline's (twice as fast: 2.000)."""
+    out, _ = _batched_run_compare(monkeypatch, capsys, 2)
+    assert "     8            100            200   2.000  2.00 2.00" in out
+
+
+def test_baseline_and_this_checkout_take_turns_going_first(monkeypatch, capsys):
+    """The pairs alternate which env runs first, so a drift in load hits both alike."""
+    _, order = _batched_run_compare(monkeypatch, capsys, 4)
+    assert order == ["base", "this", "this", "base", "base", "this", "this", "base"]
+
+
+# ---- bench_aec.py ------------------------------------------------------------
+class AecClock:
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self):
+        self.t += 1.0
+        return self.t
+
+
+class AecFakeAEC:
+    """Episodes of 3 live steps then 2 dead agents' steps (step(None))."""
+
+    def __init__(self):
+        self.seeds, self.n = [], 0
+
+    def reset(self, seed=None):
+        self.seeds.append(seed)
+        self.n = 0
+
+    def agent_iter(self):
+        while self.n < 5:
+            yield "p"
+
+    def last(self):
+        dead = self.n >= 3
+        return {"action_mask": np.array([0, 1, 1], dtype=np.int8)}, 0, dead, False, {}
+
+    def step(self, action):
+        assert (action is None) == (self.n >= 3)
+        self.n += 1
+
+
+def test_dead_agents_steps_are_not_counted(monkeypatch):
+    """Only live actions count: one episode of 3 live + 2 dead steps in 1 s is 3 steps/s."""
+    monkeypatch.setattr(bench_aec.time, "perf_counter", AecClock())
+    assert bench_aec.random_play(AecFakeAEC(), 0.5, np.random.default_rng(0), seed=5) == 3.0
+
+
+def test_each_episode_is_reset_with_the_next_seed(monkeypatch):
+    """Each episode of a run gets a new seed, counting up from the one given."""
+    monkeypatch.setattr(bench_aec.time, "perf_counter", AecClock())
+    env = AecFakeAEC()
+    bench_aec.random_play(env, 2.5, np.random.default_rng(0), seed=5)
+    assert env.seeds == [5, 6, 7]
+
+
+def _aec_run_main(monkeypatch, capsys, rates, repeats=1):
+    """main() with fake envs; random_play answers from rates[name] in order, after one warm-up call per env."""
+    calls = {name: iter([0.0] + list(v)) for name, v in rates.items()}
+    monkeypatch.setattr(bench_aec, "make_envs", lambda presets=(): {name: name for name in rates})
+    monkeypatch.setattr(bench_aec, "random_play", lambda env, seconds, rng, seed: next(calls[env]))
+    assert bench_aec.main(["--repeats", str(repeats), "--seconds", "0.1"]) == 0
+    return capsys.readouterr().out
+
+
+def test_targets_are_20k_raw_and_10k_wrapped(monkeypatch, capsys):
+    """The targets line: raw is met from 20,000 steps/s, wrapped from 10,000."""
+    out = _aec_run_main(monkeypatch, capsys, {"scopa raw_env": [19_999.0], "scopa env (wrapped)": [10_000.0]})
+    assert "targets: raw >= 20,000 (NOT met), wrapped >= 10,000 (met)" in out
+    out = _aec_run_main(monkeypatch, capsys, {"scopa raw_env": [20_000.0], "scopa env (wrapped)": [9_999.0]})
+    assert "targets: raw >= 20,000 (met), wrapped >= 10,000 (NOT met)" in out
+
+
+def test_rows_give_median_then_min_then_max(monkeypatch, capsys):
+    """Each env row: the median over the repeats, then the min and the max column."""
+    out = _aec_run_main(monkeypatch, capsys, {"scopa raw_env": [1000.0, 3000.0, 2000.0],
+                                         "scopa env (wrapped)": [500.0, 500.0, 500.0]}, repeats=3)
+    row = next(line for line in out.splitlines() if line.startswith("scopa raw_env"))
+    assert row.split()[-3:] == ["2,000", "1,000", "3,000"], row
+
+
+# ---- bench_hard.py -----------------------------------------------------------
+class HardFakeHard(HardAgent):
+    def __init__(self, tag="hard"):         # no search set up: only the class matters
+        self.tag, self.resets, self.budget = tag, [], 100
+
+    def reset(self, seed):
+        self.resets.append(seed)
+
+    def act(self, obs):
+        return 0
+
+
+class HardFakeNormal:
+    def __init__(self, tag="normal"):
+        self.tag, self.resets = tag, []
+
+    def reset(self, seed):
+        self.resets.append(seed)
+
+    def act(self, obs):
+        return 0
+
+
+class HardFakeGame:
+    """One hand of `moves` decisions, seats in turn, then the match is over."""
+    moves = 0
+
+    def __init__(self, rules, seed):
+        self.players, self.left, self.to_move = rules.players, self.moves, 0
+        self.match_over = True
+
+    @property
+    def hand_over(self):
+        return self.left == 0
+
+    def observation(self, p):
+        return {"action_mask": np.array([1, 1])}
+
+    def play_action(self, action):
+        self.left -= 1
+        self.to_move = (self.to_move + 1) % self.players
+
+
+def test_seats_shift_by_one_each_match(monkeypatch):
+    """Match m seats agent k at seat (k - m) mod n: hard plays seat 0, then seat 1."""
+    monkeypatch.setattr(bench_hard, "Game", HardFakeGame)
+    monkeypatch.setattr(HardFakeGame, "moves", 0)
+    hard, normal = HardFakeHard(), HardFakeNormal()
+    bench_hard.play(hard, normal, 2, 0, Rules())
+    assert hard.resets == [0, 3] and normal.resets == [1, 2]
+
+
+def test_every_hard_seat_is_timed_as_hard(monkeypatch):
+    """With four seats, both hard agents' decisions are labelled hard (by level, not by object)."""
+    monkeypatch.setattr(bench_hard, "Game", HardFakeGame)
+    monkeypatch.setattr(HardFakeGame, "moves", 4)
+    rows = bench_hard.play(HardFakeHard(), HardFakeNormal(), 1, 0, Rules(players=4, hand_cards=9, table_cards=4),
+                           [HardFakeHard("hard2"), HardFakeNormal("normal2")])
+    assert [r[0] for r in rows] == ["hard", "normal", "hard", "normal"]
+    assert all(r[3] == 2 for r in rows)
+
+
+def _hard_run_main(monkeypatch, capsys, argv, rows=()):
+    """main() with make_agent and play faked; returns (stdout, the `extra` agents play was given)."""
+    seen = {}
+
+    def make_agent(level, rules, **opts):
+        return HardFakeHard() if level == "hard" else HardFakeNormal()
+
+    def play(hard, normal, matches, seed, rules=None, extra=()):
+        seen["extra"] = [type(a).__name__ for a in extra]
+        return list(rows)
+    monkeypatch.setattr(bench_hard, "make_agent", make_agent)
+    monkeypatch.setattr(bench_hard, "play", play)
+    assert bench_hard.main(argv) == 0
+    return capsys.readouterr().out, seen["extra"]
+
+
+HardROWS = [("hard", 0.010, 0.010, 1), ("hard", 0.010, 0.010, 2), ("hard", 0.010, 0.010, 3),
+        ("normal", 0.001, 0.001, 1), ("normal", 0.001, 0.001, 1), ("normal", 0.001, 0.001, 2)]
+
+
+def test_choice_rows_count_decisions_of_two_or_more_moves_and_ratio_is_hard_over_normal(monkeypatch, capsys):
+    """'decisions with a choice' counts those with more than one legal move; the ratio is hard's median cpu over normal's."""
+    out, _ = _hard_run_main(monkeypatch, capsys, ["--matches", "1"], HardROWS)
+    lines = out.splitlines()
+    assert any(x.startswith("hard cpu,  decisions with a choice") and "n=    2 " in x for x in lines), out
+    assert any(x.startswith("normal cpu,  decisions with a choice") and "n=    1 " in x for x in lines), out
+    assert "median cpu time ratio hard / normal: 10x" in lines
+
+
+def test_seats_beyond_two_alternate_and_three_players_are_one_hard_against_two_normal(monkeypatch, capsys):
+    """Four or six seats alternate hard, normal around the table; with three it is hard against two normal."""
+    _, extra = _hard_run_main(monkeypatch, capsys, ["--matches", "1", "--rules", "scopone"], HardROWS)
+    assert extra == ["HardFakeHard", "HardFakeNormal"]
+    _, extra = _hard_run_main(monkeypatch, capsys, ["--matches", "1", "--rules", "six-players"], HardROWS)
+    assert extra == ["HardFakeHard", "HardFakeNormal", "HardFakeHard", "HardFakeNormal"]
+    out, extra = _hard_run_main(monkeypatch, capsys, ["--matches", "1", "--rules", "three-players"], HardROWS)
+    assert extra == ["HardFakeNormal"] and "3 players: one hard against two normal" in out
