@@ -368,6 +368,16 @@ def test_main_plays_seeds_from_0_and_flags_only_a_count_past_the_width(monkeypat
         assert row.endswith("(past the start width)") == past, row
 
 
+class _Clock:
+    """A perf_counter stand-in: advances `step` a call (0: only when a test moves `t`)."""
+    def __init__(self, step=0.0):
+        self.t, self.step = 0.0, step
+
+    def __call__(self):
+        self.t += self.step
+        return self.t
+
+
 # ---- bench_engine.py ---------------------------------------------------------
 class EngineFakeState:
     def copy(self):
@@ -429,15 +439,8 @@ def test_each_preset_is_printed_relative_to_classic(monkeypatch, capsys):
     assert all("150,000 hands/s  (0.50 x classic)" in row for row in rows), rows
 
 
-class EngineClock:
-    t = 0.0
-
-    def __call__(self):
-        return self.t
-
-
 def _engine_run_compare(monkeypatch, capsys, base_durations, base_checksum=7, repeats=3):
-    clock = EngineClock()
+    clock = _Clock()
     durations = iter([0.0, 0.0] + list(base_durations))     # compile and checksum calls first
     base = _engine_fake_core(base_checksum, clock, lambda: next(durations))
     this = _engine_fake_core(7, clock, 1.0)
@@ -465,15 +468,6 @@ def test_baseline_with_another_checksum_is_said_to_play_other_hands(monkeypatch,
 
 
 # ---- bench_batched.py --------------------------------------------------------
-class BatchedClock:
-    def __init__(self, step=0.0):
-        self.t, self.step = 0.0, step
-
-    def __call__(self):
-        self.t += self.step
-        return self.t
-
-
 class BatchedFakeEnv:
     def __init__(self, B=8, rules=None, seed=0, tag="this"):
         self.num_envs, self.tag = B, tag
@@ -502,7 +496,7 @@ class BatchedFakeEnv:
 
 def test_run_counts_one_agent_step_per_game_per_move(monkeypatch):
     """run() counts B agent steps for each batched step: 20 batched steps of 8 games in 1 s are 160 steps/s."""
-    monkeypatch.setattr(bench_batched.time, "perf_counter", BatchedClock(step=1.0))
+    monkeypatch.setattr(bench_batched.time, "perf_counter", _Clock(step=1.0))
     rate = bench_batched.run(BatchedFakeEnv(8), "index", 0.5, np.random.default_rng(0))
     assert rate == 160.0
 
@@ -557,15 +551,6 @@ def test_baseline_and_this_checkout_take_turns_going_first(monkeypatch, capsys):
 
 
 # ---- bench_aec.py ------------------------------------------------------------
-class AecClock:
-    def __init__(self):
-        self.t = 0.0
-
-    def __call__(self):
-        self.t += 1.0
-        return self.t
-
-
 class AecFakeAEC:
     """Episodes of 3 live steps then 2 dead agents' steps (step(None))."""
 
@@ -591,13 +576,13 @@ class AecFakeAEC:
 
 def test_dead_agents_steps_are_not_counted(monkeypatch):
     """Only live actions count: one episode of 3 live + 2 dead steps in 1 s is 3 steps/s."""
-    monkeypatch.setattr(bench_aec.time, "perf_counter", AecClock())
+    monkeypatch.setattr(bench_aec.time, "perf_counter", _Clock(step=1.0))
     assert bench_aec.random_play(AecFakeAEC(), 0.5, np.random.default_rng(0), seed=5) == 3.0
 
 
 def test_each_episode_is_reset_with_the_next_seed(monkeypatch):
     """Each episode of a run gets a new seed, counting up from the one given."""
-    monkeypatch.setattr(bench_aec.time, "perf_counter", AecClock())
+    monkeypatch.setattr(bench_aec.time, "perf_counter", _Clock(step=1.0))
     env = AecFakeAEC()
     bench_aec.random_play(env, 2.5, np.random.default_rng(0), seed=5)
     assert env.seeds == [5, 6, 7]
