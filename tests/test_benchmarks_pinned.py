@@ -31,21 +31,15 @@ from scopa_env.observation import SLICES, layout_for
 from scopa_env.presets import rules_from_preset
 from scopa_env.rules import Rules
 
+from test_benchmarks_cli import _records     # evaluate.py --record's match lines
+
 
 # ---- paired.py and _cli.py -------------------------------------------------------------------
-def _paired_line(seed, seat, won, agent="agent", opponent="easy"):
-    players = [agent, opponent] if seat == 0 else [opponent, agent]
-    winner = seat if won else 1 - seat
-    score = [{"total": 11 if s == winner else 5} for s in (0, 1)]
-    return json.dumps({"rules": {"napola": False, "target": 11}, "seed": seed, "players": players,
-                       "winner": winner, "hands": [{"score": score}]})
-
-
 def test_a_boolean_match_seed_is_refused_not_read_as_seed_1(tmp_path):
     """A record whose seed is JSON true is not a match record: a bool seed would silently pair with seed 1's deal."""
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
-    a.write_text(_paired_line(1, 0, 1) + "\n" + _paired_line(1, 1, 0) + "\n")
-    b.write_text(_paired_line(True, 0, 1) + "\n" + _paired_line(1, 1, 1) + "\n")
+    _records(a, "agent", [(1, 0, 1), (1, 1, 0)])
+    _records(b, "agent", [(True, 0, 1), (1, 1, 1)])
     assert paired.load(str(a), None)[3][0][0] == 1
     with pytest.raises(ScopaError, match=r"b\.jsonl:1: not a finished 2-player match record .*seed True"):
         paired.compare(str(a), str(b))

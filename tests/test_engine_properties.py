@@ -721,10 +721,6 @@ def test_new_output_is_not_private(tmp_path):
 
 
 # ---- simulate and the kernel cache, pinned by mutation testing (2026-12-04) ------------------
-def _records(path):
-    return [json.loads(line) for line in path.read_text().splitlines()]
-
-
 def test_zero_matches_is_an_empty_file_not_an_error(tmp_path, capsys):
     """--matches 0 is valid (the check is '>= 0'): an empty records file and exit 0, e.g. for scripted sweeps."""
     out = tmp_path / "r.jsonl"
@@ -745,14 +741,14 @@ def test_the_largest_seed_is_a_valid_last_match(tmp_path):
     """The last match's seed may be 2**63-1 itself: --seed 2**63-1 --matches 1 writes that one match."""
     out = tmp_path / "r.jsonl"
     assert simulate.main(["--matches", "1", "--seed", str(2**63 - 1), "--out", str(out), "--no-check"]) == 0
-    assert [r["seed"] for r in _records(out)] == [2**63 - 1]
+    assert [r["seed"] for r in list(records.read(str(out)))] == [2**63 - 1]
 
 
 def test_each_match_regenerates_alone_from_player_rng(tmp_path):
     """Module text: match i is dealt from S + i and played by player_rng(S, i), so any one match can be regenerated alone."""
     out = tmp_path / "r.jsonl"
     assert simulate.main(["--matches", "3", "--seed", "40", "--out", str(out), "--no-check"]) == 0
-    recs = _records(out)
+    recs = list(records.read(str(out)))
     for i in range(3):
         again = random_match(Rules(), 40 + i, player_rng(40, i))
         assert json.loads(json.dumps(again)) == recs[i]
