@@ -9,13 +9,11 @@ state, unfinished episodes), so a resumed run makes the same updates as one neve
 """
 from __future__ import annotations
 
-import contextlib
 import os
 import random
 import re
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -29,8 +27,10 @@ from scopa_env.errors import NEWER_FILE, ScopaError
 from scopa_env.presets import preset_name
 from scopa_env.rules import Rules, option_text
 from scopa_env.seeds import offset_seed
+from . import saved_state
 from .config import (FIELDS, LEGACY_RULES_KEYS, RULES_KEYS, TrainConfig, check_bot_games, make_config,
                      rules_overrides, saved_config)
+from .tensorboard_log import TensorBoardLog, quiet_log_thread
 
 KEEP_PERIODIC = 3
 LOCK_FILE = ".lock"   # in a run's checkpoint folder: held (flock) by the process training it
@@ -284,7 +284,8 @@ class Run:
                 load(ckpt[key])
             except KeyError as e:        # "KeyError: 'env'" said neither the file nor where
                 missing = e.args[0] if e.args else "?"
-                lacking = _lacking(ckpt[key], template[key], missing, key) or f"{key}: key {missing!r}"
+                lacking = (saved_state.lacking(ckpt[key], template[key], missing, key)
+                           or f"{key}: key {missing!r}")
                 raise ScopaError(f"{where} cannot be resumed: it lacks {lacking}") from None
             except (RuntimeError, ValueError, TypeError, AttributeError, IndexError) as e:
                 first = checkpoint.first_line(e)
@@ -303,11 +304,12 @@ class Run:
                 raise ScopaError(f"{where} cannot be resumed: its optimizer state is empty, but its "
                                  f"network was trained (step {self.counters['steps']:,}; "
                                  f"{trained[0]!r} differs from the seed's initial weights)")
-        wrong = (_misshapen(ckpt["algo_state"], template["algo_state"], "algo_state")
-                 or _misshapen_optimizer(self.optimizer, self.model))
+        wrong = (saved_state.misshapen(ckpt["algo_state"], template["algo_state"], "algo_state")
+                 or saved_state.misshapen_optimizer(self.optimizer, self.model))
         if wrong:                                   # again only an edited file with a new checksum
             raise ScopaError(f"{where} cannot be resumed: its {wrong}")
-        wrong = _ppo_misfit(self.algo) if self.cfg.algo == "ppo" else _dmc_misfit(self.algo)
+        misfit = saved_state.ppo_misfit if self.cfg.algo == "ppo" else saved_state.dmc_misfit
+        wrong = misfit(self.algo)
         if wrong:
             raise ScopaError(f"{where} cannot be resumed: its {wrong}")
         if self.algo.steps != self.counters["steps"]:     # only an edited file with a new checksum
@@ -712,187 +714,6 @@ class Run:
                                            f"duplicate deals, {time.time() - t0:.0f} s):"))
         writer.close()
         return results
-
-
-class TensorBoardLog:
-    """The run's SummaryWriter; a write that fails (a full disk: the writer's thread met it, the
-    next call raises it) is one ScopaError naming the folder. It was two tracebacks, the
-    thread's and the main one's (review); the thread's is quiet (quiet_log_thread), since the
-    main thread reports it."""
-
-    def __init__(self, folder: Path, **kw):
-        from torch.utils.tensorboard import SummaryWriter
-        self.folder = folder
-        with self._checked():
-            self.writer = SummaryWriter(str(folder), **kw)
-
-    @contextlib.contextmanager
-    def _checked(self):
-        try:
-            yield
-        except OSError as e:
-            raise ScopaError(f"cannot write the TensorBoard log in {str(self.folder)!r} "
-                             f"({e.strerror or checkpoint.first_line(e)}); the checkpoints "
-                             f"written so far are as they were") from None
-
-    def add_scalar(self, tag: str, value, step: int) -> None:
-        with self._checked():
-            self.writer.add_scalar(tag, value, step)
-
-    def add_text(self, tag: str, text: str, step: int) -> None:
-        with self._checked():
-            self.writer.add_text(tag, text, step)
-
-    def close(self) -> None:
-        with self._checked():
-            self.writer.flush()         # close() alone drops the thread's error without a word
-            self.writer.close()
-
-
-@contextlib.contextmanager
-def quiet_log_thread():
-    """TensorBoard's writer thread prints its own traceback of a failed write before the main
-    thread raises it (TensorBoardLog makes that one line): quiet while training."""
-    previous = threading.excepthook
-
-    def hook(args):
-        if not (isinstance(args.exc_value, OSError) and type(args.thread).__name__ == "_AsyncWriterThread"):
-            previous(args)
-    threading.excepthook = hook
-    try:
-        yield
-    finally:
-        threading.excepthook = previous
-
-
-# the saved arrays' dimensions a run's own play sets (the moves carried from unfinished episodes;
-# the widest legal-move list a PPO tail was taken from); every other is a fresh run's
-_FREE_DIMS = {"algo_state.carry": (0,), "algo_state.tail.cards": (1,), "algo_state.tail.captured": (1,)}
-# parts of the algorithm's state that files of earlier versions lack, and resume without
-# (PPO's tails; DMC's exploration span): any other part a fresh run writes must be there
-_MAY_LACK = {"algo_state.tail", "algo_state.epsilon_span"}
-
-
-def _misshapen(have, want, path: str) -> str | None:
-    """'algo_state.tail.obs (int8, 16 x 290; a fresh run's int8, 16 x 291)': the first array of a
-    checkpoint's algorithm state (`have`) of another kind or shape than the one a fresh run of its
-    config writes (`want`), or a part it lacks (but _MAY_LACK), or None. The environment's games
-    are checked by BatchedScopa, the pool by load_state_dict; keys the file has and a fresh run
-    does not are not read."""
-    if isinstance(want, dict) and isinstance(have, dict):
-        for k in want:
-            if k not in have and f"{path}.{k}" not in _MAY_LACK:
-                return f"{path} lacks {k!r} (a fresh run's has it)"
-            if k in have and k not in ("env", "pool"):
-                found = _misshapen(have[k], want[k], f"{path}.{k}")
-                if found:
-                    return found
-        if path == "algo_state.carry":       # one length of time for all its arrays
-            lengths = {k: v.shape[0] for k, v in have.items() if isinstance(v, torch.Tensor) and v.dim()}
-            if len(set(lengths.values())) > 1:
-                return f"{path} holds arrays of {sorted(set(lengths.values()))} moves ({lengths})"
-        return None
-    if not isinstance(want, torch.Tensor):
-        return None
-    free = _FREE_DIMS.get(path, _FREE_DIMS.get(path.rpartition(".")[0], ()))
-    fits = (isinstance(have, torch.Tensor) and have.dtype == want.dtype and have.dim() == want.dim()
-            and all(a == b or i in free for i, (a, b) in enumerate(zip(have.shape, want.shape))))
-    if fits:
-        return None
-    return f"{path} ({_kind(have)}; a fresh run's {_kind(want, free)})"
-
-
-def _kind(v, free=()) -> str:
-    """'int8, 20 x 16 x 291' ('any x 16 x 291' where a dimension is free); a non-array's type."""
-    if not isinstance(v, torch.Tensor):
-        return type(v).__name__
-    dims = ["any" if i in free else str(n) for i, n in enumerate(v.shape)]
-    return f"{str(v.dtype).removeprefix('torch.')}, " + (" x ".join(dims) or "a scalar")
-
-
-def _misshapen_optimizer(optimizer: torch.optim.Optimizer, model: torch.nn.Module) -> str | None:
-    """The first Adam moment whose shape is not its parameter's (torch does not check: the first
-    step raised), or None."""
-    params = list(model.parameters())
-    for i, state in optimizer.state_dict()["state"].items():
-        if not (isinstance(i, int) and 0 <= i < len(params)):
-            return f"optimizer state names parameter {i!r} of {len(params)}"
-        lacking = [k for k in ("step", "exp_avg", "exp_avg_sq") if k not in state]
-        if lacking:                # Adam's step read it (a KeyError)
-            return f"optimizer.state[{i}] lacks {lacking[0]!r}"
-        for key, v in state.items():
-            want = torch.Size([]) if key == "step" else params[i].shape
-            if not isinstance(v, torch.Tensor) or v.shape != want:
-                shape = " x ".join(map(str, want))
-                return (f"optimizer.state[{i}].{key} ({_kind(v)}; "
-                        + (f"its parameter is {shape})" if shape else "a scalar is needed)"))
-    return None
-
-
-def _first_bad(bad: np.ndarray) -> int | None:
-    """The first game where `bad` holds, or None: `bad` is (B,) per game or (T, B) per carried move."""
-    cols = np.flatnonzero(bad.reshape(-1, bad.shape[-1]).any(axis=0))
-    return int(cols[0]) if len(cols) else None
-
-
-def _ppo_misfit(algo) -> str | None:
-    """What of a loaded PPO state does not fit its run, or None: each game's opponent is -1 exactly
-    where a rule bot plays, else 0 (the current policy) or a pool snapshot it holds
-    (1..len(pool)); the tails' move lists are no wider than the env's (the rollout's rows take
-    the env's width, a tail's row its own), and a carried tail's move is one of its count of
-    moves, of cards 0..39."""
-    opp = algo.opponent
-    bots = algo.bots.seat >= 0
-    checks = ((bots & (opp != -1), "a rule bot plays there, but the opponent is {v}, not -1"),
-              (~bots & (opp == -1), "no rule bot plays there, but the opponent is -1 (a bot)"),
-              (~bots & ((opp < -1) | (opp > len(algo.pool))),
-               f"its opponent is {{v}}: 0 (the policy) or a pool snapshot 1..{len(algo.pool)}"))
-    for bad, what in checks:
-        b = _first_bad(bad)
-        if b is not None:
-            return f"algo_state.opponent of game {b}: " + what.format(v=int(opp[b]))
-    tail = algo.tail
-    width, env_width = tail["cards"].shape[1], algo.env.legal_card.shape[1]
-    if width > env_width:
-        return f"algo_state.tail holds moves {width} wide, its games' legal moves {env_width}"
-    on = tail["on"]
-    checks = ((on & ((tail["count"] < 1) | (tail["count"] > width)), "count", f"1..{width}"),
-              (on & ((tail["idx"] < 0) | (tail["idx"] >= tail["count"])), "idx", "below its count"),
-              (on & ((tail["cards"] < 0) | (tail["cards"] > 39)).any(axis=1), "cards", "cards 0..39"))
-    for bad, key, want in checks:
-        b = _first_bad(bad)
-        if b is not None:
-            return f"algo_state.tail.{key} of game {b} is out of range (it must be {want})"
-    return None
-
-
-def _dmc_misfit(algo) -> str | None:
-    """What of a loaded DMC carry does not fit its run, or None: the seats moving are the rules'
-    (the rewards are read at them) and the cards played 0..39."""
-    carry, n = algo.carry, algo.env.n_players
-    for key, lo, hi in (("seat", 0, n - 1), ("card", 0, 39)):
-        b = _first_bad((carry[key] < lo) | (carry[key] > hi))
-        if b is not None:
-            return f"algo_state.carry.{key} of game {b} is out of range (it must be {lo}..{hi})"
-    return None
-
-
-def _lacking(have, want, key, path: str) -> str | None:
-    """The first place ('algo_state.env', 'optimizer.param_groups[0].params') where `want` (what a
-    fresh run writes) has `key` and `have` (the checkpoint's) lacks it; None if there is none."""
-    if isinstance(have, dict) and isinstance(want, dict):
-        if key in want and key not in have:
-            return f"{path}.{key}"
-        for k in want:
-            found = _lacking(have[k], want[k], key, f"{path}.{k}") if k in have else None
-            if found:
-                return found
-    elif isinstance(have, (list, tuple)) and isinstance(want, (list, tuple)) and want:
-        for i, h in enumerate(have):
-            found = _lacking(h, want[min(i, len(want) - 1)], key, f"{path}[{i}]")
-            if found:
-                return found
-    return None
 
 
 def _checkpoints_in(folder: Path) -> str:
