@@ -19,13 +19,9 @@ from __future__ import annotations
 
 import copy
 import math
-import multiprocessing as mp
 import os
-import signal
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 
 import numpy as np
 
@@ -37,6 +33,7 @@ from scopa_env.rules import Rules
 from scopa_env.seeds import offset_seed, pair_entropy
 
 from . import stats
+from ._workers import Workers
 from .base import Agent
 
 AGENT, OPPONENT, PARTNER = 0, 1, 2      # roles; extra opponents have roles 3, 4, ...
@@ -217,54 +214,10 @@ def _init_worker(agent, opponent, rules, seed, record, partner=None):
     _WORKER.update(_lineup(agent, opponent, partner, rules, seed), rules=rules, seed=seed, record=record)
 
 
-def _init_worker_queued(lineup) -> None:
-    """A spawned worker's start. Its failure is kept and raised by the worker's first task, so
-    that the caller gets it as workers=1 does: Pool restarts a worker whose start raises, and the
-    restarted one waited forever for agents the queue had already handed out (review: evaluate
-    with a partner under 2-player rules, or an agent class defined in `python -c`, hung)."""
-    try:
-        job = lineup.get()
-    except Exception as e:      # unpickling: the agents' classes must be importable here
-        _WORKER["error"] = ScopaError(
-            f"a worker process could not receive the agents ({type(e).__name__}: {e}): they reach "
-            f"the workers pickled, so an agent's class must be importable (defined in a module, "
-            f"not in `python -c` or an interactive session); or use workers=1")
-        return
-    try:
-        _init_worker(*job)
-    except Exception as e:
-        _WORKER["error"] = e
-
-
 def _run_pair(index: int) -> tuple[MatchResult, ...]:
     w = _WORKER
-    if "error" in w:
-        raise w["error"]
     return play_deal(w["agent"], w["opponents"], w["rules"], pair_seed(w["seed"], index), w["record"],
                      w["partner"])
-
-
-def _hold_sigint():
-    """While starting the worker processes: SIGINT ignored, which spawned workers inherit through
-    exec, so Ctrl-C never raises in them. Returns what _release_sigint restores; None off the
-    main thread."""
-    if threading.current_thread() is not threading.main_thread():
-        return None
-    # blocked first: on Linux a signal blocked in this thread stays pending while ignored and
-    # comes once the handler is back (unless another thread took it meanwhile: the window is
-    # the ~20 ms of starting the processes; a lost Ctrl-C needs pressing again)
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT}) \
-        if hasattr(signal, "pthread_sigmask") else None
-    handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    return handler, mask
-
-
-def _release_sigint(held) -> None:
-    if held is not None:
-        handler, mask = held
-        signal.signal(signal.SIGINT, handler)
-        if mask is not None:
-            signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 def _run_pairs(indices: range) -> list[tuple[MatchResult, ...]]:
@@ -301,89 +254,25 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
             if progress:
                 progress(per_deal)
         return out
-    # spawn, not fork: a forked child of a process that has run torch (a checkpoint agent) can
-    # deadlock in the inherited OpenMP thread pool. Agents reach the workers pickled, so the
-    # workers play with exactly the parent's agents and give the same numbers as one worker.
-    ctx = mp.get_context("spawn")
-    # Ctrl-C reaches the workers too (one process group): they ignore SIGINT and never print a
-    # KeyboardInterrupt traceback (_hold_sigint); the parent gets it as KeyboardInterrupt
-    # (_next_polled) and the `with` terminates the workers.
-    # The agents go through a queue once the processes run, not as initargs: written to a
-    # starting process, their pickles (about 300 kB each for hard) keep Pool() waiting until it
-    # reads them, a second or so in which SIGINT would be ignored here too.
-    lineup = ctx.SimpleQueue()
-    held = _hold_sigint()
+    # The workers play with exactly the parent's agents (they reach them pickled) and give the
+    # same numbers as one worker. Ctrl-C reaches the workers too (one process group): they ignore
+    # SIGINT and never print a KeyboardInterrupt traceback; the parent gets it as
+    # KeyboardInterrupt and the `finally` terminates the workers.
+    crew = Workers(workers, _init_worker, _run_pairs)
+    finished = False
     try:
-        pool = ctx.Pool(workers, initializer=_init_worker_queued, initargs=(lineup,))
+        crew.start()
+        crew.hand_out((agent, opponent, rules, seed, record, partner))
+        size = max(1, min(8, pairs // (4 * workers)))
+        for chunk in crew.run([range(i, min(i + size, pairs)) for i in range(0, pairs, size)]):
+            for pair in chunk:
+                out.extend(pair)
+                if progress:
+                    progress(per_deal)
+        finished = True
     finally:
-        _release_sigint(held)
-    # The agents are handed out from a thread: a put of hard's pickle (about 300 kB) waits for a
-    # worker to read it, and workers that die as they start never do (_check_workers)
-    job = (agent, opponent, rules, seed, record, partner)
-    feeder = threading.Thread(target=_hand_out, args=(lineup, job, workers), daemon=True)
-    try:
-        with pool:
-            feeder.start()
-            started = {proc.pid: proc for proc in pool._pool}
-            size = max(1, min(8, pairs // (4 * workers)))
-            chunks = pool.imap(_run_pairs, [range(i, min(i + size, pairs)) for i in range(0, pairs, size)])
-            for _ in range(0, pairs, size):
-                for pair in _next_polled(chunks, partial(_check_workers, pool, started, workers)):
-                    out.extend(pair)
-                    if progress:
-                        progress(per_deal)
-    finally:
-        # the workers are gone: with the queue's read end closed a put still waiting ends
-        # (BrokenPipeError), then the write end closes. Closing both at once let the feeder
-        # write on a handle already None: a TypeError traceback from its thread (review)
-        lineup._reader.close()
-        feeder.join(timeout=5)
-        lineup.close()
+        crew.close(finished)
     return out
-
-
-def _hand_out(lineup, job, workers: int) -> None:
-    """Put the agents on the queue once per worker; a queue closed meanwhile ends it quietly."""
-    try:
-        for _ in range(workers):
-            lineup.put(job)
-    except (OSError, ValueError):
-        pass
-
-
-def _check_workers(pool, started: dict, workers: int) -> None:
-    """A ScopaError once a worker process has died: Pool starts another in its place and the
-    task it held never comes back, so the call waited forever. Workers that die as they start
-    are what a script calling evaluate with workers >= 2 outside `if __name__ == "__main__":`
-    gets: each spawned worker runs the script again and multiprocessing stops it (review: the
-    README's Greedy example with workers=2 respawned workers for ever)."""
-    for proc in pool._pool:         # Pool's own list of its processes (CPython's, since 2.6)
-        started.setdefault(proc.pid, proc)
-    if len(started) > workers:
-        codes = {proc.exitcode for proc in started.values() if proc.exitcode is not None}
-        signals = sorted(-c for c in codes if c < 0)
-        if signals:         # killed (an OOM kill, a kill -9): the guard has nothing to do with it
-            raise ScopaError(f"a worker process was killed (signal {', '.join(map(str, signals))}) "
-                             f"and its deals were lost; run again, or with workers=1")
-        code = ", ".join(map(str, sorted(codes))) or "unknown"
-        raise ScopaError(f"a worker process died as it ran (exit code {code}). "
-                         f"The workers are spawned and import the main script: a script that calls "
-                         f"evaluate or run_pairs with workers >= 2 must do so under "
-                         f'`if __name__ == "__main__":` (and be a file the workers can read); or use '
-                         f"workers=1")
-
-
-def _next_polled(results, check=None, poll_s: float = 0.25):
-    """The next result of an imap (chunksize 1), waited for in short steps: the kernel may hand Ctrl-C to one
-    of the pool's threads, and the main thread raises KeyboardInterrupt only when its wait ends.
-    `check()`, if given, runs between the steps (it raises to stop waiting)."""
-    while True:
-        try:
-            return results.next(timeout=poll_s)
-        except mp.TimeoutError:
-            pass
-        if check is not None:       # out of the except: its error is not "during" a TimeoutError
-            check()
 
 
 def summarize(results: list[MatchResult], sides: int | None = None) -> dict:

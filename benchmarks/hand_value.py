@@ -19,7 +19,6 @@ the targets are") quotes what it printed.
 """
 from __future__ import annotations
 
-import multiprocessing as mp
 import sys
 import time
 from pathlib import Path
@@ -29,6 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents import make_agent  # noqa: E402
+from agents._workers import Workers  # noqa: E402
 from agents.arena import (AGENT, OPPONENT, MatchResult, agent_seed, check_matches, pair_seed,  # noqa: E402
                           play_match, summarize)
 from agents.hard import HardAgent  # noqa: E402
@@ -153,9 +153,15 @@ def main(argv=None) -> int:
         _init(args.agent, args.opponent, args.budget, args.seed, told_deals)
         deals = [_deal(i) for i in range(pairs)]
     else:
-        job = (args.agent, args.opponent, args.budget, args.seed, told_deals)
-        with mp.get_context("spawn").Pool(args.workers, _init, job) as pool:
-            deals = pool.map(_deal, range(pairs), chunksize=max(1, pairs // (4 * args.workers)))
+        crew = Workers(min(args.workers, pairs), _init, _deal)     # evaluate.py's worker processes
+        finished = False
+        try:
+            crew.start()
+            crew.hand_out((args.agent, args.opponent, args.budget, args.seed, told_deals))
+            deals = list(crew.run(list(range(pairs))))
+            finished = True
+        finally:
+            crew.close(finished)
     fair = [r for d in deals for r in d[0]]
     told = [r for d in deals for r in d[1]]
     print(f"opponent {args.opponent}: {args.matches} matches per agent ({pairs} deals x 2 seats), "

@@ -577,6 +577,10 @@ def test_hand_value_measures_hard_as_evaluate_plays_it(tmp_path):
     assert f"{100 * row['win_rate']:6.1f}%" in fair and f"{row['points_per_hand']:+.3f} [" in fair, (fair, row)
     assert told.startswith("the same, its search told the opponent's hand")
     assert r.stdout.splitlines()[-1].startswith("told minus fair, per deal")
+    # two worker processes (agents/_workers.py, as evaluate.py's) print the same, but the time
+    two = run("hand_value.py", ["--agent", "hard", "--matches", "4", "--budget", "300", "--workers", "2"], tmp_path)
+    assert two.returncode == 0, two.stderr
+    assert two.stdout.splitlines()[1:] == r.stdout.splitlines()[1:], (two.stdout, r.stdout)
 
 
 def test_hand_value_refuses_a_ppo_checkpoint(tmp_path):

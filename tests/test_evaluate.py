@@ -205,6 +205,45 @@ def test_a_worker_that_cannot_start_raises_as_one_worker_does():
                                            "(AttributeError: Can't get attribute 'Greedy'")
 
 
+MID_WRITE = """
+import time
+from agents._workers import Workers
+
+crew = Workers(2, dict, bytes)       # builtins: the spawned workers find them by name
+crew.start()
+crew.hand_out(())
+try:
+    for result in crew.run([1, 10**7]):   # the second: 10 MB, written long after a pipe fills
+        time.sleep(1)                      # not read meanwhile: its worker waits mid-write
+        raise RuntimeError("stop")
+except RuntimeError:
+    start = time.monotonic()
+    crew.close(False)
+    print("closed", time.monotonic() - start < 10, crew.exitcodes)
+try:
+    crew = Workers(2, dict, bytes)
+    crew.start()
+    crew.hand_out(())
+    list(crew.run([10**6, -1, 2]))
+except ValueError as e:
+    crew.close(False)
+    print("ValueError:", e, "| cause:", type(e.__cause__).__name__)
+"""
+
+
+def test_workers_stopped_mid_write_leave_nothing_waiting():
+    """multiprocessing.Pool's workers shared a result queue behind one lock: a worker terminated
+    (Pool's `with` after an error, or Ctrl-C) just as it wrote its result kept the lock, and Pool
+    waited for it forever (CPython issue 96995; the test above hung so once in 300 runs of its
+    script beside other work). Each worker now has a pipe of its own. Here a worker is stopped while it
+    surely waits mid-write (its 10 MB result unread): closing returns at once. And a worker's
+    error comes with its traceback text as the cause."""
+    from isolated import run_isolated
+    out = run_isolated(MID_WRITE, 120, "closing workers, one of them mid-write").splitlines()
+    assert out[0] == "closed True [-15, -15]", out
+    assert out[1] == "ValueError: negative count | cause: WorkerTraceback", out
+
+
 # ---- the command line ----------------------------------------------------------------------
 def run_cli(*args, cwd=ROOT):
     return subprocess.run([sys.executable, str(ROOT / "evaluate.py"), *args], capture_output=True,
@@ -462,19 +501,12 @@ def test_workers_are_capped_at_the_number_of_deals(monkeypatch):
     """--matches 4 --workers 40 used to start 40 processes for 2 deals."""
     import agents.arena as arena
     started = []
-    real = arena.mp.get_context
+    real = arena.Workers
 
-    class Counting:
-        def __init__(self, ctx):
-            self.ctx = ctx
-
-        def __getattr__(self, name):
-            return getattr(self.ctx, name)
-
-        def Pool(self, processes, *a, **kw):
-            started.append(processes)
-            return self.ctx.Pool(processes, *a, **kw)
-    monkeypatch.setattr(arena.mp, "get_context", lambda method: Counting(real(method)))
+    def counting(n, *a):
+        started.append(n)
+        return real(n, *a)
+    monkeypatch.setattr(arena, "Workers", counting)
     assert evaluate("easy", "random", 4, seed=2, workers=40) == evaluate("easy", "random", 4, seed=2)
     assert started == [2]
 
