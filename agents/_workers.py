@@ -87,10 +87,15 @@ def _serve(conn, init, task) -> None:
             reply = (False, e, "".join(traceback.format_exception(e)))
         try:
             data = pickle.dumps(reply, pickle.HIGHEST_PROTOCOL)
-        except Exception as e:      # a result or an error that does not pickle
-            data = pickle.dumps((False, ScopaError(
-                f"a worker process could not send back its {'result' if reply[0] else 'error'} "
-                f"({type(e).__name__}: {e})"), ""))
+            if not reply[0]:
+                pickle.loads(data)      # an error whose class pickles but does not rebuild
+        except Exception as e:      # (its own __init__ arguments): its text, and the traceback
+            if reply[0]:
+                data = pickle.dumps((False, ScopaError(f"a worker process could not send back its "
+                                                       f"result ({type(e).__name__}: {e})"), ""))
+            else:
+                data = pickle.dumps((False, RuntimeError(f"{type(reply[1]).__name__}: {reply[1]}"),
+                                     reply[2]))
         try:
             conn.send_bytes(data)
         except OSError:             # the parent has gone
@@ -141,11 +146,12 @@ class Workers:
 
     def run(self, chunks: list):
         """task(chunk) of every chunk, yielded in the order of `chunks`, each chunk given to the
-        next idle worker. The first error a worker raises is raised here; a worker's death is a
-        ScopaError."""
+        next idle worker. An error a worker raises is raised here in its turn, once every chunk
+        before it has been yielded: the first chunk's error, as one worker would raise it (no
+        chunk is handed out after an error). A worker's death is a ScopaError at once."""
         given = 0
         busy: dict[int, int] = {}           # worker -> the chunk it holds
-        done: dict[int, object] = {}
+        done: dict[int, tuple] = {}         # chunk -> its reply
         for k in range(self.n):
             given = self._give(k, chunks, given, busy)
         for want in range(len(chunks)):
@@ -163,17 +169,21 @@ class Workers:
                                                    f"({type(e).__name__}: {e})"), "")
                     if reply is None:
                         raise self._death(k)
-                    if not reply[0]:
-                        error, text = reply[1], reply[2]
-                        if isinstance(error, ScopaError) or not text:
-                            raise error
-                        raise error from WorkerTraceback(text)
-                    done[busy.pop(k)] = reply[1]
-                    given = self._give(k, chunks, given, busy)
+                    done[busy.pop(k)] = reply
+                    if reply[0]:
+                        given = self._give(k, chunks, given, busy)
+                    else:           # the chunks after it are not needed
+                        given = len(chunks)
                 for k, proc in enumerate(self.procs):
                     if proc.exitcode is not None:
                         raise self._death(k)
-            yield done.pop(want)
+            reply = done.pop(want)
+            if not reply[0]:
+                error, text = reply[1], reply[2]
+                if isinstance(error, ScopaError) or not text:
+                    raise error
+                raise error from WorkerTraceback(text)
+            yield reply[1]
 
     def _give(self, k: int, chunks: list, given: int, busy: dict) -> int:
         if given < len(chunks):

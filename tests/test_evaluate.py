@@ -228,6 +228,15 @@ try:
 except ValueError as e:
     crew.close(False)
     print("ValueError:", e, "| cause:", type(e.__cause__).__name__)
+crew = Workers(2, dict, eval)
+crew.start()
+crew.hand_out(())
+try:        # the first chunk fails last: its error is the one raised, as with one worker
+    list(crew.run(["__import__('time').sleep(1) or 1 / 0", "int('x')", "2"]))
+except Exception as e:
+    print("first chunk's error:", type(e).__name__)
+finally:
+    crew.close(False)
 """
 
 
@@ -237,11 +246,13 @@ def test_workers_stopped_mid_write_leave_nothing_waiting():
     waited for it forever (CPython issue 96995; the test above hung so once in 300 runs of its
     script beside other work). Each worker now has a pipe of its own. Here a worker is stopped while it
     surely waits mid-write (its 10 MB result unread): closing returns at once. And a worker's
-    error comes with its traceback text as the cause."""
+    error comes with its traceback text as the cause; the error raised is the first chunk's,
+    whichever came first (Pool's imap kept that order; review)."""
     from isolated import run_isolated
     out = run_isolated(MID_WRITE, 120, "closing workers, one of them mid-write").splitlines()
     assert out[0] == "closed True [-15, -15]", out
     assert out[1] == "ValueError: negative count | cause: WorkerTraceback", out
+    assert out[2] == "first chunk's error: ZeroDivisionError", out
 
 
 # ---- the command line ----------------------------------------------------------------------
@@ -1108,7 +1119,7 @@ from agents.arena import evaluate
 from scopa_env.errors import ScopaError
 
 
-def kill_first_worker():       # both started and listed by the pool, most likely still starting
+def kill_first_worker():       # both started, most likely still starting
     while len(mp.active_children()) < 2:
         time.sleep(0.01)
     time.sleep(0.3)
@@ -1124,11 +1135,11 @@ if __name__ == "__main__":
 """
 
 
-def test_a_killed_worker_is_one_error_without_a_traceback_from_the_feeder(tmp_path):
-    """A worker killed mid-run (an OOM kill) lost its deals and the call hung; it is now a
-    ScopaError that says so, not the __main__ guard advice, not chained to Pool's TimeoutError,
-    and the thread that hands out the agents prints no traceback as the queue closes (review:
-    it wrote on a handle the close had set to None, a TypeError)."""
+def test_a_killed_worker_is_one_error_without_a_traceback(tmp_path):
+    """A worker killed mid-run (an OOM kill) lost its deals and the call hung under Pool; it is a
+    ScopaError that says so, not the __main__ guard advice, chained to nothing (under Pool: its
+    TimeoutError), and nothing prints a traceback as the workers stop (under Pool the thread
+    that handed out the agents wrote on a closed queue's handle, a TypeError; review)."""
     import os
 
     from isolated import run_in_session
