@@ -104,13 +104,25 @@ def _serve(conn, init, task) -> None:
 
 class Workers:
     """`n` spawned processes running `init` then `task` (module-level functions: they are sent by
-    name). Use: start(), hand_out(job), run(chunks), and close() in a `finally`."""
+    name). Use: `with Workers(n, init, task) as crew: crew.hand_out(job); crew.run(chunks)`; the
+    `with` starts them, and stops them at its end (terminated if it ends by an exception)."""
 
     def __init__(self, n: int, init, task):
         self.n, self.init, self.task = n, init, task
         self.procs: list = []
         self.conns: list = []
         self.exitcodes: list = []          # the workers' exit codes, once closed
+
+    def __enter__(self) -> Workers:
+        try:
+            self.start()
+        except BaseException:       # some started: stopped before the error goes on
+            self.close(False)
+            raise
+        return self
+
+    def __exit__(self, kind, value, tb) -> None:
+        self.close(finished=kind is None)
 
     def start(self) -> None:
         # spawn, not fork: a forked child of a process that has run torch (a checkpoint agent)
@@ -203,10 +215,9 @@ class Workers:
 
     def _death(self, k: int) -> ScopaError:
         """The error for worker k, found dead (its pipe closed)."""
-        proc = self.procs[k] if k < len(self.procs) else None
-        if proc is not None:
-            proc.join(timeout=5)
-        code = None if proc is None else proc.exitcode
+        proc = self.procs[k]
+        proc.join(timeout=5)
+        code = proc.exitcode
         if code is not None and code < 0:   # killed (an OOM kill, a kill -9): not the guard
             return ScopaError(f"a worker process was killed (signal {-code}) and its deals were "
                               f"lost; run again, or with workers=1")

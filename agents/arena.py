@@ -257,11 +257,8 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
     # The workers play with exactly the parent's agents (they reach them pickled) and give the
     # same numbers as one worker. Ctrl-C reaches the workers too (one process group): they ignore
     # SIGINT and never print a KeyboardInterrupt traceback; the parent gets it as
-    # KeyboardInterrupt and the `finally` terminates the workers.
-    crew = Workers(workers, _init_worker, _run_pairs)
-    finished = False
-    try:
-        crew.start()
+    # KeyboardInterrupt and the `with` terminates the workers.
+    with Workers(workers, _init_worker, _run_pairs) as crew:
         crew.hand_out((agent, opponent, rules, seed, record, partner))
         size = max(1, min(8, pairs // (4 * workers)))
         for chunk in crew.run([range(i, min(i + size, pairs)) for i in range(0, pairs, size)]):
@@ -269,9 +266,6 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
                 out.extend(pair)
                 if progress:
                     progress(per_deal)
-        finished = True
-    finally:
-        crew.close(finished)
     return out
 
 

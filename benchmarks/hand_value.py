@@ -153,15 +153,9 @@ def main(argv=None) -> int:
         _init(args.agent, args.opponent, args.budget, args.seed, told_deals)
         deals = [_deal(i) for i in range(pairs)]
     else:
-        crew = Workers(min(args.workers, pairs), _init, _deal)     # evaluate.py's worker processes
-        finished = False
-        try:
-            crew.start()
+        with Workers(min(args.workers, pairs), _init, _deal) as crew:     # evaluate.py's workers
             crew.hand_out((args.agent, args.opponent, args.budget, args.seed, told_deals))
             deals = list(crew.run(list(range(pairs))))
-            finished = True
-        finally:
-            crew.close(finished)
     fair = [r for d in deals for r in d[0]]
     told = [r for d in deals for r in d[1]]
     print(f"opponent {args.opponent}: {args.matches} matches per agent ({pairs} deals x 2 seats), "

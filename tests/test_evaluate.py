@@ -210,33 +210,27 @@ import time
 from agents._workers import Workers
 
 crew = Workers(2, dict, bytes)       # builtins: the spawned workers find them by name
-crew.start()
-crew.hand_out(())
 try:
-    for result in crew.run([1, 10**7]):   # the second: 10 MB, written long after a pipe fills
-        time.sleep(1)                      # not read meanwhile: its worker waits mid-write
-        raise RuntimeError("stop")
+    with crew:
+        crew.hand_out(())
+        for result in crew.run([1, 10**7]):   # the second: 10 MB, written long after a pipe fills
+            time.sleep(1)                      # not read meanwhile: its worker waits mid-write
+            start = time.monotonic()
+            raise RuntimeError("stop")
 except RuntimeError:
-    start = time.monotonic()
-    crew.close(False)
     print("closed", time.monotonic() - start < 10, crew.exitcodes)
 try:
-    crew = Workers(2, dict, bytes)
-    crew.start()
-    crew.hand_out(())
-    list(crew.run([10**6, -1, 2]))
+    with Workers(2, dict, bytes) as crew:
+        crew.hand_out(())
+        list(crew.run([10**6, -1, 2]))
 except ValueError as e:
-    crew.close(False)
     print("ValueError:", e, "| cause:", type(e.__cause__).__name__)
-crew = Workers(2, dict, eval)
-crew.start()
-crew.hand_out(())
 try:        # the first chunk fails last: its error is the one raised, as with one worker
-    list(crew.run(["__import__('time').sleep(1) or 1 / 0", "int('x')", "2"]))
+    with Workers(2, dict, eval) as crew:
+        crew.hand_out(())
+        list(crew.run(["__import__('time').sleep(1) or 1 / 0", "int('x')", "2"]))
 except Exception as e:
     print("first chunk's error:", type(e).__name__)
-finally:
-    crew.close(False)
 """
 
 
