@@ -184,6 +184,9 @@ class Game:
             # no legal move and the hand not over: the game stalled (setup refuses it too)
             raise ScopaError(f"the state's seat {int(st[core.TO_MOVE])} is to move with no card while "
                              f"other hands hold cards")
+        if st[core.PHASE] == core.PLAYING and not any(hands) and st[core.DECK_POS] < 40:
+            raise ScopaError(f"the state's hands are all empty while the deck holds "
+                             f"{40 - int(st[core.DECK_POS])} cards (setup refuses it too)")
         g._buf = None
         return g
 
@@ -194,8 +197,9 @@ class Game:
         Cards are lists of ids or notation; `deck` lists the undealt cards in dealing order.
         Cards need not total 40 (a position may leave some out), but none may appear twice.
         Hands need not go round evenly: a seat with no card then passes (core.apply_move), but the
-        seat to move must hold one. Every hand empty is a position for core.end_hand to score
-        (no moves; the hand is not over until it is called).
+        seat to move must hold one. Every hand and the deck empty is a position for core.end_hand
+        to score (no moves; the hand is not over until it is called); every hand empty with cards
+        in the deck is refused (nothing would deal them).
         `hands`, `piles` and `scope` are per seat, `scores` per side (rules.teams).
         """
         n = self.n_players
@@ -241,6 +245,10 @@ class Game:
             # no legal move and the hand not over: the game stalled
             raise ScopaError(f"setup: seat {mover} is to move with no card while other hands hold "
                              f"cards")
+        if not any(hands) and deck:
+            # nothing deals them: the engine deals the next cards as the last hand empties
+            raise ScopaError(f"setup: every hand is empty while the deck holds {len(deck)} "
+                             f"card{'s' * (len(deck) != 1)}: put the next deal in the hands")
         st = self.state
         for p in range(n):
             st[core.HANDS + p] = hands[p]
@@ -270,6 +278,9 @@ class Game:
         each from the seat after the dealer, table_cards to the table, then the later deals). Used to
         replay records. A deck whose first table the rules void (3 or more re; 2 or more aces under
         ace_redeal) is refused: the engine's own dealer deals again there."""
+        if not is_list(deck):
+            # a text was read letter by letter, a number was a TypeError
+            raise ScopaError(f"a deal is a list of the 40 cards in dealing order, got {deck!r}")
         cards = [as_card(c) for c in deck]
         if sorted(cards) != list(range(40)):
             raise ScopaError(f"a deal must hold each of the 40 cards once, got {len(cards)} cards "

@@ -288,14 +288,17 @@ def _check_deal(where: str, deal: dict, game: Game, first: bool, source: str = "
     first deal). _deck_of only strings them into one deck, so cards moved between hands, or
     between a hand and the table, replayed."""
     dealt = game.last_deal()
+    # the types first: a hand written as the text "7D" was read letter by letter, naming '7'
+    if not isinstance(deal["hands"], list):
+        raise ScopaError(f"{where}: hands is a list of each seat's cards, got {deal['hands']!r}")
+    for seat_cards in deal["hands"]:
+        _card_list(seat_cards, f"{where}: a hand")
+    _card_list(deal["table"], f"{where}: table")
     try:
         hands = [[parse_card(c) for c in h] for h in deal["hands"]]
         table = [parse_card(c) for c in deal["table"]]
     except ScopaError as e:
         raise ScopaError(f"{where}: {e}") from None
-    except TypeError:
-        raise ScopaError(f"{where}: hands is a list of each seat's cards, table a list of "
-                         f"cards") from None
     if hands != [list(h) for h in dealt]:
         raise ScopaError(f"{where}: the deal lists hands {deal['hands']}, the engine dealt "
                          f"{[cards_str(h) for h in dealt]} from {source}")

@@ -172,6 +172,17 @@ def test_replay_catches_tampering():
     del bad["totals"]
     with pytest.raises(ScopaError, match="record: the record key 'totals' is missing"):
         records.replay(bad)
+    # hand 0's first deal was parsed before the type checks: a hand written as the text "7D" was
+    # read letter by letter and named the card '7' (review)
+    for h in (0, H):
+        bad = json.loads(json.dumps(rec))
+        bad["hands"][h]["deals"][0]["hands"][0] = "7D"
+        with pytest.raises(ScopaError, match=f"hand {h} deal 0: a hand is a list of cards like.*got '7D'"):
+            records.replay(bad)
+        bad = json.loads(json.dumps(rec))
+        bad["hands"][h]["deals"][0]["table"] = "1D2D"
+        with pytest.raises(ScopaError, match=f"hand {h} deal 0: table is a list of cards like.*got '1D2D'"):
+            records.replay(bad)
 
 
 def test_reading_a_file_that_is_not_utf8_is_one_error(tmp_path):

@@ -440,6 +440,12 @@ def test_from_state_refuses_a_state_it_cannot_play():
     st[core.HANDS + mover] = 0
     with pytest.raises(ScopaError, match=f"seat {mover} is to move with no card while other hands hold cards"):
         Game.from_state(Rules(), st)
+    st = g.state.copy()
+    for p in range(2):
+        st[core.PILES + p] |= st[core.HANDS + p]
+        st[core.HANDS + p] = 0
+    with pytest.raises(ScopaError, match="hands are all empty while the deck holds 30 cards"):
+        Game.from_state(Rules(), st)
     with pytest.raises(ScopaError, match="holds integers, got float64"):
         Game.from_state(Rules(), g.state.astype(float))
     with pytest.raises(ScopaError, match="the rules the state was played under.*got None"):
@@ -505,6 +511,10 @@ def test_deal_hand_refuses_a_hand_in_play():
     with pytest.raises(ScopaError, match=r"a hand is being played \(1 move made\)"):
         g.deal_hand(0, deck)
     assert np.array_equal(g.state, before)
+    # a deck that is not a list: a number was a TypeError, a text was read letter by letter (review)
+    for bad in (5, "1D2D3D"):
+        with pytest.raises(ScopaError, match="a deal is a list of the 40 cards in dealing order, got"):
+            Game(Rules(), seed=2).deal_hand(0, bad)
 
 
 def test_from_state_refuses_a_card_in_two_places():
@@ -538,6 +548,11 @@ def test_setup_positions_with_uneven_hands_play_out():
     play to the end (a dealt hand never has such a seat)."""
     with pytest.raises(ScopaError, match="seat 1 is to move with no card"):
         Game().setup(hands=[["2D"], []], table=["5B"], deck=[], dealer=0, to_move=1)
+    # every hand empty with cards in the deck: nothing deals them, no move, the hand never over
+    # (review); with the deck empty too it is a hand to score
+    with pytest.raises(ScopaError, match="every hand is empty while the deck holds 6 cards"):
+        Game().setup(hands=[[], []], table=["5S"], deck=["1D", "2D", "3D", "4D", "5D", "6D"])
+    assert Game().setup(hands=[[], []], table=["5S"]).legal_moves() == []
     g = Game().setup(hands=[["2D", "3D", "4D"], ["6S"]], table=["5B"], deck=[], dealer=1, to_move=0)
     movers = []
     while not g.hand_over:
