@@ -122,11 +122,13 @@ class RandomAgent(Agent):
 WHOLE_MAX = 10 ** 9     # far above any useful count; the compiled kernels take 64-bit integers
 
 
-def whole_option(agent: str, name: str, v, low: int, high: int = WHOLE_MAX) -> int:
+def whole_option(agent: str, name: str, v, low: int, high: int = WHOLE_MAX, why: str = "") -> int:
+    """`v` as a whole number in low..high; else one ScopaError naming both ends (`why` says
+    why the top is where it is)."""
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or \
             not low <= v <= high:
         raise ScopaError(f"{agent} option {name} must be a whole number from {low} to "
-                         f"{high:,}, got {v!r}")
+                         f"{high:,}{why}, got {v!r}")
     return int(v)
 
 

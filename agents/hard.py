@@ -113,23 +113,19 @@ class HardAgent(Agent):
         if worlds is not None and shared:
             raise ScopaError(f"hard option worlds fixes the worlds a decision plays: {', '.join(shared)} "
                              f"would do nothing (they share out the budget without worlds)")
+        # a compiled search cannot be interrupted (Ctrl-C waits for it): worlds=10^9 ran for days.
+        # The caps are the range an error names (worlds=0 named 1,000,000,000 as the top; review)
+        hours = " (more: one decision would run for hours and Ctrl-C cannot stop it)"
         self.budget, self.min_worlds, self.max_worlds, self.rollouts = (
-            whole_option("hard", name, v, 1) for name, v in (
-                ("budget", BUDGET if budget is None else budget),
-                ("min_worlds", MIN_WORLDS if min_worlds is None else min_worlds),
-                ("max_worlds", MAX_SHARE_WORLDS if max_worlds is None else max_worlds),
-                ("rollouts", rollouts)))
+            whole_option("hard", name, v, 1, *most) for name, v, most in (
+                ("budget", BUDGET if budget is None else budget, ()),
+                ("min_worlds", MIN_WORLDS if min_worlds is None else min_worlds, (MAX_WORLDS, hours)),
+                ("max_worlds", MAX_SHARE_WORLDS if max_worlds is None else max_worlds, (MAX_WORLDS, hours)),
+                ("rollouts", rollouts, (MAX_ROLLOUTS, hours))))
         if self.min_worlds > self.max_worlds:     # max_worlds used to be ignored
             raise ScopaError(f"hard options min_worlds ({self.min_worlds}) > max_worlds "
                              f"({self.max_worlds}): min_worlds must be <= max_worlds")
-        self.worlds = None if worlds is None else whole_option("hard", "worlds", worlds, 1)
-        # a compiled search cannot be interrupted (Ctrl-C waits for it): worlds=10^9 ran for days
-        for name, value, most in (("worlds", self.worlds, MAX_WORLDS), ("min_worlds", self.min_worlds, MAX_WORLDS),
-                                  ("max_worlds", self.max_worlds, MAX_WORLDS),
-                                  ("rollouts", self.rollouts, MAX_ROLLOUTS)):
-            if value is not None and value > most:
-                raise ScopaError(f"hard option {name} must be at most {most:,} (one decision would "
-                                 f"run for hours and Ctrl-C cannot stop it), got {value:,}")
+        self.worlds = None if worlds is None else whole_option("hard", "worlds", worlds, 1, MAX_WORLDS, hours)
         # and together: worlds=100000,rollouts=1000 passed both caps, some 90 minutes a decision.
         # The most worlds a decision plays: `worlds`, else the budget's share (at most
         # budget // rollouts) between min_worlds and max_worlds

@@ -77,6 +77,13 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
+    def print_help(self, file=None):
+        # argparse drops a failed write of the help: `--help > /dev/full` was exit 0 without a
+        # word (review); the failure reaches run_main, which says so (exit 1)
+        file = sys.stdout if file is None else file
+        if file is not None:
+            file.write(self.format_help())
+
     def add_argument(self, *args, **kwargs):
         if args and str(args[0]).startswith("-") and kwargs.get("action") in (None, "store"):
             kwargs["action"] = Once
@@ -123,11 +130,14 @@ def _run(main, prog: str | None) -> int:
     if sys.stdout is not None and not isinstance(sys.stdout, _Stdout):
         sys.stdout = _Stdout(sys.stdout)
     try:
-        code = main()
-        if sys.stdout is not None:
-            # what a block-buffered stdout still holds is written now, while a failure is caught
-            # here (at exit it was lost without a word, exit 0; review)
-            sys.stdout.flush()
+        try:
+            code = main()
+        except SystemExit:
+            # argparse's --help exits from inside main(): its text is flushed here too
+            # (`--help > /dev/full` was exit 0 without a word; review)
+            _flush_stdout()
+            raise
+        _flush_stdout()
     except Terminated:       # outside the script's own Ctrl-C handling
         code = 143
     except BrokenPipeError:
@@ -144,6 +154,13 @@ def _run(main, prog: str | None) -> int:
         if isinstance(sys.stdout, _Stdout):
             sys.stdout = sys.stdout.stream
     return 143 if _terminated else code
+
+
+def _flush_stdout() -> None:
+    """What a block-buffered stdout still holds is written now, while a failure is caught in
+    _run (at exit it was lost without a word, exit 0; review)."""
+    if sys.stdout is not None:
+        sys.stdout.flush()
 
 
 class StdoutFailed(OSError):

@@ -653,11 +653,18 @@ def test_spec_options_after_a_colon():
             make_agent(f"hard:{bad}")
     # values of the wrong kind: one error naming the option, never a ValueError or a silent guess
     for bad, words in (("budget=abc", "a whole number from 1 to 1,000,000,000, got 'abc'"),
-                       ("worlds=2.5", "a whole number from 1 to 1,000,000,000, got 2.5"),
+                       ("worlds=2.5", "a whole number from 1 to 100,000 .more: one decision would run "
+                        "for hours and Ctrl-C cannot stop it., got 2.5"),
+                       # the range named is the real one (worlds=0 named 1,000,000,000; review)
+                       ("worlds=0", "a whole number from 1 to 100,000 .*, got 0"),
+                       ("min_worlds=0", "a whole number from 1 to 100,000 .*, got 0"),
+                       ("max_worlds=0", "a whole number from 1 to 100,000 .*, got 0"),
+                       ("rollouts=0", "a whole number from 1 to 1,000 .*, got 0"),
+                       ("rollouts=5000", "a whole number from 1 to 1,000 .*, got 5000"),
                        ("endgame_margin=q", "a whole number from 0 to"),
                        # past 64 bits the compiled search raised numba's own TypeError
                        ("worlds=100000000000000000000000", "a whole number from 1 to "
-                        "1,000,000,000, got 100000000000000000000000"),
+                        "100,000 .*, got 100000000000000000000000"),
                        ("min_worlds=10000000000", "a whole number from 1 to"),
                        ("epsilon=x", "a number, got 'x'"), ("infer_eps=x", "a number"),
                        ("infer_beta=true", "a number, got True"),

@@ -1597,6 +1597,20 @@ def test_resuming_an_earlier_file_never_overwrites_a_later_run(tmp_path, capsys)
     branch = torch.load(tmp_path / "branch" / "r" / "latest.pt", weights_only=True)
     assert branch["counters"]["steps"] >= 1536
     assert (folder / "latest.pt").read_bytes() == before
+    # latest.pt itself, while another process still trains the run: that run goes on past
+    # 2,048 and the branch's writer would hide what it logs later (let through: review)
+    import fcntl
+    with open(folder / ".lock", "r+", encoding="utf-8") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        held.seek(0)
+        held.truncate()
+        held.write("4242")
+        held.flush()
+        _one_line_error(run_main(capsys, "--resume", str(folder / "latest.pt"), "--checkpoints-dir",
+                                 str(tmp_path / "branch2"), "--total-steps", "2560"),
+                        "this resume branches run 'r' at 2,048 steps, where another process (pid 4242) "
+                        f"still trains it in {str(folder)!r}", "give the branch another --runs-dir too")
+    assert not (tmp_path / "branch2").exists()
     r = run_main(capsys, "--resume", str(folder), "--total-steps", "2560")
     assert r.returncode == 0, r.stderr
 

@@ -474,21 +474,28 @@ class Run:
         if src is None or src.parent.resolve() == self.ckpt_dir.resolve():
             return          # resumed in its own folder: _refuse_going_back has looked
         steps = int(self.counters["steps"])
-        later, latest = steps, None
+        later, latest, live = steps, None, None
         home = None if self.saved_checkpoints_dir is None else self.saved_checkpoints_dir / self.name
         for folder in (src.parent, home):
             if folder is None or folder.resolve() == self.ckpt_dir.resolve():
                 continue
             candidate = folder / "latest.pt"
-            there = None if candidate.resolve() == src.resolve() else _readable_latest(candidate)
-            if there is None or (folder is home and (there[1] is None or self._differing(there[1]))):
+            there = _readable_latest(candidate)
+            if folder is home and (there is None or there[1] is None or self._differing(there[1])):
                 continue
-            if there[0] > later:
+            # a process training the run there goes on past this step, even from the latest.pt
+            # resumed here (a branch of a live run was let through: review)
+            holder = _lock_holder(folder)
+            if holder is not None and live is None:
+                live = (folder, holder)
+            if there is not None and candidate.resolve() != src.resolve() and there[0] > later:
                 later, latest = there[0], candidate
         logs = Path(self.cfg.runs_dir) / self.name
-        if latest is not None and logs.is_dir() and any(logs.iterdir()):
+        if (latest is not None or live is not None) and logs.is_dir() and any(logs.iterdir()):
+            went_on = (f"{str(latest)!r} went on to {later:,}" if latest is not None else
+                       f"another process (pid {live[1]}) still trains it in {str(live[0])!r}")
             raise ScopaError(f"this resume branches run {self.name!r} at {steps:,} steps, where "
-                             f"{str(latest)!r} went on to {later:,}: its TensorBoard logs would go "
+                             f"{went_on}: its TensorBoard logs would go "
                              f"to the run's own folder {str(logs)!r} and drop every event logged "
                              f"there after step {steps:,}; give the branch another --runs-dir too")
 
