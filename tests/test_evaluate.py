@@ -791,8 +791,10 @@ def test_cli_fuzzing_review_findings(tmp_path):
 def test_hard_search_sizes_are_capped():
     """hard:worlds=1000000000 ran one decision for days, and Ctrl-C cannot stop a compiled search."""
     from agents import make_agent
-    for spec in ("hard:worlds=100001", "hard:max_worlds=1000000000", "hard:rollouts=1001"):
-        with pytest.raises(ScopaError, match="must be at most"):
+    for spec, top in (("hard:worlds=100001", "100,000"), ("hard:max_worlds=1000000000", "100,000"),
+                      ("hard:rollouts=1001", "1,000")):
+        with pytest.raises(ScopaError, match=rf"must be a whole number from 1 to {top} \(more: one "
+                                             r"decision would run for hours"):
             make_agent(spec)
     assert make_agent("hard:worlds=100000").worlds == 100_000
 
