@@ -480,7 +480,8 @@ class Run:
             if folder is None or folder.resolve() == self.ckpt_dir.resolve():
                 continue
             candidate = folder / "latest.pt"
-            there = _readable_latest(candidate)
+            # the file resumed is not read again: only its folder's lock matters below
+            there = None if candidate.resolve() == src.resolve() else _readable_latest(candidate)
             if folder is home and (there is None or there[1] is None or self._differing(there[1])):
                 continue
             # a process training the run there goes on past this step, even from the latest.pt
@@ -488,7 +489,7 @@ class Run:
             holder = _lock_holder(folder)
             if holder is not None and live is None:
                 live = (folder, holder)
-            if there is not None and candidate.resolve() != src.resolve() and there[0] > later:
+            if there is not None and there[0] > later:
                 later, latest = there[0], candidate
         logs = Path(self.cfg.runs_dir) / self.name
         if (latest is not None or live is not None) and logs.is_dir() and any(logs.iterdir()):
