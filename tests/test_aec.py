@@ -7,12 +7,13 @@ import warnings
 import numpy as np
 import pettingzoo
 import pytest
-from pettingzoo.test import api_test, render_test, seed_test
+from pettingzoo.test import render_test, seed_test
 
 import scopa_env
 from scopa_env import Game, Rules, ScopaError, core
 from scopa_env.aec import AGENTS, env as make_env, raw_env
 from scopa_env.cards import card_str, cards_of
+from strict_checks import api_test_strictly
 
 
 def _random_action(obs, rng):
@@ -23,10 +24,8 @@ def _random_action(obs, rng):
 @pytest.mark.parametrize("options", [{}, {"napola": True, "episode": "hand"},
                                      {"reward": "points", "target": 16}])
 def test_pettingzoo_api_test(options):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # PettingZoo warns for every Dict observation space
-        api_test(make_env(**options), num_cycles=300)
-        api_test(raw_env(**options), num_cycles=100)
+    api_test_strictly(make_env(**options), num_cycles=300)
+    api_test_strictly(raw_env(**options), num_cycles=100)
 
 
 def test_pettingzoo_seed_test():

@@ -1,15 +1,14 @@
 """The Gymnasium env Scopa-v0: check_env, the opponent, rewards, masks, illegal moves."""
-import warnings
 
 import gymnasium
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env
 
 import scopa_env  # noqa: F401  (registers Scopa-v0)
 from agents import REGISTRY, RandomAgent
 from scopa_env import Rules, ScopaError, ScopaGymEnv
 from scopa_env.observation import observe
+from strict_checks import check_env_strictly
 
 
 def _play(env, rng, info):
@@ -21,13 +20,9 @@ def _play(env, rng, info):
                                     {"opponent": "random", "reward": "points", "napola": True}])
 def test_check_env(kwargs):
     env = gymnasium.make("Scopa-v0", **kwargs)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        check_env(env.unwrapped, skip_render_check=True)
+    check_env_strictly(env.unwrapped, skip_render_check=True)
     ansi = gymnasium.make("Scopa-v0", render_mode="ansi", **kwargs)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        check_env(ansi.unwrapped)
+    check_env_strictly(ansi.unwrapped)
 
 
 def test_default_opponent_and_instances():
