@@ -240,6 +240,9 @@ class ActionTable:
                 raise ScopaError(f"action id {a} ({card_str(int(self.card[a]))} takes the table) "
                                  "needs the table to decode")
             m = as_mask(table, "the table")
+            if m == 0:    # decoded, it was the lay: a move of another id (encode refused it back)
+                raise ScopaError(f"action id {a} ({card_str(int(self.card[a]))} takes the table) "
+                                 "is no move on an empty table: there the card is laid, another id")
         return int(self.card[a]), m
 
     def takes_table(self, action) -> bool:

@@ -107,26 +107,31 @@ class Rules:
         _whole(self.target, "target", 1, TARGET_MAX)
         _whole(self.capotto, "capotto", 0, 1000)
         _whole(self.napola_max, "napola_max", 3, 10)
+        if _whole(self.players, "players", 2, 6) not in PLAYER_COUNTS:
+            raise ScopaError(f"rules option players must be one of 2, 3, 4, 6, got {self.players!r}")
+        _whole(self.hand_cards, "hand_cards", 1, 20)
+        _whole(self.table_cards, "table_cards", 0, 10)   # a bigger start table is no game the seeds know
+        for name, allowed in (("napoleone", NAPOLEONE), ("quindici", QUINDICI),
+                              ("primiera", PRIMIERA_SCALES)):
+            if getattr(self, name) not in allowed:
+                raise ScopaError(f"rules option {name} must be one of {', '.join(map(repr, allowed))}, "
+                                 f"got {getattr(self, name)!r}")
+        # each option's own type and range above, the options' relations below: a hand_cards of
+        # "3" was blamed on hand_bonus, "needs 3 cards a deal ... got hand_cards=3"
         if self.hand_bonus and self.hand_cards != 3:
             raise ScopaError(f"rules option hand_bonus needs 3 cards a deal (cirulla's bonuses are for "
                              f"a hand of three), got hand_cards={self.hand_cards}")
         if self.joker and not (self.hand_bonus or self.dealer_sweep):
             raise ScopaError("rules option joker needs hand_bonus or dealer_sweep (the joker serves only them)")
-        if _whole(self.players, "players", 2, 6) not in PLAYER_COUNTS:
-            raise ScopaError(f"rules option players must be one of 2, 3, 4, 6, got {self.players!r}")
-        _whole(self.hand_cards, "hand_cards", 1, 20)
-        _whole(self.table_cards, "table_cards", 0, 10)   # a bigger start table is no game the seeds know
         per_deal = self.players * self.hand_cards
         if (40 - self.table_cards) % per_deal:
             raise ScopaError(
                 f"rules options hand_cards={self.hand_cards}, table_cards={self.table_cards}: the "
                 f"{40 - self.table_cards} cards left after the table are not a whole number of deals of "
                 f"{self.players} x {self.hand_cards}")
-        for name, allowed in (("napoleone", NAPOLEONE), ("quindici", QUINDICI),
-                              ("primiera", PRIMIERA_SCALES)):
-            if getattr(self, name) not in allowed:
-                raise ScopaError(f"rules option {name} must be one of {', '.join(map(repr, allowed))}, "
-                                 f"got {getattr(self, name)!r}")
+        if self.quindici == "only" and not self.equal_first:
+            raise ScopaError("rules option equal_first=false needs equal-value captures: quindici='only' "
+                             "has none (a card takes only cards that with it sum to 15)")
         if not self.ace_takes_all:
             if self.ace_scopa:
                 raise ScopaError("rules option ace_scopa needs ace_takes_all")

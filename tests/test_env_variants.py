@@ -1,13 +1,11 @@
 """The environments under every rules preset: the action table per rules, the N-player
 observation, the AEC env (PettingZoo's api_test and seed_test), the Gymnasium env and the
 batched env, with side rewards shared by partners."""
-import warnings
 
 import gymnasium
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env
-from pettingzoo.test import api_test, seed_test
+from pettingzoo.test import seed_test
 
 from scopa_env import BatchedScopa, Game, Rules, ScopaError, ScopaGymEnv, core
 from scopa_env.actions import CLASSIC_SIZE, TAKES_TABLE, action_table, encode_move
@@ -18,6 +16,7 @@ from scopa_env.observation import OBS_SIZE, SLICES, layout, layout_for, observe,
 from scopa_env.presets import PRESETS, rules_from_preset
 
 from reference_rules import legal as reference_legal
+from strict_checks import api_test_strictly, check_env_strictly
 
 ALL = sorted(PRESETS)
 
@@ -72,6 +71,11 @@ def test_fifteen_captures_and_the_ace_sweep_encode_and_decode():
     assert t.decode(sweep, table) == (20, table)
     with pytest.raises(ScopaError, match="needs the table"):
         t.decode(sweep)
+    # on an empty table the ace is laid (id 0 class): the sweep's id decoded to that lay (review)
+    for empty in ([], 0):
+        with pytest.raises(ScopaError, match=r"\(1S takes the table\) is no move on an empty table"):
+            t.decode(sweep, empty)
+    assert t.decode(t.encode("1S", []), []) == (20, 0)
     assert t.describe(sweep) == "1S x the table"
     # the burned ace takes the one ace of the table with its classic id
     burned = t.encode("1S", ["1C"], table=["1C"])
@@ -199,10 +203,8 @@ def test_hidden_cards_do_not_change_the_observation(name):
 # ---- AEC ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("name", ALL)
 def test_pettingzoo_api_and_seed_test(name):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # PettingZoo warns for every Dict observation space
-        api_test(make_env(rules=name), num_cycles=200)
-        seed_test(lambda: make_env(rules=name, episode="hand"), num_cycles=100)
+    api_test_strictly(make_env(rules=name), num_cycles=200)
+    seed_test(lambda: make_env(rules=name, episode="hand"), num_cycles=100)
 
 
 @pytest.mark.parametrize("name,reward", [("pairs", "win"), ("scopone", "points"),
@@ -318,9 +320,7 @@ def mask_ids(cards):
 @pytest.mark.parametrize("name", ["pairs", "scopa-d-assi"])
 def test_gym_check_env(name):
     env = gymnasium.make("Scopa-v0", rules=name, opponent="random")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        check_env(env.unwrapped, skip_render_check=True)
+    check_env_strictly(env.unwrapped, skip_render_check=True)
 
 
 @pytest.mark.parametrize("name,reward", [("pairs", "points"), ("three-players", "win")])

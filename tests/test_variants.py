@@ -540,6 +540,13 @@ def test_match_to_target_with_three_sides_needs_a_strict_leader():
     (dict(burned_ace=False), "burned_ace"), (dict(fewest_cards=1), "fewest_cards"),
     (dict(equal_first="no"), "equal_first must be true or false"), (dict(ace_redeal=1), "ace_redeal"),
     (dict(teams=2), "unknown rules option 'teams'"),
+    # an option without effect under the others (review: accepted, and played as equal_first on)
+    (dict(quindici="only", equal_first=False), "equal_first=false needs equal-value captures: "
+                                               "quindici='only' has none"),
+    # an option's own type before its relations: this was "hand_bonus needs 3 cards a deal ...
+    # got hand_cards=3" (review)
+    (dict(hand_bonus=True, hand_cards="3"), "hand_cards must be a whole number 1..20, got '3'"),
+    (dict(joker=True, napoleone="yes"), "napoleone must be one of"),
     # the observations hold scores as int8, clipped at 127: past it every agent saw 127 - 127
     (dict(target=101), r"target must be a whole number 1..100, got 101"), (dict(target=0), "target"),
 ])
@@ -665,17 +672,18 @@ def any_rules(draw):
     napola = draw(st.booleans())
     bonus = hand_cards == 3 and draw(st.booleans())
     sweep = draw(st.booleans())
+    quindici = draw(st.sampled_from(["off", "only", "both"]))   # "only": no equal captures to order
     return Rules(players=players, hand_cards=hand_cards, table_cards=table_cards, target=draw(st.integers(3, 8)),
                  napola=napola, napola_max=draw(st.integers(3, 10)) if napola else 10,
                  grande=draw(st.booleans()), hand_bonus=bonus,
                  joker=(bonus or sweep) and draw(st.booleans()), re_bello=draw(st.booleans()),
                  napoleone=draw(st.sampled_from(["off", "win", "ten"])), ace_takes_all=ace,
                  ace_scopa=ace and draw(st.booleans()), burned_ace=not ace or draw(st.booleans()),
-                 quindici=draw(st.sampled_from(["off", "only", "both"])), fewest_cards=draw(st.booleans()),
+                 quindici=quindici, fewest_cards=draw(st.booleans()),
                  free_capture=draw(st.booleans()),
                  primiera=draw(st.sampled_from(["standard", "figures0", "veneto", "southern", "most_sevens"])),
                  capotto=draw(st.sampled_from([0, 0, 2, 4])), re_redeal=draw(st.booleans()),
-                 dealer_sweep=sweep, equal_first=draw(st.booleans()),
+                 dealer_sweep=sweep, equal_first=quindici == "only" or draw(st.booleans()),
                  ace_redeal=draw(st.booleans()))
 
 
@@ -738,11 +746,11 @@ _POOL = [c for c in (f"{r}{s}" for s in "DCSB" for r in range(1, 11)) if c not i
 @st.composite
 def capture_positions(draw):
     ace = draw(st.booleans())
+    quindici = draw(st.sampled_from(["off", "only", "both"]))
     options = dict(ace_takes_all=ace, ace_scopa=ace and draw(st.booleans()),
-                   burned_ace=not ace or draw(st.booleans()),
-                   quindici=draw(st.sampled_from(["off", "only", "both"])),
+                   burned_ace=not ace or draw(st.booleans()), quindici=quindici,
                    fewest_cards=draw(st.booleans()), free_capture=draw(st.booleans()),
-                   equal_first=draw(st.booleans()))
+                   equal_first=quindici == "only" or draw(st.booleans()))
     # biased toward the corners: an ace in hand, small tables, low cards (sweeps, sums, 15s)
     hand = draw(st.lists(st.sampled_from(_POOL), min_size=1, max_size=3, unique=True))
     if draw(st.booleans()) and not any(c.startswith("1") and len(c) == 2 for c in hand):
@@ -775,10 +783,14 @@ def test_every_capture_and_sweep_agrees_with_the_reference(case):
 
 @st.composite
 def hand_ends(draw):
-    """Rules with every scoring option, the 40 cards split between the seats' piles (skewed, now
-    and then every denaro to one seat) but one card, laid on an empty table by the last mover."""
+    """Rules with every option of the end-of-hand score (the hand bonuses are scored during a deal:
+    test_cirulla; capotto ends a match, it scores nothing), the 40 cards split between the seats'
+    piles (skewed, now and then every denaro to one seat) but one card, laid on an empty table by
+    the last mover. (grande and napola_max were left out: a review broke grande's 5 unseen here)"""
     players = draw(st.sampled_from([2, 3, 4, 6]))
-    rules = Rules(players=players, napola=draw(st.booleans()), re_bello=draw(st.booleans()),
+    napola = draw(st.booleans())
+    rules = Rules(players=players, napola=napola, napola_max=draw(st.integers(3, 10)) if napola else 10,
+                  grande=draw(st.booleans()), re_bello=draw(st.booleans()),
                   napoleone=draw(st.sampled_from(["off", "win", "ten"])),
                   primiera=draw(st.sampled_from(["standard", "figures0", "veneto", "southern", "most_sevens"])))
     order = draw(st.permutations([f"{r}{s}" for s in "DCSB" for r in range(1, 11)]))
