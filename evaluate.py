@@ -434,6 +434,16 @@ def _number(x) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
+# a bound on a row's points no evaluation comes near (a hand's points are tens at most, an
+# interval's half-width a few times that): a finite 1e308 overflowed the pool's arithmetic (review)
+POINTS_MAX = 1_000_000
+POINTS_RANGE = f"from -{POINTS_MAX:,} to {POINTS_MAX:,}"
+
+
+def _points(x) -> bool:
+    return _number(x) and abs(x) <= POINTS_MAX
+
+
 def spec_problem(spec, rules: Rules) -> str | None:
     """Why `spec` is not an agent spec evaluate.py takes (its error), or None. A level is built as
     --agent/--opponent are (check_specs); a checkpoint's spec is read but its file not opened: a
@@ -471,12 +481,14 @@ def check_pool_row(r, rules: Rules) -> str | None:
     if not _whole(r["wins"]) or not 0 <= r["wins"] <= m:
         return f"wins must be a whole number from 0 to matches ({m}), got {r['wins']!r}"
     for key in ("points_per_hand", "scope_per_hand", "opp_scope_per_hand"):
-        if not _number(r[key]) or (key != "points_per_hand" and r[key] < 0):
-            return f"{key} must be a{'' if key == 'points_per_hand' else ' non-negative'} number, got {r[key]!r}"
+        if not _points(r[key]) or (key != "points_per_hand" and r[key] < 0):
+            return (f"{key} must be a{'' if key == 'points_per_hand' else ' non-negative'} number "
+                    f"{POINTS_RANGE}, got {r[key]!r}")
     ci = r["points_ci"]
     if not (isinstance(ci, list) and len(ci) == 2 and (ci == [None, None] or
-                                                       (all(map(_number, ci)) and ci[0] <= ci[1]))):
-        return f"points_ci must be [low, high] (two numbers, low <= high) or [null, null], got {ci!r}"
+                                                       (all(map(_points, ci)) and ci[0] <= ci[1]))):
+        return (f"points_ci must be [low, high] (two numbers {POINTS_RANGE}, low <= high) or "
+                f"[null, null], got {ci!r}")
     if ci != [None, None] and not ci[0] <= r["points_per_hand"] <= ci[1]:
         # an interval made around its estimate holds it (a hand-edited estimate was pooled)
         return f"points_per_hand {r['points_per_hand']!r} lies outside its points_ci {ci!r}"
@@ -505,7 +517,7 @@ def check_pool_run(path: str, run) -> None:
         # pair_seed takes 63 bits: 2**63 + 3 would be seed 3's deals again
         raise ScopaError(f"{path}: seed must be a whole number 0..2**63-1, got {run['seed']!r}")
     try:
-        rules = Rules.from_dict(run["rules"])
+        rules = Rules.from_dict(run["rules"], stored=True)     # null too is refused (review)
     except (ScopaError, TypeError, ValueError, AttributeError, KeyError) as e:
         raise ScopaError(f"{path}: rules are not a rules object ({e})") from None
     bad = spec_problem(run["agent"], rules)

@@ -169,9 +169,11 @@ class Rules:
         """Rules from a dict of options, those it lacks at their defaults. `stored`: the dict
         comes from a file (a record, a checkpoint), so an option this version does not know is
         most likely one added after it, and the error says so (a file's format number does not
-        change when an option is added: README "Game records")."""
-        if d is not None and not isinstance(d, dict):
-            raise ScopaError(f"rules must be a table of options, got {type(d).__name__}")
+        change when an option is added: README "Game records"); and a file's rules are a table:
+        its null (None) is refused, not read as the classic rules."""
+        if not isinstance(d, dict) and (stored or d is not None):
+            raise ScopaError(f"rules must be a table of options, got "
+                             f"{'null' if d is None else type(d).__name__}")
         d = dict(d or {})
         known = {f.name for f in fields(cls)}
         unknown = sorted(set(d) - known)

@@ -649,6 +649,10 @@ def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, sig, tmp_path):
     ({"opponent": "hard:worlds"}, "bad agent option 'worlds'"),
     ({"points_ci": [1.0]}, "points_ci must be"),
     ({"points_ci": [2.0, 1.0]}, "points_ci must be"),
+    # finite, but its square overflowed the pooling (an OverflowError traceback; review)
+    ({"points_ci": [0.1, 1e308]}, "points_ci must be [low, high] (two numbers from -1,000,000 to "
+                                  "1,000,000, low <= high)"),
+    ({"rules": None}, "rules must be a table of options, got null"),   # pooled as classic (review)
     ({"points_per_hand": 50.0}, "points_per_hand 50.0 lies outside its points_ci [0.1, 0.9]"),  # was pooled
     ({"opponent": None}, "opponent must be"),
     ({"points_per_hand": "x"}, "points_per_hand must be"),
@@ -676,7 +680,7 @@ def test_cli_pool_rejects_damaged_files_before_printing(damage, field, tmp_path,
         run = json.loads(json.dumps(good))
         row = run["results"][0]
         for k, v in damage.items():
-            (run if k == "seed" else row)[k] = v
+            (run if k in ("seed", "rules") else row)[k] = v
         if "seed" in damage:        # in both files: unhashable used to crash the seed check
             (tmp_path / "a.json").write_text(json.dumps(dict(good, seed=damage["seed"])))
         bad.write_text(json.dumps(run))

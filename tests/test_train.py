@@ -342,7 +342,16 @@ def test_a_checkpoint_with_misshapen_training_state_is_refused(tmp_path, algo):
              (lambda d: d["optimizer"]["state"][2].update(step=torch.zeros(2)),
               r"optimizer.state\[2\].step \(float32, 2; a scalar is needed\)"),
              (lambda d: d["optimizer"]["state"][1].pop("exp_avg_sq"),
-              r"optimizer.state\[1\] lacks 'exp_avg_sq'")]
+              r"optimizer.state\[1\] lacks 'exp_avg_sq'"),
+             # Adam's settings: 'x' failed in its first step, -1 trained on (review)
+             (lambda d: d["optimizer"]["param_groups"][0].update(lr="x"),
+              r"optimizer.param_groups\[0\].lr \('x'; a fresh run's 0.0005\)"),
+             (lambda d: d["optimizer"]["param_groups"][0].update(lr=-1.0),
+              r"optimizer.param_groups\[0\].lr \(-1.0; a fresh run's 0.0005\)"),
+             (lambda d: d["optimizer"]["param_groups"][0].update(betas=[0.9]),
+              r"optimizer.param_groups\[0\].betas \(\[0.9\]; a fresh run's \(0.9, 0.999\)\)"),
+             (lambda d: d["optimizer"]["param_groups"][0].update(amsgrad="x"),
+              r"optimizer.param_groups\[0\].amsgrad \('x'; a fresh run's False\)")]
     if algo == "dmc":
         assert len(state["carry"]["obs"]) > 1
         edits += [(lambda d: d["algo_state"]["carry"].update(obs=d["algo_state"]["carry"]["obs"][:, :, 1:]),
@@ -543,6 +552,11 @@ def test_a_checkpoint_from_a_newer_version_says_so(tmp_path, capsys):
     with pytest.raises(ScopaError, match=re.escape("has bad rules (unknown rules option 'future_opt': "
                                                    "written by a newer version of scopa-rl, or edited")):
         make_agent(str(tmp_path / "r.pt"))
+    # rules null (its checksum made again) played as the classic rules (review)
+    checkpoint.save_atomic(dict(good, rules=None), tmp_path / "null.pt")
+    with pytest.raises(ScopaError, match=re.escape("has bad rules (rules must be a table of options, "
+                                                   "got null)")):
+        make_agent(str(tmp_path / "null.pt"))
 
 
 def test_a_checkpoint_with_an_algo_or_network_setting_this_version_lacks(tmp_path):

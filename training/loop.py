@@ -305,7 +305,7 @@ class Run:
                                  f"network was trained (step {self.counters['steps']:,}; "
                                  f"{trained[0]!r} differs from the seed's initial weights)")
         wrong = (saved_state.misshapen(ckpt["algo_state"], template["algo_state"], "algo_state")
-                 or saved_state.misshapen_optimizer(self.optimizer, self.model))
+                 or saved_state.misshapen_optimizer(self.optimizer, self.model, template["optimizer"]))
         if wrong:                                   # again only an edited file with a new checksum
             raise ScopaError(f"{where} cannot be resumed: its {wrong}")
         misfit = saved_state.ppo_misfit if self.cfg.algo == "ppo" else saved_state.dmc_misfit

@@ -56,9 +56,18 @@ def _kind(v, free=()) -> str:
     return f"{str(v.dtype).removeprefix('torch.')}, " + (" x ".join(dims) or "a scalar")
 
 
-def misshapen_optimizer(optimizer: torch.optim.Optimizer, model: torch.nn.Module) -> str | None:
-    """The first Adam moment whose shape is not its parameter's (torch does not check: the first
-    step raised), or None."""
+def misshapen_optimizer(optimizer: torch.optim.Optimizer, model: torch.nn.Module,
+                        fresh: dict) -> str | None:
+    """The first setting of a loaded optimizer's param_groups other than in `fresh` (the state_dict
+    of a fresh run's optimizer: the settings come from the config, which a resume does not
+    change; torch takes any value, and an lr of 'x' failed in Adam's first step, one of -1 trained
+    on), or the first Adam moment whose shape is not its parameter's (torch does not check: the
+    first step raised), or None."""
+    for i, (have, want) in enumerate(zip(optimizer.state_dict()["param_groups"], fresh["param_groups"])):
+        for key, v in want.items():
+            if key != "params" and not _same_setting(have.get(key), v):
+                return (f"optimizer.param_groups[{i}].{key} ({_show_setting(have.get(key))}; a fresh "
+                        f"run's {_show_setting(v)})")
     params = list(model.parameters())
     for i, state in optimizer.state_dict()["state"].items():
         if not (isinstance(i, int) and 0 <= i < len(params)):
@@ -73,6 +82,20 @@ def misshapen_optimizer(optimizer: torch.optim.Optimizer, model: torch.nn.Module
                 return (f"optimizer.state[{i}].{key} ({_kind(v)}; "
                         + (f"its parameter is {shape})" if shape else "a scalar is needed)"))
     return None
+
+
+def _same_setting(a, b) -> bool:
+    if isinstance(a, torch.Tensor) or isinstance(b, torch.Tensor):
+        return isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape \
+            and bool(torch.equal(a, b))
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):   # betas: a list once saved
+        return len(a) == len(b) and all(_same_setting(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def _show_setting(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _first_bad(bad: np.ndarray) -> int | None:
