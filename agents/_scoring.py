@@ -7,8 +7,10 @@ leaves allows the opponent (`reply_threat`, from the chance that the unseen card
 rank). `score_any` is the same judgement under any rules. It reads every option from the header
 slots of a core state (Rules.to_header) and plays the captures through core.legal_moves, so a
 variant exists only in the engine. Seat p's side pools its partner's pile, and the reply feared
-is that of the next seat (always an opponent: partners sit opposite). Rules come only from
-core.py; the worlds and the search that use this are in agents/_rollout.py.
+is that of the next seat (always an opponent: partners sit opposite). Rules come from core.py
+but for one copy kept for speed: reply_threat's enumeration of the classic captures, which a
+test holds equal to core.legal_moves's (reply_threat_moves) on tables of every size. The worlds
+and the search that use this are in agents/_rollout.py.
 """
 from __future__ import annotations
 
@@ -35,7 +37,7 @@ WEIGHTS = np.array([
     1.6,     # how much the opponent's expected best reply counts against a move (measured
              # against easy: 1.6 beat 1.0, 1.3, 2.0 and 2.5)
 ])
-MAX_TABLE_ENUM = 12    # the threat enumerates subsets of at most this many table cards
+MAX_TABLE_ENUM = 12    # the threat enumerates the subsets of a table of at most this many cards
 SCRATCH = 2 * (1 << MAX_TABLE_ENUM) + 128
 
 DENARI = (1 << 10) - 1
@@ -212,10 +214,21 @@ def _expected_best(p, best):
 
 @njit(cache=True)
 def reply_threat(table, unseen, h, opp_last, w, vals, scratch):
-    """Expected value of the opponent's best capture on `table` with `h` cards drawn from `unseen`."""
+    """Expected value of the opponent's best capture on `table` with `h` cards drawn from `unseen`.
+
+    The classic captures, enumerated here for speed (core.legal_moves for every rank cost more;
+    reply_threat_moves is that path, and a test holds the two equal): a card takes one table
+    card of its rank if there is one, else any cards summing to it (10 at most, so 4 cards at
+    most). A table of more than MAX_TABLE_ENUM cards (set-up positions only: a dealt game's
+    tables stay far below) goes through _best_captures_large."""
     if h <= 0 or table == 0:
         return 0.0
-    # table cards (at most MAX_TABLE_ENUM, lowest ids first) and their subset sums and values
+    if popcount(table) > MAX_TABLE_ENUM:
+        best = scratch[32:43]
+        p = scratch[48:59]
+        _best_captures_large(table, vals, best, scratch[16:27], scratch[64:75])
+        return _threat_of(best, p, unseen, h, vals)
+    # table cards (lowest ids first) and their subset sums and values
     nt = 0
     ids = scratch[0:MAX_TABLE_ENUM]
     has_rank = scratch[16:27]
@@ -254,6 +267,44 @@ def reply_threat(table, unseen, h, opp_last, w, vals, scratch):
         g = tval[m] + (scopa if m == full else 0.0)
         if g > best[r]:
             best[r] = g
+    return _threat_of(best, p, unseen, h, vals)
+
+
+@njit(cache=True)
+def _best_captures_large(table, vals, best, one, many):
+    """best[r]: the most a card of rank r takes on `table` by the classic captures (-1 at least, as
+    reply_threat's enumeration keeps it; < 0: nothing), for a table too large to enumerate its
+    subsets: one[s] is the best single card of rank s, many[s] the best set of two or more cards
+    summing to s (a 0/1 knapsack over the table's cards). No scopa: a table of more than 10
+    cards sums to more than 10."""
+    for s in range(11):
+        one[s] = -np.inf
+        many[s] = -np.inf
+    ranks = 0
+    rest = table
+    while rest != 0:
+        low = rest & -rest
+        rest ^= low
+        c = popcount(low - 1)
+        v = RANK[c]
+        ranks |= 1 << v
+        for s in range(10, v, -1):         # the sets this card joins: those built before it
+            with_it = max(one[s - v], many[s - v]) + vals[c]
+            if with_it > many[s]:
+                many[s] = with_it
+        if vals[c] > one[v]:
+            one[v] = vals[c]
+    for r in range(11):
+        # a card of that rank on the table must be taken instead of a sum
+        best[r] = max(-1.0, one[r] if (ranks >> r) & 1 else many[r])
+
+
+@njit(cache=True)
+def _threat_of(best, p, unseen, h, vals):
+    """The expected best reply from best[r] (what a card of rank r takes; < 0: nothing) and the
+    chance that the h cards drawn from `unseen` hold each rank."""
+    for r in range(11):
+        p[r] = 0.0
     # chance the opponent holds each rank, and the value of the card it plays to take
     u = popcount(unseen)
     for r in range(1, 11):

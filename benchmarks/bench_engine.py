@@ -3,8 +3,10 @@
     python benchmarks/bench_engine.py [--hands 300000] [--repeats 5] [--presets] [--baseline DIR]
 
 Measured side by side in one run: the compiled path (core.random_hands: deal, legal-move
-generation, play, scoring, all in numba), the same hands driven move by move through the
-validated Python `Game` API, and state clones inside compiled code and from Python. With
+generation, play, scoring, all in numba), random hands of the same game driven move by move
+through the validated Python `Game` API (another sample of hands, and fewer: a 500th of
+--hands, at least 200; the ratio is per hand), and state clones inside compiled code and from
+Python. With
 --presets, also every rules preset of presets.py through core.random_hands_rules (a tenth of the
 hands each), with its speed relative to the classic game. Medians of the repeats; the machine is
 noisy, so read the ratios. With --baseline DIR (another checkout, e.g. a fresh `git worktree add

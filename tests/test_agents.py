@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from agents import make_agent, split_spec
-from agents import _exact, _rollout
+from agents import _exact, _rollout, _scoring
 from agents.arena import evaluate
 from agents.base import Agent, RandomAgent, flag_option
 from agents.hard import HardAgent
@@ -22,6 +22,27 @@ from scopa_env.rules import Rules
 LEVELS = ["random", "easy", "normal", "hard"]
 CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "scopa-default.pt"
 FAST = {"hard": {"worlds": 6}}   # hard at a tiny budget keeps the tests quick
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 9, 12, 13, 16, 20, 30])
+def test_the_classic_threat_takes_what_the_engine_allows(n):
+    """reply_threat enumerates the classic captures itself, for speed; core.legal_moves (through
+    reply_threat_moves) is the rule. Tables of any size: past 12 cards it read only the first 12,
+    missed the others' ranks and allowed sums the engine refuses (review: 57 of 300 13-card
+    tables differed)."""
+    rng = np.random.default_rng(n)
+    state = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    state[:core.HEADER_SIZE] = Rules().to_header()
+    tmp, tbuf, scratch = np.zeros(core.STATE_SIZE, dtype=np.int64), core.new_move_buffer(), _scoring.new_scratch()
+    for _ in range(150):
+        cards = rng.permutation(40)
+        table = np.int64(sum(1 << int(c) for c in cards[:n]))
+        unseen = np.int64(sum(1 << int(c) for c in cards[n:n + int(rng.integers(1, 41 - n))]))
+        vals, h, last = rng.random(40), int(rng.integers(1, 4)), bool(rng.integers(2))
+        mine = _scoring.reply_threat(table, unseen, h, last, _scoring.WEIGHTS, vals, scratch)
+        engine = _scoring.reply_threat_moves(state, table, unseen, h, last, _scoring.WEIGHTS, vals, scratch,
+                                             tmp, tbuf)
+        assert mine == pytest.approx(engine, abs=1e-12), (n, cards[:n].tolist())
 
 
 def agent(name, seed=0, rules=None, **options):
