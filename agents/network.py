@@ -41,7 +41,6 @@ FEATURES_VERSION = 4
 # move features of each version this code builds networks for: 3 (checkpoints before the risk
 # features; still loaded and played) and 4
 FEATURE_SIZES = {3: MOVE_FEATURES, 4: MOVE_FEATURES + RISK_FEATURES}
-MAX_TABLE_ENUM = 12   # subsets of at most this many table cards are enumerated
 _BITS = torch.tensor([1 << c for c in range(40)], dtype=torch.int64)
 _RANKS = torch.tensor([c % 10 + 1 for c in range(40)], dtype=torch.float32)
 
@@ -59,16 +58,15 @@ _OBS_SCALE = torch.from_numpy(OBS_HIGH.astype(np.float32))
 def reply_tactics(tables, out):
     """For each table mask: out[i, r-1] = 1 if a card of rank r captures something on it,
     out[i, 10 + r-1] = 1 if it sweeps it (takes every card)."""
-    ids = np.zeros(40, dtype=np.int64)
     for i in range(tables.shape[0]):
         t = tables[i]
         for j in range(20):
             out[i, j] = 0.0
         if t == 0:
             continue
-        n = 0
         has = np.zeros(11, dtype=np.int64)
         total = 0
+        reach = 1          # bit s: some of the table's cards sum to s (none: 0), s up to 10
         rest = t
         while rest != 0:
             low = rest & -rest
@@ -79,19 +77,11 @@ def reply_tactics(tables, out):
             r = c % 10 + 1
             has[r] += 1
             total += r
-            if n < MAX_TABLE_ENUM:
-                ids[n] = r
-                n += 1
+            reach |= (reach << r) & 0x7FF
         for r in range(1, 11):
-            if has[r] > 0:
+            # its equal if the table holds one (then no sum may be taken), else a sum
+            if has[r] > 0 or (reach >> r) & 1:
                 out[i, r - 1] = 1.0
-        for m in range(1, 1 << n):
-            s = 0
-            for j in range(n):
-                if (m >> j) & 1:
-                    s += ids[j]
-            if s <= 10 and has[s] == 0:
-                out[i, s - 1] = 1.0
         # a card of rank = the table's sum sweeps it: a lone card is taken by its equal, and a
         # table of several cards holds no card of rank = its sum (every rank is at least 1)
         if total <= 10:

@@ -926,6 +926,18 @@ def test_reply_tactics_of_a_table():
     sweeps = [(np.flatnonzero(r[10:]) + 1).tolist() for r in out]
     assert takes == [[3, 4, 7], [10], [1, 2, 5, 6, 7], []]
     assert sweeps == [[7], [10], [7], []]
+    # tables of every size against the rule itself: its equal, else 2 to 4 cards summing to it
+    # (past 12 cards it summed only the first 12: a 13th card's sums went missing; review)
+    from itertools import combinations
+    rng = np.random.default_rng(5)
+    tables = [int(mask(*[f"{c % 10 + 1}{'DCSB'[c // 10]}" for c in rng.permutation(40)[:n]]))
+              for n in range(1, 41) for _ in range(8)]
+    out = np.zeros((len(tables), 20), dtype=np.float32)
+    reply_tactics(np.array(tables, dtype=np.int64), out)
+    for t, row in zip(tables, out):
+        ranks = [c % 10 + 1 for c in range(40) if t >> c & 1]
+        sums = {sum(x) for k in (2, 3, 4) for x in combinations(ranks, k)}
+        assert (np.flatnonzero(row[:10]) + 1).tolist() == [r for r in range(1, 11) if r in ranks or r in sums]
 
 
 def test_risk_features_count_the_unseen_threats():
