@@ -65,8 +65,9 @@ def misshapen_optimizer(optimizer: torch.optim.Optimizer, model: torch.nn.Module
     first step raised), or None."""
     for i, (have, want) in enumerate(zip(optimizer.state_dict()["param_groups"], fresh["param_groups"])):
         for key, v in want.items():
-            if key != "params" and not _same_setting(have.get(key), v):
-                return (f"optimizer.param_groups[{i}].{key} ({_show_setting(have.get(key))}; a fresh "
+            # a setting the file lacks (one a torch version added) is torch's default, as fresh
+            if key != "params" and key in have and not _same_setting(have[key], v):
+                return (f"optimizer.param_groups[{i}].{key} ({_show_setting(have[key])}; a fresh "
                         f"run's {_show_setting(v)})")
     params = list(model.parameters())
     for i, state in optimizer.state_dict()["state"].items():
