@@ -117,6 +117,18 @@ def _with_options(name: str, options: dict) -> str:
     return f"{name}:{text}"
 
 
+def learned_agent_class(spec: str):
+    """LearnedAgent, imported with torch only when a checkpoint is asked for; on a core install
+    (no [train] extra, no torch) one ScopaError naming the checkpoint `spec` and the install."""
+    try:
+        from .learned import LearnedAgent
+    except ImportError as e:
+        raise ScopaError(f"checkpoint {spec!r}: a trained agent needs torch, which is not "
+                         f"installed ({e.name or e}); pip install -e '.[train]' (on these "
+                         f"machines first pip install torch==2.13.0)") from None
+    return LearnedAgent
+
+
 def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) -> Agent:
     """'random' | a level name | path/to/checkpoint.pt -> an Agent. Bad specs raise ScopaError.
 
@@ -146,12 +158,7 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
         # '~/x.pt': a shell leaves --agent=~/x.pt as typed (review: "does not exist")
         spec = os.path.expanduser(spec)
         regular_file("checkpoint", spec)
-        try:
-            from .learned import LearnedAgent  # imports torch: only when a checkpoint is asked for
-        except ImportError as e:               # a core install (no [train] extra) has no torch
-            raise ScopaError(f"checkpoint {spec!r}: a trained agent needs torch, which is not "
-                             f"installed ({e.name or e}); pip install -e '.[train]' (on these "
-                             f"machines first pip install torch==2.13.0)") from None
+        LearnedAgent = learned_agent_class(spec)
         options = _without_default_nones(LearnedAgent, options)
         _check_options(LearnedAgent, spec, options)
         agent = LearnedAgent(rules=rules, seed=seed, path=str(spec), **options)

@@ -27,14 +27,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents import make_agent  # noqa: E402
+from agents import learned_agent_class, make_agent  # noqa: E402
 from agents._workers import Workers  # noqa: E402
 from agents.arena import (AGENT, OPPONENT, MatchResult, agent_seed, check_matches, pair_seed,  # noqa: E402
                           play_match, summarize)
 from agents.hard import HardAgent  # noqa: E402
 from agents.stats import no_interval_reason, points_interval_text, t95  # noqa: E402
 from benchmarks._cli import errors_as_one_line, parser, positive_int, seed_arg  # noqa: E402
-from scopa_env.errors import ScopaError  # noqa: E402
+from scopa_env.errors import ScopaError, regular_file  # noqa: E402
 from scopa_env.rules import Rules  # noqa: E402
 from scopa_env.seeds import offset_seed  # noqa: E402
 
@@ -89,12 +89,13 @@ def fair_and_told(agent: str, rules: Rules, seed: int, budget: int) -> list:
                          f"PATH.pt:search=BUDGET, the budget from --budget), got {agent!r}")
     if not agent.endswith(".pt"):       # 'easy' said "checkpoint 'easy' does not exist" (review)
         raise ScopaError(f"--agent takes hard or a DMC checkpoint PATH.pt, got {agent!r}")
+    regular_file("checkpoint", agent)
+    LearnedAgent = learned_agent_class(agent)     # a core install: one line, not torch's traceback
     from agents.checkpoint import load
     algo = load(agent).get("algo")
     if algo != "dmc":       # the agent's own error advised search=0, which --agent cannot take
         raise ScopaError(f"--agent {agent} is a {algo} checkpoint: the search blends a DMC "
                          f"network's expected points, so --agent takes a DMC checkpoint")
-    from agents.learned import LearnedAgent
     fair, told = (LearnedAgent(rules, seed, path=agent, search=budget) for _ in range(2))
     # the told agent's search is its own hard level, made a ToldHard in place: every option and
     # all its state stay the agent's (ToldHard adds the attribute `told` and nothing else)

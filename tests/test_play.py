@@ -630,6 +630,10 @@ def test_without_torch_the_clis_say_what_to_install(tmp_path):
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert "training needs torch, which is not installed" in r.stderr
     assert not (tmp_path / "c").exists() and not (tmp_path / "r").exists()
+    # the benchmark that takes a checkpoint too (a traceback from torch's import: review)
+    r = run("benchmarks/hand_value.py", "--agent", str(root / "checkpoints" / "scopa-default.pt"),
+            "--matches", "4")
+    assert r.returncode == 2 and "Traceback" not in r.stderr and "needs torch" in r.stderr, r.stderr
 
 
 def test_slow_computer_move_says_so(monkeypatch):
