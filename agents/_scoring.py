@@ -223,23 +223,20 @@ def reply_threat(table, unseen, h, opp_last, w, vals, scratch):
     tables stay far below) goes through _best_captures_large."""
     if h <= 0 or table == 0:
         return 0.0
+    best = scratch[32:43]
+    p = scratch[48:59]
     if popcount(table) > MAX_TABLE_ENUM:
-        best = scratch[32:43]
-        p = scratch[48:59]
         _best_captures_large(table, vals, best, scratch[16:27], scratch[64:75])
         return _threat_of(best, p, unseen, h, vals)
     # table cards (lowest ids first) and their subset sums and values
     nt = 0
     ids = scratch[0:MAX_TABLE_ENUM]
     has_rank = scratch[16:27]
-    best = scratch[32:43]
-    p = scratch[48:59]
     for r in range(11):
         has_rank[r] = 0.0
         best[r] = -1.0
-        p[r] = 0.0
     rest = table
-    while rest != 0 and nt < MAX_TABLE_ENUM:
+    while rest != 0:
         low = rest & -rest
         rest ^= low
         c = popcount(low - 1)
@@ -251,7 +248,7 @@ def reply_threat(table, unseen, h, opp_last, w, vals, scratch):
     sums[0] = 0.0
     tval[0] = 0.0
     full = (1 << nt) - 1
-    scopa = 0.0 if (opp_last or rest != 0) else w[I_SCOPA]
+    scopa = 0.0 if opp_last else w[I_SCOPA]
     for m in range(1, full + 1):
         j = popcount((m & -m) - 1)
         c = np.int64(ids[j])
