@@ -230,41 +230,41 @@ def check(ckpt, where: str = "checkpoint") -> None:
     if missing:
         raise ScopaError(f"checkpoint {where!r} lacks {', '.join(missing)}")
     if not _whole(ckpt["format_version"]) or ckpt["format_version"] != FORMAT_VERSION:
-        raise ScopaError(f"checkpoint {where!r} has format version {_show(ckpt['format_version'])}, "
+        raise ScopaError(f"checkpoint {where!r} has format version {show_value(ckpt['format_version'])}, "
                          f"this code reads {FORMAT_VERSION}")
     if not _whole(ckpt["obs_layout_version"]) or ckpt["obs_layout_version"] != OBS_LAYOUT_VERSION:
         raise ScopaError(f"checkpoint {where!r} was trained on observation layout version "
-                         f"{_show(ckpt['obs_layout_version'])}, this code has version {OBS_LAYOUT_VERSION}")
+                         f"{show_value(ckpt['obs_layout_version'])}, this code has version {OBS_LAYOUT_VERSION}")
     if not _whole(ckpt["action_layout_version"]) or \
             ckpt["action_layout_version"] != ACTION_LAYOUT_VERSION:
         raise ScopaError(f"checkpoint {where!r} was trained on action layout version "
-                         f"{_show(ckpt['action_layout_version'])}, this code has version "
+                         f"{show_value(ckpt['action_layout_version'])}, this code has version "
                          f"{ACTION_LAYOUT_VERSION}")
     if ckpt["algo"] not in ALGOS:       # any value was taken (review)
-        raise ScopaError(f"checkpoint {where!r} has algo {_show(ckpt['algo'])}, which this version "
+        raise ScopaError(f"checkpoint {where!r} has algo {show_value(ckpt['algo'])}, which this version "
                          f"does not know ({' and '.join(ALGOS)}): {NEWER_FILE}")
     rules = rules_of(ckpt, where)
     lay = ckpt.get("obs_layout", {"players": 2, "size": layout(2).size})
     size = layout_for(rules).size
     if not isinstance(lay, dict) or not _whole(lay.get("players")) or not _whole(lay.get("size")) or \
             lay["players"] != rules.players or lay["size"] != size:
-        raise ScopaError(f"checkpoint {where!r} has observation layout {_show(lay)}, but its rules have "
+        raise ScopaError(f"checkpoint {where!r} has observation layout {show_value(lay)}, but its rules have "
                          f"{rules.players} players ({size} values"
                          + (", with the hand bonuses' parts)" if rules.hand_bonus else ")"))
     mc = ckpt["model_config"]
     if not isinstance(mc, dict):
-        raise ScopaError(f"checkpoint {where!r} has a model_config of {_show(mc)}, not a table")
+        raise ScopaError(f"checkpoint {where!r} has a model_config of {show_value(mc)}, not a table")
     unknown = sorted(set(mc) - MODEL_CONFIG_KEYS, key=str)
     if unknown:         # ignored before: a newer network's setting, built without it (review)
-        raise ScopaError(f"checkpoint {where!r} has model_config key {_show(unknown[0])}, which this "
+        raise ScopaError(f"checkpoint {where!r} has model_config key {show_value(unknown[0])}, which this "
                          f"version does not know: {NEWER_FILE}")
     for key in ("hidden", "features", "players", "hand_cards"):
         if key in mc and not (_whole(mc[key]) and mc[key] >= 1):
-            raise ScopaError(f"checkpoint {where!r} has model_config {key!r} = {_show(mc[key])}: "
+            raise ScopaError(f"checkpoint {where!r} has model_config {key!r} = {show_value(mc[key])}: "
                              f"it must be a whole number, at least 1")
     players = mc.get("players", 2)
     if players != rules.players:
-        raise ScopaError(f"checkpoint {where!r} holds a network for {_show(players)} players, but its "
+        raise ScopaError(f"checkpoint {where!r} holds a network for {show_value(players)} players, but its "
                          f"rules have {rules.players}")
     if mc.get("bonus", False) is not rules.hand_bonus:
         raise ScopaError(f"checkpoint {where!r} holds a network {'with' if mc.get('bonus') else 'without'} "
@@ -272,15 +272,15 @@ def check(ckpt, where: str = "checkpoint") -> None:
                          f"{'on' if rules.hand_bonus else 'off'}")
     hand_cards = mc.get("hand_cards", 3)     # the observation's hand-size scale (network.py)
     if hand_cards != rules.hand_cards:
-        raise ScopaError(f"checkpoint {where!r} holds a network for hands of {_show(hand_cards)} "
+        raise ScopaError(f"checkpoint {where!r} holds a network for hands of {show_value(hand_cards)} "
                          f"cards, but its rules deal {rules.hand_cards}")
     if not isinstance(ckpt["config"], dict):
-        raise ScopaError(f"checkpoint {where!r} has a config of {_show(ckpt['config'])}, not a table "
+        raise ScopaError(f"checkpoint {where!r} has a config of {show_value(ckpt['config'])}, not a table "
                          f"of config keys")
     if "algo" in ckpt["config"] and ckpt["config"]["algo"] != ckpt["algo"]:
         # a resume rebuilt the config's algorithm onto the other one's state without a word
-        raise ScopaError(f"checkpoint {where!r} says algo {_show(ckpt['algo'])} but its config says "
-                         f"{_show(ckpt['config']['algo'])}")
+        raise ScopaError(f"checkpoint {where!r} says algo {show_value(ckpt['algo'])} but its config says "
+                         f"{show_value(ckpt['config']['algo'])}")
     _check_counters(ckpt, where)
     for key in ("model", "optimizer"):
         if key in ckpt:
@@ -307,7 +307,7 @@ def _check_counters(ckpt: dict, where: str) -> None:
         return
     counters = ckpt["counters"]
     if not isinstance(counters, dict):
-        raise ScopaError(f"checkpoint {where!r} has counters {_show(counters)}, not a table of counters")
+        raise ScopaError(f"checkpoint {where!r} has counters {show_value(counters)}, not a table of counters")
     for key, kind in COUNTERS.items():
         if key not in counters:
             if resumable:
@@ -325,7 +325,7 @@ def _check_counters(ckpt: dict, where: str) -> None:
                 not any(ch in v for ch in ("/", "\\", "\0", os.sep, os.altsep or "/"))
             want = "a plain name (no path separator, not '.' or '..', no NUL)"
         if not ok:
-            raise ScopaError(f"checkpoint {where!r} has counter {key!r} = {_show(v)}: it must be {want}")
+            raise ScopaError(f"checkpoint {where!r} has counter {key!r} = {show_value(v)}: it must be {want}")
 
 
 def _check_finite(obj, where: str, key: str, path: tuple = ()) -> None:
@@ -355,7 +355,7 @@ def _real(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
-def _show(v) -> str:
+def show_value(v) -> str:
     """A value for a one-line message: a tensor by its kind and shape, anything else by its repr
     on one line, cut at 80 characters."""
     if isinstance(v, torch.Tensor):

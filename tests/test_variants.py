@@ -786,7 +786,7 @@ def hand_ends(draw):
     """Rules with every option of the end-of-hand score (the hand bonuses are scored during a deal:
     test_cirulla; capotto ends a match, it scores nothing), the 40 cards split between the seats'
     piles (skewed, now and then every denaro to one seat) but one card, laid on an empty table by
-    the last mover. (grande and napola_max were left out: a review broke grande's 5 unseen here)"""
+    the last mover. (Until a review broke grande's 5 unseen here, grande and napola_max were not drawn.)"""
     players = draw(st.sampled_from([2, 3, 4, 6]))
     napola = draw(st.booleans())
     rules = Rules(players=players, napola=napola, napola_max=draw(st.integers(3, 10)) if napola else 10,

@@ -10,6 +10,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from agents.checkpoint import show_value
+
 
 # the saved arrays' dimensions a run's own play sets (the moves carried from unfinished episodes;
 # the widest legal-move list a PPO tail was taken from); every other is a fresh run's
@@ -63,14 +65,15 @@ def misshapen_optimizer(optimizer: torch.optim.Optimizer, model: torch.nn.Module
     change; torch takes any value, and an lr of 'x' failed in Adam's first step, one of -1 trained
     on), or the first Adam moment whose shape is not its parameter's (torch does not check: the
     first step raised), or None."""
-    for i, (have, want) in enumerate(zip(optimizer.state_dict()["param_groups"], fresh["param_groups"])):
+    loaded = optimizer.state_dict()
+    for i, (have, want) in enumerate(zip(loaded["param_groups"], fresh["param_groups"])):
         for key, v in want.items():
             # a setting the file lacks (one a torch version added) is torch's default, as fresh
             if key != "params" and key in have and not _same_setting(have[key], v):
-                return (f"optimizer.param_groups[{i}].{key} ({_show_setting(have[key])}; a fresh "
-                        f"run's {_show_setting(v)})")
+                return (f"optimizer.param_groups[{i}].{key} ({show_value(have[key])}; a fresh "
+                        f"run's {show_value(v)})")
     params = list(model.parameters())
-    for i, state in optimizer.state_dict()["state"].items():
+    for i, state in loaded["state"].items():
         if not (isinstance(i, int) and 0 <= i < len(params)):
             return f"optimizer state names parameter {i!r} of {len(params)}"
         lacking = [k for k in ("step", "exp_avg", "exp_avg_sq") if k not in state]
@@ -92,11 +95,6 @@ def _same_setting(a, b) -> bool:
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):   # betas: a list once saved
         return len(a) == len(b) and all(_same_setting(x, y) for x, y in zip(a, b))
     return type(a) is type(b) and a == b
-
-
-def _show_setting(v) -> str:
-    text = repr(v)
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _first_bad(bad: np.ndarray) -> int | None:
