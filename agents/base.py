@@ -100,7 +100,7 @@ class Agent:
             raise ScopaError(
                 f"{self.name} was made for rules {self.rules.describe()}, this observation is of "
                 f"other rules ({seen}): make the agent with the env's rules (make_agent(spec, rules=...))")
-        legal = np.flatnonzero(mask)
+        legal = np.flatnonzero(mask != 0)    # 3.5 us; on the int8 mask itself 28 us (numpy 2.4)
         if len(legal) == 0:
             raise ScopaError("the observation's action mask has no legal move")
         return legal

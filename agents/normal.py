@@ -103,8 +103,11 @@ class NormalAgent(Agent):
         """Legal action ids and their heuristic values."""
         if not self._classic:
             return self._any_values(observation, False)
-        obs = observation["observation"]
         legal = self.legal_actions(observation)
+        return legal, self._judged(observation["observation"], legal)
+
+    def _judged(self, obs: np.ndarray, legal: np.ndarray) -> np.ndarray:
+        """The heuristic values of the classic moves `legal` (checked ids) in observation `obs`."""
         cards = self.actions.card[legal]
         masks = self.actions.captured[legal]
         out = np.zeros(len(legal))
@@ -112,22 +115,21 @@ class NormalAgent(Agent):
                     obs_mask(obs, "opp_pile"), obs_mask(obs, "unseen"), obs_scalar(obs, "opp_hand_size"),
                     obs_scalar(obs, "deck_left"), obs_scalar(obs, "last_capturer"), int(self.rules.napola),
                     cards, masks, len(legal), self.weights, out, self._scratch)
-        return legal, out
+        return out
 
     def act(self, observation: dict) -> int:
         observation = self.check_observation(observation)
         if not self._classic:
             legal, values = self._any_values(observation, True)
             return int(legal[int(np.argmax(values))])
+        # checked before the vector is read (a short one was an IndexError; review), once a move
+        legal = self.legal_actions(observation)
         obs = observation["observation"]
-        self.legal_actions(observation)     # a short vector was read below before any check (review)
         # counted out when it can be (at most EXACT_PLIES cards, the opponent's hand known) and
         # within EXACT_NODES moves (a set-up table of 30 cards: thousands a ply); else judged
         if _rollout.countable_last_deal(obs, self.count_last):
-            legal = self.legal_actions(observation)
             values = np.zeros(len(legal))
             if last_deal_values(obs, self.rules.target, self.actions.card[legal], self.actions.captured[legal],
                                 len(legal), _exact.POINTS, values, _exact.EXACT_NODES):
                 return int(legal[int(np.argmax(values))])
-        legal, values = self.scores(observation)
-        return int(legal[int(np.argmax(values))])
+        return int(legal[int(np.argmax(self._judged(obs, legal)))])
