@@ -59,8 +59,8 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from agents import make_agent, split_spec
     from agents.arena import check_matches, evaluate, round_matches
     from agents.stats import Z95, elo, no_interval_reason, points_interval_text, t95, wilson
-    from scopa_env.cli import (Parser, StdoutFailed, first_repeat, list_rules_alone, quiet_stdout, rules_hint,
-                               run_main)
+    from scopa_env.cli import (Parser, StdoutFailed, first_repeat, flags_given, list_rules_alone, quiet_stdout,
+                               rules_hint, run_main)
     from scopa_env.errors import ScopaError
     from scopa_env.presets import changed_options, list_rules_text, rules_from_flags, rules_from_preset
     from scopa_env.rules import option_text
@@ -150,9 +150,9 @@ def parse_args(argv=None) -> argparse.Namespace:
             p.error("--pool reads finished runs: drop --agent/--opponent/--round-robin")
         if len(args.pool) < 2:
             p.error("--pool needs at least two result files")
-        played = [f"--{name.replace('_', '-')}" for name in ("matches", "seed", "rules", "partner",
-                                                             "napola", "target", "rule", "workers")
-                  if getattr(args, name) != p.get_default(name)]
+        # typed at all, a default value included: `--rules classic` beside scopone files was
+        # dropped without a word when this compared values with the defaults (review)
+        played = [f for f in flags_given(p, args, "pool") if f != "--json"]
         if played:     # they were ignored: the pooled runs' own settings are in their files
             p.error(f"--pool plays no matches: drop {', '.join(played)} (each run's settings are in its file)")
         if args.json and any(os.path.realpath(args.json) == os.path.realpath(x) for x in args.pool):

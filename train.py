@@ -248,7 +248,7 @@ def main(argv=None) -> int:
                 cfg = make_config(loaded, **overrides)
             except ScopaError as e:
                 raise ScopaError(config_error(e, loaded, overrides, path)) from None
-            check_read(overrides, cfg.algo)     # typed, and never read: a no-op run (review)
+            check_read(overrides, cfg)     # typed, and never read: a no-op run (review)
             try:
                 if args.print_config:
                     check_new_run(cfg)      # what the run would refuse is refused here too

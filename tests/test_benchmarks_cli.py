@@ -47,6 +47,8 @@ CASES = [
     ("match_margin.py", ["--shifts", "0,2.5"], "must be numbers 0..2"),
     ("bench_engine.py", ["--repeats", "0"], "argument --repeats"),
     ("bench_engine.py", ["--hands", "-5"], "argument --hands"),
+    # --presets was dropped without a word: --baseline times the classic engine (review)
+    ("bench_engine.py", ["--presets", "--baseline", "."], "--baseline times the classic engine only: drop --presets"),
     ("bench_engine.py", ["--baseline", "no-such-folder"], "--baseline no-such-folder: not a checkout"),
     ("bench_engine.py", ["--baseline", ""], "--baseline needs a folder: got an empty value"),
     ("bench_aec.py", ["--repeats", "0"], "argument --repeats"),

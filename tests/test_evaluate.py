@@ -786,6 +786,9 @@ def test_cli_fuzzing_review_findings(tmp_path):
     assert p.returncode == 2 and "drop --matches, --seed" in p.stderr
     p = run_cli("--pool", str(s1), str(s2), "--rule", "fewest_cards=true")     # was ignored (review)
     assert p.returncode == 2 and "--pool plays no matches: drop --rule (each run's" in p.stderr
+    # typed at their default values they were dropped too: --rules classic beside scopone files (review)
+    p = run_cli("--pool", str(s1), str(s2), "--seed", "0", "--rules", "classic", "--workers", "1")
+    assert p.returncode == 2 and "drop --seed, --rules, --workers (each run's" in p.stderr
     p = run_cli("--agent", "random", "--opponent", "easy", "--opponent", "easy", "--matches", "2")
     assert p.returncode == 2 and "--opponent easy is given twice" in p.stderr
     p = run_cli("--agent", "random", "--opponent", "easy", "--matches", str(10**12), "--workers", "2")

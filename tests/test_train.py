@@ -1140,7 +1140,18 @@ def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, caps
                          (("--set", "pool_size=4"), "config key 'pool_size' is a ppo setting"),
                          (("--algo", "ppo", "--td-lambda", "0.5"),
                           "config key 'td_lambda' is a dmc setting, and this run trains ppo"),
-                         (("--algo", "ppo", "--set", "epsilon_end=0.1"), "'epsilon_end' is a dmc setting")):
+                         (("--algo", "ppo", "--set", "epsilon_end=0.1"), "'epsilon_end' is a dmc setting"),
+                         # and so did one its gate turns off (review)
+                         (("--bot-levels", "easy"), "config key 'bot_levels' is read only while bot_games > 0, "
+                                                    "and this run has bot_games = 0.0 (no game has a rule bot)"),
+                         (("--eval-every", "0", "--eval-matches", "10"),
+                          "'eval_matches' is read only while eval_every > 0, and this run has eval_every = 0"),
+                         (("--set", "eval_every=0", "--eval-opponents", "hard"),
+                          "'eval_opponents' is read only while eval_every > 0"),
+                         (("--final-matches", "0", "--final-opponents", "hard"),
+                          "'final_opponents' is read only while final_matches > 0, and this run has "
+                          "final_matches = 0 (no final table): given on the command line it would change "
+                          "nothing (set final_matches too, or drop it)")):
         _one_line_error(run_main(capsys, "--print-config", *flags), words)
     # a flag given twice kept the last silently (argparse's error: a subprocess)
     for flags, words in ((("--seed", "1", "--seed", "2"), "--seed given twice: '1' and '2'"),
@@ -1959,6 +1970,10 @@ def test_review_of_the_command_line_and_its_config(tmp_path, capsys):
     assert r.returncode == 0, r.stderr
     assert tomllib.loads(r.stdout)["eval_opponents"] == ["easy"]
     assert "evaluation opponents changed" in r.stderr
+    # a resume that turns the evaluations off and sets their matches would never read them (review)
+    _one_line_error(run_main(capsys, "--resume", folder, "--eval-every", "0", "--eval-matches", "4",
+                             "--print-config"),
+                    "config key 'eval_matches' is read only while eval_every > 0")
     seed = str(cfg.seed)
     r = run_main(capsys, "--resume", folder, "--seed", seed, "--rules", "classic", "--target", "11",
                  "--hidden", "32", "--print-config")

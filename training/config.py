@@ -195,17 +195,31 @@ ALGO_FIELDS = {"dmc": ("epsilon_start", "epsilon_end", "epsilon_decay_frac", "td
                        "snapshot_every", "latest_opponent_prob")}
 
 
-def check_read(keys, algo: str) -> None:
-    """ScopaError for a key given on the command line (`--set K=V` or its flag) that the run's
-    algorithm never reads: `--clip-coef 0.3` on a dmc run trained as if it had not been typed.
-    A config file may hold both algorithms' settings (configs/default.toml sets td_lambda, and
-    `--algo ppo` on it trains ppo), so this is for what was typed only."""
+# settings read only while another is above 0: (key, the gate, what 0 means)
+GATED_FIELDS = (("bot_levels", "bot_games", "no game has a rule bot"),
+                ("eval_matches", "eval_every", "no periodic evaluation"),
+                ("eval_opponents", "eval_every", "no periodic evaluation"),
+                ("final_opponents", "final_matches", "no final table"))
+
+
+def check_read(keys, cfg: "TrainConfig") -> None:
+    """ScopaError for a key given on the command line (`--set K=V` or its flag) that the run
+    never reads: `--clip-coef 0.3` on a dmc run trained as if it had not been typed, and so did
+    `--bot-levels easy` with bot_games 0 (review). A config file may hold both algorithms'
+    settings (configs/default.toml sets td_lambda, and `--algo ppo` on it trains ppo), so this is
+    for what was typed only."""
     for key in keys:
         for other, names in ALGO_FIELDS.items():
-            if key in names and other != algo:
+            if key in names and other != cfg.algo:
                 raise ScopaError(f"config key {key!r} is a {other} setting, and this run trains "
-                                 f"{algo}: given on the command line it would change nothing "
+                                 f"{cfg.algo}: given on the command line it would change nothing "
                                  f"(train with --algo {other}, or drop it)")
+        for name, gate, off in GATED_FIELDS:
+            if key == name and not getattr(cfg, gate) > 0:
+                raise ScopaError(f"config key {key!r} is read only while {gate} > 0, and this run "
+                                 f"has {gate} = {_toml_value(getattr(cfg, gate))} ({off}): given on "
+                                 f"the command line it would change nothing (set {gate} too, or "
+                                 f"drop it)")
 
 
 # the [rules] table takes exactly the options of scopa_env.rules.Rules (plus `preset`)

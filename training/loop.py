@@ -28,8 +28,8 @@ from scopa_env.presets import preset_name
 from scopa_env.rules import Rules, option_text
 from scopa_env.seeds import offset_seed
 from . import saved_state
-from .config import (FIELDS, LEGACY_RULES_KEYS, RULES_KEYS, TrainConfig, check_bot_games, make_config,
-                     rules_overrides, saved_config)
+from .config import (FIELDS, LEGACY_RULES_KEYS, RULES_KEYS, TrainConfig, check_bot_games, check_read,
+                     make_config, rules_overrides, saved_config)
 from .tensorboard_log import TensorBoardLog, quiet_log_thread
 
 KEEP_PERIODIC = 3
@@ -858,6 +858,7 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
             if str(own) == str(e):
                 raise ScopaError(f"{path}: the checkpoint's config: {e}") from None
         raise
+    check_read(overrides, cfg)      # --eval-matches on a run without evaluations (review)
     if checkpoint.rules_of(ckpt) != cfg.rules:
         raise ScopaError(f"checkpoint rules ({checkpoint.rules_of(ckpt).describe()}) do not match "
                          f"its config's ({cfg.rules.describe()})")
