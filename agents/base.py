@@ -33,6 +33,10 @@ class Agent:
         self._obs_size = obs_layout.size
         self._target_slot = obs_layout.slices["target"].start
         self._napola_slot = obs_layout.slices["napola"].start
+        self._obs_layout = obs_layout
+        # what an observation may hold: 0/1 in the card masks and flags; counts and scores 0..127,
+        # beyond the Box bounds (a position set up with Game.setup may hold more cards in a hand)
+        self._obs_high = np.where(obs_layout.high == 1, 1, 127).astype(np.int8)
         self.reset(check_seed(seed))
 
     @property
@@ -100,6 +104,15 @@ class Agent:
             raise ScopaError(
                 f"{self.name} was made for rules {self.rules.describe()}, this observation is of "
                 f"other rules ({seen}): make the agent with the env's rules (make_agent(spec, rules=...))")
+        high = self._obs_high
+        if obs.min() < 0 or (obs > high).any():
+            # a card slot of -1 or 3 made a mask of 64 bits: normal's compiled scoring read past
+            # its arrays (a segmentation fault) and the network's reply features never ended (review)
+            at = int(np.flatnonzero((obs < 0) | (obs > high))[0])
+            name = next(k for k, sl in self._obs_layout.slices.items() if sl.start <= at < sl.stop)
+            raise ScopaError(f"the observation holds {int(obs[at])} at {at} ({name!r}), outside "
+                             f"0..{int(high[at])}: it is not an observation of a game (Game.observation, "
+                             f"an env's observe())")
         legal = np.flatnonzero(mask != 0)    # 3.5 us; on the int8 mask itself 28 us (numpy 2.4)
         if len(legal) == 0:
             raise ScopaError("the observation's action mask has no legal move")
@@ -135,7 +148,11 @@ def whole_option(agent: str, name: str, v, low: int, high: int = WHOLE_MAX, why:
 def number_option(agent: str, name: str, v) -> float:
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
         raise ScopaError(f"{agent} option {name} must be a number, got {v!r}")
-    return float(v)
+    try:
+        return float(v)
+    except OverflowError:       # epsilon=10**400 was the OverflowError's traceback (review)
+        raise ScopaError(f"{agent} option {name} must be a number a float can hold, got an integer "
+                         f"of {len(str(abs(int(v))))} digits") from None
 
 
 def flag_option(agent: str, name: str, v) -> bool:

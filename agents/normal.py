@@ -83,8 +83,8 @@ class NormalAgent(Agent):
 
     def _any_values(self, observation: dict, count: bool) -> tuple[np.ndarray, np.ndarray]:
         """Legal ids and values under any rules (count: the count-out when nothing is hidden)."""
+        legal = self.legal_actions(observation)     # checked before the View reads it (review)
         view = _rollout.View(observation["observation"], self.rules, self._header)
-        legal = self.legal_actions(observation)
         cards = self.actions.card[legal].astype(np.int64)
         masks = _rollout.resolve_masks(self.actions, legal, int(view.base[core.TABLE]))
         out = np.zeros(len(legal))

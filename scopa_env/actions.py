@@ -264,7 +264,10 @@ def action_id(action, who: str = "") -> int:
     ScopaError, not quietly truncated to a move; `who` prefixes the message."""
     if isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)):
         return int(action)       # any size: the caller's range check names it (10**30 too)
-    arr = None if isinstance(action, str) else np.asarray(action)
+    try:        # a ragged list ([[1], [1, 2]]) was numpy's ValueError (review)
+        arr = None if isinstance(action, str) else np.asarray(action)
+    except (ValueError, TypeError):
+        arr = None
     if arr is None or arr.size != 1 or not np.issubdtype(arr.dtype, np.integer):
         raise ScopaError(f"{who + ': ' if who else ''}an action is an integer id, got {action!r}")
     return int(arr.reshape(()))

@@ -276,7 +276,9 @@ class raw_env(AECEnv):
 
     # ---- observing ------------------------------------------------------------------------
     def observe(self, agent: str) -> dict:
-        if agent not in self._names:      # tuple.index's ValueError did not say which agents exist
+        # tuple.index's ValueError did not say which agents exist; a str first: `in` on an array
+        # was numpy's "truth value is ambiguous" (review)
+        if not isinstance(agent, str) or agent not in self._names:
             raise ScopaError(f"unknown agent {agent!r} (this env's agents: {', '.join(self._names)})")
         self._check_started("observe", over_too=True)     # an ended episode is seen, all-zero mask
         p = self._names.index(agent)

@@ -265,6 +265,9 @@ def _as_array(v):
         return v
 
 
+MAX_ENVS = 1 << 20     # some 5.5 KB of arrays a game (classic): under 6 GB at the most
+
+
 class BatchedScopa:
     """`num_envs` games under `rules` stepped together. See the module docstring for the arrays."""
 
@@ -272,8 +275,8 @@ class BatchedScopa:
                  episode: str = "match", reward: str | None = None, napola: bool | None = None,
                  target: int | None = None):
         if (isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer))
-                or num_envs < 1):
-            raise ScopaError(f"num_envs must be a whole number >= 1, got {num_envs!r}")
+                or not 1 <= num_envs <= MAX_ENVS):      # 2**70 was numpy's "maximum dimension" (review)
+            raise ScopaError(f"num_envs must be a whole number from 1 to {MAX_ENVS:,}, got {num_envs!r}")
         reward = check_episode_reward(episode, reward)
         self.rules = resolve_rules(rules, napola, target)
         self.num_envs = B = int(num_envs)
@@ -440,10 +443,10 @@ class BatchedScopa:
 
     # ---- internals --------------------------------------------------------------------------
     def _play(self, actions, by_index: bool):
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
-            raise ScopaError(f"step needs an integer array of shape ({self.num_envs},), "
-                             f"got {a.dtype} {a.shape}")
+        a = _as_array(actions)      # a ragged list was numpy's ValueError (review)
+        if not isinstance(a, np.ndarray) or a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+            got = f"{a.dtype} {a.shape}" if isinstance(a, np.ndarray) else f"{type(a).__name__} {actions!r:.60}"
+            raise ScopaError(f"step needs an integer array of shape ({self.num_envs},), got {got}")
         given, a = a, a.astype(np.int64, copy=False)    # a uint64 above 2**63 wraps: illegal
         if not hasattr(self, "_started"):
             raise ScopaError("call reset() before step()")

@@ -64,8 +64,10 @@ def parse_card(text: str) -> int:
     """'7D', '10b', ' 1c ' -> card id. Anything else raises ScopaError naming the text."""
     if not isinstance(text, str):
         raise ScopaError(f"a card is written as text like '7D', got {text!r}")
-    t = text.strip().upper()
-    if len(t) < 2 or not (t[:-1].isascii() and t[:-1].isdigit()) or t[-1] not in SUITS:
+    t = text.strip()
+    # ascii before upper(): '7\u017f' (a long s) upper-cased to '7S' and was read as a card (review)
+    t = t.upper() if t.isascii() else ""
+    if len(t) < 2 or not t[:-1].isdigit() or t[-1] not in SUITS:
         raise ScopaError(
             f"bad card {text!r}: write rank 1-10 then suit D/C/S/B, e.g. '7D' or '10B'")
     if t[0] == "0" and t[:-1].strip("0"):     # '07D' was read as 7D: the notation has no leading zeros

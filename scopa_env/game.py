@@ -109,7 +109,11 @@ class Game:
         rules = resolve_rules(rules)
         g = cls.__new__(cls)
         g.rules, g.seed = rules, check_seed(seed)
-        given = np.asarray(state)
+        try:
+            given = np.asarray(state)
+        except (TypeError, ValueError):     # a ragged list was numpy's ValueError (review)
+            raise ScopaError(f"a state is an array of {core.STATE_SIZE} integers, got {type(state).__name__} "
+                             f"that is no array") from None
         if not np.issubdtype(given.dtype, np.integer):      # a float state was truncated
             raise ScopaError(f"a state array holds integers, got {given.dtype}")
         g.state = np.array(given, dtype=np.int64, copy=True)
@@ -582,7 +586,7 @@ def primiera(cards, scale: str = "standard") -> float:
     by the suits, as the engine does."""
     mask = as_mask(cards, "cards")     # a bad mask was read as other cards (review)
     scales = ("standard", "figures0", "veneto", "southern")
-    if scale not in scales:
+    if not isinstance(scale, str) or scale not in scales:       # an array: numpy's ValueError (review)
         raise ScopaError(f"primiera scale must be one of {', '.join(scales)}, got {scale!r}")
     half = int(core.primiera_half_points(np.int64(mask), scales.index(scale)))
     if half < 0:

@@ -42,6 +42,7 @@ ScopaError.
 from __future__ import annotations
 
 import copy
+import math
 
 import gymnasium
 import numpy as np
@@ -79,10 +80,15 @@ class ScopaGymEnv(gymnasium.Env):
                              "players each for self")
         self.render_mode = render_mode
         self.learner_seat_option = None if learner_seat is None else int(learner_seat)
-        if isinstance(illegal_reward, (bool, np.bool_)) or \
-                not isinstance(illegal_reward, (int, float, np.integer, np.floating)) or \
-                not np.isfinite(illegal_reward):
-            raise ScopaError(f"illegal_reward must be a finite number, got {illegal_reward!r}")
+        try:        # np.isfinite(2**70) was a TypeError, float(10**400) an OverflowError (review)
+            finite = not isinstance(illegal_reward, (bool, np.bool_)) and \
+                isinstance(illegal_reward, (int, float, np.integer, np.floating)) and \
+                math.isfinite(float(illegal_reward))
+        except OverflowError:
+            finite = False
+        if not finite:
+            shown = repr(illegal_reward) if len(repr(illegal_reward)) <= 40 else repr(illegal_reward)[:37] + "..."
+            raise ScopaError(f"illegal_reward must be a finite number, got {shown}")
         self.illegal_reward = float(illegal_reward)
         self.table = action_table(self.rules)
         obs_layout = layout_for(self.rules)

@@ -113,7 +113,8 @@ class Rules:
         _whole(self.table_cards, "table_cards", 0, 10)   # a bigger start table is no game the seeds know
         for name, allowed in (("napoleone", NAPOLEONE), ("quindici", QUINDICI),
                               ("primiera", PRIMIERA_SCALES)):
-            if getattr(self, name) not in allowed:
+            # a str first: `in` on a numpy array was its "truth value is ambiguous" (review)
+            if not isinstance(getattr(self, name), str) or getattr(self, name) not in allowed:
                 raise ScopaError(f"rules option {name} must be one of {', '.join(map(repr, allowed))}, "
                                  f"got {getattr(self, name)!r}")
         # each option's own type and range above, the options' relations below: a hand_cards of
@@ -176,7 +177,7 @@ class Rules:
                              f"{'null' if d is None else type(d).__name__}")
         d = dict(d or {})
         known = {f.name for f in fields(cls)}
-        unknown = sorted(set(d) - known)
+        unknown = sorted(set(d) - known, key=repr)     # keys of two types: no TypeError (review)
         if unknown:
             if stored:
                 raise ScopaError(f"unknown rules option {unknown[0]!r}: {NEWER_FILE} (this version "

@@ -415,3 +415,11 @@ def test_review_illegal_array_action_is_described_and_render_wording():
     text = e.render()
     assert text.startswith("Scopa to 3, players=4 | hand"), text
     assert re.search(r"Match over: player_[01] & player_[23] win \d+-\d+\n$", text), text
+
+
+def test_observe_of_no_agent_name_is_refused():
+    """observe(np.array([])) was numpy's 'truth value of an empty array is ambiguous' (review)."""
+    e = raw_env()
+    e.reset(seed=0)
+    with pytest.raises(ScopaError, match=r"unknown agent array\(\[\], dtype=float64\) \(this env's agents"):
+        e.observe(np.array([]))

@@ -1542,3 +1542,33 @@ def test_weights_nested_in_a_list_are_said_to_be_nested():
 def test_split_spec_without_an_existing_file_options_start_after_the_first_name_colon():
     """With no file to prefer, the options start at the first colon that ends a name, so a value may hold '.pt:'."""
     assert split_spec("hard:name=v1.pt:best") == ("hard", {"name": "v1.pt:best"})
+
+
+@pytest.mark.parametrize("rules", ["classic", "scopone"])
+def test_an_observation_out_of_its_bounds_is_refused(rules):
+    """Found by fuzzing (review): a card slot of -1 or 3 made a mask of 64 bits, and normal's
+    compiled scoring read past its arrays (a segmentation fault), the network's reply features
+    never ended; now every agent refuses a value outside the observation space's 0..high."""
+    from scopa_env.observation import layout_for
+    specs = ["random", "easy", "normal", "hard"]
+    if rules == "classic":
+        specs += ["hard:infer=true", str(CHECKPOINT)]
+    for spec in specs:
+        for slot, value in (("table", -1), ("hand", 3), ("unseen", 2), ("deck_left", -5)):
+            g = Game(rules, seed=3)
+            obs = g.observation(g.to_move)
+            lay = layout_for(g.rules)
+            at = lay.slices[slot].stop - 1
+            obs["observation"][at] = value
+            top = 1 if lay.high[at] == 1 else 127       # counts: a set-up hand may pass the Box bound
+            with pytest.raises(ScopaError, match=rf"the observation holds {value} at {at} \('{slot}'\), "
+                                                 rf"outside 0\.\.{top}: it is not an observation"):
+                make_agent(spec, rules=g.rules).act(obs)
+
+
+def test_a_number_option_too_large_for_a_float_is_refused():
+    """hard:epsilon=10**400 given from Python was float()'s OverflowError (review)."""
+    for spec, kw in (("hard", {"epsilon": 10**400}), ("hard", {"time_budget": -10**400}),
+                     (str(CHECKPOINT), {"search": 100, "search_weight": 10**400})):
+        with pytest.raises(ScopaError, match=r"must be a number a float can hold, got an integer of 401 digits"):
+            make_agent(spec, **kw)

@@ -443,3 +443,16 @@ def test_batched_info_mover_is_the_seat_that_moved():
         idx = (rng.random(8) * env.legal_count).astype(np.int64)
         _, _, _, info = env.step_index(idx)
         assert np.array_equal(info["mover"], before)
+
+
+def test_ragged_actions_and_huge_batches_are_refused():
+    """Found by fuzzing (review): a ragged list of actions was numpy's ValueError, and
+    BatchedScopa(2**70) numpy's 'maximum allowed dimension exceeded'."""
+    env = BatchedScopa(2)
+    env.reset(seed=0)
+    for step in (env.step, env.step_index):
+        with pytest.raises(ScopaError, match=r"step needs an integer array of shape \(2,\), got list"):
+            step([[1], [1, 2]])
+    for n in (2**70, 2**20 + 1):
+        with pytest.raises(ScopaError, match=r"num_envs must be a whole number from 1 to 1,048,576, got"):
+            BatchedScopa(n)

@@ -909,3 +909,23 @@ def test_describe_takes_a_one_element_array_as_decode_does():
     table = mask_of(["5C", "7S"])
     sweep = np.array([t.encode("1S", table, table=table)])
     assert t.describe(sweep) == "1S x the table" and t.describe(sweep, table) == "1S x 5C 7S"
+
+
+def test_fuzzing_review_findings_on_the_engine():
+    """Found by fuzzing the public API (review): '7\\u017f' (a long s, upper-cased 'S') was read as
+    7S; a ragged list as an action or a state was numpy's ValueError; Rules.from_dict with keys
+    of two types a TypeError from sorting them; an array as a rules option or primiera scale
+    numpy's 'truth value is ambiguous'."""
+    from scopa_env.game import primiera
+    with pytest.raises(ScopaError, match=r"bad card '7\u017f': write rank 1-10 then suit"):
+        parse_card("7\u017f")
+    with pytest.raises(ScopaError, match=r"an action is an integer id, got \[\[1\], \[1, 2\]\]"):
+        Game(seed=1).play_action([[1], [1, 2]])
+    with pytest.raises(ScopaError, match=r"a state is an array of \d+ integers, got list that is no array"):
+        Game.from_state("classic", [[1], [1, 2]])
+    with pytest.raises(ScopaError, match=r"unknown rules option 'x' \(known: "):
+        Rules.from_dict({1: True, "x": 1})
+    with pytest.raises(ScopaError, match=r"rules option napoleone must be one of 'off', 'win', 'ten', got array"):
+        Rules(napoleone=np.array([3, 4]))
+    with pytest.raises(ScopaError, match=r"primiera scale must be one of standard, .* got array"):
+        primiera(["7D"], np.array([1, 2]))

@@ -346,3 +346,11 @@ def test_gym_render_is_from_the_learners_seat_at_episode_end():
         obs, r, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
     text = env.render()
     assert "player_1 hand:" in text, text
+
+
+def test_illegal_reward_too_large_for_numpy_is_a_clear_error():
+    """np.isfinite(2**70) was a TypeError and 10**400 an OverflowError (review); 2**70 is a
+    finite number, taken as a float."""
+    assert ScopaGymEnv(opponent="random", illegal_reward=2**70).illegal_reward == float(2**70)
+    with pytest.raises(ScopaError, match=r"illegal_reward must be a finite number, got 1000000000"):
+        ScopaGymEnv(opponent="random", illegal_reward=10**400)
