@@ -33,6 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks._cli import (distinct, errors_as_one_line, load_baseline, parser, positive_float,  # noqa: E402
                             positive_int)
 from scopa_env import BatchedScopa  # noqa: E402
+from scopa_env.batched import MAX_ENVS  # noqa: E402
 from scopa_env.presets import preset_key, rules_from_preset  # noqa: E402
 
 
@@ -85,6 +86,8 @@ def main(argv=None) -> int:
         # the other checkout's classic env is what it times: --rules was dropped without a word
         ap.error("--baseline times the classic batched env only: drop --rules")
     distinct(ap, "--sizes", args.sizes)
+    if max(args.sizes) > MAX_ENVS:      # refused before the first size is timed
+        ap.error(f"--sizes {max(args.sizes)}: a batch holds at most {MAX_ENVS:,} games")
     distinct(ap, "--rules", args.rules, key=preset_key)
     for preset in args.rules:       # every name checked before the first is timed
         rules_from_preset(preset)

@@ -60,7 +60,7 @@ CASES = [
     ("bench_batched.py", ["--rules", "classic", "foo"], "unknown rules preset 'foo'"),
     ("bench_batched.py", ["--baseline", "no-such-folder"], "--baseline no-such-folder: not a checkout"),
     ("bench_batched.py", ["--baseline", ""], "--baseline needs a folder: got an empty value"),
-    ("bench_batched.py", ["--sizes", "2000000000", "--seconds", "0.1"], "not enough memory for these sizes"),
+    ("bench_batched.py", ["--sizes", "2000000000", "--seconds", "0.1"], "--sizes 2000000000: a batch holds at most 1,048,576 games"),
     ("opponent_fit.py", ["--pairs", "0"], "argument --pairs"),
     ("opponent_fit.py", ["--pairs", "-1"], "argument --pairs"),
     ("opponent_fit.py", ["--seed", "-1"], "argument --seed"),
