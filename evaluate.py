@@ -65,7 +65,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from scopa_env.presets import changed_options, list_rules_text, rules_from_flags, rules_from_preset
     from scopa_env.rules import option_text
     from scopa_env.atomic import AtomicFile
-    from scopa_env.records import dumps
+    from scopa_env.records import dumps, unique_keys
     from scopa_env.rules import Rules
     from scopa_env.seeds import SEED_LIMIT, check_seed
 except KeyboardInterrupt:
@@ -552,7 +552,7 @@ def pool(paths: list[str]) -> dict:
             raise ScopaError(f"{path}: {what} (--pool reads evaluate.py --json files)")
         try:
             with open(path, encoding="utf-8") as f:
-                run = json.load(f)
+                run = json.load(f, object_pairs_hook=unique_keys)     # a key twice: refused (review)
         except json.JSONDecodeError as e:
             raise ScopaError(f"{path}: not an evaluate.py --json file ({e.msg}, line {e.lineno})") from None
         except UnicodeDecodeError:

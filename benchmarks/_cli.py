@@ -13,7 +13,7 @@ import math
 import sys
 from pathlib import Path
 
-from scopa_env.cli import Parser, first_repeat, quiet_stdout
+from scopa_env.cli import Parser, escaping_streams, first_repeat, quiet_stdout
 from scopa_env.errors import ScopaError
 from scopa_env.seeds import check_seed
 
@@ -78,6 +78,7 @@ def errors_as_one_line(prog: str):
     def wrap(main):
         @functools.wraps(main)
         def run(*args, **kwargs):
+            escaping_streams()
             try:
                 code = main(*args, **kwargs)
                 sys.stdout.flush()      # a block-buffered stdout meets a closed pipe here, not at exit

@@ -126,7 +126,21 @@ def run_main(main, prog: str | None = None) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
+def escaping_streams() -> None:
+    """stdout and stderr write what their encoding cannot hold as a backslash escape: a lone
+    surrogate (the byte 0xff of `name=$'\\xff'`, or a record's "\\ud800") was a
+    UnicodeEncodeError traceback under a strict UTF-8 locale (review)."""
+    for stream in (sys.stdout, sys.stderr):
+        stream = getattr(stream, "stream", stream)       # run_main's _Stdout holds the stream
+        if callable(getattr(stream, "reconfigure", None)):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):      # a stream that cannot: it writes as it did
+                pass
+
+
 def _run(main, prog: str | None) -> int:
+    escaping_streams()
     if sys.stdout is not None and not isinstance(sys.stdout, _Stdout):
         sys.stdout = _Stdout(sys.stdout)
     try:

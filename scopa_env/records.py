@@ -109,6 +109,17 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not JSON")
 
 
+def unique_keys(pairs: list) -> dict:
+    """A JSON object whose keys are all different: {"winner": 0, ..., "winner": 1} read as the
+    last one silently, where another reader keeps the first (review)."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen = set()
+        twice = next(k for k, _ in pairs if k in seen or seen.add(k))
+        raise ValueError(f"key {twice!r} given twice in one object")
+    return out
+
+
 def _finite(text: str) -> float:
     """A JSON number as a float; 1e999 (read as infinity) is refused as NaN and Infinity are."""
     x = float(text)
@@ -153,7 +164,8 @@ def read_numbered(path: str, format_checked: bool = False) -> Iterator[tuple[int
             if not line.strip():
                 continue
             try:
-                record = json.loads(line, parse_constant=_no_constant, parse_float=_finite)
+                record = json.loads(line, parse_constant=_no_constant, parse_float=_finite,
+                                    object_pairs_hook=unique_keys)
             except json.JSONDecodeError as e:
                 # e.msg alone read 'Unterminated string starting at' for a cut line
                 cr = "\r" in line.rstrip("\r\n")     # lines ended by CR alone read as one line

@@ -1416,3 +1416,30 @@ def test_evaluate_renames_nothing_until_all_outputs_are_finished(tmp_path, monke
     assert ev.main(["--agent", "random", "--opponent", "random", "--matches", "2",
                     "--record", str(rec), "--json", str(out)]) == 2
     assert rec.read_text() == "old records\n" and out.read_text() == "old json\n"
+
+
+def test_records_and_pool_files_with_a_key_twice_and_names_no_encoding_holds(tmp_path):
+    """Found by fuzzing the records (review): a record with "winner" twice replayed the last one
+    silently (another JSON reader keeps the first), as --pool read its files; a name of the byte
+    0xff (a lone surrogate in Python) was a UnicodeEncodeError traceback under a strict UTF-8
+    locale, in evaluate.py's table and in paired.py reading the record back."""
+    import os
+    from scopa_env import records
+    rec, rec2, out = tmp_path / "r.jsonl", tmp_path / "r2.jsonl", tmp_path / "o.json"
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}        # strict: surrogates not allowed
+    p = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--agent", "easy:name=\udcff",
+                        "--opponent", "random", "--matches", "2", "--record", str(rec), "--json", str(out)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120, env=env, errors="surrogateescape")
+    assert p.returncode == 0 and "Traceback" not in p.stderr and "\\udcff" in p.stdout, p.stderr
+    rec2.write_text(rec.read_text())
+    p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "paired.py"), str(rec), str(rec2)],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120, env=env)
+    assert p.returncode == 0 and "A " in p.stdout and "\\udcff won" in p.stdout, p.stderr
+    assert records.replay_file(str(rec)) == 2
+    rec2.write_text(rec.read_text().replace("{", '{"winner": 0, ', 1))
+    with pytest.raises(ScopaError, match=r"r2.jsonl:1: not a JSON record \(key 'winner' given twice in one object\)"):
+        records.replay_file(str(rec2))
+    twice = tmp_path / "twice.json"
+    twice.write_text(out.read_text().replace("{", '{"seed": 9, ', 1))
+    p = run_cli("--pool", str(out), str(twice))
+    assert p.returncode == 2 and "twice.json: not an evaluate.py --json file (key 'seed' given twice" in p.stderr
