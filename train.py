@@ -161,6 +161,8 @@ def export(src: str, out: str) -> None:
     from scopa_env.atomic import deferred_interrupts
 
     ckpt = checkpoint.load(src)
+    from agents.learned import LearnedAgent
+    LearnedAgent(path=src)      # its network builds and scores: an export is an agent (review)
     target = export_target(out, src)
     with deferred_interrupts():     # a Ctrl-C during the write acts once it is written and said
         try:

@@ -220,6 +220,7 @@ def check(ckpt, where: str = "checkpoint") -> None:
     if "checksum" in ckpt:      # files from before checksums have none
         have = ckpt["checksum"]
         try:
+            _check_plain(ckpt, where, "checkpoint")     # a meta tensor has no bytes to digest
             want = digest(ckpt)
         except TypeError as e:
             raise ScopaError(f"checkpoint {where!r} is corrupt ({e})") from None
@@ -282,12 +283,35 @@ def check(ckpt, where: str = "checkpoint") -> None:
         raise ScopaError(f"checkpoint {where!r} says algo {show_value(ckpt['algo'])} but its config says "
                          f"{show_value(ckpt['config']['algo'])}")
     _check_counters(ckpt, where)
-    for key in ("model", "optimizer"):
+    _check_plain(ckpt, where, "checkpoint")
+    model = ckpt["model"]
+    if isinstance(model, dict):
+        for k, t in model.items():
+            # a bool, int or complex weight was cast to float32 without a word (review)
+            if isinstance(t, torch.Tensor) and t.dtype != torch.float32:
+                raise ScopaError(f"checkpoint {where!r} is unusable: model tensor {show_value(k)} is "
+                                 f"{str(t.dtype).removeprefix('torch.')}, the network's weights are float32")
+    # the training state too: NaN rewards carried in algo_state were reported as the run
+    # diverging, with advice to lower the learning rate (review)
+    for key in ("model", "optimizer", "algo_state"):
         if key in ckpt:
             _check_finite(ckpt[key], where, key)
-    pool = ckpt["algo_state"].get("pool") if isinstance(ckpt.get("algo_state"), dict) else None
-    if pool is not None:
-        _check_finite(pool, where, "algo_state.pool")
+
+
+def _check_plain(obj, where: str, key: str, path: tuple = ()) -> None:
+    """Every tensor in `obj` (nested dicts and lists) is a plain CPU tensor: a meta tensor (no
+    values) or a sparse one failed in every reader with torch's error (review)."""
+    if isinstance(obj, torch.Tensor):
+        if obj.is_meta or obj.device.type != "cpu" or obj.layout != torch.strided:
+            kind = "a meta tensor (no values)" if obj.is_meta else f"a {obj.layout} tensor on {obj.device}"
+            raise ScopaError(f"checkpoint {where!r} is unusable: {key} tensor "
+                             f"{'.'.join(map(str, path))!r} is {kind}, not one of plain values")
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            _check_plain(v, where, key, path + (k,))
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            _check_plain(v, where, key, path + (i,))
 
 
 # what a resumed run reads back (training/loop.py, Run._restore): every checkpoint a run writes

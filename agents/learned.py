@@ -162,6 +162,13 @@ class LearnedAgent(Agent):
         self._card = torch.from_numpy(self.actions.card)
         self._captured = torch.from_numpy(self.actions.captured)
         self._table = layout_for(self.rules).slices["table"]
+        if path is not None:
+            # finite weights of 3e38 score every move NaN, and argmax played the first legal move
+            # of every position without a word (review): one position scored tells such a file
+            try:
+                self.scores(first_observation(self.rules))
+            except NonFiniteScores as e:
+                raise ScopaError(f"checkpoint {str(path)!r} holds no usable network ({e.why})") from None
 
     @torch.no_grad()
     def scores(self, observation: dict) -> tuple[np.ndarray, np.ndarray]:
@@ -186,6 +193,8 @@ class LearnedAgent(Agent):
             s = self.model.score_moves(obs, h, self._card[ids][None], captured[None])[0]
         finally:
             torch.set_num_threads(threads)
+        if not bool(torch.isfinite(s).all()):
+            raise NonFiniteScores(self.name, scores_not_finite(s))
         return legal, s.numpy()
 
     def act(self, observation: dict) -> int:
@@ -251,6 +260,38 @@ class LearnedAgent(Agent):
                 return values
             scores = EQUITY_SLOPE * scores
         return (1.0 - self.search_weight) * scores + self.search_weight * values
+
+
+class NonFiniteScores(ScopaError):
+    """A network's move scores hold NaN or inf (no move can be chosen by them); `why` says so
+    without the agent's name."""
+
+    def __init__(self, who: str, why: str):
+        super().__init__(f"{who}: {why}")
+        self.why = why
+
+
+def scores_not_finite(s: torch.Tensor) -> str:
+    bad = int((~torch.isfinite(s)).sum())
+    return (f"its scores of {bad} of {s.numel()} legal moves are NaN or inf: weights too large to "
+            f"score with (a damaged file or a diverged run)")
+
+
+def first_observation(rules: Rules) -> dict:
+    """The first observation of a game dealt under `rules` (seed 0): a position to try a network on."""
+    from scopa_env.game import Game
+    g = Game(rules, seed=0)
+    return g.observation(g.to_move)
+
+
+def check_network_scores(model: torch.nn.Module, rules: Rules) -> str | None:
+    """None, or why `model` cannot score a dealt game's first move with finite numbers (the
+    network an init_from or a resume loads: such weights trained on NaN losses)."""
+    try:
+        LearnedAgent(rules=rules, model=model).scores(first_observation(rules))
+    except NonFiniteScores as e:
+        return e.why
+    return None
 
 
 def _search_flag(name: str, value, default: bool, search: int) -> bool:

@@ -1,6 +1,7 @@
 """Training: smoke runs of train.py, checkpoints, exact resume, clear errors."""
 from __future__ import annotations
 
+import copy
 import os
 import pickle
 import re
@@ -2439,3 +2440,61 @@ def test_save_atomic_fsyncs_the_file(tmp_path, fsync_calls):
     testing: the fsync dropped went unseen)."""
     checkpoint.save_atomic({"v": torch.zeros(2)}, tmp_path / "a.pt")
     assert fsync_calls[0] is False
+
+
+def test_checkpoint_fuzzing_review_findings(tmp_path, capsys):
+    """Found by fuzzing checkpoint files (review), each now one error and no file changed: a meta
+    tensor failed every reader with torch's error; a bool weight was cast to float32; finite
+    weights of 3e38 scored every move NaN and played the first legal move (evaluate, play,
+    --export, --init-from); on --resume a generator state of -1 was an OverflowError traceback, a
+    negative Adam step a traceback after the run had started, an int moment was cast, and NaN
+    rewards carried in algo_state read as the run diverging."""
+    import hashlib
+    cfg = tiny_cfg(tmp_path, run_name="fz")
+    Run(cfg, log=lambda *_: None).train(stop_at=1024)
+    folder = tmp_path / "ck" / "fz"
+    good = torch.load(folder / "latest.pt", weights_only=True)
+
+    def mutated(name, change, checksum=True):
+        d = copy.deepcopy(good)
+        change(d)
+        d.pop("checksum")
+        if checksum:
+            d["checksum"] = checkpoint.digest(d)
+        torch.save(d, tmp_path / name)
+        return str(tmp_path / name)
+
+    meta = mutated("meta.pt", lambda d: d["model"].__setitem__("head.3.bias", d["model"]["head.3.bias"].to("meta")),
+                   checksum=False)
+    with pytest.raises(ScopaError, match=r"tensor 'model.head.3.bias' is a meta tensor \(no values\)"):
+        make_agent(meta)
+    boolean = mutated("bool.pt", lambda d: d["model"].__setitem__("encoder.0.weight", d["model"]["encoder.0.weight"] > 0))
+    with pytest.raises(ScopaError, match=r"model tensor 'encoder.0.weight' is bool, the network's weights are float32"):
+        make_agent(boolean)
+    huge = mutated("huge.pt", lambda d: d["model"]["encoder.0.weight"].fill_(3e38))
+    nan_scores = r"holds no usable network \(its scores of \d+ of \d+ legal moves are NaN or inf: weights too large"
+    with pytest.raises(ScopaError, match=nan_scores):
+        make_agent(huge)
+    r = run_main(capsys, "--export", huge, str(tmp_path / "out.pt"))
+    _one_line_error(r, "holds no usable network (its scores of")
+    assert not (tmp_path / "out.pt").exists()
+    r = run_main(capsys, "--init-from", huge, "--hidden", "32", "--print-config")
+    _one_line_error(r, f"init_from {huge!r} holds no usable network (its scores of")
+
+    def sums():
+        return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in folder.glob("*.pt")}
+
+    for change, words in (
+            (lambda d: d["rng"]["numpy"]["state"].__setitem__("state", -1), "its rng (OverflowError:"),
+            (lambda d: d["optimizer"]["state"][0].__setitem__("step", torch.tensor(-5.0)),
+             "its optimizer.state[0].step (below 0: -5.0)"),
+            (lambda d: d["optimizer"]["state"][0].__setitem__(
+                "exp_avg", d["optimizer"]["state"][0]["exp_avg"].to(torch.int32)),
+             "its optimizer.state[0].exp_avg (int32; its parameter is float32)"),
+            (lambda d: d["algo_state"]["carry"]["reward"].fill_(float("nan")),
+             "algo_state tensor 'carry.reward' has"),
+            (lambda d: d["model"]["encoder.0.weight"].fill_(3e38), "its network (its scores of")):
+        (folder / "latest.pt").write_bytes(Path(mutated("bad.pt", change)).read_bytes())
+        before = sums()
+        _one_line_error(run_main(capsys, "--resume", str(folder / "latest.pt"), "--print-config"), words)
+        assert sums() == before

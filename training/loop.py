@@ -21,6 +21,7 @@ import numpy as np
 import torch
 
 from agents import checkpoint
+from agents.learned import check_network_scores
 from agents.network import FEATURE_SIZES, FEATURES_VERSION, MoveScorer, model_config, widen_features
 from scopa_env.atomic import deferred_interrupts
 from scopa_env.errors import NEWER_FILE, ScopaError
@@ -186,6 +187,9 @@ def load_init_from(cfg: TrainConfig, model: MoveScorer | None = None) -> MoveSco
     except (KeyError, RuntimeError, ValueError, TypeError, AttributeError, IndexError) as e:
         first = checkpoint.first_line(e)
         raise InitFromError(f"init_from {path!r} holds no usable network ({first})") from None
+    why = check_network_scores(model, cfg.rules)      # weights of 3e38: NaN losses (review)
+    if why:
+        raise InitFromError(f"init_from {path!r} holds no usable network ({why})")
     return model
 
 
@@ -287,7 +291,8 @@ class Run:
                 lacking = (saved_state.lacking(ckpt[key], template[key], missing, key)
                            or f"{key}: key {missing!r}")
                 raise ScopaError(f"{where} cannot be resumed: it lacks {lacking}") from None
-            except (RuntimeError, ValueError, TypeError, AttributeError, IndexError) as e:
+            # OverflowError: a generator state of -1 or 2**200 (review)
+            except (RuntimeError, ValueError, TypeError, AttributeError, IndexError, OverflowError) as e:
                 first = checkpoint.first_line(e)
                 raise ScopaError(f"{where} cannot be resumed: its {key} ({type(e).__name__}: "
                                  f"{first})") from None
@@ -305,9 +310,13 @@ class Run:
                                  f"network was trained (step {self.counters['steps']:,}; "
                                  f"{trained[0]!r} differs from the seed's initial weights)")
         wrong = (saved_state.misshapen(ckpt["algo_state"], template["algo_state"], "algo_state")
-                 or saved_state.misshapen_optimizer(self.optimizer, self.model, template["optimizer"]))
+                 or saved_state.misshapen_optimizer(self.optimizer, self.model, template["optimizer"],
+                                                  ckpt["optimizer"]))
         if wrong:                                   # again only an edited file with a new checksum
             raise ScopaError(f"{where} cannot be resumed: its {wrong}")
+        why = check_network_scores(self.model, self.cfg.rules)    # reported as divergence (review)
+        if why:
+            raise ScopaError(f"{where} cannot be resumed: its network ({why})")
         misfit = saved_state.ppo_misfit if self.cfg.algo == "ppo" else saved_state.dmc_misfit
         wrong = misfit(self.algo)
         if wrong:
