@@ -173,17 +173,25 @@ def export(src: str, out: str) -> None:
         print(f"wrote {path} ({size / 1e6:.1f} MB) from {src}")
 
 
+def checked_config(loaded: dict, **overrides):
+    """make_config, and the share of bot games it gives (check_bot_games: bot_games = 0.001 of
+    a file did not name the file; review)."""
+    from training.config import check_bot_games, make_config
+    cfg = make_config(loaded, **overrides)
+    check_bot_games(cfg)
+    return cfg
+
+
 def config_error(e: ScopaError, loaded: dict, overrides: dict, path) -> str:
-    """make_config's error, naming the config file when the file alone makes it (a bad value
+    """checked_config's error, naming the config file when the file alone makes it (a bad value
     there, or two of its keys setting one rules option); one the flags make is theirs."""
-    from training.config import make_config
     try:
-        make_config(**overrides)        # the flags alone on the defaults: their error is theirs
+        checked_config({}, **overrides)     # the flags alone on the defaults: their error is theirs
     except ScopaError as flags:
         if str(flags) == str(e):
             return str(e)
     try:
-        make_config(loaded)
+        checked_config(loaded)
     except ScopaError as alone:
         if str(alone) == str(e):
             return f"{path}: {e}"
@@ -247,7 +255,7 @@ def main(argv=None) -> int:
             path = DEFAULT_CONFIG if args.config is None else args.config
             loaded = load_toml(path)
             try:
-                cfg = make_config(loaded, **overrides)
+                cfg = checked_config(loaded, **overrides)
             except ScopaError as e:
                 raise ScopaError(config_error(e, loaded, overrides, path)) from None
             check_read(overrides, cfg)     # typed, and never read: a no-op run (review)

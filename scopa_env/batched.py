@@ -435,7 +435,18 @@ class BatchedScopa:
                 Game.from_state(self.rules, states[b])
             except ScopaError as e:
                 raise ScopaError(f"saved game {b} is not a game of these rules: {e}") from None
+            # a batched game never rests at a hand's or a match's end (step deals on): one that
+            # did jammed every step of the batch, or played on in a match said to be over (review)
+            if states[b, core.PHASE] != core.PLAYING:
+                raise ScopaError(f"saved game {b} is at the end of a "
+                                 f"{'hand' if states[b, core.PHASE] == core.HAND_OVER else 'match'}, "
+                                 f"where a batched game never rests: the saved state was changed")
             _refresh_one(states, b, self.table.kernel, self._buf, *(again[n] for n in _POSITION))
+            if again["legal_count"][b] > W:
+                # arrays narrower than the game's moves: the refresh wrote only the count, so
+                # zeroed arrays matched, and a step played card -1 (review)
+                raise ScopaError(f"saved game {b} has {int(again['legal_count'][b])} legal moves, its "
+                                 f"saved legal arrays hold {W}: the saved state was changed")
             for name in _POSITION:
                 if not np.array_equal(again[name][b], saved[name][b]):
                     raise ScopaError(f"saved game {b}'s {name} is not what its state gives: the saved "

@@ -456,3 +456,25 @@ def test_ragged_actions_and_huge_batches_are_refused():
     for n in (2**70, 2**20 + 1):
         with pytest.raises(ScopaError, match=r"num_envs must be a whole number from 1 to 1,048,576, got"):
             BatchedScopa(n)
+
+
+def test_saved_states_a_batch_never_reaches_are_refused():
+    """Found by fuzzing call sequences (review): legal arrays narrower than a game's moves passed
+    the check (its refresh wrote only the count) and a step played card -1 (action_masks()
+    was a bus error); a game resting at a hand's end jammed every step of the batch."""
+    b = BatchedScopa(1, seed=0)
+    b.reset()
+    d = b.state_dict()
+    for key, pad in (("legal_ids", -1), ("legal_card", -1), ("legal_captured", 0)):
+        d[key] = np.full((1, 1), pad)
+    d["obs"][:] = 0
+    d["to_move"][:] = 0
+    with pytest.raises(ScopaError, match=r"saved game 0 has 3 legal moves, its saved legal arrays hold 1"):
+        BatchedScopa(1, seed=0).load_state_dict(d)
+    g = Game("classic", seed=1)
+    while not g.hand_over:
+        g.play_action(int(g.legal_action_ids()[0]))
+    d = b.state_dict()
+    d["states"][0] = g.state
+    with pytest.raises(ScopaError, match=r"saved game 0 is at the end of a hand, where a batched game never rests"):
+        BatchedScopa(1, seed=0).load_state_dict(d)

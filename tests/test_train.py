@@ -2498,3 +2498,41 @@ def test_checkpoint_fuzzing_review_findings(tmp_path, capsys):
         before = sums()
         _one_line_error(run_main(capsys, "--resume", str(folder / "latest.pt"), "--print-config"), words)
         assert sums() == before
+
+
+def test_config_fuzzing_review_findings(tmp_path, capsys):
+    """Found by fuzzing config files (review): a TOML integer of 400 digits for a number key was an
+    OverflowError traceback, for total_steps one in the run after --print-config passed it;
+    final_matches past evaluate's 100,000,000 was refused after the training; an unreadable file
+    was a PermissionError traceback; bot_games = 0.001 or a quoted "rules.preset" key in a file
+    did not name the file (the latter gave the flags' advice)."""
+    from training.config import MAX_MATCHES
+    from agents.arena import MAX_MATCHES as EVALUATE_MAX
+    assert MAX_MATCHES == EVALUATE_MAX
+    big = "1" + "0" * 400
+    for text, words in ((f"learning_rate = {big}\n", "config key 'learning_rate' needs a number a float can hold, "
+                                                      "got an integer of 401 digits"),
+                        (f"total_steps = {big}\n", "config key 'total_steps' must be at most 9,007,199,254,740,992, "
+                                                   "got an integer of 401 digits"),
+                        ("final_matches = 200_000_000\n", "config key 'final_matches' must be at most 100,000,000 "
+                                                          "once rounded up to a multiple of the 2 sides"),
+                        ("bot_games = 0.001\n", "config key 'bot_games' = 0.001 of 128 games"),
+                        ('"rules.preset" = "scopone"\n', "config key 'rules.preset': write the preset in the rules "
+                                                         'table, [rules] then preset = "NAME"')):
+        path = tmp_path / "c.toml"
+        path.write_text(text)
+        _one_line_error(run_main(capsys, "--config", str(path), "--print-config"), f"{path}: {words}")
+    _one_line_error(run_main(capsys, "--print-config", "--learning-rate", big),
+                    "config key 'learning_rate' needs a number a float can hold")
+    unreadable = tmp_path / "unreadable.toml"
+    unreadable.write_text("seed = 1\n")
+    from unittest import mock
+    real_read = Path.read_text
+
+    def denied(self, *a, **k):
+        if str(self) == str(unreadable):
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read(self, *a, **k)
+    with mock.patch.object(Path, "read_text", denied):     # root reads any file: no chmod shows it
+        _one_line_error(run_main(capsys, "--config", str(unreadable), "--print-config"),
+                        f"config file {str(unreadable)!r} cannot be read (Permission denied)")

@@ -43,13 +43,20 @@ BOT_LEVELS = ("easy", "normal")   # the rule bots that can play inside the batch
 MAX_INT = {"num_envs": 65_536, "rollout_steps": 65_536, "hidden": 4_096, "pool_size": 1_000,
            "torch_threads": 256}
 MAX_MOVES_PER_ITERATION = 4_194_304      # num_envs x rollout_steps
+MAX_MATCHES = 100_000_000      # evaluate's bound (agents/arena.py MAX_MATCHES)
+MAX_WHOLE = 2**53       # any other whole-number key: exact in a float, and in an int64 counter
+
+
+def _shown_int(v: int) -> str:
+    return f"{v:,}" if len(str(v)) <= 30 else f"an integer of {len(str(abs(v)))} digits"
 MAX_RUN_NAME = 100
 
 
 @dataclass(frozen=True)
 class TrainConfig:
     """Everything a training run depends on. Same config and seed, same run, bit for bit
-    (unless `max_minutes` stops it early)."""
+    (unless `max_minutes` stops it early). Every whole-number key is at most 2**53 (where its
+    docstring gives no other bound), every number a float can hold."""
 
     algo: str = "dmc"
     """'dmc' (Deep Monte-Carlo action values, DouZero-style) or 'ppo' (PPO with action masking
@@ -138,13 +145,14 @@ class TrainConfig:
     """Matches per opponent in each periodic evaluation (duplicate deals, each played once per
     side: rounded up to a multiple of the number of sides, 2 in the 2-player game, and the run's
     first line says so; at least 1 while eval_every > 0: eval_every = 0 turns the evaluations
-    off)."""
+    off; at most 100,000,000 once rounded)."""
     eval_opponents: tuple = ("easy", "normal")
     """Opponents of the periodic evaluations (at least one while eval_every > 0); best.pt keeps
     the best mean points per hand over them."""
     final_matches: int = 200
     """Matches per opponent in the evaluation table at the end (0 = none; rounded up to a
-    multiple of the number of sides, as eval_matches, and the run's first line says so)."""
+    multiple of the number of sides, as eval_matches, and the run's first line says so; at most
+    100,000,000 once rounded)."""
     final_opponents: tuple = ("easy", "normal")
     """Opponents of the evaluation table at the end (at least one while final_matches > 0; 'hard'
     is slow: add it for long runs)."""
@@ -318,7 +326,11 @@ def _coerce(name: str, value):
                 pass
     elif want is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            return float(value)
+            try:
+                return float(value)
+            except OverflowError:       # a TOML integer of 400 digits was a traceback (review)
+                raise ScopaError(f"config key {name!r} needs a number a float can hold, got an integer "
+                                 f"of {len(str(abs(value)))} digits") from None
         if isinstance(value, str):
             try:
                 return float(value)
@@ -352,9 +364,12 @@ def _check(c: TrainConfig) -> None:
                  "update_epochs", "pool_size", "snapshot_every", "torch_threads"):
         if getattr(c, name) < 1:
             raise ScopaError(f"config key {name!r} must be at least 1, got {getattr(c, name)}")
-    for name, most in MAX_INT.items():
-        if getattr(c, name) > most:
-            raise ScopaError(f"config key {name!r} must be at most {most:,}, got {getattr(c, name):,}")
+    for f in fields(c):
+        most = MAX_INT.get(f.name, MAX_WHOLE)
+        if _field_type(f.name) is int and f.name != "seed" and getattr(c, f.name) > most:
+            # total_steps of 400 digits passed --print-config and was an OverflowError in the
+            # run; matches past evaluate's bound were refused after the training (review)
+            raise ScopaError(f"config key {f.name!r} must be at most {most:,}, got {_shown_int(getattr(c, f.name))}")
     if c.num_envs * c.rollout_steps > MAX_MOVES_PER_ITERATION:
         raise ScopaError(f"config keys 'num_envs' x 'rollout_steps' must be at most "
                          f"{MAX_MOVES_PER_ITERATION:,} moves an iteration, got {c.num_envs:,} x "
@@ -362,6 +377,11 @@ def _check(c: TrainConfig) -> None:
     for name in ("eval_every", "eval_matches", "final_matches", "checkpoint_every", "max_minutes"):
         if getattr(c, name) < 0:
             raise ScopaError(f"config key {name!r} must not be negative, got {getattr(c, name)}")
+    for name in ("eval_matches", "final_matches"):
+        v, sides = getattr(c, name), c.rules.teams
+        if -(-v // sides) * sides > MAX_MATCHES:     # refused after the training (review)
+            raise ScopaError(f"config key {name!r} must be at most {MAX_MATCHES:,} once rounded up to "
+                             f"a multiple of the {sides} sides, got {v:,}")
     if c.eval_every > 0 and c.eval_matches < 1:
         raise ScopaError("config key 'eval_matches' must be at least 1 while eval_every > 0 "
                          "(eval_every = 0 turns the periodic evaluations off)")
@@ -473,6 +493,8 @@ def load_toml(path: str | Path) -> dict:
     path = regular_file("config file", path)
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as e:        # no read permission: a PermissionError traceback (review)
+        raise ScopaError(f"config file {str(path)!r} cannot be read ({e.strerror or e})") from None
     except (ValueError, UnicodeDecodeError) as e:
         # TOMLDecodeError is a ValueError; so is an integer of over 4,300 digits
         raise ScopaError(f"config file {str(path)!r} is not valid TOML: {e}") from None
@@ -480,7 +502,14 @@ def load_toml(path: str | Path) -> dict:
         raise ScopaError(f"config file {str(path)!r}: a value is nested too deeply") from None
     flat = _check_tables(data, str(path))
     for k in flat:
-        if k not in FIELDS and rules_option(k) is None:
+        if k == "rules.preset":     # a quoted "rules.preset" key: the advice was the flags' (review)
+            raise ScopaError(f"{path}: config key 'rules.preset': write the preset in the rules "
+                             f"table, [rules] then preset = \"NAME\"")
+        try:
+            option = None if k in FIELDS else rules_option(k)
+        except ScopaError as e:     # "rules.bogus" = 1 did not name the file (review)
+            raise ScopaError(f"{path}: {e}") from None
+        if k not in FIELDS and option is None:
             raise ScopaError(f"{path}: unknown config key {k!r}")
         if k in FIELDS and not _typed(k, flat[k]):
             kind = {int: "a whole number", float: "a number", bool: "true or false"}[_field_type(k)]
