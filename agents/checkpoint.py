@@ -298,20 +298,26 @@ def check(ckpt, where: str = "checkpoint") -> None:
             _check_finite(ckpt[key], where, key)
 
 
-def _check_plain(obj, where: str, key: str, path: tuple = ()) -> None:
-    """Every tensor in `obj` (nested dicts and lists) is a plain CPU tensor: a meta tensor (no
-    values) or a sparse one failed in every reader with torch's error (review)."""
+def _tensors(obj, path: tuple = ()):
+    """(path, tensor) for every tensor in `obj`, nested dicts and lists walked."""
     if isinstance(obj, torch.Tensor):
-        if obj.is_meta or obj.device.type != "cpu" or obj.layout != torch.strided:
-            kind = "a meta tensor (no values)" if obj.is_meta else f"a {obj.layout} tensor on {obj.device}"
-            raise ScopaError(f"checkpoint {where!r} is unusable: {key} tensor "
-                             f"{'.'.join(map(str, path))!r} is {kind}, not one of plain values")
+        yield path, obj
     elif isinstance(obj, dict):
         for k, v in obj.items():
-            _check_plain(v, where, key, path + (k,))
+            yield from _tensors(v, path + (k,))
     elif isinstance(obj, (list, tuple)):
         for i, v in enumerate(obj):
-            _check_plain(v, where, key, path + (i,))
+            yield from _tensors(v, path + (i,))
+
+
+def _check_plain(obj, where: str, key: str) -> None:
+    """Every tensor in `obj` is a plain CPU tensor: a meta tensor (no values) or a sparse one
+    failed in every reader with torch's error (review)."""
+    for path, t in _tensors(obj):
+        if t.is_meta or t.device.type != "cpu" or t.layout != torch.strided:
+            kind = "a meta tensor (no values)" if t.is_meta else f"a {t.layout} tensor on {t.device}"
+            raise ScopaError(f"checkpoint {where!r} is unusable: {key} tensor "
+                             f"{'.'.join(map(str, path))!r} is {kind}, not one of plain values")
 
 
 # what a resumed run reads back (training/loop.py, Run._restore): every checkpoint a run writes
@@ -352,21 +358,15 @@ def _check_counters(ckpt: dict, where: str) -> None:
             raise ScopaError(f"checkpoint {where!r} has counter {key!r} = {show_value(v)}: it must be {want}")
 
 
-def _check_finite(obj, where: str, key: str, path: tuple = ()) -> None:
-    """Every floating-point tensor in `obj` (nested dicts and lists) holds finite numbers: NaN or
-    inf weights come from a damaged file or a diverged run, and would play or train silently."""
-    if isinstance(obj, torch.Tensor):
-        if (obj.is_floating_point() or obj.is_complex()) and not bool(torch.isfinite(obj).all()):
-            bad = int((~torch.isfinite(obj)).sum())
+def _check_finite(obj, where: str, key: str) -> None:
+    """Every floating-point tensor in `obj` holds finite numbers: NaN or inf weights come from a
+    damaged file or a diverged run, and would play or train silently."""
+    for path, t in _tensors(obj):
+        if (t.is_floating_point() or t.is_complex()) and not bool(torch.isfinite(t).all()):
+            bad = int((~torch.isfinite(t)).sum())
             raise ScopaError(f"checkpoint {where!r} is unusable: {key} tensor "
-                             f"{'.'.join(map(str, path))!r} has {bad} of {obj.numel()} values NaN "
+                             f"{'.'.join(map(str, path))!r} has {bad} of {t.numel()} values NaN "
                              f"or inf (a damaged file or a diverged run)")
-    elif isinstance(obj, dict):
-        for k, v in obj.items():
-            _check_finite(v, where, key, path + (k,))
-    elif isinstance(obj, (list, tuple)):
-        for i, v in enumerate(obj):
-            _check_finite(v, where, key, path + (i,))
 
 
 def _whole(v) -> bool:
