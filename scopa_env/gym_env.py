@@ -111,10 +111,13 @@ class ScopaGymEnv(gymnasium.Env):
         seats, or for each seat if it remembers the match; a name builds one per seat)."""
         n = self.rules.players
         if spec is not None and not isinstance(spec, str):
-            if not (callable(getattr(spec, "act", None)) and callable(getattr(spec, "reset", None))):
+            # a class passes the callable test, and its reset() failed at the first reset (review)
+            if isinstance(spec, type) or not (callable(getattr(spec, "act", None))
+                                              and callable(getattr(spec, "reset", None))):
                 # one without reset() was taken, then failed at the first reset (review)
+                got = f"the class {spec.__name__}: pass an instance" if isinstance(spec, type) else repr(spec)
                 raise ScopaError(f"{role} must be an agent with act() and reset(seed=...), or a name, "
-                                 f"got {spec!r}")
+                                 f"got {got}")
             theirs = getattr(spec, "rules", None)
             if isinstance(theirs, Rules) and theirs != self.rules:
                 raise ScopaError(f"{role} {getattr(spec, 'name', type(spec).__name__)!r} was made for "
@@ -233,7 +236,9 @@ class ScopaGymEnv(gymnasium.Env):
         while not self._over and g.to_move != self.seat:
             p = g.to_move
             agent = self._agent_of(p)
-            a = int(agent.act(g.observation(p)))
+            # checked as the learner's action is: int() played 14.9 as 14 and '14' as 14, and
+            # None was a TypeError (review)
+            a = action_id(agent.act(g.observation(p)), f"agent {getattr(agent, 'name', agent)!r} (seat {p})")
             legal = g.legal_action_ids()
             if a not in legal:
                 raise ScopaError(f"agent {getattr(agent, 'name', agent)!r} (seat {p}) chose "

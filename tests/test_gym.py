@@ -354,3 +354,27 @@ def test_illegal_reward_too_large_for_numpy_is_a_clear_error():
     assert ScopaGymEnv(opponent="random", illegal_reward=2**70).illegal_reward == float(2**70)
     with pytest.raises(ScopaError, match=r"illegal_reward must be a finite number, got 1000000000"):
         ScopaGymEnv(opponent="random", illegal_reward=10**400)
+
+
+def test_an_opponent_object_is_held_to_the_learners_rules():
+    """Found by a review of the agent contract: an opponent object's answer went through int(),
+    so 14.9 and '14' were played as 14 and None was a TypeError; an agent class (not an
+    instance) passed the check and failed at the first reset()."""
+    from agents import Agent
+
+    class Answers(Agent):
+        def __init__(self, answer, **kw):
+            self.answer = answer
+            super().__init__(**kw)
+
+        def act(self, observation):
+            legal = self.legal_actions(observation)
+            return self.answer(legal)
+
+    for answer, shown in ((lambda legal: float(legal[0]) + 0.9, r"got \d+\.9"),
+                          (lambda legal: str(legal[0]), r"got '\d+'"), (lambda legal: None, "got None")):
+        env = ScopaGymEnv(opponent=Answers(answer), learner_seat=1)
+        with pytest.raises(ScopaError, match=rf"agent 'agent' \(seat 0\): an action is an integer id, {shown}"):
+            env.reset(seed=0)
+    with pytest.raises(ScopaError, match=r"opponent must be an agent .* got the class RandomAgent: pass an instance"):
+        ScopaGymEnv(opponent=RandomAgent)
