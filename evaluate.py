@@ -492,6 +492,19 @@ def check_pool_row(r, rules: Rules) -> str | None:
     if ci != [None, None] and not ci[0] <= r["points_per_hand"] <= ci[1]:
         # an interval made around its estimate holds it (a hand-edited estimate was pooled)
         return f"points_per_hand {r['points_per_hand']!r} lies outside its points_ci {ci!r}"
+    if ci != [None, None] and ci[0] == ci[1]:
+        # a run whose deals all gave the same points writes no interval since a54a79b; one
+        # written before carried [x, x], pooled as a standard error of 0 (review)
+        return (f"points_ci {ci!r} has no width: a run whose deals show no spread has no interval, "
+                f"[null, null] (files written before 2026-12-04 wrote [x, x]; write it as [null, null] "
+                f"or evaluate that run again)")
+    wins, m = r["wins"], r["matches"]
+    if "win_rate" in r and not (_points(r["win_rate"]) and abs(r["win_rate"] - wins / m) <= 1e-9):
+        return f"win_rate {r['win_rate']!r} is not wins / matches ({wins} / {m})"     # (review)
+    wci = r.get("win_ci", [0, 1])
+    if not (isinstance(wci, list) and len(wci) == 2 and all(map(_points, wci))
+            and 0 <= wci[0] <= wins / m <= wci[1] <= 1):
+        return f"win_ci {wci!r} does not hold wins / matches ({wins} / {m}) within [0, 1]"
     return None
 
 

@@ -1443,3 +1443,25 @@ def test_records_and_pool_files_with_a_key_twice_and_names_no_encoding_holds(tmp
     twice.write_text(out.read_text().replace("{", '{"seed": 9, ', 1))
     p = run_cli("--pool", str(out), str(twice))
     assert p.returncode == 2 and "twice.json: not an evaluate.py --json file (key 'seed' given twice" in p.stderr
+
+
+def test_pool_refuses_rows_its_intervals_or_rates_contradict(tmp_path):
+    """Found by a review of --pool: a zero-width points_ci (what files written before a54a79b
+    carry for a run with no spread) pooled as a standard error of 0, and a win_rate or win_ci
+    that contradicts the counts was pooled without a word."""
+    base = tmp_path / "a.json"
+    assert run_cli("--agent", "easy", "--opponent", "random", "--matches", "4", "--seed", "74",
+                   "--json", str(base)).returncode == 0
+    other = tmp_path / "b.json"
+    assert run_cli("--agent", "easy", "--opponent", "random", "--matches", "4", "--seed", "73",
+                   "--json", str(other)).returncode == 0
+    assert run_cli("--pool", str(base), str(other)).returncode == 0
+    for change, words in ((lambda r: r.__setitem__("points_ci", [r["points_per_hand"]] * 2), "has no width"),
+                          (lambda r: r.__setitem__("win_rate", 0.01), "win_rate 0.01 is not wins / matches"),
+                          (lambda r: r.__setitem__("win_ci", [0, 0.05]), "win_ci [0, 0.05] does not hold wins")):
+        run = json.loads(other.read_text())
+        change(run["results"][0])
+        edited = tmp_path / "edited.json"
+        edited.write_text(json.dumps(run))
+        p = run_cli("--pool", str(base), str(edited))
+        assert p.returncode == 2 and f"edited.json: results[0]: " in p.stderr and words in p.stderr, p.stderr
