@@ -127,12 +127,14 @@ def run_main(main, prog: str | None = None) -> int:
 
 
 def escaping_streams() -> None:
-    """stdout and stderr write what their encoding cannot hold as a backslash escape: a lone
-    surrogate (the byte 0xff of `name=$'\\xff'`, or a record's "\\ud800") was a
-    UnicodeEncodeError traceback under a strict UTF-8 locale (review)."""
+    """stdout and stderr, where they would refuse it, write what their encoding cannot hold as a
+    backslash escape: a lone surrogate (the byte 0xff of `name=$'\\xff'`, or a record's
+    "\\ud800") was a UnicodeEncodeError traceback under a strict UTF-8 locale (review). A stream
+    that already takes them (surrogateescape under C.UTF-8 or UTF-8 mode writes the byte back)
+    is left as it is."""
     for stream in (sys.stdout, sys.stderr):
         stream = getattr(stream, "stream", stream)       # run_main's _Stdout holds the stream
-        if callable(getattr(stream, "reconfigure", None)):
+        if getattr(stream, "errors", None) == "strict" and callable(getattr(stream, "reconfigure", None)):
             try:
                 stream.reconfigure(errors="backslashreplace")
             except (ValueError, OSError):      # a stream that cannot: it writes as it did

@@ -1456,6 +1456,13 @@ def test_pool_refuses_rows_its_intervals_or_rates_contradict(tmp_path):
     assert run_cli("--agent", "easy", "--opponent", "random", "--matches", "4", "--seed", "73",
                    "--json", str(other)).returncode == 0
     assert run_cli("--pool", str(base), str(other)).returncode == 0
+    # a bound a rounding residue past the rate, as Wilson's gave before 9e080b4 (2.8e-17 at 0 wins)
+    run = json.loads(other.read_text())
+    row = run["results"][0]
+    row["win_ci"] = [row["wins"] / row["matches"] + 3e-17, row["win_ci"][1]]
+    residue = tmp_path / "residue.json"
+    residue.write_text(json.dumps(run))
+    assert run_cli("--pool", str(base), str(residue)).returncode == 0
     for change, words in ((lambda r: r.__setitem__("points_ci", [r["points_per_hand"]] * 2), "has no width"),
                           (lambda r: r.__setitem__("win_rate", 0.01), "win_rate 0.01 is not wins / matches"),
                           (lambda r: r.__setitem__("win_ci", [0, 0.05]), "win_ci [0, 0.05] does not hold wins")):
@@ -1465,3 +1472,14 @@ def test_pool_refuses_rows_its_intervals_or_rates_contradict(tmp_path):
         edited.write_text(json.dumps(run))
         p = run_cli("--pool", str(base), str(edited))
         assert p.returncode == 2 and f"edited.json: results[0]: " in p.stderr and words in p.stderr, p.stderr
+
+
+def test_a_name_of_other_bytes_is_written_back_as_typed_under_a_utf8_locale():
+    """The escape of what stdout cannot encode is for a strict stream only: under C.UTF-8 (or
+    UTF-8 mode) stdout's surrogateescape writes the byte 0xff back as typed (review)."""
+    import os
+    env = {**os.environ, "PYTHONUTF8": "1"}
+    env.pop("PYTHONIOENCODING", None)
+    p = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--agent", "easy:name=A\udcffB",
+                        "--opponent", "random", "--matches", "2"], capture_output=True, cwd=ROOT, timeout=120, env=env)
+    assert p.returncode == 0 and b"name=A\xffB:" in p.stdout, p.stderr
