@@ -217,10 +217,10 @@ def check(ckpt, where: str = "checkpoint") -> None:
     if not isinstance(ckpt, dict) or not isinstance(ckpt.get("format"), str) or \
             ckpt["format"] != FORMAT:
         raise ScopaError(f"{where!r} is not a scopa-rl checkpoint")
+    _check_plain(ckpt, where, "checkpoint")     # first: a meta tensor has no bytes to digest
     if "checksum" in ckpt:      # files from before checksums have none
         have = ckpt["checksum"]
         try:
-            _check_plain(ckpt, where, "checkpoint")     # a meta tensor has no bytes to digest
             want = digest(ckpt)
         except TypeError as e:
             raise ScopaError(f"checkpoint {where!r} is corrupt ({e})") from None
@@ -283,7 +283,6 @@ def check(ckpt, where: str = "checkpoint") -> None:
         raise ScopaError(f"checkpoint {where!r} says algo {show_value(ckpt['algo'])} but its config says "
                          f"{show_value(ckpt['config']['algo'])}")
     _check_counters(ckpt, where)
-    _check_plain(ckpt, where, "checkpoint")
     model = ckpt["model"]
     if isinstance(model, dict):
         for k, t in model.items():
