@@ -43,12 +43,8 @@ BOT_LEVELS = ("easy", "normal")   # the rule bots that can play inside the batch
 MAX_INT = {"num_envs": 65_536, "rollout_steps": 65_536, "hidden": 4_096, "pool_size": 1_000,
            "torch_threads": 256}
 MAX_MOVES_PER_ITERATION = 4_194_304      # num_envs x rollout_steps
-MAX_MATCHES = 100_000_000      # evaluate's bound (agents/arena.py MAX_MATCHES)
+MAX_MATCHES = 100_000_000      # evaluate's bound (agents/arena.py MAX_MATCHES; a test checks)
 MAX_WHOLE = 2**53       # any other whole-number key: exact in a float, and in an int64 counter
-
-
-def _shown_int(v: int) -> str:
-    return f"{v:,}" if len(str(v)) <= 30 else f"an integer of {len(str(abs(v)))} digits"
 MAX_RUN_NAME = 100
 
 
@@ -369,7 +365,9 @@ def _check(c: TrainConfig) -> None:
         if _field_type(f.name) is int and f.name != "seed" and getattr(c, f.name) > most:
             # total_steps of 400 digits passed --print-config and was an OverflowError in the
             # run; matches past evaluate's bound were refused after the training (review)
-            raise ScopaError(f"config key {f.name!r} must be at most {most:,}, got {_shown_int(getattr(c, f.name))}")
+            v = getattr(c, f.name)
+            shown = f"{v:,}" if len(str(v)) <= 30 else f"an integer of {len(str(v))} digits"
+            raise ScopaError(f"config key {f.name!r} must be at most {most:,}, got {shown}")
     if c.num_envs * c.rollout_steps > MAX_MOVES_PER_ITERATION:
         raise ScopaError(f"config keys 'num_envs' x 'rollout_steps' must be at most "
                          f"{MAX_MOVES_PER_ITERATION:,} moves an iteration, got {c.num_envs:,} x "
