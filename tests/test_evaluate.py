@@ -1456,10 +1456,12 @@ def test_pool_refuses_rows_its_intervals_or_rates_contradict(tmp_path):
     assert run_cli("--agent", "easy", "--opponent", "random", "--matches", "4", "--seed", "73",
                    "--json", str(other)).returncode == 0
     assert run_cli("--pool", str(base), str(other)).returncode == 0
-    # a bound a rounding residue past the rate, as Wilson's gave before 9e080b4 (2.8e-17 at 0 wins)
+    # a bound a rounding residue past the rate, as Wilson's gave before 9e080b4 (2.8e-17 at 0
+    # wins; 1e-14 here, which a rate near 0.5 still tells apart)
     run = json.loads(other.read_text())
     row = run["results"][0]
-    row["win_ci"] = [row["wins"] / row["matches"] + 3e-17, row["win_ci"][1]]
+    row["win_ci"] = [row["wins"] / row["matches"] + 1e-14, row["win_ci"][1]]
+    assert row["win_ci"][0] > row["wins"] / row["matches"]
     residue = tmp_path / "residue.json"
     residue.write_text(json.dumps(run))
     assert run_cli("--pool", str(base), str(residue)).returncode == 0
@@ -1471,7 +1473,7 @@ def test_pool_refuses_rows_its_intervals_or_rates_contradict(tmp_path):
         edited = tmp_path / "edited.json"
         edited.write_text(json.dumps(run))
         p = run_cli("--pool", str(base), str(edited))
-        assert p.returncode == 2 and f"edited.json: results[0]: " in p.stderr and words in p.stderr, p.stderr
+        assert p.returncode == 2 and "edited.json: results[0]: " in p.stderr and words in p.stderr, p.stderr
 
 
 def test_a_name_of_other_bytes_is_written_back_as_typed_under_a_utf8_locale():
