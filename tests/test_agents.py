@@ -1548,7 +1548,8 @@ def test_split_spec_without_an_existing_file_options_start_after_the_first_name_
 def test_an_observation_out_of_its_bounds_is_refused(rules):
     """Found by fuzzing (review): a card slot of -1 or 3 made a mask of 64 bits, and normal's
     compiled scoring read past its arrays (a segmentation fault), the network's reply features
-    never ended; now every agent refuses a value outside the observation space's 0..high."""
+    never ended; now every agent refuses a card or flag slot other than 0/1 and a count outside
+    0..127."""
     from scopa_env.observation import layout_for
     specs = ["random", "easy", "normal", "hard"]
     if rules == "classic":
