@@ -303,11 +303,15 @@ def check_observation(obs: np.ndarray) -> None:
     deck, and the deck a whole number of 2-player deals (the kernels trust their input)."""
     n_unseen = int(obs[SLICES["unseen"]].sum())
     deck = int(obs[_DECK_LEFT])
-    if n_unseen != int(obs[_OPP_HAND_SIZE]) + deck or deck % 6:
+    if n_unseen != int(obs[_OPP_HAND_SIZE]) + deck:
         raise ScopaError(f"inconsistent observation: {n_unseen} unseen cards, opponent hand "
-                         f"{int(obs[_OPP_HAND_SIZE])}, deck {deck} (a multiple of 6); a search deals "
+                         f"{int(obs[_OPP_HAND_SIZE])}, deck {deck}; a search deals "
                          f"the unseen cards to the opponent's hand and the deck, so a set-up "
                          f"position that leaves cards out of the game is not searched")
+    if deck % 6:        # said to leave cards out, with every card placed (review)
+        raise ScopaError(f"inconsistent observation: a deck of {deck} cards is no whole number of deals "
+                         f"(6 cards each); a search deals it out, so a set-up position with such a deck "
+                         f"is not searched")
 
 
 # ---- the last deal: every card is known, so it is solved exactly --------------------------
@@ -517,12 +521,16 @@ class View:
         self.base, self.sizes, self.hidden, self.scores = st, sizes, hidden, scores
         self.unseen = mask("unseen")
         per_deal = n * rules.hand_cards
-        if popcount(self.unseen) != int(hidden[1:n].sum()) + self.deck_left or self.deck_left % per_deal:
+        if popcount(self.unseen) != int(hidden[1:n].sum()) + self.deck_left:
             raise ScopaError(f"inconsistent observation: {popcount(self.unseen)} unseen cards, other "
-                             f"hands {int(hidden[1:n].sum())} not shown, deck {self.deck_left} (a "
-                             f"multiple of {per_deal}); the levels deal the unseen cards to the other "
-                             f"hands and the deck under these rules, so a set-up position that "
-                             f"leaves cards out of the game is not played")
+                             f"hands {int(hidden[1:n].sum())} not shown, deck {self.deck_left}; the "
+                             f"levels deal the unseen cards to the other hands and the deck under "
+                             f"these rules, so a set-up position that leaves cards out of the game "
+                             f"is not played")
+        if self.deck_left % per_deal:       # said to leave cards out, with every card placed (review)
+            raise ScopaError(f"inconsistent observation: a deck of {self.deck_left} cards is no whole "
+                             f"number of deals ({per_deal} cards each under these rules); the levels "
+                             f"deal it out, so a set-up position with such a deck is not played")
 
     def holder(self) -> int | None:
         """With the deck empty and at most one other seat holding cards, that seat (-1: none):

@@ -1299,8 +1299,8 @@ def test_a_set_up_position_leaving_cards_out_says_why_the_search_refuses_it():
     g.setup(hands=[["7D", "2C"], ["5S"]], table=["7C", "3B", "4B"], to_move=0)
     for spec in ("random", "easy", "normal", "checkpoints/scopa-default.pt"):
         make_agent(spec).act(g.observation(0))
-    with pytest.raises(ScopaError, match=r"^inconsistent observation: 35 unseen cards, opponent hand 1, deck 0 "
-                                         r"\(a multiple of 6\); a search deals the unseen cards to the "
+    with pytest.raises(ScopaError, match=r"^inconsistent observation: 35 unseen cards, opponent hand 1, deck 0; "
+                                         r"a search deals the unseen cards to the "
                                          r"opponent's hand and the deck, so a set-up position that leaves "
                                          r"cards out of the game is not searched$"):
         make_agent("hard").act(g.observation(0))
@@ -1573,3 +1573,15 @@ def test_a_number_option_too_large_for_a_float_is_refused():
                      (str(CHECKPOINT), {"search": 100, "search_weight": 10**400})):
         with pytest.raises(ScopaError, match=r"must be a number a float can hold, got an integer of 401 digits"):
             make_agent(spec, **kw)
+
+
+def test_a_set_up_deck_that_is_no_whole_number_of_deals_is_said_so():
+    """Every card placed and a deck of 4: the refusal said the position left cards out (review)."""
+    g = Game(seed=0)
+    rest = [c for c in range(40) if c not in range(10)]
+    g.setup(hands=[["1D", "2D", "3D"], ["4D", "5D", "6D"]], table=[], piles=[rest, []],
+            deck=["7D", "8D", "9D", "10D"])
+    for spec in ("hard", "checkpoints/scopa-default.pt:search=300"):
+        with pytest.raises(ScopaError, match=r"^inconsistent observation: a deck of 4 cards is no whole number "
+                                             r"of deals \(6 cards each\); a search deals it out"):
+            make_agent(spec).act(g.observation(g.to_move))
