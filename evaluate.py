@@ -807,5 +807,6 @@ def main(argv=None) -> int:
 if __name__ == "__main__":
     # each line as it is printed, also into a pipe or a file (`> log`, `| tee`): progress
     # and results of a long run are not held back in a block buffer until it ends
-    sys.stdout.reconfigure(line_buffering=True)
+    if sys.stdout is not None:      # started with >&-: print() writes nothing (an AttributeError here)
+        sys.stdout.reconfigure(line_buffering=True)
     sys.exit(run_main(main))

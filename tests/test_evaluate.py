@@ -1485,3 +1485,15 @@ def test_a_name_of_other_bytes_is_written_back_as_typed_under_a_utf8_locale():
     p = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--agent", "easy:name=A\udcffB",
                         "--opponent", "random", "--matches", "2"], capture_output=True, cwd=ROOT, timeout=120, env=env)
     assert p.returncode == 0 and b"name=A\xffB:" in p.stdout, p.stderr
+
+
+def test_evaluate_and_train_run_with_standard_output_closed(tmp_path):
+    """`evaluate.py ... >&-` was an AttributeError traceback (sys.stdout is None, and the
+    line-buffering set-up read it); now the run's files are written and print() writes nothing."""
+    out = tmp_path / "o.json"
+    p = subprocess.run(["bash", "-c", f'"{sys.executable}" evaluate.py --agent easy --opponent random '
+                        f'--matches 2 --json "{out}" >&-'], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 0 and "Traceback" not in p.stderr and json.loads(out.read_text())["results"], p.stderr
+    p = subprocess.run(["bash", "-c", f'"{sys.executable}" train.py --print-config >&-'], capture_output=True,
+                       text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
