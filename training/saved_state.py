@@ -59,13 +59,13 @@ def _kind(v, free=()) -> str:
 
 
 def misshapen_optimizer(optimizer: torch.optim.Optimizer, model: torch.nn.Module,
-                        fresh: dict, saved: dict | None = None) -> str | None:
+                        fresh: dict, saved: dict) -> str | None:
     """The first setting of a loaded optimizer's param_groups other than in `fresh` (the state_dict
     of a fresh run's optimizer: the settings come from the config, which a resume does not
     change; torch takes any value, and an lr of 'x' failed in Adam's first step, one of -1 trained
     on), or the first Adam moment whose shape is not its parameter's (torch does not check: the
-    first step raised), or None. `saved`, the file's own optimizer state_dict, is what the
-    moments are read from when given: loading cast an int or complex moment to float32."""
+    first step raised), or None. The moments are read from `saved`, the file's own optimizer
+    state_dict: loading cast an int or complex moment to float32."""
     loaded = optimizer.state_dict()
     for i, (have, want) in enumerate(zip(loaded["param_groups"], fresh["param_groups"])):
         for key, v in want.items():
@@ -74,7 +74,7 @@ def misshapen_optimizer(optimizer: torch.optim.Optimizer, model: torch.nn.Module
                 return (f"optimizer.param_groups[{i}].{key} ({show_value(have[key])}; a fresh "
                         f"run's {show_value(v)})")
     params = list(model.parameters())
-    for i, state in (saved if saved is not None else loaded)["state"].items():
+    for i, state in saved["state"].items():
         if not (isinstance(i, int) and 0 <= i < len(params)):
             return f"optimizer state names parameter {i!r} of {len(params)}"
         lacking = [k for k in ("step", "exp_avg", "exp_avg_sq") if k not in state]
