@@ -225,9 +225,15 @@ def _run_pairs(indices: range) -> list[tuple[MatchResult, ...]]:
 
 
 def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = None,
-              workers: int = 1, record: bool = False, progress=None, partner=None) -> list[MatchResult]:
+              workers: int = 1, record: bool = False, progress=None, partner=None,
+              on_record=None) -> list[MatchResult]:
     """Play `pairs` duplicate deals (each once per side: two matches with 2 sides, three with 3);
     results in deal order (matches S*i .. S*i + S - 1 share deals).
+
+    record=True keeps each match's game record in its result's `record`; on_record(record) is
+    called instead with each record, in match order, as its deal finishes, and the result keeps
+    none (evaluate.py --record writes them as they come: kept, they grew its memory by about
+    80 KB a match; review).
 
     agent/opponent/partner: Agent objects or specs for make_agent; the other seats get copies.
     `progress(n_matches_done)` is called as deals finish. `workers` is capped at `pairs` (the
@@ -238,6 +244,13 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
     # 1.5, None or "2" were a TypeError in min(); 0 and -1 ran as 1 (review)
     if type(workers) is not int or workers < 1:
         raise ScopaError(f"workers must be a whole number of processes, at least 1, got {workers!r}")
+    if on_record is not None:
+        if not callable(on_record):
+            raise ScopaError(f"on_record must be a function of one game record, got {on_record!r}")
+        if record:
+            raise ScopaError("record=True keeps the records in the results and on_record takes them "
+                             "as they come: give one of the two")
+        record = True
     if not isinstance(agent, Agent):
         agent = _build(agent, rules, seed)
     if not isinstance(opponent, Agent):
@@ -246,13 +259,21 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
         raise ScopaError("agent and opponent must be two objects (make two agents of one spec)")
     out: list[MatchResult] = []
     per_deal = rules.teams
+
+    def deal_done(results: list[MatchResult]) -> None:
+        if on_record is not None:
+            for r in results:
+                on_record(r.record)
+                r.record = None
+        out.extend(results)
+        if progress:
+            progress(per_deal)
+
     workers = min(workers, pairs)       # a process per deal at most: more would have nothing to do
     if workers <= 1:
         _init_worker(agent, opponent, rules, seed, record, partner)
         for i in range(pairs):
-            out.extend(_run_pair(i))
-            if progress:
-                progress(per_deal)
+            deal_done(_run_pair(i))
         return out
     # The workers play with exactly the parent's agents (they reach them pickled) and give the
     # same numbers as one worker. Ctrl-C reaches the workers too (one process group): they ignore
@@ -263,9 +284,7 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
         size = max(1, min(8, pairs // (4 * workers)))
         for chunk in crew.run([range(i, min(i + size, pairs)) for i in range(0, pairs, size)]):
             for pair in chunk:
-                out.extend(pair)
-                if progress:
-                    progress(per_deal)
+                deal_done(pair)
     return out
 
 
@@ -346,7 +365,8 @@ def check_matches(matches, rules: Rules) -> int:
 
 
 def evaluate(agent, opponent, matches: int, seed: int = 0, rules: Rules | None = None,
-             workers: int = 1, record: bool = False, progress=None, partner=None) -> dict:
+             workers: int = 1, record: bool = False, progress=None, partner=None,
+             on_record=None) -> dict:
     """Play `matches` matches (a multiple of the number of sides: each deal once per side, the
     agent's side rotated) and summarize.
 
@@ -354,12 +374,14 @@ def evaluate(agent, opponent, matches: int, seed: int = 0, rules: Rules | None =
     is not the agent's is an opponent copy, and in pairs the agent's partner is a copy of the agent
     unless `partner` is given. Returns the evaluate.py --json keys (matches, win_rate, win_ci,
     points_per_hand, points_ci, points_per_side, ...); with record=True also "records", the game
-    records of every match. rules: a Rules object, a preset name or None (classic).
+    records of every match; on_record(record) instead takes each match's record as its deal
+    finishes, in match order, and none is kept (run_pairs). rules: a Rules object, a preset name
+    or None (classic).
     """
     rules = resolve_rules(rules)
     matches = check_matches(matches, rules)
     results = run_pairs(agent, opponent, matches // rules.teams, seed, rules, workers, record, progress,
-                        partner)
+                        partner, on_record)
     out = summarize(results, rules.teams)
     if record:
         out["records"] = [r.record for r in results]

@@ -1308,6 +1308,61 @@ def test_two_workers_record_the_same_matches_in_the_same_order():
     assert one["records"] == two["records"]
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_on_record_takes_the_records_as_deals_finish_and_keeps_none(workers):
+    """evaluate.py --record kept every record in memory until the run ended (about 80 KB a match;
+    review): on_record takes each record in match order as its deal finishes, the results keep
+    none, and the numbers are those of record=True."""
+    kept = evaluate("easy", "random", 8, seed=5, workers=workers, record=True)
+    seen, done = [], []
+    streamed = evaluate("easy", "random", 8, seed=5, workers=workers, on_record=seen.append,
+                        progress=lambda n: done.append(len(seen)))
+    assert seen == kept.pop("records") and "records" not in streamed
+    assert streamed == kept
+    assert done == [2, 4, 6, 8]        # each deal's two records are handed over before its progress
+    from agents.arena import run_pairs
+    assert all(r.record is None for r in run_pairs("easy", "random", 2, 5, on_record=lambda r: None))
+
+
+def test_on_record_refuses_what_is_not_a_function_and_record_true_beside_it():
+    with pytest.raises(ScopaError, match="on_record must be a function"):
+        evaluate("easy", "random", 2, on_record=[])
+    with pytest.raises(ScopaError, match="give one of the two"):
+        evaluate("easy", "random", 2, record=True, on_record=print)
+
+
+def test_record_sink_writes_a_file_as_records_come_and_holds_them_for_a_stream(tmp_path):
+    """--record to a file: each record reaches its temporary file at once; to a stream (a pipe's
+    /dev/stdout, written directly), the records are held and written after the table."""
+    from scopa_env.atomic import AtomicFile
+    cli = _evaluate_cli()
+    f = AtomicFile(tmp_path / "r.jsonl")
+    sink = cli.RecordSink(f)
+    sink({"a": 1})
+    f.file.flush()
+    assert Path(f.tmp).read_text() == '{"a":1}\n' and sink.count == 1
+    sink.finish()
+    f.commit()
+    assert (tmp_path / "r.jsonl").read_text() == '{"a":1}\n'
+    stream = tmp_path / "fifo"
+    import os
+    os.mkfifo(stream)
+    reader = os.open(stream, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        g = AtomicFile(stream)
+        sink = cli.RecordSink(g)
+        sink({"b": 2})
+        g.file.flush()
+        with pytest.raises(BlockingIOError):           # held: nothing to read yet
+            os.read(reader, 100)
+        sink.finish()
+        g.file.flush()
+        assert os.read(reader, 100) == b'{"b":2}\n' and sink.count == 1
+        g.commit()
+    finally:
+        os.close(reader)
+
+
 # ---- evaluate.py --round-robin: Elo from the cross table (two agents: closed form)
 def test_round_robin_elo_matches_the_wins(tmp_path):
     out = tmp_path / "rr.json"
