@@ -7,6 +7,7 @@ import pytest
 
 from reference_rules import check_record
 from reference_rules import hand_bonus as reference_bonus
+from reference_rules import DEFAULTS, sweep_only
 from reference_rules import sweep_scope as reference_sweep
 from scopa_env import core, records
 from scopa_env.cards import card_str, parse_card
@@ -152,7 +153,13 @@ def test_the_joker_on_the_first_table_makes_the_dealers_15_or_30():
              (["7C", "10D", "10S", "5B"], 2),     # 25 + joker as a 5
              (["7C", "10D", "10S", "10B"], 0),    # 30 + at least 1
              (["7C", "1D", "2S", "1B"], 0),       # 4 + at most 10
-             (["7C", "8D", "1S", "6B"], 0)]       # 15 already: the joker cannot be a 0
+             (["7C", "8D", "1S", "6B"], 0),       # 15 already: the joker cannot be a 0
+             # the ends of each range (a mutation review: 5 and 29, the joker as a re and as an
+             # ace, were not checked, and a range cut short by one passed)
+             (["7C", "1D", "2S", "2B"], 1),       # 5 + joker as a re (10)
+             (["7C", "10D", "3S", "1B"], 1),      # 14 + joker as an ace
+             (["7C", "10D", "5S", "5B"], 2),      # 20 + joker as a re
+             (["7C", "10D", "10S", "9B"], 2)]     # 29 + joker as an ace
     for table, scope in cases:
         got = core.dealer_sweep_scope(np.int64(mask(table)), True)
         assert got == scope == reference_sweep(table, True), table
@@ -160,6 +167,23 @@ def test_the_joker_on_the_first_table_makes_the_dealers_15_or_30():
     assert core.dealer_sweep_scope(np.int64(mask(["7C", "2D", "3S", "1B"])), False) == 0
     g = deal(CIRULLA, ["2C", "3C", "4C"], ["5C", "6C", "8C"], ["7C", "2D", "3S", "1B"])
     assert g.dealer_sweep() == 1 and g.table == [] and g.scope(0) == 1
+
+
+def test_a_joker_shown_as_an_ace_sweeps_as_an_ace_and_is_a_scopa_only_with_ace_scopa():
+    """Seed 003: the 7 of coppe keeps the value it was shown with "para efeito de capturas"; shown
+    as an ace for a bonus, it takes the whole table as an ace does (ace_takes_all). RULES.md: that
+    sweep is "usually not counted as a scopa" (ace_scopa off); the cirulla presets count it, so
+    the option's off side went unchecked for a joker (a mutation review: reading the joker's face
+    rank there counted it)."""
+    base = Rules(ace_takes_all=True, hand_bonus=True, joker=True)
+    for ace_scopa in (False, True):
+        rules = base.replace(ace_scopa=ace_scopa)
+        g = deal(rules, ["7C", "2D", "3C"], ["4B", "5B", "6C"], ["5S", "6B", "8C", "9D"])
+        assert g.to_move == 1 and g.hand_bonus(1) == 3 and g.joker_value() == 1
+        table = [card_str(c) for c in g.table]
+        assert sweep_only("7C", frozenset(table), table, {**DEFAULTS, **rules.to_dict()}, 1)
+        r = g.play("7C", table)
+        assert g.table == [] and r.scopa == ace_scopa and g.scope(1) == int(ace_scopa)
 
 
 def test_piccola_and_grande():

@@ -390,6 +390,29 @@ def test_ace_redeal_voids_a_first_table_of_two_aces(preset):
     assert found > 10
 
 
+def test_which_first_tables_void_the_deal_by_option():
+    """RULES.md: 3 or 4 re among the 4 table cards void the deal; re_redeal=False keeps them,
+    ace_redeal voids 2 aces, and another table size voids nothing (core.void_first_table). The
+    mixed settings went unchecked (a mutation review: 3 re voided the deal under re_redeal=False
+    when ace_redeal was on, and a 10-card table's first four voided it, and no test failed)."""
+    three_re = _deck(["10D", "10C", "10S", "2D"])
+    two_aces = _deck(["1D", "1C", "3S", "2D"])
+    cases = [(Rules(), three_re, True), (Rules(re_redeal=False), three_re, False),
+             (Rules(re_redeal=False, ace_redeal=True), three_re, False),
+             (Rules(re_redeal=False, ace_redeal=True), two_aces, True),
+             (Rules(ace_redeal=True), three_re, True), (Rules(), two_aces, False),
+             (Rules(table_cards=10), three_re, False),
+             (Rules(table_cards=10, ace_redeal=True), two_aces, False)]
+    for rules, deck, void in cases:
+        g = Game(rules, 0)
+        if void:
+            with pytest.raises(ScopaError, match="void deal"):
+                g.deal_hand(0, deck)
+        else:
+            g.deal_hand(0, deck)
+            assert sorted(g.table) == sorted(deck[6:6 + rules.table_cards]), rules
+
+
 def test_a_record_with_two_aces_on_a_first_table_replays_only_without_ace_redeal():
     """A record of a hand dealt with two aces on the table (a later hand: the first is the seed's,
     whose check names the seed) replays under the classic rules and is refused, naming the rule,
