@@ -79,6 +79,44 @@ def test_correlation():
     assert math.isnan(correlation([1, 1, 1], [0, 1, 0]))
 
 
+def test_ratio_difference_ci_is_the_delta_method_with_unequal_counts():
+    """The interval's residuals are each cluster's influence on R_b - R_a: the derivative of the
+    difference of the two ratios, each cluster weighted, by its weight (found here by finite
+    differences). A's residuals over B's count total narrowed this interval by a fifth, and the
+    tests above (equal counts, or A without spread) did not see it (a mutation review)."""
+    from agents.stats import t95
+    ya, xa, yb, xb = [2, 5, -1, 0], [4, 6, 4, 5], [4, -2, 6, 3], [8, 10, 8, 5]
+    arrays = [np.array(v, dtype=float) for v in (ya, xa, yb, xb)]
+
+    def diff(w):
+        a_y, a_x, b_y, b_x = (w * v for v in arrays)
+        return b_y.sum() / b_x.sum() - a_y.sum() / a_x.sum()
+    h, n = 1e-6, len(ya)
+    infl = np.array([(diff(1 + h * np.eye(n)[i]) - diff(1 - h * np.eye(n)[i])) / (2 * h) for i in range(n)])
+    half = t95(n - 1) * math.sqrt(n / (n - 1) * (infl ** 2).sum())
+    d, (lo, hi) = ratio_difference_ci(ya, xa, yb, xb)
+    assert d == pytest.approx(diff(np.ones(n)))
+    assert (lo, hi) == (pytest.approx(d - half, abs=1e-6), pytest.approx(d + half, abs=1e-6))
+    assert (round(lo, 3), round(hi, 3)) == (-1.525, 1.603)
+
+
+def test_elo_virtual_draws_are_half_a_win_each_on_a_table_with_an_unplayed_pair():
+    """A virtual draw is one game and half a win to each side of a played pair: the ratings solve
+    Bradley-Terry's score equations on the table so augmented. On a full round robin a wrong
+    share only shifts every rating alike, which centring removes, so only a table with a pair
+    unplayed tells (a mutation review: a whole win each passed every test)."""
+    wins = np.array([[0, 3, 0], [1, 0, 3], [0, 1, 0]], dtype=float)
+    games = np.array([[0, 4, 0], [4, 0, 4], [0, 4, 0]], dtype=float)
+    for prior in (1.0, 3.0):
+        ratings, _ = elo(wins, games, prior_draws=prior)
+        theta = ratings * math.log(10) / 400
+        played = games > 0
+        w, g = wins + prior / 2 * played, games + prior * played
+        p = 1 / (1 + np.exp(-(theta[:, None] - theta[None, :])))
+        assert np.abs((w - g * p).sum(axis=1)).max() < 1e-9, prior
+        assert ratings[0] > ratings[1] > ratings[2]
+
+
 def test_elo_known_values():
     # 75% against one opponent: 400 * log10(3) = 190.8 Elo apart
     ratings, (lo, hi) = elo([[0, 90], [30, 0]], [[0, 120], [120, 0]], prior_draws=0)

@@ -308,6 +308,20 @@ def test_best_pt_keeps_the_best_score_not_a_later_worse_one(tmp_path):
     assert best["counters"]["steps"] == 1024 and best["counters"]["best_score"] == 2.0
 
 
+def test_best_pt_keeps_the_first_of_equal_scores_and_iterations_count_rollouts(tmp_path):
+    """A later evaluation that only equals the best does not replace best.pt (README: "best mean
+    points per hand"; an equal score is no better, and ties were unpinned: a mutation review).
+    counters.iterations is the rollouts run: steps / (num_envs x rollout_steps) (unchecked too)."""
+    run = Run(cfg(tmp_path, run_name="t", eval_every=512, eval_matches=2, eval_opponents=("random",)),
+              log=lambda *_: None)
+    scripted(run, [1.0, 2.0, 2.0, 0.5])
+    run.train()
+    best = torch.load(tmp_path / "ck" / "t" / "best.pt", weights_only=True)
+    assert best["counters"]["steps"] == 1024 and best["counters"]["best_score"] == 2.0
+    c = torch.load(tmp_path / "ck" / "t" / "latest.pt", weights_only=True)["counters"]
+    assert c["steps"] == 2048 and c["iterations"] == 2048 // (TINY["num_envs"] * TINY["rollout_steps"])
+
+
 def test_evaluations_fall_every_eval_every_steps(tmp_path):
     run = Run(cfg(tmp_path, run_name="e", eval_every=1024, eval_matches=2, eval_opponents=("random",)),
               log=lambda *_: None)
