@@ -281,6 +281,33 @@ def test_bad_options(options, msg):
 
 
 @pytest.mark.parametrize("rules", [None, "pairs"])
+def test_hand_end_scores_are_the_match_totals_and_the_winner_names_the_winning_side(rules):
+    """Docstring: "scores" (match totals per side), and at the match's end "winner", the winning
+    agent's name or with pairs the tuple of the pair's names. A mutation review gave the hand's
+    totals as "scores" (the same in a match's first hand, the only one a test read) and only
+    the first name of a pair, and no test failed."""
+    e = raw_env(rules=rules, target=11)
+    e.reset(seed=0)
+    rng = np.random.default_rng(0)
+    totals = np.zeros(2, dtype=int)
+    hands, last = 0, None
+    while not all(e.terminations.values()):
+        e.step(int(rng.choice(np.flatnonzero(e.observe(e.agent_selection)["action_mask"]))))
+        info = e.infos[e.possible_agents[0]]
+        if "hand_score" in info and info["hand_score"] is not last:      # a hand just ended
+            last = info["hand_score"]
+            totals += [line["total"] for line in last]
+            hands += 1
+            assert list(info["scores"]) == list(totals) == list(e.game.scores)
+    assert hands >= 2
+    side = int(np.argmax(totals))
+    names = tuple(a for i, a in enumerate(e.possible_agents) if i % 2 == side)
+    for a in e.possible_agents:
+        assert e.infos[a]["winning_side"] == side
+        assert e.infos[a]["winner"] == (names if rules == "pairs" else names[0])
+
+
+@pytest.mark.parametrize("rules", [None, "pairs"])
 def test_every_agent_reads_each_hands_score_once(rules):
     """A hand's score was in every agent's info only until the next step: in match episodes all
     but the next agent to move never read it with last(). Each agent reads it once, at its next

@@ -305,6 +305,29 @@ def test_state_dict_resumes_bit_for_bit():
         BatchedScopa(4).load_state_dict(saved)
 
 
+def test_a_state_dict_is_a_copy_that_later_steps_do_not_change():
+    """"Copies of everything that determines the games from here on": loaded after the env it
+    came from has played on past match ends (which draw new deals from the generator), it
+    replays the same steps. A saved generator that was the env's own passed the test above,
+    which loads at once (a mutation review)."""
+    env = BatchedScopa(4, seed=6, reward="points", target=1)      # short matches
+    env.reset()
+    saved = env.state_dict()
+    rng = np.random.default_rng(0)
+    played, ended = [], 0
+    while ended < 3:
+        idx = _random_index(env, rng)
+        out = env.step_index(idx)
+        played.append((idx, out))
+        ended += int(out[3]["match_over"].sum())
+    other = BatchedScopa(4, seed=0, reward="points", target=1)
+    other.load_state_dict(saved)
+    for idx, out in played:
+        again = other.step_index(idx)
+        assert all(np.array_equal(x, y) for x, y in zip(out[:3], again[:3]))
+    assert np.array_equal(env.states, other.states)
+
+
 def test_widening_in_play_keeps_agreeing_with_game(monkeypatch):
     """Start the legal arrays 4 wide: positions with more moves widen them in the middle of a
     step, and every game still matches its mirror Game (ids, observations)."""

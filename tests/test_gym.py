@@ -348,6 +348,15 @@ def test_gym_render_is_from_the_learners_seat_at_episode_end():
     assert "player_1 hand:" in text, text
 
 
+def test_an_illegal_action_is_rewarded_illegal_reward():
+    """illegal_reward is what an illegal step returns (only the default -1 was played: a
+    mutation review hard-coded -1 and no test failed)."""
+    env = ScopaGymEnv(opponent="random", illegal_reward=-5.0)
+    obs, info = env.reset(seed=0)
+    _, r, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+    assert r == -5.0 and term and not trunc and "illegal_move" in info
+
+
 def test_illegal_reward_too_large_for_numpy_is_a_clear_error():
     """np.isfinite(2**70) was a TypeError and 10**400 an OverflowError (review); 2**70 is a
     finite number, taken as a float."""
