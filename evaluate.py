@@ -295,9 +295,10 @@ class RecordSink:
 
     def finish(self) -> None:
         """Write the records held for a stream."""
-        for record in self.held or ():
-            self.f.write(dumps(record) + "\n")
-        self.held = None if self.held is None else []
+        if self.held:
+            for record in self.held:
+                self.f.write(dumps(record) + "\n")
+            self.held.clear()
 
 
 def play(agent: str, opponent: str, args, rules: Rules, progress, records: RecordSink | None) -> dict:
