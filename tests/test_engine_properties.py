@@ -694,6 +694,42 @@ def test_tampered_legal_moves_are_refused():
         records.replay(r)
 
 
+def test_a_record_with_the_wrong_mover_dealer_or_a_cut_hand_is_refused_by_name():
+    """Each move's "player" is the seat to move, the deal passes to the next seat each hand
+    (README, "Rules engine"), and a hand's moves run to its end: each is its own ScopaError
+    naming the hand (a mutation review: with any of those checks dropped the suite passed; a cut
+    hand then failed later, at its score, without the hand's number)."""
+    import copy
+    import json
+    import pytest
+    from scopa_env import ScopaError
+    g = Game(Rules(), 3)
+    rec = records.Recorder(g, ["a", "b"])
+    rng = np.random.default_rng(3)
+    for hand in range(2):
+        while not g.hand_over:
+            ms = g.legal_moves()
+            m = ms[rng.integers(len(ms))]
+            rec.play(m.card, m.captured_cards)
+        if hand == 0:
+            rec.next_hand()
+    good = json.loads(records.dumps(rec.record))
+    records.replay(good)
+    r = copy.deepcopy(good)
+    mv = r["hands"][0]["moves"][0]
+    mv["player"] = 1 - mv["player"]
+    with pytest.raises(ScopaError, match=r"hand 0 move 0: player \d moved, but \d was to move"):
+        records.replay(r)
+    r = copy.deepcopy(good)
+    r["hands"][1]["dealer"] = r["hands"][0]["dealer"]
+    with pytest.raises(ScopaError, match=r"hand 1: dealer \d, but the deal passes to \d"):
+        records.replay(r)
+    r = copy.deepcopy(good)
+    del r["hands"][1]["moves"][-1]
+    with pytest.raises(ScopaError, match="hand 1: the moves end before the hand does"):
+        records.replay(r)
+
+
 def test_commit_fsyncs_file_then_folder(tmp_path, fsync_calls):
     """AtomicFile.commit: fsync the file, rename, fsync the folder (mutation testing: either
     fsync dropped went unseen; only a power loss would show it)."""

@@ -270,10 +270,12 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
                         ("config.toml", "not a torch file of plain tensors and values\\)$")):
         with pytest.raises(ScopaError, match=rf"{name}' is corrupt or not a checkpoint \({words}"):
             checkpoint.load(tmp_path / name)
-    for key, word in (("obs_layout_version", "observation layout"),
-                      ("action_layout_version", "action layout")):
+    # obs_layout's size other than its rules' (a mutation review: the size check dropped went unseen)
+    for key, value, word in (("obs_layout_version", 999, "observation layout"),
+                             ("action_layout_version", 999, "action layout"),
+                             ("obs_layout", {"players": 2, "size": 300}, r"observation layout .* \(291 values\)")):
         bad = torch.load(good, weights_only=True)
-        bad[key] = 999
+        bad[key] = value
         checkpoint.save_atomic(bad, tmp_path / f"{key}.pt")
         with pytest.raises(ScopaError, match=word):
             checkpoint.load(tmp_path / f"{key}.pt")
