@@ -1539,6 +1539,13 @@ def test_weights_nested_in_a_list_are_said_to_be_nested():
         weights_option("normal", [[1.0] * 16], 16)
 
 
+def test_a_spec_options_value_may_hold_an_equals_sign():
+    """An option is cut at its first '=' (as a value may hold a colon); a mutation review cut it
+    at the last and no test failed."""
+    assert split_spec("hard:name=a=b") == ("hard", {"name": "a=b"})
+    assert split_spec("x.pt:search=9000,name=v=1")[1] == {"search": 9000, "name": "v=1"}
+
+
 def test_split_spec_without_an_existing_file_options_start_after_the_first_name_colon():
     """With no file to prefer, the options start at the first colon that ends a name, so a value may hold '.pt:'."""
     assert split_spec("hard:name=v1.pt:best") == ("hard", {"name": "v1.pt:best"})

@@ -950,6 +950,28 @@ def test_quit_words_at_every_prompt(word):
     assert run_from(s, end_position()) == 0 and s.game.hand_over and "--- Hand 2:" not in out.getvalue()
     s, out, _ = session(["l", word, "easy"])
     assert s.run() == 0 and "unknown agent" not in out.getvalue() and s.opponent == "random"
+    # and at the match's end, "New match? (y/n)" (a mutation review: a quit word there was "answer
+    # y or n", and the next 'y' started a match)
+    s, out, _ = session(["1", word, "y"], rules=Rules(napola=True), seed=20)
+    assert run_from(s, end_position(scores=(10, 3))) == 0
+    assert out.getvalue().rstrip().endswith("Ciao!") and "answer y or n" not in out.getvalue()
+    assert s.game.seed != 21
+
+
+def test_the_turn_screen_puts_each_sides_score_by_its_name_and_refuses_cards_not_held():
+    """A mutation review swapped the two scores on the turn screen, let 0 pick the last listed
+    capture, and dropped the screen's own "you don't hold" answer (the engine's words came
+    instead), and no test failed."""
+    s, out, _ = session(["2d", "7d", "0", "1", "q"])
+    # choice_position() with the match at 3 to 8
+    g = Game(Rules(), seed=0).setup(hands=[["7D", "1C", "1S"], ["10B", "10C", "10S"]],
+                                    table=["4C", "3S", "5S", "2B"], deck=["6C", "6S", "6B", "8C", "8S", "8B"],
+                                    dealer=1, scores=[3, 8])
+    run_from(s, g)
+    text = out.getvalue()
+    assert "--- You 3 · Computer 8 (to 11)" in text
+    assert "you don't hold 2♦: your hand is" in text
+    assert "type a number 1-2" in text and "You played 7♦ and took 2♣  5♠" in text
 
 
 def test_ascii_terminal_help_and_hints_name_the_suits_once():
