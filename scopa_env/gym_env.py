@@ -111,10 +111,10 @@ class ScopaGymEnv(gymnasium.Env):
         seats, or for each seat if it remembers the match; a name builds one per seat)."""
         n = self.rules.players
         if spec is not None and not isinstance(spec, str):
-            # a class passes the callable test, and its reset() failed at the first reset (review)
+            # one without reset(), or a class (it passes the callable test), was taken, then
+            # failed at the first reset (review)
             if isinstance(spec, type) or not (callable(getattr(spec, "act", None))
                                               and callable(getattr(spec, "reset", None))):
-                # one without reset() was taken, then failed at the first reset (review)
                 got = f"the class {spec.__name__}: pass an instance" if isinstance(spec, type) else repr(spec)
                 raise ScopaError(f"{role} must be an agent with act() and reset(seed=...), or a name, "
                                  f"got {got}")
