@@ -1472,6 +1472,37 @@ def test_round_robin_elo_is_best_first(capsys):
     assert len(ratings) == 3 and ratings == sorted(ratings, reverse=True) and ratings[0] > ratings[-1]
 
 
+def test_cli_defaults_pool_rows_and_elo_intervals_as_documented(tmp_path, capsys):
+    """Mutation testing found these unchecked: --seed is 0 when not given (its help says so) and
+    the JSON says 0; --pool of one file is refused; a pooled row names the seeds that played
+    that opponent, not every file's; an Elo interval is written low then high."""
+    evaluate = _evaluate_module()
+    one = tmp_path / "one.json"
+    assert evaluate.main(["--agent", "easy", "--opponent", "random", "--matches", "2",
+                          "--json", str(one)]) == 0
+    assert json.loads(one.read_text())["seed"] == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as stop:
+        evaluate.main(["--pool", str(one)])
+    assert stop.value.code == 2
+    assert "--pool needs at least two result files" in capsys.readouterr().err
+    both, only = _run(1, 6, 30, 0.5, [0.1, 0.9], 0.2, 0.1), _run(2, 10, 50, -0.2, [-0.5, 0.1], 0.6, 0.3)
+    both["results"].append(dict(both["results"][0], opponent="normal"))
+    (tmp_path / "s1.json").write_text(json.dumps(both))
+    (tmp_path / "s2.json").write_text(json.dumps(only))
+    pooled = tmp_path / "p.json"
+    assert evaluate.main(["--pool", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"),
+                          "--json", str(pooled)]) == 0
+    data = json.loads(pooled.read_text())
+    assert data["seeds"] == [1, 2]
+    assert {r["opponent"]: r["seeds"] for r in data["results"]} == {"random": [1, 2], "normal": [1]}
+    rr = tmp_path / "rr.json"
+    assert evaluate.main(["--round-robin", "random", "easy", "--matches", "8", "--seed", "3",
+                          "--json", str(rr)]) == 0
+    elo = json.loads(rr.read_text())["elo"]
+    assert len(elo) == 2 and all(e["ci"][0] < e["rating"] < e["ci"][1] for e in elo)
+
+
 def test_round_robin_cross_table_reads_row_against_column(tmp_path, capsys):
     """'match win rate of the row against the column (points per hand)': the row's own points,
     as the --json row of that pair has them (mutation testing: the column's points went unseen)."""

@@ -242,6 +242,11 @@ def test_print_config_of_a_resumed_run_trains_nothing(tmp_path, capsys):
     assert "total_steps = 9999" in r.stdout and 'run_name = "pc"' in r.stdout
     assert "run pc" not in r.stdout
     assert path.read_bytes() == before
+    # the run's own config, not a file's (mutation testing: --config was read over it unseen)
+    (tmp_path / "other.toml").write_text("seed = 7\n")
+    _one_line_error(run_main(capsys, "--resume", str(path), "--config", str(tmp_path / "other.toml"),
+                             "--print-config"),
+                    "--resume continues a run with its own config: drop --config")
 
 def _one_line_error(r, *words):
     assert r.returncode == 2, (r.stdout, r.stderr)
@@ -346,6 +351,9 @@ def test_a_checkpoint_with_misshapen_training_state_is_refused(tmp_path, algo):
               r"optimizer.state\[2\].step \(float32, 2; a scalar is needed\)"),
              (lambda d: d["optimizer"]["state"][1].pop("exp_avg_sq"),
               r"optimizer.state\[1\] lacks 'exp_avg_sq'"),
+             # a negative second moment made the update NaN (mutation testing: unchecked)
+             (lambda d: d["optimizer"]["state"][0]["exp_avg_sq"].view(-1).__setitem__(0, -1.0),
+              r"optimizer.state\[0\].exp_avg_sq \(below 0: -1.0\)"),
              # Adam's settings: 'x' failed in its first step, -1 trained on (review)
              (lambda d: d["optimizer"]["param_groups"][0].update(lr="x"),
               r"optimizer.param_groups\[0\].lr \('x'; a fresh run's 0.0005\)"),
@@ -405,6 +413,19 @@ def test_a_checkpoint_with_misshapen_training_state_is_refused(tmp_path, algo):
                 overrides={"total_steps": 4096}, log=lambda *_: None)
     run.train()
     assert run.counters["steps"] == 4096
+    if algo == "ppo":
+        # a carried tail may use every slot of its width: count 1..width (mutation testing: the
+        # width itself was unchecked)
+        full = torch.load(tmp_path / "ck" / "base" / "latest.pt", weights_only=True)
+        tail = full["algo_state"]["tail"]
+        tail["count"][on], tail["idx"][on] = tail["cards"].shape[1], 0
+        checkpoint.save_atomic(full, tmp_path / "full.pt")
+        elsewhere = make_config(dict(TINY, runs_dir=str(tmp_path / "runs2"),
+                                     checkpoints_dir=str(tmp_path / "ck2"), **kw))
+        run = start(elsewhere, resume=str(tmp_path / "full.pt"),
+                    overrides={"total_steps": 4096}, log=lambda *_: None)
+        run.train()
+        assert run.counters["steps"] == 4096
 
 
 def test_a_run_saved_with_a_level_named_twice_resumes(tmp_path, capsys):
@@ -1181,6 +1202,9 @@ def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, caps
                       eval_every=0, eval_matches=0, eval_opponents=[], seed=3)
     assert cfg.num_envs == 65_536 and cfg.eval_matches == 0
     assert make_config(target=21).rules.target == 21
+    # 2**53 itself is exact in a float: accepted in float notation (mutation testing: refused)
+    r = run_main(capsys, "--print-config", "--total-steps", "9007199254740992.0")
+    assert r.returncode == 0 and "total_steps = 9007199254740992\n" in r.stdout, r.stderr
     r = run_main(capsys, "--print-config", "--rules", "napola", "--set", "rules.target=31")
     assert r.returncode == 0 and "target = 31" in r.stdout, r.stderr
 
@@ -1565,6 +1589,41 @@ def test_two_processes_never_train_into_one_folder(tmp_path, capsys, monkeypatch
         p.wait()
     r = run_main(capsys, *args, "--resume", "lk", "--stop-at", "1536")     # the kill freed it
     assert r.returncode == 0, r.stderr
+
+
+def test_training_curves_are_the_quantities_the_readme_names(tmp_path):
+    """Mutation testing found these values unchecked (README, Monitoring): PPO's
+    charts/learner_return is the learner's mean episode reward, charts/pool_size the snapshots
+    drawn (the newest pool_size, not all held), losses/clipfrac the share of ratios beyond
+    clip_coef (0 in one epoch of one minibatch, where every ratio is 1); DMC's
+    charts/mean_target is the mean of the returns regressed onto."""
+    run = Run(tiny_cfg(tmp_path, run_name="p", algo="ppo", pool_size=1, snapshot_every=1,
+                       latest_opponent_prob=0.0), log=lambda *_: None)
+    algo, seen = run.algo, []
+    learn = algo.learn
+    algo.learn = lambda buf: seen.append(buf) or learn(buf)
+    ended = 0
+    for _ in range(4):
+        stats = algo.iterate()
+        buf = seen[-1]
+        assert 0 < buf["learner"].sum() <= 1024 and stats["losses/clipfrac"] == 0.0
+        done = buf["done"][1:]
+        ended += int(done.sum())
+        if done.any():
+            assert stats["charts/episodes"] == done.sum()
+            assert stats["charts/learner_return"] == pytest.approx(buf["reward"][1:][done].mean())
+            assert abs(stats["charts/learner_return"]) < 30      # points of one hand, not a sum
+        assert stats["charts/pool_size"] == min(len(algo.pool), 1) == 1
+    assert ended and len(algo.pool) > 1
+    run = Run(tiny_cfg(tmp_path, run_name="d", algo="dmc", bot_games=0.5), log=lambda *_: None)
+    algo, seen = run.algo, []
+    learn = algo.learn
+    algo.learn = lambda data: seen.append(data) or learn(data)
+    for _ in range(3):
+        stats = algo.iterate()
+        if len(seen[-1]["target"]):
+            assert stats["charts/mean_target"] == pytest.approx(float(seen[-1]["target"].mean()), abs=1e-6)
+            assert abs(stats["charts/mean_target"]) < 30
 
 
 @pytest.mark.parametrize("algo", ["ppo", "dmc"])
