@@ -1677,6 +1677,70 @@ def test_a_number_option_too_large_for_a_float_is_refused():
             make_agent(spec, **kw)
 
 
+def test_a_spec_option_of_more_than_100_digits_is_refused_before_float_reads_it_as_inf():
+    """int() refuses 4,300 digits and more, and float() then read them as inf: a number of over
+    100 digits in a spec is refused (mutation testing: the bound was checked only at 401 digits,
+    which int() takes)."""
+    for digits in (101, 4_400):
+        with pytest.raises(ScopaError, match=f"an option value of {digits:,} digits is no number"):
+            make_agent("hard:time_budget=" + "9" * digits)
+
+
+def test_the_network_features_call_an_empty_table_no_sweepable_one():
+    """The move features (agents/network.py): 'sweepable' is a table left whose sum a single
+    card can take, which an empty table (a scopa) is not (mutation testing: > 0 as >= 0)."""
+    import torch
+    from agents.network import move_features
+    table = torch.zeros(1, 40)
+    table[0, 4] = 1                                  # 5D alone on the table
+    five, nine = mask_of(["5C"]).bit_length() - 1, mask_of(["9C"]).bit_length() - 1
+    f = move_features(table, torch.tensor([[five, five, nine]]), torch.tensor([[1 << 4, 0, 0]]))[0]
+    # 5C takes 5D (a scopa), 5C laid (5 + 5 = 10 left), 9C laid (14 left)
+    assert f[:, 120].tolist() == pytest.approx([0.0, 1.0, 1.4])       # the table's sum / 10
+    assert f[:, 121].tolist() == [0.0, 1.0, 0.0]                      # sweepable
+    assert f[:, 122].tolist() == [1.0, 0.0, 0.0]                      # scopa
+
+
+def test_the_network_alone_breaks_ties_to_the_lowest_action_and_solves_napola_last_deals():
+    """A network of zero weights scores every move alike: the lowest action id is played
+    (docstring); the exact last deal is solved under napola too, which the solver knows
+    (mutation testing: the last tie, and count_last 0 under napola, went unseen)."""
+    import torch
+    from agents.learned import LearnedAgent
+    from agents.network import MoveScorer
+    m = MoveScorer(hidden=8)
+    with torch.no_grad():
+        for p in m.parameters():
+            p.zero_()
+    a = LearnedAgent(model=m, count_last=0)
+    obs = Game(Rules(), seed=0).observation(Game(Rules(), seed=0).to_move)
+    legal, scores = a.scores(obs)
+    assert len(legal) > 1 and (scores == scores[0]).all()
+    assert a.act(obs) == min(legal)
+    napola = LearnedAgent(rules=Rules(napola=True), model=m)
+    assert napola.count_last == LearnedAgent(model=m).count_last == 6
+    assert LearnedAgent(rules=Rules(napola=True, target=21), model=m, count_last=6).count_last == 6
+
+
+@pytest.mark.skipif(not CHECKPOINT.exists(), reason="no shipped checkpoint")
+def test_an_exported_agent_keeps_its_counters_and_a_network_of_no_width_is_refused(tmp_path):
+    """checkpoint.agent_only keeps what the module's table lists for a shipped file, counters
+    included; a model_config of hidden 0 is refused by name (mutation testing: both unchecked)."""
+    pytest.importorskip("torch")
+    from agents import checkpoint
+    from agents.network import MoveScorer, model_config
+    shipped = checkpoint.load(str(CHECKPOINT))
+    full = dict(shipped, optimizer={}, algo_state={}, rng={})        # as a training run's file
+    kept = checkpoint.agent_only(full)
+    assert "counters" in shipped and kept["counters"] == shipped["counters"]
+    assert set(kept) == set(shipped) - {"checksum"}          # save_atomic writes the checksum again
+    m = MoveScorer(hidden=0)
+    d = checkpoint.base_dict("dmc", model_config(m), m.state_dict(), {"algo": "dmc"}, Rules().to_dict())
+    checkpoint.save_atomic(d, tmp_path / "h0.pt")
+    with pytest.raises(ScopaError, match="model_config 'hidden' = 0: it must be a whole number, at least 1"):
+        make_agent(str(tmp_path / "h0.pt"))
+
+
 def test_a_set_up_deck_that_is_no_whole_number_of_deals_is_said_so():
     """Every card placed and a deck of 4: the refusal said the position left cards out (review)."""
     g = Game(seed=0)

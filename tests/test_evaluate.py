@@ -1338,6 +1338,98 @@ def test_each_object_gets_one_seed_in_every_match_of_a_deal():
     assert a.seen == [agent_seed(12345, 0)] * 2 and o.seen == [agent_seed(12345, 1)] * 2
 
 
+# The seats and seeds of more than two players (mutation testing, 2026-12-05: rotations that
+# reversed the opponents, a partner seeded as the agent, and an opponent as the partner passed).
+def test_opponents_sit_in_turn_order_from_the_agent():
+    from agents.arena import rotation_seats
+    from scopa_env.presets import resolve_rules
+    three = resolve_rules("three-players")
+    assert rotation_seats(three, 0) == [("agent", 0), ("opponent", 0), ("opponent", 1)]
+    assert rotation_seats(three, 1) == [("opponent", 1), ("agent", 0), ("opponent", 0)]
+    pairs = resolve_rules("pairs")
+    assert rotation_seats(pairs, 0) == [("agent", 0), ("opponent", 0), ("partner", 0), ("opponent", 1)]
+    assert rotation_seats(pairs, 1) == [("opponent", 1), ("agent", 0), ("opponent", 0), ("partner", 0)]
+
+
+def test_each_role_of_a_pairs_deal_gets_a_seed_of_its_own():
+    from agents.arena import AGENT, OPPONENT, PARTNER
+    from scopa_env.presets import resolve_rules
+    rules = resolve_rules("pairs")
+    a, p, o0, o1 = (Seeds(rules, s) for s in (1, 2, 3, 4))
+    for x in (a, p, o0, o1):
+        x.seen = []
+    play_deal(a, [o0, o1], rules, 12345, partner=p)
+    want = [agent_seed(12345, AGENT), agent_seed(12345, PARTNER), agent_seed(12345, OPPONENT),
+            agent_seed(12345, PARTNER + 1)]
+    assert [x.seen for x in (a, p, o0, o1)] == [[w] * 2 for w in want]
+    assert len(set(want)) == 4
+
+
+def test_match_counts_and_seat_seeds_at_their_limits():
+    from agents.arena import MAX_MATCHES, check_matches, play_match, round_matches
+    from scopa_env.presets import resolve_rules
+    three = resolve_rules("three-players")
+    assert [round_matches(m, Rules()) for m in (-5, 0, 1, 2, 3)] == [2, 2, 2, 2, 4]
+    assert [round_matches(m, three) for m in (-5, 0, 4)] == [3, 3, 6]
+    assert check_matches(MAX_MATCHES, Rules()) == MAX_MATCHES
+    with pytest.raises(ScopaError, match="matches must be at most 100,000,000, got 100,000,002"):
+        check_matches(MAX_MATCHES + 2, Rules())
+    with pytest.raises(ScopaError, match=r"seat_seeds: one seed per seat, 2 of them, got \[1\]"):
+        play_match([RandomAgent(Rules()), RandomAgent(Rules())], Rules(), 5, [1])
+
+
+WORKER_ERRORS = """
+import sys
+sys.path.insert(0, "tests")
+from worker_agents import RaisesOdd, RefusesToPlay
+from agents import make_agent
+from agents._workers import Workers
+from agents.arena import _init_worker, _run_pairs, evaluate
+from scopa_env.rules import Rules
+
+if __name__ == "__main__":
+    with Workers(2, _init_worker, _run_pairs) as crew:
+        crew.hand_out((make_agent("random"), make_agent("random"), Rules(), 0, False))
+        list(crew.run([range(0, 1), range(1, 2)]))
+    print("clean", crew.exitcodes)
+    for workers in (1, 2):
+        try:
+            evaluate(RefusesToPlay(), "random", 4, workers=workers)
+        except Exception as e:
+            print("refuses", workers, type(e).__name__, type(e.__cause__).__name__, e)
+    try:
+        evaluate(RaisesOdd(), "random", 4, workers=2)
+    except Exception as e:
+        print("odd", type(e).__name__, e)
+    a = make_agent("random")
+    a.hook = lambda: 0
+    try:
+        evaluate(a, "easy", 4, workers=2)
+    except Exception as e:
+        print("unpicklable", type(e).__name__, e)
+"""
+
+
+def test_worker_errors_are_raised_as_one_worker_raises_them(tmp_path):
+    """Mutation testing found these unchecked: workers that finished are asked to stop (exit code
+    0, not terminated); the project's own error from a worker is raised alone, as with one
+    worker; an error whose class cannot be rebuilt comes back as its text; agents that cannot be
+    pickled are one ScopaError naming workers=1."""
+    from isolated import run_in_session
+    script = tmp_path / "worker_errors.py"
+    script.write_text(WORKER_ERRORS)
+    code, out, err = run_in_session([str(script)], 180, "worker error script")
+    assert code == 0, err
+    said = {line.split(" ", 1)[0] + (line.split(" ")[1] if line.startswith("refuses") else ""): line
+            for line in out.splitlines()}
+    assert said["clean"] == "clean [0, 0]"
+    for w in (1, 2):
+        assert said[f"refuses{w}"] == f"refuses {w} ScopaError NoneType this agent refuses to play"
+    assert said["odd"].startswith("odd RuntimeError ") and "OddError: odd 1 2" in said["odd"]
+    assert said["unpicklable"].startswith("unpicklable ScopaError the agents cannot be sent to worker "
+                                          "processes") and said["unpicklable"].endswith("use workers=1")
+
+
 # ---- workers: "--workers K ... gives the same numbers as one"; records in the same order
 def test_two_workers_record_the_same_matches_in_the_same_order():
     one = evaluate("easy", "random", 8, seed=5, workers=1, record=True)
