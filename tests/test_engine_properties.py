@@ -767,7 +767,42 @@ def test_new_output_is_not_private(tmp_path):
     assert stat.S_IMODE(os.stat(tmp_path / "o.json").st_mode) == 0o644
 
 
+def test_rewriting_an_output_keeps_its_mode_and_writes_through_a_link(tmp_path):
+    """atomic.py: an existing file keeps its permissions (a private one stays private), and a
+    link stays a link, its target written (mutation testing, 2026-12-05: both went unseen)."""
+    import os
+    import stat
+    from scopa_env.atomic import AtomicFile
+    private = tmp_path / "private.json"
+    private.write_text("old")
+    os.chmod(private, 0o600)
+    with AtomicFile(private) as f:
+        f.write("new")
+    assert private.read_text() == "new" and stat.S_IMODE(os.stat(private).st_mode) == 0o600
+    real, link = tmp_path / "real.json", tmp_path / "link.json"
+    real.write_text("old")
+    link.symlink_to(real)
+    with AtomicFile(link) as f:
+        f.write("new")
+    assert link.is_symlink() and real.read_text() == "new"
+
+
+def test_cirullas_bonus_slots_are_bounded_at_60():
+    """A hand's declared bonuses reach 60 (10 points a deal, 6 deals): the observation space's
+    high says so (mutation testing: 30 went unseen)."""
+    from scopa_env.observation import layout_for
+    lay = layout_for("cirulla")
+    assert lay.high[lay.slices["my_bonus"]].tolist() == [60]
+    assert lay.high[lay.slices["opp_bonus"]].tolist() == [60]
+
+
 # ---- simulate and the kernel cache, pinned by mutation testing (2026-12-04) ------------------
+def test_one_match_is_one_match_in_the_closing_line(tmp_path, capsys):
+    out = tmp_path / "r.jsonl"
+    assert simulate.main(["--matches", "1", "--seed", "1", "--out", str(out)]) == 0
+    assert "wrote 1 match under" in capsys.readouterr().out
+
+
 def test_zero_matches_is_an_empty_file_not_an_error(tmp_path, capsys):
     """--matches 0 is valid (the check is '>= 0'): an empty records file and exit 0, e.g. for scripted sweeps."""
     out = tmp_path / "r.jsonl"

@@ -978,3 +978,7 @@ def test_presets_hold_their_described_options():
     unseen. napola: "to 21"; cirulla-pairs: cirulla for 4 players in pairs."""
     assert rules_from_preset("napola") == Rules(napola=True, target=21)
     assert rules_from_preset("cirulla-pairs") == rules_from_preset("cirulla").replace(players=4)
+    # "3 players ... to 16" (mutation testing, 2026-12-05: to 15 went unseen); a name is looked
+    # up ignoring case and the spaces around it
+    assert rules_from_preset("three-players").target == 16
+    assert rules_from_preset(" Napola ") == rules_from_preset("napola")
