@@ -305,6 +305,27 @@ def test_state_dict_resumes_bit_for_bit():
         BatchedScopa(4).load_state_dict(saved)
 
 
+def test_a_widened_state_loads_at_its_width_and_reset_narrows_it_again():
+    """max_legal is the width of the legal arrays (module text): a state saved by a widened env
+    loads at its width, and reset() gives a fresh env's arrays again (mutation testing,
+    2026-12-05: neither was checked)."""
+    env = BatchedScopa(2, seed=0)
+    env.reset()
+    saved = env.state_dict()
+    fresh = env.max_legal
+    for key, pad in (("legal_ids", -1), ("legal_card", -1), ("legal_captured", 0)):
+        wide = np.full((2, 2 * fresh), pad, dtype=np.int64)
+        wide[:, :fresh] = saved[key]
+        saved[key] = wide
+    other = BatchedScopa(2, seed=0)
+    other.load_state_dict(saved)
+    assert other.max_legal == other.legal_ids.shape[1] == 2 * fresh
+    other.reset(seed=0)
+    assert other.max_legal == other.legal_ids.shape[1] == fresh
+    env.reset(seed=0)
+    assert np.array_equal(other.legal_ids, env.legal_ids)
+
+
 def test_a_state_dict_is_a_copy_that_later_steps_do_not_change():
     """"Copies of everything that determines the games from here on": loaded after the env it
     came from has played on past match ends (which draw new deals from the generator), it

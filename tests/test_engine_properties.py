@@ -96,6 +96,26 @@ def test_records_agree_with_independent_rules_and_replay(seed, napola):
     records.replay(rec)
 
 
+def test_a_replayed_match_ends_in_the_played_games_state():
+    """replay() gives the game the record was played in: every slot of the state but the
+    generator's (a replay deals from the record), the hand number included (mutation testing,
+    2026-12-05: a replay left at hand 0 went unseen, and the observation reads that slot)."""
+    import random
+    from scopa_env.records import Recorder
+    g = Game(Rules(), seed=3)
+    rec, pick = Recorder(g, ["a", "b"]), random.Random(0)
+    while True:
+        m = pick.choice(g.legal_moves())
+        r = rec.play(m.card, m.captured)
+        if r.match_over:
+            break
+        if r.hand_over:
+            rec.next_hand()
+    again = records.replay(rec.record)
+    assert g.hand_no == again.hand_no > 0
+    assert np.array_equal(np.delete(g.state, core.RNG), np.delete(again.state, core.RNG))
+
+
 def test_state_copy_is_independent():
     g = Game(seed=5)
     h = g.copy()
@@ -536,6 +556,9 @@ def test_a_bad_later_deal_names_its_hand_and_deal():
             (lambda d: d[0]["table"].pop(), "hand 1 deal 0: the deal lists 9 cards, these rules deal 10 "
                                              "(3 a seat and 4 on the table)"),
             (lambda d: d.pop(), f"hand 1: the record lists {last} deals, these rules deal the 40 cards in 6"),
+            # one deal too many, empty (mutation testing, 2026-12-05: only too few was checked)
+            (lambda d: d.append({"hands": [[], []], "table": []}),
+             f"hand 1: the record lists {last + 2} deals, the hand had {last + 1}"),
             (lambda d: d[1]["table"].append("ZZ"), "hand 1 deal 1: only the first deal"),
             (lambda d: d[1]["hands"][0].__setitem__(0, "ZZ"), "hand 1 deal 1: bad card 'ZZ'"),
             # the first deal's table and hands, and a hand without deals (review of the above)

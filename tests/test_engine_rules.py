@@ -417,6 +417,9 @@ def test_from_state_refuses_a_state_it_cannot_play():
                                (core.SCOPE + 1, -5, "scope of seat 1 -5"), (core.PLAYS, -3, "cards played this hand -3"),
                                (core.HAND_NO, -1, "hand number -1"), (core.PLAYED, -1, "cards played by seat 0"),
                                (core.NAPOLEONE_SIDE, 7, "napoleone side 7 is not 0..2"),
+                               # one past each bound (mutation testing, 2026-12-05)
+                               (core.NAPOLEONE_SIDE, 3, "napoleone side 3 is not 0..2"),
+                               (core.DECK_POS, 41, "deck position 41"),
                                # a sweep under rules without one (review: dealer_sweep() said 7)
                                (core.SWEPT, 1, r"dealer sweep 1 is not 0 \(these rules have no dealer_sweep\)")):
         st = g.state.copy()
@@ -929,3 +932,23 @@ def test_fuzzing_review_findings_on_the_engine():
         Rules(napoleone=np.array([3, 4]))
     with pytest.raises(ScopaError, match=r"primiera scale must be one of standard, .* got array"):
         primiera(["7D"], np.array([1, 2]))
+
+
+def test_the_last_card_before_a_deck_one_short_of_a_deal_is_refused():
+    """A set-up deck of 5 where a deal takes 6: the move that ends the deal is refused, not dealt
+    from past the deck (mutation testing: a deck one card short of a deal went unchecked)."""
+    import pytest
+    g = Game(Rules(), seed=1).setup(hands=[["1D"], []], table=[], deck=["2D", "3D", "4D", "5D", "6D"], dealer=1)
+    with pytest.raises(ScopaError, match="this move ends the deal, but the deck set up holds 5 cards "
+                                         "and a deal takes 6"):
+        g.play("1D")
+
+
+def test_a_finished_hand_has_no_legal_moves_even_with_cards_held():
+    """from_state takes a state whose phase says the hand is over: legal_moves() agrees with
+    legal_action_ids() that nothing may be played (mutation testing: the guard went unseen)."""
+    g = Game(Rules(), seed=1)
+    st = g.state.copy()
+    st[core.PHASE] = core.HAND_OVER
+    h = Game.from_state(Rules(), st)
+    assert h.hand_over and h.legal_moves() == [] and len(h.legal_action_ids()) == 0
