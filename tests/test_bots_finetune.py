@@ -155,13 +155,47 @@ def test_init_from_starts_from_the_checkpoints_network(tmp_path):
             log=lambda *_: None)
 
 
+def _normal_choice(env, b, bot):
+    """The normal level's choice in game b of env, from the mover's view (score_moves' codes:
+    last capturer 0 none, 1 me, 2 the opponent), the first of equal scores."""
+    from agents._scoring import score_moves
+    from scopa_env import core
+    st = env.states[b]
+    p = int(st[core.TO_MOVE])
+    hand, tab = int(st[core.HANDS + p]), int(st[core.TABLE])
+    mine, theirs = int(st[core.PILES + p]), int(st[core.PILES + 1 - p])
+    unseen = ~(hand | tab | mine | theirs) & ((1 << 40) - 1)
+    lc, n = int(st[core.LAST_CAPTURER]), int(env.legal_count[b])
+    out = np.zeros(n)
+    score_moves(hand, tab, mine, theirs, unseen, bin(int(st[core.HANDS + 1 - p])).count("1"),
+                40 - int(st[core.DECK_POS]), 0 if lc < 0 else (1 if lc == p else 2), int(st[core.NAPOLA]),
+                env.legal_card[b, :n].copy(), env.legal_captured[b, :n].copy(), n,
+                bot.weights, out, bot.scratch)
+    return int(np.argmax(out))
+
+
+def test_normal_bot_judges_the_hands_last_play_by_who_captured_last():
+    """Under free_capture the hand's last card may lay or capture, and what is left on the table
+    goes to the last capturer: the in-env normal bot reads that seat from the mover's view, as
+    the normal level does (mutation testing, 2026-12-05: the two codes swapped went unseen, as
+    the classic rules leave one move there and the test above never captures)."""
+    from scopa_env import BatchedScopa, Rules
+    from training.bots import EasyBot, NormalBot
+    env = BatchedScopa(256, rules=Rules(free_capture=True), seed=1, episode="hand", reward="points")
+    env.reset()
+    bot, easy, rows = NormalBot(), EasyBot(np.random.default_rng(0)), np.arange(256)
+    for _ in range(36):
+        chose = bot.choose(env, rows)
+        assert chose.tolist() == [_normal_choice(env, b, bot) for b in rows]
+        env.step_index(easy.choose(env, rows))
+
+
 def test_normal_bot_scores_positions_wider_than_its_first_buffer():
     """Under free_capture a position can have thousands of legal moves and the batched env's
     arrays widen; the in-env normal bot's score buffer widens with them (it once stayed at 1,024
     and the compiled kernel wrote past its end). Its choice is the best-scoring move of the
     mover's view, the first on ties, at every position of a hand that lays the lowest card."""
-    from agents._scoring import score_moves
-    from scopa_env import BatchedScopa, Game, Rules, core
+    from scopa_env import BatchedScopa, Game, Rules
     from scopa_env.actions import action_table
     from training.bots import NormalBot
 
@@ -175,18 +209,7 @@ def test_normal_bot_scores_positions_wider_than_its_first_buffer():
     while not g.hand_over:
         n = int(env.legal_count[0])
         most = max(most, n)
-        st = env.states[0]
-        p = int(st[core.TO_MOVE])
-        hand, tab = int(st[core.HANDS + p]), int(st[core.TABLE])
-        mine, theirs = int(st[core.PILES + p]), int(st[core.PILES + 1 - p])
-        unseen = ~(hand | tab | mine | theirs) & ((1 << 40) - 1)
-        lc = int(st[core.LAST_CAPTURER])
-        out = np.zeros(n)
-        score_moves(hand, tab, mine, theirs, unseen, bin(int(st[core.HANDS + 1 - p])).count("1"),
-                    40 - int(st[core.DECK_POS]), 0 if lc < 0 else (1 if lc == p else 2), int(st[core.NAPOLA]),
-                    env.legal_card[0, :n].copy(), env.legal_captured[0, :n].copy(), n,
-                    bot.weights, out, bot.scratch)
-        assert bot.choose(env, np.array([0]))[0] == int(np.argmax(out))
+        assert bot.choose(env, np.array([0]))[0] == _normal_choice(env, 0, bot)
         assert bot.scores.shape[0] >= env.legal_card.shape[1]
         low = min(g.hand(g.to_move), key=lambda c: (c % 10, c))
         env.step(np.array([table.encode(low)]))

@@ -1595,6 +1595,42 @@ def test_cli_defaults_pool_rows_and_elo_intervals_as_documented(tmp_path, capsys
     assert len(elo) == 2 and all(e["ci"][0] < e["rating"] < e["ci"][1] for e in elo)
 
 
+def test_cli_lines_for_other_player_counts_defaults_and_rows_as_documented(tmp_path, capsys):
+    """Mutation testing (2026-12-05) found these unchecked: 200 matches by default; three players
+    get "1 deal" and the per-side points column; a partner without pairs and --workers 0 are
+    refused; napola on the classic rules needs no rules line; the JSON's scheme is the printed
+    one; a row reads scope agent / opp; round robin plays in pairs; a name column of 16."""
+    evaluate = _evaluate_module()
+    assert evaluate.main(["--agent", "random", "--opponent", "random"]) == 0
+    first, head, row = capsys.readouterr().out.splitlines()[:3]
+    assert first.startswith("agent random: 200 matches per opponent (100 deals x 2 seats)")
+    assert head.startswith("opponent" + " " * 8 + " ") and row.startswith("random" + " " * 10 + " ")
+    out = tmp_path / "three.json"
+    assert evaluate.main(["--rules", "three-players", "--agent", "easy", "--opponent", "random",
+                          "--matches", "3", "--json", str(out)]) == 0
+    first, head = capsys.readouterr().out.splitlines()[:2]
+    assert "(1 deal x 3 seats for the agent" in first
+    assert head.rstrip().endswith("points/hand per side (agent's first)")
+    assert first.startswith("agent easy: " + json.loads(out.read_text())["scheme"] + ", seed 0")
+    assert evaluate.main(["--rules", "three-players", "--partner", "easy", "--agent", "easy",
+                          "--opponent", "random", "--matches", "3"]) == 2
+    assert "--partner needs pairs (4 or 6 players); these rules have 3" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as stop:
+        evaluate.main(["--agent", "easy", "--opponent", "random", "--matches", "2", "--workers", "0"])
+    assert stop.value.code == 2 and "--workers must be >= 1" in capsys.readouterr().err
+    out = tmp_path / "n.json"
+    assert evaluate.main(["--napola", "--agent", "normal", "--opponent", "random", "--matches", "4",
+                          "--json", str(out)]) == 0
+    first, _, row = capsys.readouterr().out.splitlines()[:3]
+    assert first.endswith(", seed 0, target 11, napola on") and "rules classic" not in first
+    (r,) = json.loads(out.read_text())["results"]
+    assert r["scope_per_hand"] != r["opp_scope_per_hand"]
+    assert f"{r['scope_per_hand']:.3f} / {r['opp_scope_per_hand']:.3f}" in row
+    assert evaluate.main(["--rules", "scopone", "--target", "2", "--round-robin", "easy", "random",
+                          "--matches", "2"]) == 0
+    assert "Elo" in capsys.readouterr().out
+
+
 def test_round_robin_cross_table_reads_row_against_column(tmp_path, capsys):
     """'match win rate of the row against the column (points per hand)': the row's own points,
     as the --json row of that pair has them (mutation testing: the column's points went unseen)."""
