@@ -4,6 +4,7 @@ through (GAE's lambda dropped, PPO's clip or entropy sign, DMC's target seat or 
 weights, epsilon's schedule, best.pt on a worse score, --max-minutes as seconds, the resume key
 set, value checks, check()'s refusals). Expected values are worked by hand in the comments."""
 import copy
+import dataclasses
 import time as _time
 
 import numpy as np
@@ -118,6 +119,40 @@ def test_minibatches_cover_every_sample_once_a_pass(tmp_path, algo_name):
         algo.learn(buf)
         want = [min(mb, n - start) for start in range(0, n, mb)] * epochs
         assert n > 200 and n % 100 and sizes == want and len(steps) == len(want), (n, sizes)
+    # a last minibatch of one sample is a step too (mutation testing, 2026-12-05: dropped unseen)
+    algo.cfg = dataclasses.replace(algo.cfg, minibatch_size=n - 1, update_epochs=1)
+    sizes.clear()
+    algo.learn(buf)
+    assert sizes == [n - 1, 1]
+
+
+def test_step_files_are_written_every_checkpoint_every_steps(tmp_path):
+    """An iteration that ends on a boundary moves the schedule on: step files at 512, 1,024,
+    1,536 and 2,048 steps of 256 a iteration, not one more an iteration after each (mutation
+    testing, 2026-12-05: <= as < went unseen)."""
+    run = Run(cfg(tmp_path, run_name="sf", rollout_steps=16, checkpoint_every=512), log=lambda *_: None)
+    saved, real = [], run.save
+    run.save = lambda tag=None: (tag and saved.append(run.counters["steps"]), real(tag))[1]
+    run.train()
+    assert saved == [512, 1024, 1536, 2048]
+
+
+def test_dmc_exploration_draws_every_legal_move(tmp_path):
+    """With probability epsilon a random legal move (module text): at epsilon 1 the first and
+    the last legal move are each drawn about 1/count of the time (mutation testing, 2026-12-05:
+    a draw that never reached the last move went unseen)."""
+    algo = Run(cfg(tmp_path, algo="dmc", num_envs=64), log=lambda *_: None).algo
+    first = last = chances = 0
+    for _ in range(30):
+        count = algo.env.legal_count.copy()
+        idx = algo.choose(1.0)
+        many = count > 1
+        first += int((many & (idx == 0)).sum())
+        last += int((many & (idx == count - 1)).sum())
+        chances += float((1 / count[many]).sum())
+        algo.env.step_index(idx)
+    assert chances > 100
+    assert 0.7 * chances < first < 1.3 * chances and 0.7 * chances < last < 1.3 * chances
 
 
 # ---- PPO ------------------------------------------------------------------------------------
