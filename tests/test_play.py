@@ -1151,3 +1151,70 @@ def test_turn_order_in_the_last_deal_leaves_out_seats_with_no_cards():
     out.seek(0), out.truncate(0)
     s.show_state_many()
     assert "Your turn (then Computer 1, Computer 2).\n" in out.getvalue()
+
+
+# ---- a second mutation review of play.py (2026-12-05): each test failed on a change that the
+# rest of this file let through
+def _cli(monkeypatch, capsys, stdin, *args):
+    monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+    assert play.main(["--opponent", "easy", *args]) == 0
+    return capsys.readouterr().out
+
+
+def test_the_banner_the_seed_and_commands_that_only_look_like_one(monkeypatch, capsys):
+    """The computer deals, so you play first; --seed 0 is a seed; classic rules to 21 are not
+    named as a preset; 'lol' is no level change; '10 b' gets the no-space hint as '1 b' does."""
+    out = _cli(monkeypatch, capsys, "lol\n10 b\nq\n", "--seed", "3", "--target", "21")
+    assert "=== New match to 21 against easy" in out and "of classic" not in out
+    banner = next(line for line in out.splitlines() if line.startswith("--- Hand 1:"))
+    assert banner in ("--- Hand 1: Computer deals, you play first ---",
+                      "--- Hand 1: You deal, computer plays first ---")
+    assert "'lol' is not a command" in out
+    assert "(a card is written without a space: 10b)" in out
+    assert "(seed 0)" in _cli(monkeypatch, capsys, "q\n", "--seed", "0")
+
+
+def test_naming_the_whole_table_takes_it():
+    """'7d x 3c 4s' names every card on the table: a scopa, not an illegal capture."""
+    s, out, _ = session(["7d x 3c 4s", "q"])
+    g = Game(Rules(), seed=0)
+    g.setup(hands=[["7D"], ["2S"]], table=["3C", "4S"], piles=[["1D", "2D"], ["5B"]], dealer=1, to_move=0)
+    run_from(s, g)
+    assert "SCOPA" in out.getvalue() and "illegal capture" not in out.getvalue()
+
+
+def test_the_hand_score_detail_reads_you_then_computer():
+    """The end-of-hand detail of the 2-player screen puts your count first, as its columns do,
+    and says nothing of cards left on an empty table."""
+    s, out, _ = session(["1", "q"])
+    g = Game(Rules(), seed=0)
+    g.setup(hands=[["4S"], ["7D"]], table=["3C"], piles=[["1D", "2D"], ["5B"]], dealer=1, to_move=0)
+    run_from(s, g)
+    text = out.getvalue()
+    # you lay 4S, the computer's 7D takes 3C 4S (a scopa): you 2 cards, it 4
+    assert re.search(r"cards\s+0\s+1\s+\(2 - 4\)", text), text
+    assert "Cards left on the table" not in text
+
+
+def test_an_italian_yes_starts_a_new_match_and_a_pair_wins_in_the_plural():
+    """'s' (si) answers yes at 'New match? (y/n)'; 'They win the match', not 'wins'."""
+    asked = []
+
+    def fn(prompt):
+        if prompt.startswith("New match?"):
+            asked.append(prompt)
+            return "s" if len(asked) == 1 else "n"
+        return "1"
+    s, out, _ = session(opponent="easy", rules=Rules(target=1), input_fn=fn)
+    s.run()
+    assert len(asked) == 2 and out.getvalue().count("=== New match") == 2
+    assert "answer y or n" not in out.getvalue()
+    rules = rules_from_preset("scopone").replace(target=1)
+    for seed in range(20):
+        s, out, _ = session(seed=seed, opponent="easy", rules=rules, input_fn=answer_one_then_no)
+        s.run()
+        if s.game.winner == 1:
+            assert "*** They win the match" in out.getvalue()
+            break
+    else:
+        pytest.fail("no match of 20 won by the other pair")
