@@ -13,7 +13,7 @@ from agents.arena import evaluate
 from agents.base import Agent, RandomAgent, flag_option
 from agents.hard import HardAgent
 from scopa_env import core
-from scopa_env.cards import mask_of
+from scopa_env.cards import mask_of, parse_card
 from scopa_env.errors import ScopaError
 from scopa_env.game import Game
 from scopa_env.observation import SLICES
@@ -304,7 +304,7 @@ def test_normal_takes_the_settebello_where_an_equal_capture_could_take_another_s
     """7S takes 7D or 8S takes 8D: the settebello is a point of its own (the other test's 7C
     had no other capture)."""
     g = _position(["7S", "8S", "2B"], ["7D", "8D"], ["2C", "3C", "5B"])
-    assert _play("normal", g) == (mask_of(["7S"]).bit_length() - 1, mask_of(["7D"]))
+    assert _play("normal", g) == (parse_card("7S"), mask_of(["7D"]))
 
 
 def _values(my_pile, opp_pile):
@@ -321,18 +321,18 @@ def test_a_point_already_clinched_is_worth_nothing_more():
     five, six = ["1D", "2D", "3D", "4D", "5D"], ["1D", "2D", "3D", "4D", "5D", "6D"]
     for mine, theirs, left in ((five, [], w[_scoring.I_DENARO]), (six, [], 0.0), ([], six, 0.0)):
         vals = _values(mine, theirs)
-        assert vals[mask_of(["9D"]).bit_length() - 1] - vals[mask_of(["9C"]).bit_length() - 1] == pytest.approx(left)
+        assert vals[parse_card("9D")] - vals[parse_card("9C")] == pytest.approx(left)
     many = [c for c in range(10, 40) if c % 10 != 8][:21]       # 21 cards, no 9
-    assert _values([], [])[mask_of(["9C"]).bit_length() - 1] == pytest.approx(w[_scoring.I_CARD])
-    assert _values(many[:20], [])[mask_of(["9C"]).bit_length() - 1] == pytest.approx(w[_scoring.I_CARD])
-    assert _values(many, [])[mask_of(["9C"]).bit_length() - 1] == 0.0
+    assert _values([], [])[parse_card("9C")] == pytest.approx(w[_scoring.I_CARD])
+    assert _values(many[:20], [])[parse_card("9C")] == pytest.approx(w[_scoring.I_CARD])
+    assert _values(many, [])[parse_card("9C")] == 0.0
 
 
 def test_a_card_counts_for_primiera_while_it_beats_its_suits_best_in_some_pile():
     """5C (15 for primiera) counts while some pile's best cup is below it: beside an empty cup
     suit, or a 2C (12), though the other pile's 7C (21) beats it; not once both piles' best
     beat it (7C and 1C, 16)."""
-    w, five = _scoring.WEIGHTS, mask_of(["5C"]).bit_length() - 1
+    w, five = _scoring.WEIGHTS, parse_card("5C")
     carte, prim = w[_scoring.I_CARD], w[_scoring.I_PRIMIERA + 5]
     assert prim > 0
     assert _values(["7C"], [])[five] == pytest.approx(carte + prim)
@@ -363,7 +363,7 @@ def test_the_deals_last_card_leaves_a_table_the_next_deals_leader_cannot_take():
     mine = den[:4] + [c for c in rest if c >= 10][:10]
     g = Game(Rules()).setup(hands=[hand, []], table=table, piles=[mine, [c for c in rest if c not in mine]],
                             deck=deck, dealer=0, to_move=0, last_capturer=0)
-    assert _play("normal", g) == (mask_of(["7S"]).bit_length() - 1, mask_of(["2C", "5C"]))
+    assert _play("normal", g) == (parse_card("7S"), mask_of(["2C", "5C"]))
 
 
 def test_a_hand_can_decide_the_match_within_seven_of_the_target():
@@ -388,7 +388,7 @@ def test_the_networks_last_deal_plays_for_the_match_in_a_deciding_hand():
     a = make_agent(str(CHECKPOINT))
     for scores, card, captured in (([0, 0], "1D", ["1B"]), ([10, 0], "5D", ["4D", "1B"])):
         g = Game(Rules()).setup(**kw, scores=scores)
-        assert a.actions.decode(a.act(g.observation(0))) == (mask_of([card]).bit_length() - 1,
+        assert a.actions.decode(a.act(g.observation(0))) == (parse_card(card),
                                                               mask_of(captured)), scores
 
 
@@ -403,7 +403,7 @@ def test_completes_a_napola(name):
     g = Game(Rules(napola=True))
     g.setup(hands=[hand, opp], table=table, piles=[[], []], deck=_rest(hand, table, opp), dealer=1,
             to_move=0)
-    assert _play(name, g, worlds=40) == (mask_of(["6S"]).bit_length() - 1, mask_of(["1D", "2D", "3D"]))
+    assert _play(name, g, worlds=40) == (parse_card("6S"), mask_of(["1D", "2D", "3D"]))
 
 
 def test_napola_keeping_is_not_counted_twice():
@@ -419,7 +419,7 @@ def test_napola_keeping_is_not_counted_twice():
     piles[1] += left[1::2]
     g = Game(Rules(napola=True))
     g.setup(hands=[hand, opp], table=table, piles=piles, deck=deck, dealer=1, to_move=0)
-    assert _play("normal", g) == (mask_of(["8S"]).bit_length() - 1, mask_of(["2D", "1C", "5S"]))
+    assert _play("normal", g) == (parse_card("8S"), mask_of(["2D", "1C", "5S"]))
     from agents._scoring import napola_gain, napola_joint
     two = np.array([0, mask_of(["1D"])], dtype=np.int64)
     both = mask_of(["2D", "3D"])
@@ -432,7 +432,7 @@ def test_napola_keeping_is_not_counted_twice():
 def test_hard_takes_a_scopa():
     hand, table, opp = ["5D", "9C", "1B"], ["5C"], ["2D", "8S", "4B"]
     g = _position(hand, table, opp)
-    assert _play("hard", g, worlds=30) == (mask_of(["5D"]).bit_length() - 1, mask_of(["5C"]))
+    assert _play("hard", g, worlds=30) == (parse_card("5D"), mask_of(["5C"]))
 
 
 def test_hard_outcome_counts_match_wins_in_the_endgame():
@@ -1441,8 +1441,8 @@ def test_easy_picks_each_capture_at_random():
     # two captures: 5D x 5C and 9C x 5C+4B (10S takes nothing); laying is never chosen
     g = _easy_position(["5D", "9C", "10S"], ["5C", "4B"], ["1D", "2D", "3D"])
     got = _easy_choices(g)
-    five = (mask_of(["5D"]).bit_length() - 1, mask_of(["5C"]))
-    nine = (mask_of(["9C"]).bit_length() - 1, mask_of(["5C", "4B"]))
+    five = (parse_card("5D"), mask_of(["5C"]))
+    nine = (parse_card("9C"), mask_of(["5C", "4B"]))
     assert set(got) == {five, nine}
     assert 15 <= got[five] <= 45 and 15 <= got[nine] <= 45      # ~30 each of 60
 
@@ -1693,7 +1693,7 @@ def test_the_network_features_call_an_empty_table_no_sweepable_one():
     from agents.network import move_features
     table = torch.zeros(1, 40)
     table[0, 4] = 1                                  # 5D alone on the table
-    five, nine = mask_of(["5C"]).bit_length() - 1, mask_of(["9C"]).bit_length() - 1
+    five, nine = parse_card("5C"), parse_card("9C")
     f = move_features(table, torch.tensor([[five, five, nine]]), torch.tensor([[1 << 4, 0, 0]]))[0]
     # 5C takes 5D (a scopa), 5C laid (5 + 5 = 10 left), 9C laid (14 left)
     assert f[:, 120].tolist() == pytest.approx([0.0, 1.0, 1.4])       # the table's sum / 10
@@ -1713,7 +1713,8 @@ def test_the_network_alone_breaks_ties_to_the_lowest_action_and_solves_napola_la
         for p in m.parameters():
             p.zero_()
     a = LearnedAgent(model=m, count_last=0)
-    obs = Game(Rules(), seed=0).observation(Game(Rules(), seed=0).to_move)
+    g = Game(Rules(), seed=0)
+    obs = g.observation(g.to_move)
     legal, scores = a.scores(obs)
     assert len(legal) > 1 and (scores == scores[0]).all()
     assert a.act(obs) == min(legal)

@@ -1396,7 +1396,7 @@ if __name__ == "__main__":
         try:
             evaluate(RefusesToPlay(), "random", 4, workers=workers)
         except Exception as e:
-            print("refuses", workers, type(e).__name__, type(e.__cause__).__name__, e)
+            print(f"refuses{workers}", type(e).__name__, type(e.__cause__).__name__, e)
     try:
         evaluate(RaisesOdd(), "random", 4, workers=2)
     except Exception as e:
@@ -1420,11 +1420,10 @@ def test_worker_errors_are_raised_as_one_worker_raises_them(tmp_path):
     script.write_text(WORKER_ERRORS)
     code, out, err = run_in_session([str(script)], 180, "worker error script")
     assert code == 0, err
-    said = {line.split(" ", 1)[0] + (line.split(" ")[1] if line.startswith("refuses") else ""): line
-            for line in out.splitlines()}
+    said = {line.split(" ", 1)[0]: line for line in out.splitlines()}
     assert said["clean"] == "clean [0, 0]"
     for w in (1, 2):
-        assert said[f"refuses{w}"] == f"refuses {w} ScopaError NoneType this agent refuses to play"
+        assert said[f"refuses{w}"] == f"refuses{w} ScopaError NoneType this agent refuses to play"
     assert said["odd"].startswith("odd RuntimeError ") and "OddError: odd 1 2" in said["odd"]
     assert said["unpicklable"].startswith("unpicklable ScopaError the agents cannot be sent to worker "
                                           "processes") and said["unpicklable"].endswith("use workers=1")

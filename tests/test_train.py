@@ -1598,7 +1598,7 @@ def test_training_curves_are_the_quantities_the_readme_names(tmp_path):
     clip_coef (0 in one epoch of one minibatch, where every ratio is 1); DMC's
     charts/mean_target is the mean of the returns regressed onto."""
     run = Run(tiny_cfg(tmp_path, run_name="p", algo="ppo", pool_size=1, snapshot_every=1,
-                       latest_opponent_prob=0.0), log=lambda *_: None)
+                       latest_opponent_prob=0.0, minibatch_size=4096), log=lambda *_: None)
     algo, seen = run.algo, []
     learn = algo.learn
     algo.learn = lambda buf: seen.append(buf) or learn(buf)
@@ -1606,7 +1606,7 @@ def test_training_curves_are_the_quantities_the_readme_names(tmp_path):
     for _ in range(4):
         stats = algo.iterate()
         buf = seen[-1]
-        assert 0 < buf["learner"].sum() <= 1024 and stats["losses/clipfrac"] == 0.0
+        assert 0 < buf["learner"].sum() <= 4096 and stats["losses/clipfrac"] == 0.0
         done = buf["done"][1:]
         ended += int(done.sum())
         if done.any():
