@@ -1410,16 +1410,13 @@ if __name__ == "__main__":
 """
 
 
-def test_worker_errors_are_raised_as_one_worker_raises_them(tmp_path):
+def test_worker_errors_are_raised_as_one_worker_raises_them():
     """Mutation testing found these unchecked: workers that finished are asked to stop (exit code
     0, not terminated); the project's own error from a worker is raised alone, as with one
     worker; an error whose class cannot be rebuilt comes back as its text; agents that cannot be
     pickled are one ScopaError naming workers=1."""
-    from isolated import run_in_session
-    script = tmp_path / "worker_errors.py"
-    script.write_text(WORKER_ERRORS)
-    code, out, err = run_in_session([str(script)], 180, "worker error script")
-    assert code == 0, err
+    from isolated import run_isolated
+    out = run_isolated(WORKER_ERRORS, 180, "evaluate with workers that raise")
     said = {line.split(" ", 1)[0]: line for line in out.splitlines()}
     assert said["clean"] == "clean [0, 0]"
     for w in (1, 2):
