@@ -450,3 +450,88 @@ def test_observe_of_no_agent_name_is_refused():
     e.reset(seed=0)
     with pytest.raises(ScopaError, match=r"unknown agent array\(\[\], dtype=float64\) \(this env's agents"):
         e.observe(np.array([]))
+
+
+# ---- found by a second mutation review of aec.py ------------------------------------------------
+def _play_hand_out(e, seed=0):
+    """Random legal moves in a raw env of hand episodes until the hand is over."""
+    rng = np.random.default_rng(seed)
+    while not e.terminations[e.agent_selection]:
+        e.step(_random_action(e.observe(e.agent_selection), rng))
+
+
+def test_reset_after_a_finished_hand_starts_from_no_reward_and_no_infos():
+    """Resetting right after the hand ended, without stepping the done agents: the next hand's
+    first last() has reward 0 and empty infos, not the previous hand's points and score."""
+    e = raw_env(episode="hand", reward="points")
+    e.reset(seed=1)
+    _play_hand_out(e)
+    assert any(e._cumulative_rewards.values())
+    assert all("hand_score" in e.infos[a] for a in e.agents)
+    e.reset()
+    _, reward, term, trunc, info = e.last()
+    assert (reward, term, trunc, info) == (0.0, False, False, {})
+    assert all(v == 0.0 for v in e._cumulative_rewards.values())
+    assert all(e.infos[a] == {} for a in e.possible_agents)
+
+
+def test_raw_env_refuses_a_negative_action_id():
+    """A negative id is outside the table, not a move read from the end of the mask."""
+    e = raw_env()
+    e.reset(seed=0)
+    legal = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+    state = e.game.state.copy()
+    with pytest.raises(ScopaError, match=rf"action {legal[0] - 16_200} \(outside 0..16199\) is not legal"):
+        e.step(int(legal[0]) - 16_200)
+    assert np.array_equal(e.game.state, state)
+
+
+def test_illegal_message_lists_every_legal_move():
+    e = raw_env()
+    e.reset(seed=0)
+    table = int(e.game.state[core.TABLE])
+    legal = e.game.legal_action_ids().tolist()
+    assert len(legal) >= 2
+    bad = next(a for a in range(16_200) if a not in legal)
+    with pytest.raises(ScopaError) as err:
+        e.step(bad)
+    listed = re.search(r"\(legal: (.*)\)$", str(err.value)).group(1)
+    assert listed == "; ".join(f"{i} {e.table.describe(i, table)}" for i in legal)
+
+
+def test_wrapped_illegal_move_keeps_the_hand_score_in_infos():
+    """IllegalMoveWrapper adds the reason to the offender's infos; a hand score it had not read
+    yet stays beside it."""
+    e = make_env()
+    e.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while True:
+        obs, _, _, _, info = e.last()
+        if "hand_score" in info:
+            break
+        e.step(_random_action(obs, rng))
+    offender = e.agent_selection
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    assert sorted(e.unwrapped.infos[offender]) == ["hand_score", "illegal_move", "scores"]
+
+
+def test_render_text_hand_number_other_hands_and_hand_over():
+    """The first line numbers hands from 1; only the other players' hands are counted; a
+    finished hand says 'Hand over', not whose turn it is."""
+    e = raw_env(episode="hand", render_mode="ansi")
+    e.reset(seed=0)
+    lines = e.render().splitlines()
+    assert lines[0].startswith("Scopa to 11, classic | hand 1, dealer player_"), lines[0]
+    viewer = e.agent_selection
+    other = AGENTS[1 - AGENTS.index(viewer)]
+    assert [ln for ln in lines if "cards in hand" in ln] == [f"{other}: 3 cards in hand"]
+    _play_hand_out(e)
+    assert e.render().splitlines()[-1] == "Hand over"
+    e.reset()
+    assert " | hand 2, dealer " in e.render().splitlines()[0]
+    four = raw_env(rules="pairs", render_mode="ansi", render_player=2)
+    four.reset(seed=0)
+    counted = [ln.split(":")[0] for ln in four.render().splitlines() if "cards in hand" in ln]
+    assert counted == ["player_3", "player_0", "player_1"]

@@ -387,3 +387,62 @@ def test_an_opponent_object_is_held_to_the_learners_rules():
             env.reset(seed=0)
     with pytest.raises(ScopaError, match=r"opponent must be an agent .* got the class RandomAgent: pass an instance"):
         ScopaGymEnv(opponent=RandomAgent)
+
+
+# ---- found by a second mutation review of gym_env.py --------------------------------------------
+def test_gym_hand_end_info_has_the_match_scores():
+    """The docstring: after a step in which a hand ended, info holds hand_score and scores."""
+    env = ScopaGymEnv(opponent="random", reward="points", learner_seat=0)
+    _, info = env.reset(seed=0)
+    hands = 0
+    done = False
+    while not done:
+        _, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+        if "hand_score" in info:
+            hands += 1
+            assert info["scores"] == env.game.scores
+    assert hands >= 2 and "scores" in info
+
+
+def test_gym_partner_defaults_to_the_opponent():
+    """The docstring and README: the partner is by default the same as the opponent."""
+    env = ScopaGymEnv(opponent="random", rules=Rules(players=4), learner_seat=0)
+    env.reset(seed=0)
+    assert env._agent_of(2).name == "random" and env._agent_of(1).name == "random"
+    assert ScopaGymEnv(opponent="random", partner="easy", rules=Rules(players=4),
+                       learner_seat=0)._agent_of(2).name == "easy"
+
+
+def test_gym_opponent_attribute_is_the_agent_that_plays():
+    """env.opponent is the env's copy that plays the next seat: patching it changes the play."""
+    env = ScopaGymEnv(opponent="random", learner_seat=0)
+    _, info = env.reset(seed=0)
+    calls = []
+    act = env.opponent.act
+    env.opponent.act = lambda obs: (calls.append(1), act(obs))[1]
+    env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert calls == [1]
+
+
+def test_gym_an_instance_shared_by_two_seats_is_reset_once_a_match():
+    """Three players, one opponent instance: its copy plays both other seats and is reseeded
+    once at each new match, not once per seat (the last seat's seed would win)."""
+    env = ScopaGymEnv(opponent=SeedSpy(Rules(players=3), seed=0), rules=Rules(players=3),
+                      learner_seat=0)
+    SeedSpy.seeds.clear()
+    env.reset(seed=0)
+    assert len(SeedSpy.seeds) == 1
+    by_name = ScopaGymEnv(opponent="random", rules=Rules(players=3), learner_seat=0)
+    by_name.reset(seed=0)
+    assert by_name._agent_of(1) is not by_name._agent_of(2)      # a name: one agent per seat
+
+
+def test_gym_illegal_message_lists_every_legal_move():
+    env = ScopaGymEnv(opponent="random", learner_seat=0)
+    _, info = env.reset(seed=0)
+    legal = np.flatnonzero(info["action_mask"]).tolist()
+    assert len(legal) >= 2
+    table = int(env.game.state[scopa_env.core.TABLE])
+    _, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+    listed = info["illegal_move"].split("(legal: ")[1][:-1]
+    assert listed == "; ".join(f"{i} {env.table.describe(i, table)}" for i in legal)
