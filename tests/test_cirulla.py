@@ -116,6 +116,16 @@ def test_the_joker_keeps_the_value_it_was_shown_as_until_it_is_captured():
     assert g.joker_value() == 7 and parse_card("7C") in g.pile(0)
 
 
+def test_the_joker_that_captures_goes_to_the_pile_as_the_7():
+    """Seed 003: the joker keeps its value until it is captured; played to capture, it goes face
+    down to the player's pile (RULES.md section 3) and is the 7 of coppe again (a mutation
+    review: only a joker taken by another card was checked)."""
+    g = deal(CIRULLA, ["7C", "2D", "3S"], ["8C", "9C", "10C"], ["1S", "4D", "5B", "6B"])
+    assert g.hand_bonus(1) == 3 and g.joker_value() == 1        # shown as an ace
+    g.play("7C", ["1S"])
+    assert parse_card("7C") in g.pile(1) and g.joker_value() == 7
+
+
 def test_the_joker_captures_at_its_value_without_the_other_cirulla_options():
     """The joker alone with the hand bonuses (no quindici, ace or other capture option): the
     engine's classic capture path must still read the joker's value (mutation testing: it

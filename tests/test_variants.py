@@ -229,6 +229,20 @@ def test_napoleone(napoleone, napola, over, line):
     assert g.napoleone_side == (None if napoleone == "off" else 0)
 
 
+def test_napoleone_side_is_the_hands_own():
+    """A napoleone is judged each hand: under napoleone="ten" the match goes on, and the next
+    hand's result names no napoleone side unless it has one (a mutation review: the side was
+    never cleared, and play.py shows it)."""
+    den = [f"{r}D" for r in range(1, 11)]
+    g = Game(Rules(napoleone="ten", target=51), seed=0)
+    g.setup(hands=[["1C"], []], table=[], piles=[den, []])
+    g.play("1C")
+    assert g.hand_over and not g.match_over and g.napoleone_side == 0
+    g.setup(hands=[["1C"], []], table=[], piles=[den[1:], den[:1]])
+    g.play("1C")
+    assert g.hand_over and g.napoleone_side is None
+
+
 def test_napoleone_win_beats_a_higher_score():
     g = _score(Rules(napoleone="win"), [DENARI, ["1C", "2C", "3C"]], scores=[0, 30])
     assert g.match_over and g.winner == 0 and g.scores[1] > g.scores[0]
@@ -444,6 +458,7 @@ def _deck(table, players=2):
 @pytest.mark.parametrize("table,scope", [
     (["1D", "2D", "3D", "9S"], 1),          # 1 + 2 + 3 + 9 = 15
     (["7D", "5C", "2S", "1B"], 1),          # the seeds' example sums: 15, one scopa
+    (["7C", "5D", "2S", "1B"], 1),          # no joker option: the 7 of coppe is a 7 (review)
     (["10D", "10C", "9S", "1B"], 2),        # 30: two scope
     (["8D", "9D", "9C", "4B"], 2),
     (["7D", "5C", "2S", "2B"], 0),          # 16: the table stays
