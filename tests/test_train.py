@@ -2492,6 +2492,7 @@ def test_eval_line_and_final_table(ran):
     _, said = ran
     assert "[eval @ 512 steps] random 25% (-1.50 pts/hand), easy 75% (+0.50 pts/hand)" in said
     table = next(s for s in said if s.startswith("Final evaluation of k")).splitlines()
+    assert table[0].startswith("Final evaluation of k (1,024 steps; duplicate deals, "), table[0]
     assert [line.split()[0] for line in table[2:]] == ["easy", "random"]     # the final_opponents' order
     assert "[5.0%, 70.0%]" in table[3] and "[30.0%, 95.0%]" in table[2]
 
@@ -2597,3 +2598,181 @@ def test_config_fuzzing_review_findings(tmp_path, capsys):
     with mock.patch.object(Path, "read_text", denied):     # root reads any file: no chmod shows it
         _one_line_error(run_main(capsys, "--config", str(unreadable), "--print-config"),
                         f"config file {str(unreadable)!r} cannot be read (Permission denied)")
+
+
+# ---- found by a mutation review of DMC, the training loop's output and its TensorBoard log -----
+def test_dmc_explores_with_probability_epsilon():
+    """dmc.py: 'a random legal move with probability epsilon': at epsilon e the share of moves
+    that are not the greedy one is e times what all-random play gives (the greedy move can be
+    drawn too); half of it went unseen (review)."""
+    from agents.network import masked_scores
+    from training.env import legal_slice
+    algo = Run(make_config(dict(TINY, num_envs=256, bot_games=0.0, runs_dir="unused",
+                                checkpoints_dir="unused")), log=lambda *_: None).algo
+    for eps in (1.0, 0.4):
+        off = expected = 0.0
+        for _ in range(20):
+            env = algo.env
+            count = env.legal_count.astype(np.int64)
+            cards, cap = legal_slice(env)
+            with torch.no_grad():
+                scores, _ = masked_scores(algo.model, algo.model.obs_tensor(env.obs),
+                                          torch.from_numpy(cards), torch.from_numpy(cap),
+                                          torch.from_numpy(count))
+            idx = algo.choose(eps)
+            off += int((idx != scores.argmax(1).numpy()).sum())
+            expected += float((1 - 1 / count).sum())
+            env.step_index(idx)
+        assert off / expected == pytest.approx(eps, abs=0.08), (eps, off / expected)
+
+
+def test_dmc_learning_step_is_a_clipped_squared_error_on_shuffled_minibatches(tmp_path):
+    """dmc.py: the network is regressed onto the returns with a squared error (losses/value_loss
+    of one minibatch and one epoch is the squared error before the step), gradients clipped to
+    max_grad_norm, minibatches drawn in a shuffled order; charts/epsilon is the epsilon the
+    iteration played at (review: a smooth L1 loss, a norm 10 times larger, minibatches in time
+    order and the next iteration's epsilon all went unseen)."""
+    from training.dmc import epsilon_at
+    cfg = tiny_cfg(tmp_path, rollout_steps=64, minibatch_size=100_000, update_epochs=1,
+                   epsilon_start=0.2)
+    algo = Run(cfg, log=lambda *_: None).algo
+    assert algo.iterate()["charts/epsilon"] == epsilon_at(cfg, 0, algo.epsilon_span) == 0.2
+    data = algo.samples(algo.rollout(0.1)[0])
+    assert len(data["target"]) > 100
+    with torch.no_grad():
+        q = algo.model.score_chosen(algo.model.obs_tensor(data["obs"]), torch.from_numpy(data["card"]),
+                                    torch.from_numpy(data["captured"]))
+        mse = float(((q - torch.from_numpy(data["target"])) ** 2).mean())
+    assert algo.learn(data)["losses/value_loss"] == pytest.approx(mse, rel=1e-5)
+
+    cfg = tiny_cfg(tmp_path, rollout_steps=80, minibatch_size=100, update_epochs=1, max_grad_norm=0.01)
+    algo = Run(cfg, log=lambda *_: None).algo
+    data = algo.samples(algo.rollout(0.1)[0])
+    norms, first_cards = [], []
+    step = algo.optimizer.step
+
+    def recording_step(*a, **k):
+        norms.append(float(torch.norm(torch.stack([p.grad.norm() for p in algo.model.parameters()
+                                                   if p.grad is not None]))))
+        return step(*a, **k)
+    algo.optimizer.step = recording_step
+    chosen = algo.model.score_chosen
+    algo.model.score_chosen = lambda obs, card, cap: (first_cards.append(card.tolist()),
+                                                      chosen(obs, card, cap))[1]
+    algo.learn(data)
+    assert len(norms) >= 2 and max(norms) == pytest.approx(0.01, rel=1e-3)
+    assert first_cards[0] != data["card"][:100].tolist()
+    assert sorted(first_cards[0]) != sorted(data["card"][:100].tolist())
+
+
+def test_dmc_counts_every_episode_that_ends():
+    """charts/episodes: the games that ended in the iteration, not whether one did."""
+    run = Run(make_config(dict(TINY, runs_dir="unused", checkpoints_dir="unused")), log=lambda *_: None)
+    algo = run.algo
+    seen = []
+    step_index = algo.env.step_index
+
+    def counting(idx):
+        out = step_index(idx)
+        seen.append(int(out[2].sum()))
+        return out
+    algo.env.step_index = counting
+    counts = []
+    for _ in range(4):
+        seen.clear()
+        counts.append(algo.iterate()["charts/episodes"])
+        assert counts[-1] == sum(seen)
+    assert max(counts) > 1
+
+
+def test_a_run_without_epsilon_decay_resumes(tmp_path, capsys):
+    """epsilon_decay_frac = 0: the exploration span is at least 1 step, and the run resumes."""
+    cfg = tiny_cfg(tmp_path, run_name="e", epsilon_decay_frac=0.0)
+    Run(cfg, log=lambda *_: None).train(stop_at=1024)
+    r = run_main(capsys, "--resume", str(tmp_path / "ck" / "e"))
+    assert r.returncode == 0, r.stderr
+    assert "trained 2,048 steps" in r.stdout
+
+
+def test_best_pt_is_judged_on_the_mean_over_the_evaluation_opponents(tmp_path):
+    """README: best.pt holds the best mean points per hand over the periodic evaluation
+    opponents (every best.pt test had one opponent: the best single score passed)."""
+    cfg = tiny_cfg(tmp_path, total_steps=1024, eval_every=512, eval_matches=2, run_name="b",
+                   eval_opponents=("random", "easy"), checkpoint_every=0)
+    run = Run(cfg, log=lambda *_: None)
+    scores = iter([{"random": 3.0, "easy": -1.0}, {"random": 2.0, "easy": 1.0}])   # means 1.0, 1.5
+
+    def evaluate(opponents, matches):
+        s = next(scores)
+        return {o: dict(FAKE_EVAL["random"], points_per_hand=s[o]) for o in opponents}
+    run.evaluate = evaluate
+    run.train()
+    best = checkpoint.load(tmp_path / "ck" / "b" / "best.pt")["counters"]
+    assert (best["steps"], best["best_score"]) == (1024, 1.5)
+
+
+class _Clock:
+    """training.loop's time, advanced only by the algorithm's iterations (2 s each)."""
+
+    def __init__(self):
+        self.now = 1_000_000.0
+
+    def time(self):
+        return self.now
+
+
+def _clocked(monkeypatch, run):
+    import training.loop
+    clock = _Clock()
+    monkeypatch.setattr(training.loop, "time", clock)
+    iterate = run.algo.iterate
+
+    def timed():
+        clock.now += 2.0
+        return iterate()
+    run.algo.iterate = timed
+    return run
+
+
+def test_sps_and_the_closing_lines_times_follow_the_clock(tmp_path, monkeypatch, capsys):
+    """charts/SPS is this iteration's steps over its time (not the run's steps so far); a
+    resumed run's closing line gives the whole run's time, then this leg's."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    cfg = tiny_cfg(tmp_path, run_name="c")
+    said = []
+    _clocked(monkeypatch, Run(cfg, log=said.append)).train(stop_at=1024)
+    said.clear()
+    _clocked(monkeypatch, start(cfg, resume=str(tmp_path / "ck" / "c"), log=said.append)).train()
+    line = next(x for x in said if x.startswith("trained "))
+    assert line.startswith("trained 2,048 steps in 8.0 s, this leg 1,024 steps in 4.0 s (step budget)"), line
+    ea = EventAccumulator(str(tmp_path / "runs" / "c")).Reload()
+    assert sorted(_pts(ea, "charts/SPS")) == [(512, 256.0), (1024, 256.0), (1536, 256.0), (2048, 256.0)]
+
+
+def test_the_progress_bar_shows_when_stderr_is_a_terminal(tmp_path, monkeypatch, capsys):
+    """README: a tqdm bar with steps/s and ETA shows when stderr is a terminal (stdout may be
+    a file); a budget the last iteration overshoots still ends at 100%; a resumed run's bar
+    starts where the run is."""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: False)
+    cfg = tiny_cfg(tmp_path, run_name="t", total_steps=2000, checkpoint_every=512)
+    Run(cfg, log=lambda *_: None).train(stop_at=1000)
+    err = capsys.readouterr().err
+    assert "step/s" in err and " 0.00/2.00k" in err and "51%|" in err, err[-400:]
+    start(cfg, resume=str(tmp_path / "ck" / "t"), log=lambda *_: None).train()
+    bars = [b for b in capsys.readouterr().err.split("\r") if b.strip()]
+    assert bars[0].lstrip().startswith("51%|") and "1.02k/2.00k" in bars[0], bars
+    assert bars[-1].startswith("100%|") and "2.00k/2.00k" in bars[-1], bars      # not 2.05k
+
+
+def test_the_config_text_is_fenced_toml_at_each_legs_first_step(tmp_path):
+    """The config as text (README, Monitoring) is a TOML code block, so TensorBoard's markdown
+    keeps its lines, logged at the step each leg starts from (a resume's at its own step)."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    cfg = tiny_cfg(tmp_path, run_name="x")
+    Run(cfg, log=lambda *_: None).train(stop_at=1024)
+    start(cfg, resume=str(tmp_path / "ck" / "x"), log=lambda *_: None).train()
+    events = EventAccumulator(str(tmp_path / "runs" / "x")).Reload().Tensors("config/text_summary")
+    assert sorted(e.step for e in events) == [0, 1024]       # one event file a leg, read in any order
+    text = events[0].tensor_proto.string_val[0].decode()
+    assert text.startswith("```toml\n") and text.endswith("```") and tomllib.loads(text[8:-3])
