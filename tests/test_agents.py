@@ -875,6 +875,8 @@ def test_learned_agent_search_blends_the_network_with_hard_inference():
                     _, values = search.move_values(obs)
                     endgame = max(obs_scalar(o, "my_score"), obs_scalar(o, "opp_score")) + 7 >= 11
                     want = 0.75 * (_exact.EQUITY_SLOPE * net if endgame else net) + 0.25 * values
+                    if endgame:         # the search's values are chances of the match there too
+                        assert ((values >= 0) & (values <= 1)).all(), values
                     assert want[list(legal).index(action)] == want.max()
                     for probe, expected in zip(probes, (want, values if endgame else want)):
                         probe._hard.observe(o)
@@ -885,6 +887,7 @@ def test_learned_agent_search_blends_the_network_with_hard_inference():
             if not g.match_over:
                 g.next_hand()
     assert blended > 20 and deciding > 10
+    assert a._hard.endgame_margin == 7          # "a score within 7 of the target" (mutation review)
     assert not make_agent("checkpoints/scopa-default.pt:search=600,blend_deciding=false").blend_deciding
     assert make_agent("checkpoints/scopa-default.pt:search=600,blend_deciding=true").blend_deciding
     for bad in ("search=-1", "search=true", "search=1.5", "search_weight=2", "search_weight=-0.1"):
@@ -1752,3 +1755,66 @@ def test_a_set_up_deck_that_is_no_whole_number_of_deals_is_said_so():
         with pytest.raises(ScopaError, match=r"^inconsistent observation: a deck of 4 cards is no whole number "
                                              r"of deals \(6 cards each\); a search deals it out"):
             make_agent(spec).act(g.observation(g.to_move))
+
+
+# ---- found by a second mutation review of the search agents ------------------------------------
+def test_a_set_up_last_deal_of_eight_cards_is_solved_exactly():
+    """docs/experiments.md: only a last deal with more than 8 cards in the two hands is searched
+    rather than solved; 4 + 4 cards (a set-up position: a dealt game has at most 6) is solved."""
+    cards = lambda s: [parse_card(c) for c in s.split()]
+    hands, table = [cards("7D 5C 3S 1B"), cards("6D 4C 2S 10B")], cards("2D 5S")
+    left = sorted(set(range(40)) - set(sum(hands, [])) - set(table))
+    g = Game(Rules()).setup(hands=hands, table=table, piles=[left[:14], left[14:]], deck=[], to_move=0)
+    h = make_agent("hard")
+    h.move_values(g.observation(0))
+    assert h.last_worlds == 1
+
+
+def test_observing_the_same_moment_twice_adds_no_move():
+    """The opponent's opening move of a hand it leads is rebuilt once, however often the same
+    observation is observed."""
+    for seed in range(40):
+        g = Game(Rules(), seed)
+        if g.to_move == 1:
+            break
+    normal = make_agent("normal")
+    normal.reset(seed)
+    g.play_action(normal.act(g.observation(1)))
+    h = make_agent("hard:infer=true,worlds=8")
+    h.reset(seed)
+    obs = g.observation(0)["observation"]
+    h.observe(obs)
+    h.observe(obs)
+    assert len(h.rows) == 1
+
+
+def test_infer_options_at_the_ends_of_their_ranges_and_in_any_case():
+    """infer_beta is in [0, 100], both ends included; true / false in any case."""
+    assert make_agent("hard:infer=true,infer_beta=100").infer_beta == 100
+    assert make_agent("hard:infer=True,worlds=8").infer is True
+    assert make_agent("hard:infer=FALSE").infer is False
+
+
+def test_a_models_evidence_is_its_chance_averaged_over_the_possible_hands():
+    """The model weights are Bayes' rule over the opponent's possible hands, all equally likely
+    beforehand: a model's evidence for a deal is the mean of its chance of the moves over those
+    hands (the best single hand's chance favoured a model that fits any one hand)."""
+    h, o = HardAgent(Rules(), worlds=2, infer=True), make_agent("normal")
+    g = Game(Rules(), 1)
+    h.reset(1)
+    o.reset(1)
+    checked = 0
+    while g.deck_left > 0:
+        obs = g.observation(g.to_move)
+        if g.to_move == 0:
+            h.observe(obs["observation"])
+            if h.rows:
+                _, wm = h._weigh(obs["observation"], h.rows)
+                spread = wm.max(axis=1) > 1.5 * wm.mean(axis=1)
+                np.testing.assert_allclose(h._deal_evidence, np.log(np.maximum(wm.mean(axis=1), 1e-300)))
+                checked += bool(spread.any())
+            a = h.act(obs)
+        else:
+            a = o.act(obs)
+        g.play_action(a)
+    assert checked > 3
