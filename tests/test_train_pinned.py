@@ -30,9 +30,9 @@ def cfg(tmp_path, **kw):
 
 
 def one_batch_cfg(tmp_path, **kw):
-    return make_config(dict(total_steps=2048, num_envs=16, rollout_steps=32, hidden=32, minibatch_size=4096,
-                            eval_every=0, final_matches=0, checkpoint_every=0, torch_threads=1,
-                            runs_dir=str(tmp_path / "runs"), checkpoints_dir=str(tmp_path / "ck"), **kw))
+    return make_config({**dict(total_steps=2048, num_envs=16, rollout_steps=32, hidden=32, minibatch_size=4096,
+                               eval_every=0, final_matches=0, checkpoint_every=0, torch_threads=1,
+                               runs_dir=str(tmp_path / "runs"), checkpoints_dir=str(tmp_path / "ck")), **kw})
 
 
 # ---- DMC ------------------------------------------------------------------------------------
@@ -214,13 +214,89 @@ def _policy_loss_by_hand(algo, buf, clip):
     return float(-torch.minimum(r * a, r.clamp(1 - clip, 1 + clip) * a).mean())
 
 
+def _other_losses_by_hand(algo, buf):
+    """The value loss (half the squared error to the returns, adv + value), the mean entropy of
+    the move distributions and approx_kl ((r - 1) - log r, mean) of one minibatch, by hand."""
+    from training.ppo import masked_logits
+    _, ret = algo.advantages(buf)
+    t, b = np.nonzero(buf["learner"] & ~buf["tail"])
+    w = max(1, int(buf["count"].max()))
+    with torch.no_grad():
+        logits, value = masked_logits(algo.model, algo.model.obs_tensor(buf["obs"][t, b]),
+                                      torch.from_numpy(buf["cards"][t, b, :w]),
+                                      torch.from_numpy(buf["captured"][t, b, :w]),
+                                      torch.from_numpy(buf["count"][t, b]))
+        logp_all = torch.log_softmax(logits, 1)
+        logp = logp_all.gather(1, torch.from_numpy(buf["idx"][t, b]).unsqueeze(1)).squeeze(1)
+        log_r = logp - torch.from_numpy(buf["logp"][t, b])
+    return {"losses/value_loss": float(0.5 * ((value - torch.from_numpy(ret[t, b].astype(np.float32))) ** 2).mean()),
+            "losses/entropy": float(-(logp_all.exp() * logp_all).sum(1).mean()),
+            "losses/approx_kl": float(((log_r.exp() - 1) - log_r).mean())}
+
+
 def test_ppo_policy_loss_is_the_clipped_surrogate(tmp_path):
+    """The losses of one minibatch, before its step, as PPO defines them (a mutation review: the
+    value loss against the advantages or without its half, the entropy summed over the minibatch
+    and approx_kl as the mean of r - 1 went unseen)."""
     algo, buf = _ppo_setup(tmp_path)
     rng = np.random.default_rng(0)
     buf["logp"] = buf["logp"] + rng.choice([-0.5, 0.5], size=buf["logp"].shape).astype(np.float32)
     want = _policy_loss_by_hand(algo, buf, algo.cfg.clip_coef)      # one minibatch: before any step
+    others = _other_losses_by_hand(algo, buf)
     stats = algo.learn(buf)
     assert stats["losses/policy_loss"] == pytest.approx(want, rel=1e-4, abs=1e-6)
+    for tag, value in others.items():
+        assert stats[tag] == pytest.approx(value, rel=1e-4, abs=1e-6), tag
+    assert others["losses/approx_kl"] > 0.05 and others["losses/entropy"] > 0.1
+
+
+def test_ppo_opponents_snapshots_tails_clipping_and_minibatches(tmp_path):
+    """A mutation review of ppo.py found these unchecked: latest_opponent_prob is the share of
+    games against the current policy with snapshots in the pool too; a snapshot joins the pool
+    every snapshot_every iterations; a carried row is valued again by the network that trains
+    it; gradients are clipped to max_grad_norm; minibatches are drawn in a shuffled order."""
+    from training import ppo
+    for prob, want in ((1.0, 1.0), (0.0, 0.0), (0.8, 0.8)):
+        algo = Run(one_batch_cfg(tmp_path, algo="ppo", num_envs=256, pool_size=2, bot_games=0.0,
+                                 latest_opponent_prob=prob), log=lambda *_: None).algo
+        algo._add_snapshot()
+        algo._draw_opponents(np.ones(256, dtype=bool))
+        assert (algo.opponent == 0).mean() == pytest.approx(want, abs=0.07), prob
+    algo = Run(one_batch_cfg(tmp_path, algo="ppo", num_envs=64, rollout_steps=16, snapshot_every=3),
+               log=lambda *_: None).algo
+    sizes = []
+    for _ in range(6):
+        algo.iterate()
+        sizes.append(len(algo.pool))
+    assert sizes == [0, 0, 1, 1, 1, 2]
+
+    algo, _ = _ppo_setup(tmp_path)
+    algo.iterate()
+    buf = algo.rollout()
+    on = buf["learner"][0]
+    assert on.any()
+    with torch.no_grad():
+        again = algo.model.value(algo.model.encode(algo.model.obs_tensor(buf["obs"][0, on]))).numpy()
+    np.testing.assert_allclose(buf["value"][0, on], again, rtol=1e-6)
+
+    algo, buf = _ppo_setup(tmp_path, max_grad_norm=0.001)
+    algo.optimizer = torch.optim.SGD(algo.model.parameters(), lr=1.0)
+    before = [p.detach().clone() for p in algo.model.parameters()]
+    algo.learn(buf)
+    moved = torch.norm(torch.stack([(p.detach() - q).norm() for p, q in zip(algo.model.parameters(), before)]))
+    assert float(moved) == pytest.approx(0.001, rel=1e-3)
+
+    algo, buf = _ppo_setup(tmp_path, minibatch_size=64)
+    seen = []
+    real = ppo.masked_logits
+    t, b = np.nonzero(buf["learner"] & ~buf["tail"])
+    in_time_order = algo.model.obs_tensor(buf["obs"][t, b])
+    try:
+        ppo.masked_logits = lambda model, obs, *rest: (seen.append(obs.clone()), real(model, obs, *rest))[1]
+        algo.learn(buf)
+    finally:
+        ppo.masked_logits = real
+    assert len(seen) >= 2 and not torch.equal(seen[0], in_time_order[:64])
 
 
 def test_the_entropy_bonus_raises_the_entropy(tmp_path):
