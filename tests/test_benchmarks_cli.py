@@ -670,3 +670,38 @@ def test_records_readers_take_a_bom_name_cr_endings_and_refuse_one_file_twice(tm
     one_line_error(run("paired.py", [str(a), str(tmp_path / ".." / tmp_path.name / "a.jsonl")], tmp_path),
                    "paired.py", "are one file: compare two runs' records")
     assert json.loads(bom.read_bytes()[3:].splitlines()[0])["seed"] == 7
+
+
+def test_paired_per_hand_counts_each_runs_own_hands_and_the_few_differ_bound_is_symmetric(tmp_path):
+    """A mutation review of paired.py: B's points per hand were divided by A's hand counts
+    unseen (every record had one hand a match), and the few-differ interval's upper end was the
+    wrong one of two when A wins most differing matches (only B leading was checked)."""
+    import json
+    from benchmarks.paired import compare, few_differ_ci
+
+    def write(path, agent, rows):
+        lines = []
+        for seed, seat, won, hands in rows:
+            players = [agent, "easy"] if seat == 0 else ["easy", agent]
+            score = []
+            for mine, theirs in hands:
+                tot = [theirs, theirs]
+                tot[seat] = mine
+                score.append({"score": [{"total": tot[0]}, {"total": tot[1]}]})
+            lines.append(json.dumps({"rules": {"napola": False, "target": 11}, "seed": seed,
+                                     "players": players, "winner": seat if won else 1 - seat,
+                                     "hands": score}))
+        path.write_text("\n".join(lines) + "\n")
+    write(tmp_path / "a.jsonl", "agent:x=1", [(1, 0, 1, [(11, 5)]), (1, 1, 0, [(5, 11)]),
+                                              (2, 0, 1, [(11, 3)]), (2, 1, 1, [(11, 4)]),
+                                              (3, 0, 0, [(4, 11)]), (3, 1, 1, [(11, 2)])])
+    write(tmp_path / "b.jsonl", "agent:x=2", [(1, 0, 1, [(6, 5), (5, 2)]), (1, 1, 1, [(6, 6), (5, 4)]),
+                                              (2, 0, 1, [(6, 3), (5, 1)]), (2, 1, 1, [(7, 4), (4, 4)]),
+                                              (3, 0, 1, [(8, 7), (3, 2)]), (3, 1, 1, [(4, 6), (7, 1)])])
+    r = compare(str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"))
+    assert r["hands"] == (6, 12)
+    assert r["per_hand"] == pytest.approx(21 / 12 - 17 / 6)      # +21 over 12 hands, +17 over 6
+    for n, k in ((100, 9), (36, 1), (18, 5)):
+        lo, hi = few_differ_ci(0, k, n)                  # A won the k matches that differ
+        b_lo, b_hi = few_differ_ci(k, 0, n)              # B won them
+        assert (lo, hi) == pytest.approx((-b_hi, -b_lo)) and lo < hi

@@ -1745,3 +1745,13 @@ def test_evaluate_and_train_run_with_standard_output_closed(tmp_path):
     p = subprocess.run(["bash", "-c", f'"{sys.executable}" train.py --print-config >&-'], capture_output=True,
                        text=True, cwd=ROOT, timeout=120)
     assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
+
+
+def test_ratio_intervals_of_deals_all_alike_and_of_no_hands():
+    """ratio_difference_ci: every deal's difference alike up to rounding (here -7/3 points a hand
+    in both runs) has no interval, not one of zero width (the tolerance's floor of 1 for |d| < 1,
+    a mutation review); ratio_ci of no hands at all is NaN, not a ZeroDivisionError."""
+    d, ci = ratio_difference_ci([-40, -9], [17, 4], [-33, -16], [14, 7])
+    assert d == pytest.approx(0.0, abs=1e-12) and ci == (-np.inf, np.inf)
+    r, (lo, hi) = ratio_ci([1, 2], [0, 0])
+    assert np.isnan(r) and np.isnan(lo) and np.isnan(hi)
