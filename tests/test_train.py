@@ -2776,3 +2776,29 @@ def test_the_config_text_is_fenced_toml_at_each_legs_first_step(tmp_path):
     assert sorted(e.step for e in events) == [0, 1024]       # one event file a leg, read in any order
     text = events[0].tensor_proto.string_val[0].decode()
     assert text.startswith("```toml\n") and text.endswith("```") and tomllib.loads(text[8:-3])
+
+
+def test_the_training_env_pays_as_the_episode_says_and_pads_with_card_0():
+    """TrainConfig.episode: 'hand' pays each hand's points, 'match' +1 / -1 for the match only
+    (nothing at the hands before its end); legal_slice pads narrower games with card 0, a card
+    the network can embed (-1 reached score_moves; a mutation review)."""
+    from training.config import TrainConfig
+    from training.env import legal_slice, make_env
+    for episode, want in (("hand", "points"), ("match", "win")):
+        env = make_env(TrainConfig(episode=episode, num_envs=8, seed=1))
+        assert env.reward == want
+        rng = np.random.default_rng(0)
+        paid_mid_match = 0.0
+        for _ in range(300):
+            _, r, _, info = env.step_index(np.array([rng.integers(c) for c in env.legal_count]))
+            mid = info["hand_over"] & ~info["match_over"]
+            paid_mid_match += float(np.abs(r[mid]).sum())
+        assert (paid_mid_match > 0) == (episode == "hand")
+    env = make_env(TrainConfig(num_envs=8, seed=0))
+    while len(set(env.legal_count.tolist())) == 1:
+        env.step_index(np.zeros(8, dtype=np.int64))
+    cards, captured = legal_slice(env)
+    narrow = env.legal_count < cards.shape[1]
+    assert narrow.any() and cards.min() == 0
+    for b in np.flatnonzero(narrow):
+        assert (cards[b, env.legal_count[b]:] == 0).all() and (captured[b, env.legal_count[b]:] == 0).all()

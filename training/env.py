@@ -22,10 +22,10 @@ from scopa_env.seeds import SEED_LIMIT
 from .config import TrainConfig
 
 
-def make_env(cfg: TrainConfig, seed_offset: int = 0) -> BatchedScopa:
+def make_env(cfg: TrainConfig) -> BatchedScopa:
     """The run's games, dealt from the run's seed."""
     reward = "points" if cfg.episode == "hand" else "win"
-    seed = (cfg.seed * 1_000_003 + seed_offset) % SEED_LIMIT      # any config seed stays a seed
+    seed = (cfg.seed * 1_000_003) % SEED_LIMIT      # any config seed stays a seed
     env = BatchedScopa(cfg.num_envs, rules=cfg.rules, seed=seed, episode=cfg.episode, reward=reward)
     env.reset()
     return env
