@@ -618,13 +618,15 @@ def test_hard_plays_the_last_deal_against_easy_only_when_it_takes_the_opponent_f
     assert np.array_equal(off.move_values(o)[1], worst)
 
 
-def _true_weights(h: HardAgent, obs: np.ndarray, truth: int, eps: float) -> tuple[float, float, float]:
-    """hand_weights' (normal, easy, soft) chance of this deal's moves for the opponent's true hand."""
+def _true_weights(h: HardAgent, obs: np.ndarray, truth: int, eps: float,
+                  rows: list | None = None) -> tuple[float, float, float]:
+    """hand_weights' (normal, easy, soft) chance of this deal's moves (`rows`, default all h
+    holds) for the opponent's true hand."""
     base = np.zeros(core.STATE_SIZE, dtype=np.int64)
     unseen = _rollout.build_base(obs, 11, base)
     hands = np.zeros(_rollout.MAX_HANDS, dtype=np.int64)
     wn, we, ws = (np.zeros(_rollout.MAX_HANDS) for _ in range(3))
-    rows = np.array(h.rows, dtype=np.int64).reshape(-1, _rollout.ROW_SIZE)
+    rows = np.array(h.rows if rows is None else rows, dtype=np.int64).reshape(-1, _rollout.ROW_SIZE)
     n = _rollout.hand_weights(base, unseen, int(obs[SLICES["opp_hand_size"].start]), rows, len(rows),
                               h.weights, eps, h.infer_beta, hands, wn, we, ws)
     assert len(set(hands[:n].tolist())) == n
@@ -1852,16 +1854,8 @@ def test_the_last_deal_weighs_only_moves_of_the_normal_judgement():
                     for seen, rows in calls:
                         if obs_scalar(seen, "deck_left") > 0:     # the deal before, weighed late
                             continue
-                        base = np.zeros(core.STATE_SIZE, dtype=np.int64)
-                        unseen = _rollout.build_base(seen, 11, base)
-                        hands = np.zeros(_rollout.MAX_HANDS, dtype=np.int64)
-                        wn, we, ws = (np.zeros(_rollout.MAX_HANDS) for _ in range(3))
-                        table = np.array(rows, dtype=np.int64).reshape(-1, _rollout.ROW_SIZE)
-                        n = _rollout.hand_weights(base, unseen, int(seen[SLICES["opp_hand_size"].start]),
-                                                  table, len(table), h.weights, 1e-12, h.infer_beta,
-                                                  hands, wn, we, ws)
-                        i = list(hands[:n]).index(truth)
-                        assert wn[i] > 0.99, (m, g.hand_no, rows)
+                        wn, _, _ = _true_weights(h, seen, truth, 1e-12, rows)
+                        assert wn > 0.99, (m, g.hand_no, rows)
                         checked += 1
                 g.play_action(h.act(obs))
             if not g.match_over:
