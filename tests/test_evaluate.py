@@ -612,7 +612,9 @@ def test_cli_outputs_are_tried_for_real_before_playing(tmp_path):
     for args in (["--agent", f"{ck}:search=10", "--opponent", "random", "--record", str(ck)],
                  ["--agent", "easy", "--opponent", "random", "--opponent",
                   str(tmp_path / ".." / tmp_path.name / "ck.pt"), "--json", str(ck)],
-                 ["--round-robin", "easy", str(ck), "--json", str(ck)]):
+                 ["--round-robin", "easy", str(ck), "--json", str(ck)],
+                 ["--agent", "easy", "--opponent", "random", "--rules", "scopone", "--partner", str(ck),
+                  "--json", str(ck)]):          # the partner's checkpoint too (a mutation review)
         p = run_cli(*args, "--matches", "2")
         assert p.returncode == 2 and "is the checkpoint of the agent" in p.stderr and p.stdout == "", p.stderr
     assert ck.read_bytes() == CHECKPOINT.read_bytes()
@@ -1755,3 +1757,13 @@ def test_ratio_intervals_of_deals_all_alike_and_of_no_hands():
     assert d == pytest.approx(0.0, abs=1e-12) and ci == (-np.inf, np.inf)
     r, (lo, hi) = ratio_ci([1, 2], [0, 0])
     assert np.isnan(r) and np.isnan(lo) and np.isnan(hi)
+
+
+def test_a_two_player_row_ends_with_the_scope_column():
+    """Points per hand per side are a column of their own with more than 2 players only: a
+    2-player row ends with its scope field, as its header does (a mutation review)."""
+    p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2")
+    assert p.returncode == 0, p.stderr
+    head, row = (line for line in p.stdout.splitlines() if line.startswith(("opponent", "random")))
+    assert head.rstrip().endswith("scope/hand (agent / opp)"), head
+    assert re.fullmatch(r"\d\.\d{3} / \d\.\d{3}", re.split(r"\s{2,}", row.strip())[-1]), row
