@@ -446,3 +446,16 @@ def test_the_joker_has_no_value_once_its_hand_is_over():
         if seen >= 2:
             break
     assert seen >= 2
+
+
+def test_the_observation_stays_within_its_box_with_a_joker_shown_as_a_re_and_the_largest_bonus():
+    """layout.high bounds every slot (the Box bound): a joker shown as a re (10) and a hand
+    bonus of 60 (10 points a deal, 6 deals) stay within it (a mutation review: 9 and 59 passed)."""
+    lay = layout_for(CIRULLA)
+    g = deal(CIRULLA, ["10D", "10C", "7C"], ["2S", "4B", "5D"], ["6S", "7S", "8B", "3B"])
+    obs = g.observation(1)["observation"]
+    assert g.joker_value() == 10 and view(obs, "joker_value")[0] == 10 and (obs <= lay.high).all()
+    s = Game(CIRULLA, 0).state.copy()
+    s[core.BONUS] = 60
+    obs = observe(s, 0)
+    assert view(obs, "my_bonus")[0] == 60 and (obs <= lay.high).all()

@@ -997,3 +997,14 @@ def test_presets_hold_their_described_options():
     # up ignoring case and the spaces around it
     assert rules_from_preset("three-players").target == 16
     assert rules_from_preset(" Napola ") == rules_from_preset("napola")
+
+
+def test_only_an_ace_gets_the_take_the_table_id():
+    """ace_takes_all: the extra ids are one per ace, 'this ace takes the whole table'; a 2 that
+    would sweep the table is no move the rules allow, not an ace's id (a mutation review)."""
+    from scopa_env.actions import action_table
+    t = action_table(Rules(ace_takes_all=True))
+    with pytest.raises(ScopaError, match="is not a move the rules allow"):
+        t.encode("2D", ["3C", "4S"], table=["3C", "4S"])
+    ace = t.encode("1D", ["3C", "4S"], table=["3C", "4S"])
+    assert t.decode(ace, ["3C", "4S"])[0] == parse_card("1D")
