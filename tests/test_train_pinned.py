@@ -155,6 +155,68 @@ def test_dmc_exploration_draws_every_legal_move(tmp_path):
     assert 0.7 * chances < first < 1.3 * chances and 0.7 * chances < last < 1.3 * chances
 
 
+def test_dmc_explores_with_probability_epsilon(tmp_path):
+    """dmc.py: 'a random legal move with probability epsilon': at epsilon e the share of moves
+    that are not the greedy one is e times what all-random play gives (the greedy move can be
+    drawn too); half of it went unseen (review)."""
+    from agents.network import masked_scores
+    from training.env import legal_slice
+    algo = Run(cfg(tmp_path, algo="dmc", num_envs=256, bot_games=0.0), log=lambda *_: None).algo
+    for eps in (1.0, 0.4):
+        off = expected = 0.0
+        for _ in range(20):
+            env = algo.env
+            count = env.legal_count.astype(np.int64)
+            cards, cap = legal_slice(env)
+            with torch.no_grad():
+                scores, _ = masked_scores(algo.model, algo.model.obs_tensor(env.obs),
+                                          torch.from_numpy(cards), torch.from_numpy(cap),
+                                          torch.from_numpy(count))
+            idx = algo.choose(eps)
+            off += int((idx != scores.argmax(1).numpy()).sum())
+            expected += float((1 - 1 / count).sum())
+            env.step_index(idx)
+        assert off / expected == pytest.approx(eps, abs=0.08), (eps, off / expected)
+
+
+def test_dmc_learning_step_is_a_clipped_squared_error_on_shuffled_minibatches(tmp_path):
+    """dmc.py: the network is regressed onto the returns with a squared error (losses/value_loss
+    of one minibatch and one epoch is the squared error before the step), gradients clipped to
+    max_grad_norm, minibatches drawn in a shuffled order; charts/epsilon is the epsilon the
+    iteration played at (review: a smooth L1 loss, a norm 10 times larger, minibatches in time
+    order and the next iteration's epsilon all went unseen)."""
+    c = cfg(tmp_path, algo="dmc", rollout_steps=64, minibatch_size=100_000, update_epochs=1,
+            epsilon_start=0.2)
+    algo = Run(c, log=lambda *_: None).algo
+    assert algo.iterate()["charts/epsilon"] == epsilon_at(c, 0, algo.epsilon_span) == 0.2
+    data = algo.samples(algo.rollout(0.1)[0])
+    assert len(data["target"]) > 100
+    with torch.no_grad():
+        q = algo.model.score_chosen(algo.model.obs_tensor(data["obs"]), torch.from_numpy(data["card"]),
+                                    torch.from_numpy(data["captured"]))
+        mse = float(((q - torch.from_numpy(data["target"])) ** 2).mean())
+    assert algo.learn(data)["losses/value_loss"] == pytest.approx(mse, rel=1e-5)
+
+    algo = Run(cfg(tmp_path, algo="dmc", rollout_steps=80, minibatch_size=100, update_epochs=1,
+                   max_grad_norm=0.01), log=lambda *_: None).algo
+    data = algo.samples(algo.rollout(0.1)[0])
+    norms, first_cards = [], []
+    step = algo.optimizer.step
+
+    def recording_step(*a, **k):
+        norms.append(float(torch.norm(torch.stack([p.grad.norm() for p in algo.model.parameters()
+                                                   if p.grad is not None]))))
+        return step(*a, **k)
+    algo.optimizer.step = recording_step
+    chosen = algo.model.score_chosen
+    algo.model.score_chosen = lambda obs, card, cap: (first_cards.append(card.tolist()),
+                                                      chosen(obs, card, cap))[1]
+    algo.learn(data)
+    assert len(norms) >= 2 and max(norms) == pytest.approx(0.01, rel=1e-3)
+    assert first_cards[0] != data["card"][:100].tolist()
+    assert sorted(first_cards[0]) != sorted(data["card"][:100].tolist())
+
+
 # ---- PPO ------------------------------------------------------------------------------------
 def _gae_buf():
     """Game 0: learner at t0 (value 1), its episode ends at t1 (+1); learner at t2 (value 0.5),
