@@ -2647,44 +2647,6 @@ def test_best_pt_is_judged_on_the_mean_over_the_evaluation_opponents(tmp_path):
     assert (best["steps"], best["best_score"]) == (1024, 1.5)
 
 
-class _Clock:
-    """training.loop's time, advanced only by the algorithm's iterations (2 s each)."""
-
-    def __init__(self):
-        self.now = 1_000_000.0
-
-    def time(self):
-        return self.now
-
-
-def _clocked(monkeypatch, run):
-    import training.loop
-    clock = _Clock()
-    monkeypatch.setattr(training.loop, "time", clock)
-    iterate = run.algo.iterate
-
-    def timed():
-        clock.now += 2.0
-        return iterate()
-    run.algo.iterate = timed
-    return run
-
-
-def test_sps_and_the_closing_lines_times_follow_the_clock(tmp_path, monkeypatch, capsys):
-    """charts/SPS is this iteration's steps over its time (not the run's steps so far); a
-    resumed run's closing line gives the whole run's time, then this leg's."""
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-    cfg = tiny_cfg(tmp_path, run_name="c")
-    said = []
-    _clocked(monkeypatch, Run(cfg, log=said.append)).train(stop_at=1024)
-    said.clear()
-    _clocked(monkeypatch, start(cfg, resume=str(tmp_path / "ck" / "c"), log=said.append)).train()
-    line = next(x for x in said if x.startswith("trained "))
-    assert line.startswith("trained 2,048 steps in 8.0 s, this leg 1,024 steps in 4.0 s (step budget)"), line
-    ea = EventAccumulator(str(tmp_path / "runs" / "c")).Reload()
-    assert sorted(_pts(ea, "charts/SPS")) == [(512, 256.0), (1024, 256.0), (1536, 256.0), (2048, 256.0)]
-
-
 def test_the_progress_bar_shows_when_stderr_is_a_terminal(tmp_path, monkeypatch, capsys):
     """README: a tqdm bar with steps/s and ETA shows when stderr is a terminal (stdout may be
     a file); a budget the last iteration overshoots still ends at 100%; a resumed run's bar

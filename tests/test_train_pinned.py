@@ -499,12 +499,13 @@ def test_max_minutes_counts_this_leg_only(tmp_path):
 
 
 class FakeTime:
-    """time.time() advancing 10 s a call; the rest of the time module as it is."""
-    def __init__(self):
-        self.now = 1_000_000.0
+    """time.time() advancing `step` seconds a call (0: only when a test moves `now`); the rest
+    of the time module as it is."""
+    def __init__(self, step=10.0):
+        self.now, self.step = 1_000_000.0, step
 
     def time(self):
-        self.now += 10.0
+        self.now += self.step
         return self.now
 
     def __getattr__(self, name):
@@ -521,6 +522,34 @@ def test_max_minutes_is_minutes_and_a_time_stop_still_evaluates(tmp_path, monkey
     # fewer than the 4 of the budget; a seconds-for-minutes mistake stops after the first
     assert 512 < run.counters["steps"] < 2048
     assert calls == [run.counters["steps"]] and list(results) == ["random"]   # the final table
+
+
+def _clocked(monkeypatch, run):
+    """training.loop's time, advanced only by the algorithm's iterations (2 s each)."""
+    clock = FakeTime(step=0.0)
+    monkeypatch.setattr(loop, "time", clock)
+    iterate = run.algo.iterate
+
+    def timed():
+        clock.now += 2.0
+        return iterate()
+    run.algo.iterate = timed
+    return run
+
+
+def test_sps_and_the_closing_lines_times_follow_the_clock(tmp_path, monkeypatch):
+    """charts/SPS is this iteration's steps over its time (not the run's steps so far); a
+    resumed run's closing line gives the whole run's time, then this leg's (a mutation review)."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    c = cfg(tmp_path, run_name="c")
+    said = []
+    _clocked(monkeypatch, Run(c, log=said.append)).train(stop_at=1024)
+    said.clear()
+    _clocked(monkeypatch, start(c, resume=str(tmp_path / "ck" / "c"), log=said.append)).train()
+    line = next(x for x in said if x.startswith("trained "))
+    assert line.startswith("trained 2,048 steps in 8.0 s, this leg 1,024 steps in 4.0 s (step budget)"), line
+    sps = EventAccumulator(str(tmp_path / "runs" / "c")).Reload().Scalars("charts/SPS")
+    assert sorted((e.step, e.value) for e in sps) == [(512, 256.0), (1024, 256.0), (1536, 256.0), (2048, 256.0)]
 
 
 def test_stop_at_past_the_budget_stops_at_the_budget(tmp_path):
