@@ -363,17 +363,22 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
 
 
 def _records(path, agent, rows, opponent="easy", target=11, rules=None):
-    """rows: (match seed, the agent's seat, whether it won), as evaluate.py --record writes them;
-    each match one hand, won 11 to 5. The rules as an older record holds them (two options),
-    unless `rules` gives the dict."""
+    """rows: (match seed, the agent's seat, whether it won[, hands]), as evaluate.py --record
+    writes them; hands: (the agent's points, the opponent's) of each hand, by default one hand
+    won 11 to 5. The rules as an older record holds them (two options), unless `rules` gives
+    the dict."""
     import json
     lines = []
-    for seed, seat, won in rows:
+    for seed, seat, won, *given in rows:
         players = [agent, opponent] if seat == 0 else [opponent, agent]
         winner = seat if won else 1 - seat
-        score = [{"total": 11 if s == winner else 5} for s in (0, 1)]
+        hands = []
+        for mine, theirs in (given[0] if given else [(11, 5) if won else (5, 11)]):
+            score = [{"total": theirs}, {"total": theirs}]
+            score[seat] = {"total": mine}
+            hands.append({"score": score})
         lines.append(json.dumps({"rules": rules or {"napola": False, "target": target}, "seed": seed,
-                                 "players": players, "winner": winner, "hands": [{"score": score}]}))
+                                 "players": players, "winner": winner, "hands": hands}))
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -676,28 +681,13 @@ def test_paired_per_hand_counts_each_runs_own_hands_and_the_few_differ_bound_is_
     """A mutation review of paired.py: B's points per hand were divided by A's hand counts
     unseen (every record had one hand a match), and the few-differ interval's upper end was the
     wrong one of two when A wins most differing matches (only B leading was checked)."""
-    import json
     from benchmarks.paired import compare, few_differ_ci
-
-    def write(path, agent, rows):
-        lines = []
-        for seed, seat, won, hands in rows:
-            players = [agent, "easy"] if seat == 0 else ["easy", agent]
-            score = []
-            for mine, theirs in hands:
-                tot = [theirs, theirs]
-                tot[seat] = mine
-                score.append({"score": [{"total": tot[0]}, {"total": tot[1]}]})
-            lines.append(json.dumps({"rules": {"napola": False, "target": 11}, "seed": seed,
-                                     "players": players, "winner": seat if won else 1 - seat,
-                                     "hands": score}))
-        path.write_text("\n".join(lines) + "\n")
-    write(tmp_path / "a.jsonl", "agent:x=1", [(1, 0, 1, [(11, 5)]), (1, 1, 0, [(5, 11)]),
-                                              (2, 0, 1, [(11, 3)]), (2, 1, 1, [(11, 4)]),
-                                              (3, 0, 0, [(4, 11)]), (3, 1, 1, [(11, 2)])])
-    write(tmp_path / "b.jsonl", "agent:x=2", [(1, 0, 1, [(6, 5), (5, 2)]), (1, 1, 1, [(6, 6), (5, 4)]),
-                                              (2, 0, 1, [(6, 3), (5, 1)]), (2, 1, 1, [(7, 4), (4, 4)]),
-                                              (3, 0, 1, [(8, 7), (3, 2)]), (3, 1, 1, [(4, 6), (7, 1)])])
+    _records(tmp_path / "a.jsonl", "agent:x=1", [(1, 0, 1, [(11, 5)]), (1, 1, 0, [(5, 11)]),
+                                                 (2, 0, 1, [(11, 3)]), (2, 1, 1, [(11, 4)]),
+                                                 (3, 0, 0, [(4, 11)]), (3, 1, 1, [(11, 2)])])
+    _records(tmp_path / "b.jsonl", "agent:x=2", [(1, 0, 1, [(6, 5), (5, 2)]), (1, 1, 1, [(6, 6), (5, 4)]),
+                                                 (2, 0, 1, [(6, 3), (5, 1)]), (2, 1, 1, [(7, 4), (4, 4)]),
+                                                 (3, 0, 1, [(8, 7), (3, 2)]), (3, 1, 1, [(4, 6), (7, 1)])])
     r = compare(str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"))
     assert r["hands"] == (6, 12)
     assert r["per_hand"] == pytest.approx(21 / 12 - 17 / 6)      # +21 over 12 hands, +17 over 6
