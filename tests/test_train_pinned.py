@@ -552,6 +552,17 @@ def test_sps_and_the_closing_lines_times_follow_the_clock(tmp_path, monkeypatch)
     assert sorted((e.step, e.value) for e in sps) == [(512, 256.0), (1024, 256.0), (1536, 256.0), (2048, 256.0)]
 
 
+def test_a_time_limit_met_with_the_budget_spent_says_step_budget(tmp_path, monkeypatch):
+    """The iteration that reaches total_steps also passes --max-minutes (2 s an iteration, 7.5 s
+    allowed): the run is complete, so the closing line names the step budget, not the time."""
+    said = []
+    run = _clocked(monkeypatch, Run(cfg(tmp_path, run_name="tb", max_minutes=0.125), log=said.append))
+    run.train()
+    assert run.counters["steps"] == 2048
+    line = next(x for x in said if x.startswith("trained "))
+    assert line.startswith("trained 2,048 steps in 8.0 s (step budget)"), line
+
+
 def test_stop_at_past_the_budget_stops_at_the_budget(tmp_path):
     run = Run(cfg(tmp_path, run_name="s"), log=lambda *_: None)
     run.train(stop_at=4096)

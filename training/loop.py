@@ -703,7 +703,9 @@ class Run:
         # the budget is spent when the steps reach it, whichever limit stopped the loop (an
         # iteration crossing --stop-at and total_steps at once skipped the final evaluation)
         spent = c["steps"] >= cfg.total_steps
-        why = "time limit" if stopped_by_time else "step budget" if spent else "--stop-at"
+        # a run whose last iteration both spends the budget and reaches the time limit is done:
+        # "(time limit)" there invited a --resume that had nothing left to train
+        why = "step budget" if spent else "time limit" if stopped_by_time else "--stop-at"
         if c["steps"] == leg_start:     # a resume past its budget: "trained N steps" misled
             self.log(f"trained nothing this time: the run is at {c['steps']:,} steps ({why}); "
                      f"latest checkpoint {self.ckpt_dir / 'latest.pt'}")
