@@ -1129,6 +1129,11 @@ def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, caps
                          (("--bot-levels", "easy,normal,easy"), "'bot_levels' names easy twice"),
                          (("--eval-matches", "0"), "'eval_matches' must be at least 1 while eval_every > 0"),
                          (("--eval-opponents", ""), "'eval_opponents' needs at least one opponent"),
+                         # the empty name between two commas, or after one, was dropped unsaid
+                         (("--eval-opponents", "easy,,normal"),
+                          "config key 'eval_opponents': an empty name in 'easy,,normal' (names are "
+                          "separated by single commas: easy,normal)"),
+                         (("--final-opponents", "easy,"), "'final_opponents': an empty name in 'easy,'"),
                          # the final table vanished without a word (review)
                          (("--final-opponents", ""), "'final_opponents' needs at least one opponent "
                                                      "while final_matches > 0"),

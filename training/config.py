@@ -334,7 +334,13 @@ def _coerce(name: str, value):
                 pass
     elif want is tuple:
         if isinstance(value, str):
-            value = [v.strip() for v in value.split(",") if v.strip()]
+            items = [v.strip() for v in value.split(",")]
+            if value.strip() and not all(items):
+                # 'easy,,normal' and 'easy,' were read as names with the gap dropped, so a name
+                # lost in typing went unsaid; '' alone still means no names
+                raise ScopaError(f"config key {name!r}: an empty name in {value!r} (names are "
+                                 f"separated by single commas: easy,normal)")
+            value = [v for v in items if v]
         if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
             return tuple(value)
     elif want is str:
