@@ -2705,3 +2705,21 @@ def test_the_training_env_pays_as_the_episode_says_and_pads_with_card_0():
     assert narrow.any() and cards.min() == 0
     for b in np.flatnonzero(narrow):
         assert (cards[b, env.legal_count[b]:] == 0).all() and (captured[b, env.legal_count[b]:] == 0).all()
+
+
+def test_the_training_env_deals_from_the_run_seed_times_1_000_003():
+    """make_env deals from cfg.seed * 1_000_003 mod SEED_LIMIT (training/env.py): a change there
+    silently changes every run's deals, the README's default figures among them (unpinned until
+    a review), and a seed near the limit still gives a seed BatchedScopa takes."""
+    from scopa_env.batched import BatchedScopa
+    from scopa_env.seeds import SEED_LIMIT
+    from training.config import TrainConfig
+    from training.env import make_env
+    for seed in (0, 1, 7, SEED_LIMIT - 1):
+        env = make_env(TrainConfig(num_envs=4, seed=seed))
+        twin = BatchedScopa(4, rules=TrainConfig().rules, seed=seed * 1_000_003 % SEED_LIMIT,
+                            episode="hand", reward="points")
+        twin.reset()
+        assert np.array_equal(env.states, twin.states), seed
+    assert not np.array_equal(make_env(TrainConfig(num_envs=4, seed=1)).states,
+                              make_env(TrainConfig(num_envs=4, seed=2)).states)
