@@ -162,7 +162,12 @@ def export(src: str, out: str) -> None:
 
     ckpt = checkpoint.load(src)
     from agents.learned import LearnedAgent
-    LearnedAgent(path=src)      # its network builds and scores: an export is an agent (review)
+    agent = LearnedAgent(path=src)      # its network builds and scores: an export is an agent (review)
+    if agent.network_digest != checkpoint.network_digest(ckpt):
+        # the agent reads the file again: a run saving latest.pt between the two reads had one
+        # network checked and another written
+        raise ScopaError(f"checkpoint {src!r} changed while --export read it (a run still saving "
+                         f"it?): export it again, or export a file no run writes (step_*.pt)")
     target = export_target(out, src)
     with deferred_interrupts():     # a Ctrl-C during the write acts once it is written and said
         try:

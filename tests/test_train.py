@@ -1444,6 +1444,31 @@ def test_export_writes_only_a_regular_file(tmp_path, capsys, monkeypatch, fifo):
     assert "optimizer" not in checkpoint.load(tmp_path / "old.pt")
 
 
+def test_export_refuses_a_checkpoint_that_changes_while_it_reads(tmp_path, capsys, monkeypatch):
+    """--export reads the checkpoint, then builds its agent from the file again: a run saving
+    latest.pt between the two reads had one network checked and another written. A second read
+    with other weights is one error, and nothing is written."""
+    run = Run(tiny_cfg(tmp_path, run_name="ch"), log=lambda *_: None)
+    run.save()
+    src = str(tmp_path / "ck" / "ch" / "latest.pt")
+    load, reads = checkpoint.load, []
+
+    def saved_between(path, *a, **k):
+        ckpt = load(path, *a, **k)
+        reads.append(path)
+        if len(reads) == 2:
+            ckpt["model"] = {n: w + 1 for n, w in ckpt["model"].items()}
+        return ckpt
+
+    monkeypatch.setattr(checkpoint, "load", saved_between)
+    _one_line_error(run_main(capsys, "--export", src, str(tmp_path / "a.pt")),
+                    f"checkpoint {src!r} changed while --export read it (a run still saving it?)")
+    assert len(reads) == 2 and not (tmp_path / "a.pt").exists()
+    monkeypatch.undo()
+    r = run_main(capsys, "--export", src, str(tmp_path / "a.pt"))
+    assert r.returncode == 0 and (tmp_path / "a.pt").exists(), r.stderr
+
+
 def test_ctrl_c_says_whether_a_checkpoint_was_written(tmp_path, capsys, monkeypatch):
     """Interrupted before a new run's first checkpoint, train.py says none was written (it used to
     say the last one was intact); after one, or while a resume starts, that it is intact."""
