@@ -226,6 +226,11 @@ class raw_env(AECEnv):
         self._check_started("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                # PettingZoo's own error was a bare ValueError naming neither agent nor action
+                done = "terminated" if self.terminations[agent] else "truncated"
+                raise ScopaError(f"{agent} is {done}: its one step is step(None), which removes "
+                                 f"it; got {action!r}")
             return self._was_dead_step(action)
         a = self._check_action(agent, action)
         g = self.game

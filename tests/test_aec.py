@@ -399,6 +399,25 @@ def test_step_and_last_after_the_episode_are_one_clear_error():
     assert e.agents and e.last()[0]["action_mask"].sum() > 0
 
 
+@pytest.mark.parametrize("make", [raw_env, make_env])
+def test_a_move_for_a_done_agent_names_it_and_changes_nothing(make):
+    """A done agent's one step is step(None); any other action was PettingZoo's bare ValueError
+    ("when an agent is dead, the only valid action is None"). Now one ScopaError (still a
+    ValueError) names the agent and the action, and the episode goes on from where it was."""
+    e = make()
+    e.reset(seed=0)
+    while not any(e.terminations.values()):
+        e.step(int(np.flatnonzero(e.last()[0]["action_mask"])[0]))
+    agent, left = e.agent_selection, list(e.agents)
+    with pytest.raises(ScopaError, match=rf"^{agent} is terminated: its one step is step\(None\), "
+                                         rf"which removes it; got 3$"):
+        e.step(3)
+    assert e.agents == left and e.agent_selection == agent
+    for _ in e.agent_iter():
+        e.step(None)
+    assert e.agents == []
+
+
 def test_the_wrapped_env_says_the_same_of_last_after_the_episode():
     """scopa_env.env()'s last() is PettingZoo's AECEnv.last on the outer wrapper, which never
     reaches raw_env.last: after the episode it was a KeyError on the last agent's name
