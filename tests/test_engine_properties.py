@@ -450,21 +450,24 @@ def test_simulate_to_a_closed_standard_output_is_one_error():
 
 def test_replay_checks_every_deal_of_the_first_hand_against_the_seed():
     """README: Game(rules, seed) deals the record's first hand and replay checks that it does;
-    only its first deal was compared, so a record whose later deals were other cards replayed."""
+    only its first deal was compared, so a record whose later deals were other cards replayed.
+    The error names the deal whose cards differ: deals 2 and 3 too (a deal is players x
+    hand_cards cards; counting hand_cards alone named deal 3 for deal 2: a mutation review)."""
     import pytest
     from scopa_env import ScopaError
-    game = Game(Rules(), seed=5)
-    deck = [int(c) for c in game.state[core.DECK:core.DECK + 40]]
-    game.deal_hand(game.dealer, deck[:10] + deck[10:][::-1])     # deal 1 on: other cards
-    rec = records.Recorder(game, ["a", "b"])
-    rng = np.random.default_rng(0)
-    while not game.hand_over:
-        moves = game.legal_moves()
-        m = moves[rng.integers(len(moves))]
-        rec.play(m.card, m.captured)
-    rec.record["hands"][0]["score"] = game.hand_score()
-    with pytest.raises(ScopaError, match=r"^hand 0 deal 1: the record deals \S+ where seed 5 deals \S+"):
-        records.replay(rec.record)
+    for cut, deal in ((10, 1), (16, 2), (22, 3)):
+        game = Game(Rules(), seed=5)
+        deck = [int(c) for c in game.state[core.DECK:core.DECK + 40]]
+        game.deal_hand(game.dealer, deck[:cut] + deck[cut:][::-1])     # deal `deal` on: other cards
+        rec = records.Recorder(game, ["a", "b"])
+        rng = np.random.default_rng(0)
+        while not game.hand_over:
+            moves = game.legal_moves()
+            m = moves[rng.integers(len(moves))]
+            rec.play(m.card, m.captured)
+        rec.record["hands"][0]["score"] = game.hand_score()
+        with pytest.raises(ScopaError, match=rf"^hand 0 deal {deal}: the record deals \S+ where seed 5 deals \S+"):
+            records.replay(rec.record)
     assert records.replay(random_match(Rules(), 5, np.random.default_rng(0))).match_over
 
 
@@ -969,3 +972,138 @@ def test_the_temporary_kernel_folder_is_removed_at_exit(tmp_path):
     assert p.returncode == 0, p.stderr
     tmp = p.stdout.strip().splitlines()[-1]
     assert tmp not in ("", "None") and not Path(tmp).exists()
+
+
+# ---- records, game and simulate, pinned by mutation testing (2026-12-05) ---------------------
+def _one_match():
+    return json.loads(records.dumps(random_match(Rules(), 3, np.random.default_rng(3))))
+
+
+def _refused(record, words):
+    import pytest
+    from scopa_env import ScopaError
+    with pytest.raises(ScopaError, match="^" + re.escape(words) + "$"):
+        records.replay(record)
+
+
+def test_read_takes_a_byte_order_mark_only_at_the_start_and_hints_only_at_lone_crs(tmp_path):
+    """A BOM opens a file only: one on a later line is an error there. A bad line in a CRLF file
+    gets no 'lines end in CR alone' hint (its \\r is the line ending). A deeply nested file is
+    one ScopaError, not Python's RecursionError. Each was unpinned (a mutation review)."""
+    import pytest
+    from scopa_env import ScopaError
+    (tmp_path / "bom.jsonl").write_bytes(b'\xef\xbb\xbf{"a": 1}\n{"b": 2}\n')
+    assert list(records.read(str(tmp_path / "bom.jsonl"))) == [{"a": 1}, {"b": 2}]
+    (tmp_path / "late.jsonl").write_bytes(b'{"a": 1}\n\xef\xbb\xbf{"b": 2}\n')
+    with pytest.raises(ScopaError, match=re.escape("late.jsonl:2: not a JSON record (Unexpected UTF-8 BOM")):
+        list(records.read(str(tmp_path / "late.jsonl")))
+    (tmp_path / "crlf.jsonl").write_bytes(b'{"a": 1}\r\n{"b":\r\n')
+    with pytest.raises(ScopaError, match=re.escape("crlf.jsonl:2: not a JSON record (Expecting value: column 1)") + "$"):
+        list(records.read(str(tmp_path / "crlf.jsonl")))
+    (tmp_path / "deep.jsonl").write_bytes(b"[[[[\n" + b"[" * 100000 + b"]" * 100004)
+    with pytest.raises(ScopaError, match=re.escape("deep.jsonl:1: not a JSON record (")):
+        list(records.read(str(tmp_path / "deep.jsonl")))
+
+
+def test_a_pooled_evaluation_file_is_named_as_one(tmp_path):
+    """evaluate.py --pool's output over several lines is said to be an evaluate.py --json file,
+    as a --json file is (only "results" was looked for: a mutation review)."""
+    import pytest
+    from scopa_env import ScopaError
+    (tmp_path / "p.json").write_text(json.dumps({"pooled": {}}, indent=2))
+    with pytest.raises(ScopaError, match=re.escape("this is an evaluate.py --json file; give the file its --record wrote")):
+        list(records.read(str(tmp_path / "p.json")))
+
+
+def test_replay_refuses_records_the_format_does_not_allow():
+    """format true is not format 1 (True == 1 in Python); a missing key is the first of those
+    missing; a totals list with an extra entry, empty hands or deals, and a hand after the
+    match's end are each one error naming it (a mutation review)."""
+    rec = _one_match()
+    _refused(dict(rec, format=True), "record format True: this version reads format 1")
+    r = dict(rec)
+    del r["seed"], r["winner"]
+    _refused(r, "record: the record key 'seed' is missing")
+    _refused(dict(rec, totals=rec["totals"] + [5]),
+             f"totals {rec['totals'] + [5]} differ from the engine's {rec['totals']}")
+    _refused(dict(rec, hands=[]), "hands is a list of the match's hands, got []")
+    r = json.loads(json.dumps(rec))
+    r["hands"][0]["deals"] = []
+    _refused(r, "hand 0: deals is a list of the hand's deals, got []")
+    r = json.loads(json.dumps(rec))
+    r["hands"].append(json.loads(json.dumps(r["hands"][-1])))
+    _refused(r, f"hand {len(r['hands']) - 1}: the match was already over")
+
+
+def test_a_short_deal_without_a_table_says_no_table_cards():
+    """Under scopone scientifico (no cards on the table) a deal of the wrong size says each seat's
+    share only: '(10 a seat)', not '... and 0 on the table' (a mutation review)."""
+    from scopa_env.presets import rules_from_preset
+    r = json.loads(records.dumps(random_match(rules_from_preset("scopone-scientifico"), 3, np.random.default_rng(3))))
+    r["hands"][1]["deals"][0]["hands"][0].pop()
+    _refused(r, "hand 1 deal 0: the deal lists 39 cards, these rules deal 40 (10 a seat)")
+
+
+def test_a_recorder_needs_exactly_one_name_a_player():
+    import pytest
+    from scopa_env import ScopaError
+    for names in (["a"], ["a", "b", "c"]):
+        with pytest.raises(ScopaError, match=f"^a record of 2 players needs 2 player names, got {len(names)}$"):
+            records.Recorder(Game(Rules(), 1), names)
+
+
+def test_from_state_takes_every_bound_it_names():
+    """Game.from_state at the edges of its checks (a mutation review): napoleone side 2 (side 1)
+    is valid under napoleone rules; a scope of 2**62 is past '0..2**62-1'; a finished last deal
+    (every hand and the deck empty, 40 cards dealt) is a position, not a stall."""
+    import pytest
+    from scopa_env import ScopaError
+    g = Game(Rules(napoleone="win"), 1)
+    st = g.state.copy()
+    st[core.NAPOLEONE_SIDE] = 2
+    assert Game.from_state(g.rules, st).napoleone_side == 1
+    g = Game(Rules(), 1)
+    st = g.state.copy()
+    st[core.SCOPE] = 2**62
+    with pytest.raises(ScopaError, match=re.escape("the state's scope of seat 0 4611686018427387904 is not a whole "
+                                                   "number 0..2**62-1")):
+        Game.from_state(g.rules, st)
+    done = Game(Rules(), 1).setup([[], []], ["7D"])
+    assert Game.from_state(done.rules, done.state).deck_left == 0
+
+
+def test_game_errors_say_card_and_nothing_where_they_mean_it():
+    """'holds 1 card', not '1 cards'; a lay refused where a capture is forced says it takes
+    'nothing', not an empty gap (a mutation review)."""
+    import pytest
+    from scopa_env import ScopaError
+    with pytest.raises(ScopaError, match=re.escape("setup: every hand is empty while the deck holds 1 card: put")):
+        Game(Rules(), 1).setup([[], []], [], deck=["7D"])
+    g = Game(Rules(), 1).setup([["7D"], ["3C"]], ["2S", "5C"])
+    with pytest.raises(ScopaError, match=re.escape("illegal capture: 7D cannot take nothing (legal: 7D x 5C 2S)")):
+        g.play("7D", [])
+
+
+def test_pair_entropy_refuses_an_index_of_2_to_the_64():
+    import pytest
+    from scopa_env.seeds import pair_entropy
+    assert pair_entropy(0, 2**64 - 1)[-1] != 0
+    with pytest.raises(ValueError, match=re.escape("index 0..2**64-1, got 0, 18446744073709551616")):
+        pair_entropy(0, 2**64)
+
+
+def test_simulate_says_what_it_checked_and_what_an_interrupt_kept(tmp_path, capsys, monkeypatch):
+    """The closing line says the records were replayed through the engine, unless --no-check;
+    Ctrl-C with --out - says 'interrupted' only: records already went to standard output, so
+    'nothing written' would be false (a mutation review)."""
+    out = tmp_path / "r.jsonl"
+    assert simulate.main(["--matches", "1", "--seed", "1", "--out", str(out)]) == 0
+    assert capsys.readouterr().out.rstrip().endswith(f"to {out}; each replayed through the engine")
+    assert simulate.main(["--matches", "1", "--seed", "1", "--out", str(out), "--no-check"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith(f"to {out}")
+
+    def interrupted(record):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(simulate, "replay", interrupted)
+    assert simulate.main(["--matches", "1", "--seed", "1", "--out", "-"]) == 130
+    assert capsys.readouterr().err == "python -m scopa_env.simulate: interrupted\n"
