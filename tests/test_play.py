@@ -1218,3 +1218,75 @@ def test_an_italian_yes_starts_a_new_match_and_a_pair_wins_in_the_plural():
             break
     else:
         pytest.fail("no match of 20 won by the other pair")
+
+
+# ---- pinned by a third mutation review (2026-12-05) ---------------------------------------
+def test_typed_moves_read_x_and_h_in_either_case_and_three_digits_as_bad_notation():
+    """Seed 3's first position: hand 2S 6S 8D, table 1C 3B 5D 5B. 'X' is 'x' (takes nothing, or
+    the word before the captures), '8H' gets the coppe hint as '8h' does, '100d' the notation
+    help (not 'rank 100 is not in 1..10'), 'h' is help at the turn prompt, and '8 c 3s' is not
+    hinted as a card with a stray space (that hint is for one suit letter alone)."""
+    s, out, _ = session(["100d", "8d X", "8H", "8 c 3s", "h", "8d X 5d 3b", "q"])
+    s.run()
+    text = out.getvalue()
+    assert "bad card '100d': write rank 1-10 then suit D/C/S/B, e.g. 7d or 10b\n" in text
+    assert "illegal capture: 8♦ must take something (legal: 8♦ x 3♣  5♦; 8♦ x 3♣  5♣)" in text
+    assert "bad card '8H': write rank 1-10 then suit D/C/S/B, e.g. 7d or 10b (the screen's ♥ is C, coppe)" in text
+    assert "8 c 3s\n  you hold 3 cards: type 1-3, a card like 7d, or ? for help\n" in text
+    assert "h\n  1 2 3           play that card of your hand" in text
+    assert "You played 8♦ and took 3♣  5♦" in text
+
+
+def test_one_card_in_hand_is_number_1_not_1_to_1():
+    s, out, script = session(["1", "1", "9", "q"])
+    s.run()
+    prompts = [p for p in script.prompts if p.startswith("Your play")]
+    assert prompts[2:] == ["Your play (1, ? help): "] * 2, prompts
+    assert "  you hold 1 card: type 1, a card like 7d, or ? for help\n" in out.getvalue()
+
+
+def test_l_q_at_the_turn_prompt_names_an_agent_q_and_keeps_playing():
+    """'q' alone quits; after 'l' it is the level asked for, an unknown agent, and the match goes
+    on (only the Level prompt's own answer reads quit words)."""
+    s, out, script = session(["l q", "q"])
+    assert s.run() == 0
+    text = out.getvalue()
+    assert "unknown agent 'q': use easy, hard, normal, random or a path to a checkpoint .pt" in text
+    assert [p for p in script.prompts if p.startswith("Your play")] == ["Your play (1-3, ? help): "] * 2
+
+
+def test_l_keeps_the_case_of_a_checkpoint_path(tmp_path):
+    """The spec after 'l' is used as typed: lowercased, a path with capitals was not found."""
+    path = untrained_checkpoint(tmp_path / "MyAgent.pt", Rules())
+    s, out, _ = session([f"l {path}", "q"])
+    s.run()
+    text = out.getvalue()
+    assert "does not exist" not in text and text.count("=== New match") == 2
+    assert s.opponent == str(path)
+
+
+def test_between_hands_h_is_help_and_an_unchanged_level_asks_again():
+    s, out, _ = session(["1", "h", "l", "", "q"], rules=Rules(napola=True))
+    run_from(s, end_position())
+    text = out.getvalue()
+    assert "(q quits) h\n  Enter  next hand · n  new match · l  level" in text
+    after = text.split("Level unchanged.\n", 1)[1]
+    assert after.startswith("Enter for the next hand (q quits) q") and "--- Hand 2:" not in text
+
+
+def test_a_computer_winning_three_player_match_ends_with_a_full_stop():
+    """'!' is for the person's win only (three players, seed 2, always the first card)."""
+    def answer(prompt):
+        if prompt.startswith("New match"):
+            raise EOFError
+        return "" if prompt.startswith("Enter for the next") else "1"
+    out = io.StringIO()
+    play.PlaySession("random", rules_from_preset("three-players"), 2, input_fn=answer, output=out).run()
+    assert "*** Computer 2 wins the match with 16 (You: 12, Computer 1: 8). ***" in out.getvalue()
+
+
+def test_no_in_full_at_the_new_match_offer_quits():
+    s, out, _ = session(["1", "no", "y"], rules=Rules(napola=True), seed=20)
+    assert run_from(s, end_position(scores=(10, 3))) == 0
+    text = out.getvalue()
+    assert text.rstrip().endswith("New match? (y/n) no\nCiao!") and text.count("=== New match") == 1
