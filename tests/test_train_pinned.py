@@ -5,6 +5,7 @@ weights, epsilon's schedule, best.pt on a worse score, --max-minutes as seconds,
 set, value checks, check()'s refusals). Expected values are worked by hand in the comments."""
 import copy
 import dataclasses
+import re
 import time as _time
 
 import numpy as np
@@ -433,10 +434,11 @@ def test_every_share_is_within_0_1(name):
     make_config(**{name: 1.0})                            # the bound itself is fine
 
 
-def test_vf_coef_upper_bound():
-    with pytest.raises(ScopaError, match="'vf_coef' must be at least 0 and at most 100"):
-        make_config(vf_coef=101.0)
-    make_config(vf_coef=100.0)
+@pytest.mark.parametrize("name", ["vf_coef", "ent_coef"])
+def test_loss_coefficients_upper_bound(name):
+    with pytest.raises(ScopaError, match=f"'{name}' must be at least 0 and at most 100, got 101.0"):
+        make_config(**{name: 101.0})
+    make_config(**{name: 100.0})
 
 
 def test_learning_rate_zero_refused_one_allowed():
@@ -609,3 +611,127 @@ def test_format_table_says_why_a_row_has_no_points_interval():
     assert "[n/a, no spread]" in text and "one deal" not in text
     one = dict(row, matches=2)
     assert "[n/a, one deal]" in format_table({"random": one}, "T")
+
+
+# ---- config and checkpoint checks, pinned by mutation testing (2026-12-05) ------------------
+def test_match_counts_are_bounded_after_rounding_to_the_sides():
+    """At most 100,000,000 matches, counted once rounded up to a multiple of the sides: the bound
+    itself is taken, and under three players 100,000,000 rounds past it."""
+    make_config(final_matches=100_000_000)
+    with pytest.raises(ScopaError, match="'eval_matches' must be at most 100,000,000 once rounded up to a "
+                                         "multiple of the 3 sides, got 100,000,000"):
+        make_config(rules="three-players", eval_matches=100_000_000)
+
+
+@pytest.mark.parametrize("kw, words", [
+    (dict(run_name=".."), "config key 'run_name' must be a plain name (no '/', '\\' or control characters), got '..'"),
+    (dict(run_name="a\x7fb"), "config key 'run_name' must be a plain name"),
+    (dict(runs_dir="a\0b"), "config key 'runs_dir' must not hold a NUL character, got 'a\\x00b'"),
+    (dict(checkpoints_dir="a\0b"), "config key 'checkpoints_dir' must not hold a NUL character"),
+    (dict(algo="ppo", snapshot_every=0), "config key 'snapshot_every' must be at least 1, got 0"),
+])
+def test_names_folders_and_snapshot_every_refused_at_their_edges(kw, words):
+    with pytest.raises(ScopaError, match="^" + re.escape(words)):
+        make_config(**kw)
+
+
+def test_bot_games_are_rounded_to_a_count_and_the_message_counts_in_the_singular():
+    from training.config import bot_game_count, check_bot_games
+    assert bot_game_count(0.35, 5) == 2            # 1.75 games: rounded, not cut to 1
+    check_bot_games(make_config(num_envs=5, bot_games=0.35))
+    with pytest.raises(ScopaError, match=r"^config key 'bot_games' = 0.5 of 1 game \(num_envs\) is 0 bot games"):
+        check_bot_games(make_config(num_envs=1, bot_games=0.5))
+
+
+def test_a_quoted_number_in_a_file_is_told_to_lose_its_quotes(tmp_path):
+    from training.config import load_toml
+    path = tmp_path / "c.toml"
+    path.write_text('seed = "3"\n')
+    with pytest.raises(ScopaError, match=r"needs a whole number, got '3' \(a config file's values keep their "
+                                         r"TOML types: write it as one without quotes\)$"):
+        load_toml(path)
+
+
+def test_stored_configs_are_mended_as_documented():
+    """A stored config with final_opponents = [] and no final_matches reads as final_matches = 0
+    (the default is not 0); a level stored twice in a tuple is read once, as in a list."""
+    from training.config import from_dict, saved_config
+    assert from_dict({"final_opponents": []}).final_matches == 0
+    assert saved_config({"eval_opponents": ("easy", "easy")}) == {"eval_opponents": ["easy"]}
+    assert from_dict({"eval_opponents": ("easy", "easy")}).eval_opponents == ("easy",)
+
+
+def test_an_empty_preset_in_a_rules_table_is_unknown_not_classic():
+    from training.config import rules_from_config
+    with pytest.raises(ScopaError, match="^unknown rules preset '' \\(known: classic, "):
+        rules_from_config({"preset": ""})
+
+
+def test_counters_and_layout_versions_are_checked_for_what_they_are(ckpt):
+    """A bool is not a layout version (True == 1); elapsed_s is never negative; a run name is
+    never empty."""
+    refused(dict(ckpt, action_layout_version=True),
+            "was trained on action layout version True, this code has version 1")
+    d = copy.deepcopy(ckpt)
+    d["counters"]["elapsed_s"] = -5.0
+    refused(d, "counter 'elapsed_s' = -5.0: it must be a number of seconds, not negative")
+    d = copy.deepcopy(ckpt)
+    d["counters"]["run_name"] = ""
+    refused(d, "counter 'run_name' = '': it must be a plain name")
+
+
+def test_a_file_without_algo_state_is_not_held_to_the_resume_counters(ckpt):
+    """Only a file that can resume (optimizer and algo_state: checkpoint._check_counters) needs
+    every counter; one without algo_state is held to its counters' kinds only."""
+    d = copy.deepcopy(ckpt)
+    del d["algo_state"], d["counters"]["next_eval"]
+    checkpoint.check(d, "x.pt")
+
+
+@pytest.mark.parametrize("preset, key, words", [
+    ("scopone", "hand_cards", "holds a network for hands of 3 cards, but its rules deal 9"),
+    ("pairs", "players", "holds a network for 2 players, but its rules have 4"),
+])
+def test_a_model_config_without_players_or_hand_cards_is_the_classic_network(tmp_path, preset, key, words):
+    """Files from before the variants name neither: their network is the classic 2-player,
+    3-card one, whatever rules the file says (it is not taken to fit the rules)."""
+    cfg = make_config(dict(total_steps=2048, num_envs=16, rollout_steps=32, hidden=32, minibatch_size=256,
+                           eval_every=0, final_matches=0, checkpoint_every=0, torch_threads=1, rules=preset,
+                           runs_dir=str(tmp_path / "runs"), checkpoints_dir=str(tmp_path / "ck"), run_name="v"))
+    d = Run(cfg, log=lambda *_: None).to_checkpoint()
+    del d["model_config"][key]
+    refused(d, words)
+
+
+def test_show_value_cuts_past_80_characters():
+    assert checkpoint.show_value("x" * 78) == repr("x" * 78)           # 80 characters: whole
+    assert checkpoint.show_value("x" * 79) == repr("x" * 79)[:77] + "..."
+
+
+def test_a_save_keeps_the_group_write_bit_the_umask_allows(ckpt, tmp_path):
+    import os
+    old = os.umask(0o002)
+    try:
+        path = checkpoint.save_atomic(copy.deepcopy(ckpt), tmp_path / "a.pt")
+    finally:
+        os.umask(old)
+    assert path.stat().st_mode & 0o777 == 0o664
+
+
+def test_only_a_checkpoints_own_partial_saves_are_removed(tmp_path):
+    (tmp_path / ".notes.txt.1.tmp").write_text("another program's")
+    (tmp_path / ".latest.pt.abc.tmp").write_text("a save cut short")
+    assert [p.name for p in checkpoint.remove_partial_saves(tmp_path)] == [".latest.pt.abc.tmp"]
+    assert (tmp_path / ".notes.txt.1.tmp").exists()
+
+
+def test_the_digest_tells_a_tuple_from_a_list():
+    """Adam's betas are a tuple: a file with them as a list is another file."""
+    assert checkpoint.digest({"a": [1, 2]}) != checkpoint.digest({"a": (1, 2)})
+
+
+def test_a_sparse_tensor_is_one_error(ckpt):
+    d = copy.deepcopy(ckpt)
+    k = next(iter(d["model"]))
+    d["model"][k] = d["model"][k].to_sparse()
+    refused(d, f"tensor 'model.{k}' is a torch.sparse_coo tensor on cpu, not one of plain values")
