@@ -1861,3 +1861,22 @@ def test_the_last_deal_weighs_only_moves_of_the_normal_judgement():
             if not g.match_over:
                 g.next_hand()
     assert checked > 20
+
+
+# ---- agent specs, pinned by mutation testing (2026-12-05) ---------------------------------
+def test_spec_values_and_keys_are_read_stripped_and_long_numbers_bounded():
+    """Spaces around keys and values are not part of them: ' budget' repeats 'budget', ' name'
+    is the name (text, not a number), a value of spaces is no value. A number of 100 digits is
+    read; past that, with a sign or without, it is no number an option takes."""
+    assert split_spec("hard:foo= abc ") == ("hard", {"foo": "abc"})
+    assert split_spec("easy: name=123") == ("easy", {"name": "123"})
+    assert make_agent("easy: name=123").name == "123"
+    with pytest.raises(ScopaError, match=re.escape("agent option 'budget' given twice in 'hard:budget=10, budget=20'")):
+        split_spec("hard:budget=10, budget=20")
+    with pytest.raises(ScopaError, match=re.escape("bad agent option 'worlds= ' in 'hard:worlds= ': write "
+                                                   "SPEC:key=value[,key=value]")):
+        split_spec("hard:worlds= ")
+    assert split_spec("hard:time_budget=" + "9" * 100)[1]["time_budget"] == 10**100 - 1
+    for sign in ("+", "-"):
+        with pytest.raises(ScopaError, match="an option value of 102 digits is no number an option takes"):
+            split_spec("hard:time_budget=" + sign + "9" * 101)

@@ -1008,3 +1008,29 @@ def test_only_an_ace_gets_the_take_the_table_id():
         t.encode("2D", ["3C", "4S"], table=["3C", "4S"])
     ace = t.encode("1D", ["3C", "4S"], table=["3C", "4S"])
     assert t.decode(ace, ["3C", "4S"])[0] == parse_card("1D")
+
+
+# ---- Rules and --rule, pinned by mutation testing (2026-12-05) ----------------------------
+def test_rules_options_at_their_edges_and_in_numpy_types():
+    """capotto's top (1000) is in range; players=1 is out of 2..6 (before 'one of 2, 3, 4, 6');
+    a numpy string is kept as a str; a stored dict's unknown options name the first."""
+    assert Rules(capotto=1000).capotto == 1000
+    with pytest.raises(ScopaError, match=r"^rules option players must be a whole number 2..6, got 1$"):
+        Rules(players=1)
+    r = Rules(primiera=np.str_("veneto"))
+    assert type(r.primiera) is str and type(r.to_dict()["primiera"]) is str and "np.str_" not in repr(r)
+    with pytest.raises(ScopaError, match="^unknown rules option 'aaa': "):
+        Rules.from_dict({"aaa": 1, "zzz": 2}, stored=True)
+
+
+def test_rule_option_text_reads_one_equals_ascii_digits_and_shows_60_characters_whole():
+    from scopa_env.presets import rule_option
+    assert rule_option("capotto=" + "0" * 99 + "5") == ("capotto", 5)          # 100 digits: read
+    with pytest.raises(ScopaError, match=re.escape("--rule 'target=\u0662\u0661': target is a whole number, got "
+                                                   "'\u0662\u0661'")):
+        rule_option("target=\u0662\u0661")                                     # Arabic-Indic 21
+    with pytest.raises(ScopaError, match=re.escape("--rule 'primiera=veneto=x': primiera is one of standard, "
+                                                   "figures0, veneto, southern, most_sevens, got 'veneto=x'")):
+        rule_option("primiera=veneto=x")
+    with pytest.raises(ScopaError, match=re.escape(f"target is a whole number, got '{'x' * 60}'") + "$"):
+        rule_option("target=" + "x" * 60)                                        # 60: shown whole
