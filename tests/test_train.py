@@ -2748,3 +2748,63 @@ def test_the_training_env_deals_from_the_run_seed_times_1_000_003():
         assert np.array_equal(env.states, twin.states), seed
     assert not np.array_equal(make_env(TrainConfig(num_envs=4, seed=1)).states,
                               make_env(TrainConfig(num_envs=4, seed=2)).states)
+
+
+# ---- train.py and the run's set-up and resume, pinned by mutation testing (2026-12-05) ------
+def test_blank_values_and_a_broken_link_are_refused_as_such(tmp_path, capsys):
+    """A value of spaces is empty (it was looked for as a file named ' '); --export never
+    replaces a broken symlink (the link is kept, and names what is there)."""
+    _one_line_error(run_main(capsys, "--config", " ", "--print-config"), "--config needs a value: got an empty one")
+    _one_line_error(run_main(capsys, "--resume", " "), "--resume needs a value: got an empty one")
+    link = tmp_path / "out.pt"
+    link.symlink_to(tmp_path / "nowhere" / "target.pt")
+    _one_line_error(run_main(capsys, "--export", str(ROOT / "checkpoints" / "scopa-default.pt"), str(link)),
+                    "exists and is not a regular file (a device, a pipe or a broken link): it is not replaced")
+    assert link.is_symlink() and not link.exists()
+
+
+def test_a_run_folder_names_its_checkpoints_and_nothing_else(tmp_path, capsys, monkeypatch):
+    """Three checkpoints are named with no ', ...'; a step_* file that is no .pt is not a
+    checkpoint; the default folder spelled 'checkpoints/' still gets '--resume NAME'."""
+    monkeypatch.chdir(tmp_path)
+    folder = tmp_path / "checkpoints" / "r"
+    folder.mkdir(parents=True)
+    for name in ("best.pt", "latest.pt", "step_0000001024.pt"):
+        (folder / name).write_bytes(b"")
+    _one_line_error(run_main(capsys, "--run-name", "r", "--checkpoints-dir", "checkpoints/"),
+                    "already holds a run's checkpoints (best.pt, latest.pt, step_0000001024.pt): ")
+    assert ", ..." not in capsys.readouterr().err
+    r = run_main(capsys, "--run-name", "r", "--checkpoints-dir", "checkpoints/")
+    assert "--resume r " in r.stderr and "--resume checkpoints" not in r.stderr, r.stderr
+    notes = tmp_path / "ck" / "n"
+    notes.mkdir(parents=True)
+    (notes / "step_notes.txt").write_text("mine")
+    run = Run(tiny_cfg(tmp_path, run_name="n", total_steps=512), log=lambda *_: None)
+    run.train()
+    assert run.counters["steps"] == 512 and (notes / "step_notes.txt").read_text() == "mine"
+
+
+def test_resume_schedules_corrupt_steps_agent_only_files_and_empty_log_folders(tmp_path, capsys):
+    """On resume, a new interval that divides the run's steps falls due one interval later, not
+    at once; a file with algo_state but no optimizer is an agent only; a branching resume whose
+    logs folder exists but is empty goes on; a corrupt step file gets no 'newest other
+    checkpoint' hint (that hint is for latest.pt, and could name the corrupt file itself)."""
+    Run(tiny_cfg(tmp_path, run_name="r"), log=lambda *_: None).train()      # 2,048 steps
+    folder = tmp_path / "ck" / "r"
+    run = start(tiny_cfg(tmp_path), resume=str(folder), log=lambda *_: None,
+                overrides={"checkpoint_every": 2048, "eval_every": 512, "eval_matches": 2})
+    assert (run.counters["next_checkpoint"], run.counters["next_eval"]) == (4096, 2560)
+    ckpt = checkpoint.load(folder / "latest.pt")
+    del ckpt["optimizer"]
+    checkpoint.save_atomic(ckpt, tmp_path / "agent.pt")
+    _one_line_error(run_main(capsys, "--resume", str(tmp_path / "agent.pt")),
+                    f"{str(tmp_path / 'agent.pt')!r} holds an agent only (no optimizer/environment state): "
+                    "it cannot be resumed")
+    (tmp_path / "runs2" / "r").mkdir(parents=True)
+    r = run_main(capsys, "--resume", str(folder / "step_0000001024.pt"), "--checkpoints-dir", str(tmp_path / "ck2"),
+                 "--runs-dir", str(tmp_path / "runs2"), "--stop-at", "1024")
+    assert r.returncode == 0, r.stderr
+    (folder / "step_0000001024.pt").write_bytes(b"")
+    r = run_main(capsys, "--resume", str(folder / "step_0000001024.pt"))
+    _one_line_error(r, "is corrupt or not a checkpoint (an empty file)")
+    assert "newest other checkpoint" not in r.stderr
