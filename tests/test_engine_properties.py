@@ -1107,3 +1107,77 @@ def test_simulate_says_what_it_checked_and_what_an_interrupt_kept(tmp_path, caps
     monkeypatch.setattr(simulate, "replay", interrupted)
     assert simulate.main(["--matches", "1", "--seed", "1", "--out", "-"]) == 130
     assert capsys.readouterr().err == "python -m scopa_env.simulate: interrupted\n"
+
+
+# ---- atomic writes and deferred interrupts, pinned by mutation testing (2026-12-05) ---------
+def test_atomic_file_follows_the_umask_and_leaves_no_temporary_file_when_it_fails(tmp_path, monkeypatch):
+    """A new output's mode is 0o666 less the umask (0o077: 0o600); a full disk, or a rename
+    that fails, leaves no temporary file even for a plain `with AtomicFile(...)` (records and
+    simulate write so); a folder is named as one."""
+    import pytest
+    import stat
+    from scopa_env import ScopaError
+    from scopa_env.atomic import AtomicFile
+    old = os.umask(0o077)
+    try:
+        with AtomicFile(tmp_path / "new.json") as f:
+            f.write("x")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o600
+    full = tmp_path / "full"
+    full.mkdir()
+    full_disk_mkstemp(monkeypatch)
+    with pytest.raises(ScopaError, match="No space left on device"):
+        with AtomicFile(full / "o.json") as f:
+            f.write("x")
+    monkeypatch.undo()
+    assert list(full.iterdir()) == []
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    f = AtomicFile(moved / "o.json")
+    f.write("x")
+    (moved / "o.json" / "inner").mkdir(parents=True)       # the target became a folder meanwhile
+    with pytest.raises(ScopaError, match="cannot write .*o.json: "):
+        f.commit()
+    assert [p.name for p in moved.iterdir()] == ["o.json"]
+    with pytest.raises(ScopaError, match=re.escape(f"cannot write {moved / 'o.json'}: is a folder")):
+        AtomicFile(moved / "o.json")
+
+
+def test_deferred_interrupts_deliver_the_first_signal_held_and_pass_in_threads():
+    """Two signals held during the block: the first is delivered after it (SIGTERM here, then
+    SIGINT). In a thread other than the main one (where signals cannot be caught) the block
+    simply runs."""
+    import signal
+    import threading
+    from scopa_env.atomic import deferred_interrupts
+
+    class Term(Exception):
+        pass
+
+    def on_term(signum, frame):
+        raise Term
+
+    before, raised = signal.signal(signal.SIGTERM, on_term), []
+    try:
+        with deferred_interrupts():
+            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), signal.SIGINT)
+    except BaseException as e:              # noqa: BLE001 - a KeyboardInterrupt must not stop pytest
+        raised.append(type(e).__name__)
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert raised == ["Term"]
+    ran = []
+
+    def block():
+        try:
+            with deferred_interrupts():
+                ran.append("ran")
+        except BaseException as e:          # noqa: BLE001 - the thread reports what it met
+            ran.append(repr(e))
+    t = threading.Thread(target=block)
+    t.start()
+    t.join()
+    assert ran == ["ran"]

@@ -1767,3 +1767,40 @@ def test_a_two_player_row_ends_with_the_scope_column():
     head, row = (line for line in p.stdout.splitlines() if line.startswith(("opponent", "random")))
     assert head.rstrip().endswith("scope/hand (agent / opp)"), head
     assert re.fullmatch(r"\d\.\d{3} / \d\.\d{3}", re.split(r"\s{2,}", row.strip())[-1]), row
+
+
+# ---- arena and workers, pinned by mutation testing (2026-12-05) ---------------------------
+def test_zero_matches_are_refused_and_progress_counts_each_deals_matches():
+    with pytest.raises(ScopaError, match=re.escape("matches must be an even number >= 2 (each deal is played "
+                                                   "twice), got 0")):
+        evaluate("easy", "random", 0)
+    calls = []
+    evaluate("easy", "random", 6, progress=calls.append)
+    assert calls == [2, 2, 2]           # the matches just finished, not a running total
+
+
+def test_a_partner_that_is_an_opponent_is_named_as_such():
+    opp = make_agent("easy", rules="scopone")
+    with pytest.raises(ScopaError, match="the partner must be an object of its own"):
+        evaluate("easy", opp, 4, rules="scopone", partner=opp)
+
+
+WORKER_EXITS = """
+import sys
+from agents._workers import Workers
+from scopa_env.errors import ScopaError
+if __name__ == "__main__":
+    try:
+        with Workers(1, dict, sys.exit) as crew:    # the task exits cleanly, mid-run
+            crew.hand_out(())
+            list(crew.run([0]))
+    except ScopaError as e:
+        print("said:", e)
+"""
+
+
+def test_a_worker_that_exits_0_mid_run_died_it_was_not_killed():
+    """Exit code 0 is a process that ended, not a signal: 'killed (signal 0)' was wrong."""
+    from isolated import run_isolated
+    out = run_isolated(WORKER_EXITS, 120, "a worker calling sys.exit(0)")
+    assert "said: a worker process died as it ran (exit code 0)" in out and "signal" not in out, out
