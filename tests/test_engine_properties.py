@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from numba.core import config
@@ -778,19 +779,21 @@ def test_commit_renames_not_copies(tmp_path):
     assert os.stat(t).st_ino == ino and t.read_text() == "new"
 
 
-def test_new_output_is_not_private(tmp_path):
+@pytest.mark.parametrize("umask, mode", [(0o022, 0o644), (0o077, 0o600)])
+def test_new_output_is_not_private(tmp_path, umask, mode):
     """mkstemp makes a private file; an output takes the umask's mode like any file (mutation
-    testing: every --json/--record/--out file 0600 went unseen)."""
+    testing: every --json/--record/--out file 0600 went unseen; 2026-12-05: a fixed 0644 under
+    a strict umask too)."""
     import os
     import stat
     from scopa_env.atomic import AtomicFile
-    old = os.umask(0o022)
+    old = os.umask(umask)
     try:
         with AtomicFile(tmp_path / "o.json") as f:
             f.write("x")
     finally:
         os.umask(old)
-    assert stat.S_IMODE(os.stat(tmp_path / "o.json").st_mode) == 0o644
+    assert stat.S_IMODE(os.stat(tmp_path / "o.json").st_mode) == mode
 
 
 def test_rewriting_an_output_keeps_its_mode_and_writes_through_a_link(tmp_path):
@@ -1110,21 +1113,12 @@ def test_simulate_says_what_it_checked_and_what_an_interrupt_kept(tmp_path, caps
 
 
 # ---- atomic writes and deferred interrupts, pinned by mutation testing (2026-12-05) ---------
-def test_atomic_file_follows_the_umask_and_leaves_no_temporary_file_when_it_fails(tmp_path, monkeypatch):
-    """A new output's mode is 0o666 less the umask (0o077: 0o600); a full disk, or a rename
-    that fails, leaves no temporary file even for a plain `with AtomicFile(...)` (records and
-    simulate write so); a folder is named as one."""
+def test_atomic_file_leaves_no_temporary_file_when_it_fails(tmp_path, monkeypatch):
+    """A full disk, or a rename that fails, leaves no temporary file even for a plain `with
+    AtomicFile(...)` (records and simulate write so); a folder is named as one."""
     import pytest
-    import stat
     from scopa_env import ScopaError
     from scopa_env.atomic import AtomicFile
-    old = os.umask(0o077)
-    try:
-        with AtomicFile(tmp_path / "new.json") as f:
-            f.write("x")
-    finally:
-        os.umask(old)
-    assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o600
     full = tmp_path / "full"
     full.mkdir()
     full_disk_mkstemp(monkeypatch)
