@@ -695,10 +695,7 @@ def test_a_file_without_algo_state_is_not_held_to_the_resume_counters(ckpt):
 def test_a_model_config_without_players_or_hand_cards_is_the_classic_network(tmp_path, preset, key, words):
     """Files from before the variants name neither: their network is the classic 2-player,
     3-card one, whatever rules the file says (it is not taken to fit the rules)."""
-    cfg = make_config(dict(total_steps=2048, num_envs=16, rollout_steps=32, hidden=32, minibatch_size=256,
-                           eval_every=0, final_matches=0, checkpoint_every=0, torch_threads=1, rules=preset,
-                           runs_dir=str(tmp_path / "runs"), checkpoints_dir=str(tmp_path / "ck"), run_name="v"))
-    d = Run(cfg, log=lambda *_: None).to_checkpoint()
+    d = Run(cfg(tmp_path, rules=preset, run_name="v"), log=lambda *_: None).to_checkpoint()
     del d["model_config"][key]
     refused(d, words)
 
