@@ -26,6 +26,11 @@ seeds = st.integers(min_value=0, max_value=2 ** 62)
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _one_match(rules=None) -> dict:
+    """A random match's record as JSON reads it back (seed 3): a record to edit and replay."""
+    return json.loads(records.dumps(random_match(rules or Rules(), 3, np.random.default_rng(3))))
+
+
 def _cards_conserved(g: Game) -> bool:
     s = g.state
     parts = [int(s[core.HANDS + p]) for p in range(2)] + [int(s[core.PILES + p]) for p in range(2)]
@@ -129,7 +134,7 @@ def test_state_copy_is_independent():
 def test_replay_catches_tampering():
     import pytest
     from scopa_env import ScopaError
-    rec = json.loads(records.dumps(random_match(Rules(), 3, np.random.default_rng(3))))
+    rec = _one_match()
     H = len(rec["hands"]) - 1       # tamper with a later hand: hand 0 must also be what the seed deals
     assert H >= 1
     bad = json.loads(json.dumps(rec))
@@ -382,7 +387,7 @@ def test_replay_holds_records_to_the_documented_keys_and_types():
     """Each of these replayed before: a record passing replay now has the README's shape."""
     import pytest
     from scopa_env import ScopaError
-    rec = json.loads(records.dumps(random_match(Rules(), 3, np.random.default_rng(3))))
+    rec = _one_match()
     assert rec["format"] == records.FORMAT == 1
     old = json.loads(json.dumps(rec))
     del old["format"]                    # records written before the field: format 1
@@ -537,7 +542,7 @@ def test_a_bad_later_deal_names_its_hand_and_deal():
     for 2 players": no hand, no deal, where every other replay error names them (review)."""
     import pytest
     from scopa_env import ScopaError
-    rec = json.loads(records.dumps(random_match(Rules(), 3, np.random.default_rng(3))))
+    rec = _one_match()
     assert len(rec["hands"]) > 1
 
     def edit(change):
@@ -584,7 +589,7 @@ def test_read_yields_any_format_and_replay_refuses_it(tmp_path):
     import pytest
     from pathlib import Path
     from scopa_env import ScopaError
-    rec = json.loads(records.dumps(random_match(Rules(), 3, np.random.default_rng(3))))
+    rec = _one_match()
     rec["format"] = 2
     path = tmp_path / "r.jsonl"
     records.write([rec], path)
@@ -660,7 +665,7 @@ def test_a_record_with_a_rules_option_this_version_lacks_says_it_is_newer(tmp_pa
     says the file comes from a newer version (or was edited); replay and rules_of alike."""
     import pytest
     from scopa_env import ScopaError
-    rec = json.loads(records.dumps(random_match(Rules(), 3, np.random.default_rng(3))))
+    rec = _one_match()
     rec["rules"]["future_opt"] = False
     path = tmp_path / "r.jsonl"
     records.write([rec], path)
@@ -978,10 +983,6 @@ def test_the_temporary_kernel_folder_is_removed_at_exit(tmp_path):
 
 
 # ---- records, game and simulate, pinned by mutation testing (2026-12-05) ---------------------
-def _one_match():
-    return json.loads(records.dumps(random_match(Rules(), 3, np.random.default_rng(3))))
-
-
 def _refused(record, words):
     import pytest
     from scopa_env import ScopaError
@@ -1042,7 +1043,7 @@ def test_a_short_deal_without_a_table_says_no_table_cards():
     """Under scopone scientifico (no cards on the table) a deal of the wrong size says each seat's
     share only: '(10 a seat)', not '... and 0 on the table' (a mutation review)."""
     from scopa_env.presets import rules_from_preset
-    r = json.loads(records.dumps(random_match(rules_from_preset("scopone-scientifico"), 3, np.random.default_rng(3))))
+    r = _one_match(rules_from_preset("scopone-scientifico"))
     r["hands"][1]["deals"][0]["hands"][0].pop()
     _refused(r, "hand 1 deal 0: the deal lists 39 cards, these rules deal 40 (10 a seat)")
 
