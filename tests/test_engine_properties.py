@@ -1140,6 +1140,24 @@ def test_atomic_file_leaves_no_temporary_file_when_it_fails(tmp_path, monkeypatc
         AtomicFile(moved / "o.json")
 
 
+def test_signals_are_held_by_the_os_while_the_handlers_change():
+    """_blocked (deferred_interrupts' swaps of the handlers) blocks SIGINT and SIGTERM in this
+    thread for its block and unblocks them after: a mutation review found that unblocking
+    instead went unseen (a signal landing between the two swaps then ran an old handler)."""
+    import signal
+    from scopa_env.atomic import _blocked
+    held = {signal.SIGINT, signal.SIGTERM}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    assert not held & before
+    try:
+        with _blocked(tuple(held)):
+            inside = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+        after = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+    assert held <= inside and after == before
+
+
 def test_deferred_interrupts_deliver_the_first_signal_held_and_pass_in_threads():
     """Two signals held during the block: the first is delivered after it (SIGTERM here, then
     SIGINT). In a thread other than the main one (where signals cannot be caught) the block

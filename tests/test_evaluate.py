@@ -1804,3 +1804,46 @@ def test_a_worker_that_exits_0_mid_run_died_it_was_not_killed():
     from isolated import run_isolated
     out = run_isolated(WORKER_EXITS, 120, "a worker calling sys.exit(0)")
     assert "said: a worker process died as it ran (exit code 0)" in out and "signal" not in out, out
+
+
+WORKER_LIVES = """
+import os, sys, time
+from agents._workers import Workers
+from scopa_env.errors import ScopaError
+MARK = sys.argv[1]
+DIES = ("__import__('time').sleep(1) or __import__('threading').Timer(0.2, __import__('os')._exit, (3,))"
+        ".start() or 'B'")
+if __name__ == "__main__":
+    with Workers(1, dict, eval) as crew:
+        crew.hand_out(())
+        print("ignored:", list(crew.run(["__import__('signal').getsignal(2) == __import__('signal').SIG_IGN"])))
+    try:        # chunk 1 answers, its worker exits; the result of chunk 0 is read meanwhile
+        with Workers(2, dict, eval) as crew:
+            crew.hand_out(())
+            for result in crew.run(["'A'", DIES, "'C'", "'D'"]):
+                time.sleep(2.5)
+    except ScopaError as e:
+        print("said:", e)
+    try:        # chunk 1 fails at once, while chunk 0 runs for a second
+        with Workers(2, dict, eval) as crew:
+            crew.hand_out(())
+            list(crew.run(["__import__('time').sleep(1) or 1", "1/0", f"open({MARK!r}, 'w').close()"]))
+    except ZeroDivisionError:
+        print("chunk after the error ran:", os.path.exists(MARK))
+"""
+
+
+def test_workers_ignore_ctrl_c_a_dead_one_is_named_and_an_error_stops_the_handing_out(tmp_path):
+    """A mutation review found these unchecked: the workers start with SIGINT ignored (Ctrl-C is
+    the parent's to handle; the CLI's Ctrl-C test passed without it, its workers stopped before
+    their tracebacks printed); a worker found dead when the next chunk is sent to it is the
+    death's error with its exit code; and no chunk is handed out after a chunk's error (the
+    error raised was the same either way)."""
+    from isolated import run_in_session
+    code, out, _ = run_in_session(["-c", WORKER_LIVES, str(tmp_path / "mark")], 120,
+                                  "workers that die or fail", stderr=subprocess.STDOUT)
+    assert code == 0, out
+    lines = out.splitlines()
+    assert lines[0] == "ignored: [True]", out
+    assert lines[1].startswith("said: a worker process died as it ran (exit code 3). "), out
+    assert lines[2] == "chunk after the error ran: False", out
