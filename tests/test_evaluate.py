@@ -1810,18 +1810,21 @@ WORKER_LIVES = """
 import os, sys, time
 from agents._workers import Workers
 from scopa_env.errors import ScopaError
-MARK = sys.argv[1]
-DIES = ("__import__('time').sleep(1) or __import__('threading').Timer(0.2, __import__('os')._exit, (3,))"
-        ".start() or 'B'")
+MARK, GO = sys.argv[1:]
+# chunk 1 waits until GO exists, answers, and its worker exits 0.2 s later
+DIES = (f"(lambda os, time: [time.sleep(0.02) for _ in iter(lambda: os.path.exists({GO!r}), True)] "
+        f"and 0 or __import__('threading').Timer(0.2, os._exit, (3,)).start() or 'B')"
+        f"(__import__('os'), __import__('time'))")
 if __name__ == "__main__":
     with Workers(1, dict, eval) as crew:
         crew.hand_out(())
         print("ignored:", list(crew.run(["__import__('signal').getsignal(2) == __import__('signal').SIG_IGN"])))
-    try:        # chunk 1 answers, its worker exits; the result of chunk 0 is read meanwhile
-        with Workers(2, dict, eval) as crew:
+    try:        # chunk 1 answers once chunk 0's result is out, and its worker exits before
+        with Workers(2, dict, eval) as crew:        # the answer is read and chunk 3 sent to it
             crew.hand_out(())
             for result in crew.run(["'A'", DIES, "'C'", "'D'"]):
-                time.sleep(2.5)
+                open(GO, "w").close()
+                time.sleep(1.5)
     except ScopaError as e:
         print("said:", e)
     try:        # chunk 1 fails at once, while chunk 0 runs for a second
@@ -1840,8 +1843,8 @@ def test_workers_ignore_ctrl_c_a_dead_one_is_named_and_an_error_stops_the_handin
     death's error with its exit code; and no chunk is handed out after a chunk's error (the
     error raised was the same either way)."""
     from isolated import run_in_session
-    code, out, _ = run_in_session(["-c", WORKER_LIVES, str(tmp_path / "mark")], 120,
-                                  "workers that die or fail", stderr=subprocess.STDOUT)
+    code, out, _ = run_in_session(["-c", WORKER_LIVES, str(tmp_path / "mark"), str(tmp_path / "go")],
+                                  120, "workers that die or fail", stderr=subprocess.STDOUT)
     assert code == 0, out
     lines = out.splitlines()
     assert lines[0] == "ignored: [True]", out
