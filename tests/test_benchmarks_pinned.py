@@ -82,6 +82,12 @@ def test_load_baseline_gives_numba_its_cache_folder_back(tmp_path, monkeypatch):
     sys.modules.pop("baseline_scopa_env", None)
 
 
+def test_load_baseline_refuses_a_folder_of_spaces_as_empty():
+    """A mutation review: '  ' was 'not a checkout (no /cwd/  /scopa_env/__init__.py)'."""
+    with pytest.raises(ScopaError, match=r"^--baseline needs a folder: got an empty value$"):
+        load_baseline("  ")
+
+
 # ---- match_margin.py and hand_points.py ---------------------------------------------------
 def test_move_chance_moves_a_point_worth_two_of_margin():
     """Moving one point adds 2 to the margin: shift s needs chance s / (2 * share of hands that can)."""

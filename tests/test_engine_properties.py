@@ -942,6 +942,15 @@ def test_cache_folder_falls_back_to_pycache_when_numba_cannot_be_asked(tmp_path,
     assert cache_folder(empty) == empty / "__pycache__"
 
 
+def test_ensure_cache_does_nothing_when_numba_cannot_be_asked(tmp_path, monkeypatch, capsys):
+    """'None when nothing was needed (or numba cannot be asked)': no temporary folder, no note,
+    NUMBA_CACHE_DIR as it was (a mutation review found a folder made then unseen)."""
+    monkeypatch.setattr(kernel_cache, "_numba_cache_path", lambda folder: kernel_cache._UNASKED)
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))
+    assert kernel_cache.ensure_cache(tmp_path) is None
+    assert capsys.readouterr().err == "" and os.environ["NUMBA_CACHE_DIR"] == str(tmp_path / "mine")
+
+
 def test_drop_stale_creates_a_missing_cache_folder_for_its_stamp(tmp_path, monkeypatch):
     """With the fallback folder not yet made, drop_stale makes it and writes the stamp, so the next import keeps the caches."""
     (tmp_path / "k.py").write_text(KERNEL)

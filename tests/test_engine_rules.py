@@ -40,6 +40,22 @@ def test_bad_card_notation_is_one_clear_error(bad):
         parse_card(bad)
 
 
+def test_card_errors_say_what_is_wrong_and_name_the_card():
+    """A mutation review found these unchecked: any white space around a card is read (tabs and
+    newlines too); a rank of zeros is out of range, not a leading zero; the range named is
+    1..10; a card listed twice is named in notation; as_mask's error names what it was given."""
+    assert parse_card("\t7D\n") == 6
+    for bad, why in (("0C", "rank 0 is not in 1..10"), ("00D", "rank 0 is not in 1..10"),
+                     ("11D", "rank 11 is not in 1..10"),
+                     ("07D", "write the rank without leading zeros, e.g. '7D'")):
+        with pytest.raises(ScopaError, match=f"^bad card {re.escape(repr(bad))}: {re.escape(why)}$"):
+            parse_card(bad)
+    with pytest.raises(ScopaError, match=re.escape("card 7D is listed twice in [6, '7D']")):
+        mask_of([6, "7D"])
+    with pytest.raises(ScopaError, match=r"^the table: the mask 1099511627776 is not in 0\.\.2\^40-1$"):
+        as_mask(2**40, "the table")
+
+
 # ---- primiera and napola: the worked examples ------------------------------------------------
 def test_primiera_worked_examples():
     assert primiera(["7D", "7C", "6B", "1S"]) == 21 + 21 + 18 + 16 == 76

@@ -608,8 +608,18 @@ def test_presets():
     assert rules_from_preset("Scopone-Scientifico").table_cards == 0
     for p in PRESETS.values():
         assert Rules.from_dict(p.rules.to_dict()) == p.rules and p.description and p.source
-    with pytest.raises(ScopaError, match="known: classic"):
-        rules_from_preset("briscola")
+    with pytest.raises(ScopaError, match=re.escape(f"(known: {', '.join(PRESETS)})")):
+        rules_from_preset("briscola")       # every name, the last one too (mutation review)
+
+
+def test_list_rules_lines_up_the_descriptions_and_shows_each_options_values():
+    """--list-rules: every preset's description starts in the same column, after the longest
+    name; a choice's values are listed with ' | ' (a mutation review found both unchecked)."""
+    lines = list_rules_text().splitlines()      # the presets first, then the options
+    starts = {next(m.end() for m in (re.match(rf"  {re.escape(name)} +(?=\S)", line) for line in lines) if m)
+              for name in PRESETS}
+    assert starts == {2 + max(map(len, PRESETS)) + 2}
+    assert "  quindici = off | only | both (classic off)" in lines
 
 
 # ---- the classic game is the game it was --------------------------------------------------------
@@ -930,6 +940,13 @@ def test_preset_flags_give_back_the_rules():
     (["--rule", "target=21", "--rule", "target=31"], r"^--rule sets target twice \(21 and 31\): keep one$"),
     (["--napola", "--rule", "napola=false"], r"^--napola and --rule napola=\.\.\. both set the rules option napola: keep one$"),
     (["--target", "21", "--rule", "target=16"], r"^--target and --rule target=\.\.\. both set the rules option target: keep one$"),
+    # a mutation review found these unchecked: a negative count is out of range, not "not a
+    # whole number"; every --rule is named when the options do not go together; --target 0
+    # is given too (the clash, not the range)
+    (["--rule", "target=-5"], r"^--rule 'target=-5': rules option target must be a whole number 1\.\.100, got -5$"),
+    (["--rule", "target=21", "--rule", "ace_scopa=true"],
+     r"^--rule 'target=21' --rule 'ace_scopa=true': rules option ace_scopa needs ace_takes_all$"),
+    (["--target", "0", "--rule", "target=16"], r"^--target and --rule target=\.\.\. both set the rules option target: keep one$"),
 ])
 def test_rule_flag_errors(flags, error):
     """A bad --rule is one error naming it, the same in the three scripts (they share
@@ -950,6 +967,15 @@ def test_rule_flag_sets_options_after_the_preset():
     for options in (["ace_takes_all=true", "ace_scopa=true"], ["ace_scopa=true", "ace_takes_all=true"]):
         # checked together, in any order: ace_scopa alone needs ace_takes_all
         assert rules_from_flags("classic", options=options) == Rules(ace_takes_all=True, ace_scopa=True)
+
+
+def test_the_rules_hint_names_the_flags_a_checkpoint_plays_under():
+    """evaluate.py and play.py end a checkpoint's rules error with the flags of the rules it was
+    trained for; any other error gets no hint (a mutation review: '' every time went unseen)."""
+    from scopa_env.cli import rules_hint
+    from scopa_env.errors import RulesMismatch
+    assert rules_hint(RulesMismatch("x", Rules(target=21))) == "; it plays only under --rules classic --target 21"
+    assert rules_hint(ScopaError("x")) == ""
 
 
 def test_a_rules_mismatch_survives_pickling():
