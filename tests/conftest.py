@@ -15,6 +15,20 @@ sys.path.insert(0, str(Path(__file__).parent.parent))
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
+# TensorBoard names an event file events.out.tfevents.<whole seconds>.<host>.<pid>.<writer count
+# in the process> and reads a folder's files in the order of their names. Two writers of one test
+# process in the same second sorted by that count as text, '10' before '9': a test's resume, which
+# comes within a second of its run (a person's comes from a new process, seconds later), then had
+# its events read before the run's, and its purge looked undone or its events were dropped as out
+# of order (seen in a fresh-clone .ci/run, and in a review's run of five test_train.py tests).
+# Counted from 10**9 the count keeps its width, so the names sort in the order the writers were made.
+try:
+    from tensorboard.summary.writer import event_file_writer as _event_file_writer
+except ImportError:     # installed without the training extras: no event files to order
+    pass
+else:
+    _event_file_writer._global_uid = _event_file_writer.AtomicCounter(10**9)
+
 # imported here, before any test: their imports set environment variables once (numba's message
 # colours; pettingzoo's and gymnasium's pygame settings), which _environment_unchanged would
 # otherwise lay at the first test that imports them

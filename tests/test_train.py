@@ -2124,20 +2124,6 @@ def test_a_finished_run_resumed_evaluates_again(tmp_path):
     assert [e.step for e in ea.Scalars("final/win_rate_vs_random")] == [512]
 
 
-def _next_second() -> None:
-    """Wait for the clock's next whole second. TensorBoard reads a folder's event files in the order
-    of their names, events.out.tfevents.<whole seconds>.<host>.<pid>.<writer count in the process>:
-    two writers of one test process in the same second sort by that count as text, '10' before
-    '9', so a pytest worker that had made ten writers read a resume's events before the run's
-    own and the purge looked undone (seen once, in a fresh-clone .ci/run). A resume by a person
-    comes from a new process seconds later at least; here the writers come within a second of
-    each other."""
-    import time
-    now = int(time.time())
-    while int(time.time()) == now:
-        time.sleep(0.01)
-
-
 def test_a_resume_after_a_kill_drops_the_logs_past_the_checkpoint(tmp_path):
     """A process killed after its last checkpoint has logged steps past it; the resumed process
     logs them again. TensorBoard's curves went back in steps (35 points, 32 steps, out of order,
@@ -2147,14 +2133,12 @@ def test_a_resume_after_a_kill_drops_the_logs_past_the_checkpoint(tmp_path):
     Run(tiny_cfg(tmp_path, run_name="k"), log=quiet).train(stop_at=1024)
     folder = tmp_path / "ck" / "k"
     saved = {p.name: p.read_bytes() for p in folder.glob("*.pt")}
-    _next_second()
     start(tiny_cfg(tmp_path), resume=str(folder), log=quiet).train(stop_at=1536)
     for p in folder.glob("*.pt"):       # killed before any checkpoint after 1024
         if p.name not in saved:
             p.unlink()
     for name, data in saved.items():
         (folder / name).write_bytes(data)
-    _next_second()
     start(tiny_cfg(tmp_path), resume=str(folder), log=quiet).train()
     ea = EventAccumulator(str(tmp_path / "runs" / "k")).Reload()
     steps = [e.step for e in ea.Scalars("charts/SPS")]
