@@ -41,6 +41,22 @@ def test_bot_seats_share_games_between_levels_and_seats():
     assert list(seats.seat[:8]) == [0, 1] * 4 and (seats.seat[8:] == -1).all()
     assert list(seats.level[:8]) == [0, 0, 1, 1] * 2 and (seats.level[8:] == -1).all()
     assert BotSeats(0.0, ("normal",), 16, np.random.default_rng(0)).bots == []
+    # one level takes every bot game (a mutation review: two level slots left half without moves)
+    one = BotSeats(0.5, ("normal",), 8, np.random.default_rng(0))
+    assert one.level.tolist() == [0, 0, 0, 0, -1, -1, -1, -1] and len(one.bots) == 1
+
+
+def test_easy_bots_draw_from_the_runs_generator():
+    """The easy bots draw from the run's own generator (the one a checkpoint saves), so that a
+    resumed run's bots go on as the uninterrupted run's: a mutation review found a generator of
+    their own (seed 0) unseen."""
+    env = random_positions(B=64, seed=3, steps=20)
+    rows = np.arange(env.legal_count.shape[0])
+    rng = np.random.default_rng(7)
+    bot = BotSeats(1.0, ("easy",), 64, rng).bots[0]
+    copy = np.random.default_rng(7)
+    assert bot.choose(env, rows).tolist() == EasyBot(copy).choose(env, rows).tolist()
+    assert rng.random() == copy.random()        # the same draws, from that generator
 
 
 def test_bot_levels_config_is_checked(capsys):

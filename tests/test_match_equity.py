@@ -39,6 +39,9 @@ def test_a_level_score_past_the_target_is_won_by_the_next_hand_with_a_leader():
         assert t[s, s] == pytest.approx(2 / 3)
     with pytest.raises(ValueError, match="every hand level"):
         _equity.equity_table({(1, 1): 3}, 11)
+    # a side that never wins a hand has lost the match at any score (only 'every hand level' is
+    # refused: a mutation review)
+    assert _equity.equity_table({(0, 1): 1, (1, 1): 1}, 11)[0, 0] == 0.0
 
 
 def test_outcome_reads_the_table_at_my_score_and_the_other_sides():
@@ -74,7 +77,7 @@ def test_mixed_weighs_the_models_tables():
     tables = _equity.model_tables(11)
     w = np.array([0.2, 0.5, 0.3])
     assert np.allclose(_equity.mixed(11, w), 0.2 * tables[0] + 0.5 * tables[1] + 0.3 * tables[2])
-    with pytest.raises(ValueError, match="3 model weights expected"):
+    with pytest.raises(ValueError, match=r"^3 model weights expected \(normal, easy, soft\), got 2$"):
         _equity.mixed(11, [0.5, 0.5])
 
 

@@ -1792,6 +1792,31 @@ def test_a_full_disk_while_training_is_one_error_and_keeps_the_last_checkpoint(t
     assert run_main(capsys, "--resume", str(tmp_path / "ck" / "fd")).returncode == 0
 
 
+def test_closing_the_log_raises_what_its_writer_thread_met_and_the_quiet_hook_is_undone(tmp_path):
+    """A mutation review found these unchecked: close() flushes first, so a write the writer's
+    thread failed is one error there (SummaryWriter.close drops it without a word); and the
+    quiet thread hook is the previous one again after its block."""
+    import threading
+    from training.tensorboard_log import TensorBoardLog, quiet_log_thread
+
+    class Full:
+        def flush(self):
+            raise OSError(28, "No space left on device")
+
+        def close(self):
+            pass
+    log = TensorBoardLog(tmp_path / "runs")
+    real, log.writer = log.writer, Full()
+    with pytest.raises(ScopaError, match=r"^cannot write the TensorBoard log in .*runs' \(No space left on "
+                                         r"device\); the checkpoints written so far are as they were$"):
+        log.close()
+    real.close()
+    before = threading.excepthook
+    with quiet_log_thread():
+        assert threading.excepthook is not before
+    assert threading.excepthook is before
+
+
 def test_a_full_disk_for_the_tensorboard_log_is_one_error(tmp_path, capsys):
     """A runs folder on a full disk: TensorBoard's writer thread printed its traceback, then the
     main thread another one (review). One line naming the folder; the checkpoints stay and

@@ -732,3 +732,65 @@ def test_a_sparse_tensor_is_one_error(ckpt):
     k = next(iter(d["model"]))
     d["model"][k] = d["model"][k].to_sparse()
     refused(d, f"tensor 'model.{k}' is a torch.sparse_coo tensor on cpu, not one of plain values")
+
+
+# ---- training/saved_state.py: what a resume checks, pinned by a mutation review (2026-12-05)
+def test_the_algorithm_states_checks_name_the_first_part_that_does_not_fit():
+    """Each line failed on a change the suite let through: a PPO file from before tails were
+    carried resumes; an array of other dimensions, and a scalar's kind, are named; a key only the
+    file has is not read (a scalar there crashed the carry's length check); a list's place is
+    named [i]."""
+    from training import saved_state as ss
+    z = torch.zeros
+    assert ss.misshapen({"opponent": z(4)}, {"opponent": z(4), "tail": {"on": z(4, dtype=torch.bool)}},
+                        "algo_state") is None
+    assert ss.misshapen({"x": z(16)}, {"x": z(16, 3)}, "algo_state") == \
+        "algo_state.x (float32, 16; a fresh run's float32, 16 x 3)"
+    assert ss.misshapen({"x": z(())}, {"x": z((), dtype=torch.int64)}, "algo_state") == \
+        "algo_state.x (float32, a scalar; a fresh run's int64, a scalar)"
+    assert ss.misshapen({"obs": z(4, 2), "extra": torch.tensor(1.0)}, {"obs": z(4, 2)}, "algo_state.carry") is None
+    assert ss.lacking({"param_groups": [{"lr": 1}]}, {"param_groups": [{"lr": 1, "params": []}]}, "params",
+                      "optimizer") == "optimizer.param_groups[0].params"
+
+
+def test_the_optimizers_checks_name_a_parameter_past_the_last_a_steps_dtype_and_a_settings_type():
+    from training import saved_state as ss
+    m = torch.nn.Linear(2, 3)
+    fresh = torch.optim.Adam(m.parameters(), lr=5e-4).state_dict()
+
+    def checked(state, **group):
+        saved = {"state": state, "param_groups": [dict(fresh["param_groups"][0], **group)]}
+        o = torch.optim.Adam(m.parameters(), lr=5e-4)
+        o.load_state_dict(saved)
+        return ss.misshapen_optimizer(o, m, fresh, saved)
+
+    def good(p):
+        return {"step": torch.tensor(1.0), "exp_avg": torch.zeros_like(p), "exp_avg_sq": torch.zeros_like(p)}
+    w, b = m.parameters()
+    assert checked({0: good(w), 1: good(b)}) is None
+    assert checked({0: good(w), 2: good(b)}) == "optimizer state names parameter 2 of 2"
+    assert checked({0: dict(good(w), step=torch.tensor(3))}) == \
+        "optimizer.state[0].step (int64; its parameter is float32)"
+    assert checked({}, amsgrad=0) == "optimizer.param_groups[0].amsgrad (0; a fresh run's False)"
+
+
+def test_a_ppo_states_opponents_and_tails_are_checked_game_by_game():
+    """The first game that does not fit is named, with the field: a negative opponent, an index
+    equal to its count, a card below 0 (each let through by a change a mutation review made)."""
+    from types import SimpleNamespace
+    from training import saved_state as ss
+
+    def misfit(opponent, count=3, idx=0, card=5):
+        B = len(opponent)
+        tail = {"on": np.arange(B) == 0, "count": np.full(B, count), "idx": np.full(B, idx),
+                "cards": np.full((B, 8), card)}
+        algo = SimpleNamespace(opponent=np.array(opponent), bots=SimpleNamespace(seat=np.full(B, -1)),
+                               pool=[{}, {}], env=SimpleNamespace(legal_card=np.zeros((B, 8))), tail=tail)
+        return ss.ppo_misfit(algo)
+    assert misfit([0, 1, 2, 0]) is None
+    for opponent, game, v in (([0, 5, 0, 7], 1, 5), ([0, -2, 0, 0], 1, -2)):
+        assert misfit(opponent) == \
+            f"algo_state.opponent of game {game}: its opponent is {v}: 0 (the policy) or a pool snapshot 1..2"
+    for kw, key, want in ((dict(count=0), "count", "1..8"), (dict(idx=3), "idx", "below its count"),
+                          (dict(card=-1), "cards", "cards 0..39")):
+        assert misfit([0] * 4, **kw) == f"algo_state.tail.{key} of game 0 is out of range (it must be {want})"
