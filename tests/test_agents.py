@@ -1880,3 +1880,71 @@ def test_spec_values_and_keys_are_read_stripped_and_long_numbers_bounded():
     for sign in ("+", "-"):
         with pytest.raises(ScopaError, match="an option value of 102 digits is no number an option takes"):
             split_spec("hard:time_budget=" + sign + "9" * 101)
+
+
+# ---- agents/learned.py, pinned by a mutation review (2026-12-05) -----------------------------
+def test_learned_agent_options_and_network_checks_a_mutation_review_found_unchecked():
+    """Each line failed on a change the suite let through: count_last's top of 6; the players
+    the network reads named; the search's flags off without search; an empty name; a network
+    of hand bonuses under rules without them refused when made (it failed at the first move);
+    count_last under other rules; inf counted with NaN among the bad scores."""
+    import torch
+    from agents.learned import LearnedAgent, scores_not_finite
+    from agents.network import MoveScorer
+    from scopa_env.presets import rules_from_preset
+    scopone = rules_from_preset("scopone")
+    with pytest.raises(ScopaError, match=r"count_last must be a whole number from 0 to 6, got 7$"):
+        make_agent(f"{CHECKPOINT}:count_last=7")
+    with pytest.raises(ScopaError, match=r"^the network reads 2-player observations, the rules have 4 players$"):
+        LearnedAgent(rules=scopone, model=MoveScorer(8))
+    assert make_agent(str(CHECKPOINT)).blend_deciding is False
+    assert make_agent(f"{CHECKPOINT}:search=100").blend_deciding is True
+    with pytest.raises(ScopaError, match="non-empty text, got ''"):
+        LearnedAgent(path=str(CHECKPOINT), name="")
+    with pytest.raises(ScopaError, match=r"^the network was built for bonus=True, the rules have False"):
+        LearnedAgent(rules=Rules(), model=MoveScorer(16, bonus=True))
+    with pytest.raises(ScopaError, match="count_last solves the classic 2-player last deal"):
+        LearnedAgent(rules=scopone, model=MoveScorer.for_rules(8, scopone), count_last=1)
+    assert "its scores of 2 of 3 legal moves are NaN or inf" in \
+        scores_not_finite(torch.tensor([float("inf"), 1.0, float("nan")]))
+
+
+def test_learned_agent_scores_on_one_thread_and_gives_the_threads_back(monkeypatch):
+    """One position is a tiny forward pass, scored on one torch thread; the caller's count is
+    set again after (a mutation review: 2 threads, or 1 left behind, went unseen)."""
+    import torch
+    agent, g = make_agent(str(CHECKPOINT)), Game(seed=1)
+    calls, real, before = [], torch.set_num_threads, torch.get_num_threads()
+    monkeypatch.setattr(torch, "set_num_threads", lambda n: (calls.append(n), real(n))[1])
+    real(2)
+    try:
+        agent.scores(g.observation(g.to_move))
+        assert calls == [1, 2] and torch.get_num_threads() == 2
+    finally:
+        real(before)
+
+
+def test_an_ace_that_takes_the_table_is_scored_as_taking_its_cards():
+    """Under scopa d'assi the ace's take-the-table move reaches the network as the capture of
+    the cards on the table (its id holds TAKES_TABLE; a mutation review found every card
+    'captured' unseen)."""
+    import torch
+    from agents.learned import LearnedAgent
+    from agents.network import MoveScorer
+    from scopa_env.actions import TAKES_TABLE
+    from scopa_env.presets import rules_from_preset
+    rules = rules_from_preset("scopa-d-assi")
+    torch.manual_seed(0)
+    agent = LearnedAgent(rules=rules, model=MoveScorer.for_rules(16, rules))
+    g = Game(rules).setup(hands=[["1D", "5C", "7S"], ["2C", "3C", "4S"]], table=["6B", "9C"], deck=["10C"])
+    o = g.observation(g.to_move)
+    legal, scores = agent.scores(o)
+    captured = torch.from_numpy(agent.actions.captured[legal].astype(np.int64))
+    assert (captured == TAKES_TABLE).any()
+    captured[captured == TAKES_TABLE] = mask_of(["6B", "9C"])
+    obs = agent.model.obs_tensor(np.asarray(o["observation"], dtype=np.int8)[None])
+    with torch.no_grad():
+        want = agent.model.score_moves(obs, agent.model.encode(obs),
+                                       torch.from_numpy(agent.actions.card[legal].astype(np.int64))[None],
+                                       captured[None])[0]
+    assert np.allclose(scores, want.numpy())

@@ -1002,8 +1002,43 @@ def test_older_feature_networks_load_and_widen_unchanged():
         a = old.score_moves(obs, old.encode(obs), cards, captured)
         b = new.score_moves(obs, new.encode(obs), cards, captured)
     assert torch.allclose(a, b)
-    with pytest.raises(ValueError, match="features version"):
+    with pytest.raises(ValueError, match="features version 99, this code builds 3, 4$"):
         build_model(dict(model_config(old), features=99))
+
+
+def test_risk_features_read_each_positions_own_next_hand_and_the_next_seats_count():
+    """A mutation review found these unchecked: in a batch, a position whose next player holds
+    fewer cards than another's is drawn for its own count only (the training batches mix them);
+    with 4 players the next seat's hand size is read, not the mover's; a wrong observation
+    names the network's players."""
+    from agents.network import MoveScorer, risk_features
+    from scopa_env.observation import layout
+    from scopa_env.presets import rules_from_preset
+    g = torch.Generator().manual_seed(0)
+    tactics = (torch.rand(2, 3, 20, generator=g) < 0.3).float()
+    unseen = (torch.rand(2, 40, generator=g) < 0.5).float()
+    both = risk_features(tactics, unseen, torch.tensor([1.0, 3.0]))
+    for b, n in enumerate((1.0, 3.0)):
+        assert torch.allclose(both[b:b + 1], risk_features(tactics[b:b + 1], unseen[b:b + 1], torch.tensor([n])))
+    rules = rules_from_preset("scopone")
+    torch.manual_seed(0)
+    net = MoveScorer.for_rules(16, rules)
+    game = Game(rules, seed=0)
+    raw = np.asarray(game.observation(game.to_move)["observation"], dtype=np.int8)
+    sizes = layout(4, 9, False).slices["hand_size"]
+    cards = torch.arange(9)[None]                     # any moves: the risk of the table they leave
+    captured = torch.zeros(1, 9, dtype=torch.int64)
+    h = net.encode(net.obs_tensor(raw[None]))         # the same encoding: the moves' features alone
+
+    def scored(seat, n):
+        r = raw.copy()
+        r[sizes.start + seat] = n
+        with torch.no_grad():
+            return net.score_moves(net.obs_tensor(r[None]), h, cards, captured)
+    assert not torch.allclose(scored(1, 1), scored(1, 9))      # the next seat's count is read
+    assert torch.equal(scored(0, 1), scored(0, 9))             # the mover's is not
+    with pytest.raises(ValueError, match=r"^observation of 291 values, this network reads 469 \(4 players\)$"):
+        net.obs_tensor(np.zeros((1, 291), np.int8))
 
 
 def test_init_from_an_older_features_network(tmp_path):
