@@ -794,3 +794,103 @@ def test_a_ppo_states_opponents_and_tails_are_checked_game_by_game():
     for kw, key, want in ((dict(count=0), "count", "1..8"), (dict(idx=3), "idx", "below its count"),
                           (dict(card=-1), "cards", "cards 0..39")):
         assert misfit([0] * 4, **kw) == f"algo_state.tail.{key} of game 0 is out of range (it must be {want})"
+
+
+# ---- training/loop.py's lines, schedules and limits, pinned by a mutation review (2026-12-05)
+def test_the_time_limit_is_reached_at_exactly_max_minutes(tmp_path, monkeypatch):
+    """7.5 s an iteration and --max-minutes 0.125 (7.5 s): the first iteration reaches the limit
+    (a strict comparison trained one more)."""
+    clock = FakeTime(step=0.0)
+    monkeypatch.setattr(loop, "time", clock)
+    run = Run(cfg(tmp_path, run_name="t", max_minutes=0.125), log=lambda *_: None)
+    iterate = run.algo.iterate
+
+    def timed():
+        clock.now += 7.5
+        return iterate()
+    run.algo.iterate = timed
+    run.train()
+    assert run.counters["steps"] == 512
+
+
+def test_nothing_to_train_names_the_limit_and_its_value(tmp_path):
+    """A resume at or past its end says which limit, with that limit's own value: --stop-at's
+    (not total_steps'), and a run exactly at total_steps is past it too."""
+    said = []
+    c = cfg(tmp_path, run_name="n")
+    Run(c, log=lambda *_: None).train(stop_at=1024)
+    start(c, resume=str(tmp_path / "ck" / "n"), log=said.append).train(stop_at=512)
+    assert "nothing to train: the run is at 1,024 steps, --stop-at is 512" in said, said
+    said.clear()
+    done = cfg(tmp_path, run_name="d", total_steps=1024)
+    Run(done, log=lambda *_: None).train()
+    start(done, resume=str(tmp_path / "ck" / "d"), log=said.append).train()
+    assert "nothing to train: the run is at 1,024 steps, total_steps is 1,024" in said, said
+
+
+def test_the_first_line_and_the_final_tables_title_give_the_steps_and_whole_seconds(tmp_path):
+    """The first line gives the budget with thousands separators; the final table's title the
+    steps trained (the last iteration overshoots 1,000: 1,024, the step its final/ scalars are
+    at) and its time in whole seconds."""
+    said = []
+    Run(cfg(tmp_path, run_name="o", total_steps=1000, final_matches=2, final_opponents=("random",)),
+        log=said.append).train()
+    assert any(s.startswith("run o: dmc, 1,000 steps, logs in ") for s in said), said
+    title = next(s for s in said if s.startswith("Final evaluation")).splitlines()[0]
+    assert re.fullmatch(r"Final evaluation of o \(1,024 steps; duplicate deals, \d+ s\):", title), title
+
+
+def test_on_a_terminal_the_given_log_gets_every_line_and_a_shorter_budget_shows_full(tmp_path, monkeypatch, capsys):
+    """With a progress bar on stderr, lines go to the run's log function as given (only print
+    is routed around the bar); a resume with a smaller total_steps than its steps shows a full
+    bar of the new budget."""
+    import sys
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    said = []
+    c = cfg(tmp_path, run_name="b", total_steps=1024, eval_every=512, eval_matches=2, eval_opponents=("random",))
+    Run(c, log=said.append).train()
+    assert [s.split("]")[0] for s in said if s.startswith("[eval @")] == ["[eval @ 512 steps", "[eval @ 1,024 steps"]
+    capsys.readouterr()
+    start(c, resume=str(tmp_path / "ck" / "b"), overrides={"total_steps": 512}, log=lambda *_: None).train()
+    bars = [b for b in capsys.readouterr().err.split("\r") if b.strip()]
+    assert bars and all(b.startswith("100%|") and "512/512" in b for b in bars), bars
+
+
+def test_match_counts_are_said_rounded_only_where_they_are_played(tmp_path):
+    """'eval_matches N is played as M' only when evaluations run, with M the multiple of the
+    sides (3 players: 4 is played as 6)."""
+    said = []
+    Run(cfg(tmp_path, run_name="e", total_steps=512, eval_matches=5), log=said.append).train()
+    assert not any("is played as" in s for s in said), said
+    said.clear()
+    Run(cfg(tmp_path, run_name="three", total_steps=512, rules="three-players", eval_every=512, eval_matches=4,
+            eval_opponents=("random",)), log=said.append).train()
+    assert any(s.startswith("eval_matches 4 is played as 6 (a multiple of the 3 sides") for s in said), said
+
+
+def test_the_evaluation_table_shows_tenths_of_a_percent_and_thousandths_of_a_point():
+    from training.evaluation import format_table
+    row = format_table({"random": dict(matches=2, hands=10, win_rate=0.25, win_ci=(0.05, 0.70),
+                                       points_per_hand=0.5, points_ci=(0.25, 0.75))}, "T").splitlines()[2]
+    assert row.split() == ["random", "2", "10", "25.0%", "[5.0%,", "70.0%]", "+0.500", "[+0.250,", "+0.750]"]
+
+
+def test_no_periodic_checkpoints_is_a_next_checkpoint_of_0_new_or_resumed(tmp_path):
+    """README: a run without periodic checkpoints keeps next_checkpoint 0, started so or resumed
+    with checkpoint_every 0."""
+    Run(cfg(tmp_path, run_name="z", total_steps=512), log=lambda *_: None).train()
+    assert checkpoint.load(tmp_path / "ck" / "z" / "latest.pt")["counters"]["next_checkpoint"] == 0
+    c = cfg(tmp_path, run_name="r", checkpoint_every=1024)
+    Run(c, log=lambda *_: None).train(stop_at=512)
+    resumed = start(c, resume=str(tmp_path / "ck" / "r"), overrides={"checkpoint_every": 0}, log=lambda *_: None)
+    assert resumed.counters["next_checkpoint"] == 0
+
+
+def test_evaluations_play_the_deals_of_the_runs_seed_offset_by_12345(tmp_path):
+    """The evaluations' deals are offset_seed(seed, 12345): a run's figures (the README's
+    default run) are the same in every version unless this changes on purpose."""
+    from scopa_env.seeds import offset_seed
+    from training.evaluation import evaluate_model
+    run = Run(cfg(tmp_path, run_name="s", seed=1), log=lambda *_: None)
+    assert run.evaluate(["random"], 4) == \
+        evaluate_model(run.model, ["random"], 4, seed=offset_seed(1, 12345), rules=run.cfg.rules)
