@@ -1606,9 +1606,14 @@ def test_cli_lines_for_other_player_counts_defaults_and_rows_as_documented(tmp_p
     out = tmp_path / "three.json"
     assert evaluate.main(["--rules", "three-players", "--agent", "easy", "--opponent", "random",
                           "--matches", "3", "--json", str(out)]) == 0
-    first, head = capsys.readouterr().out.splitlines()[:2]
+    first, head, row = capsys.readouterr().out.splitlines()[:3]
     assert "(1 deal x 3 seats for the agent" in first
     assert head.rstrip().endswith("points/hand per side (agent's first)")
+    # and the row has that column, to 2 decimals (a mutation review, 2026-12-05)
+    per_side = json.loads(out.read_text())["results"][0]["points_per_side"]
+    assert row.endswith("   " + " / ".join(f"{x:.2f}" for x in per_side)), row
+    assert evaluate.main(["--rules", "pairs", "--agent", "easy", "--opponent", "random", "--matches", "2"]) == 0
+    assert "(1 deal x 2 sides for the agent's pair" in capsys.readouterr().out.splitlines()[0]
     assert first.startswith("agent easy: " + json.loads(out.read_text())["scheme"] + ", seed 0")
     assert evaluate.main(["--rules", "three-players", "--partner", "easy", "--agent", "easy",
                           "--opponent", "random", "--matches", "3"]) == 2
@@ -1642,6 +1647,15 @@ def test_round_robin_cross_table_reads_row_against_column(tmp_path, capsys):
             if line.startswith(("random ", "easy ")) and "%" in line}       # the cross table's rows
     assert f"({r['points_per_hand']:+.2f})" in rows["random"]
     assert f"({-r['points_per_hand']:+.2f})" in rows["easy"]
+    # the layout, and the Elo lines' whole-number bounds; the JSON's Elo list in the specs'
+    # order (a mutation review, 2026-12-05)
+    lines = table.splitlines()
+    head = lines[lines.index("cross table: match win rate of the row against the column (points per hand)") + 1]
+    assert head == " " * 11 + "random".rjust(19) + "easy".rjust(19)
+    assert rows["random"].startswith("random".ljust(11) + "-".rjust(19))
+    elo_lines = table.split("Elo (")[1].splitlines()[1:3]
+    assert all(re.fullmatch(r"(easy|random) +[+-]\d+  \[[+-]\d+, [+-]\d+\]", line) for line in elo_lines), elo_lines
+    assert [e["agent"] for e in json.loads(out.read_text())["elo"]] == ["random", "easy"]
 
 
 def test_evaluate_renames_nothing_until_all_outputs_are_finished(tmp_path, monkeypatch):
@@ -1850,3 +1864,39 @@ def test_workers_ignore_ctrl_c_a_dead_one_is_named_and_an_error_stops_the_handin
     assert lines[0] == "ignored: [True]", out
     assert lines[1].startswith("said: a worker process died as it ran (exit code 3). "), out
     assert lines[2] == "chunk after the error ran: False", out
+
+
+def test_pools_of_three_sides_and_of_pairs_with_partners(tmp_path, capsys):
+    """A mutation review (2026-12-05) found these unchecked: a three-sided run's intervals have
+    matches // 3 - 1 degrees of freedom (each deal is played once per side); the title counts
+    the runs, not the opponents; runs with other partners are not pooled; the pooled JSON names
+    every file and the partner."""
+    from agents.stats import t95
+    evaluate = _evaluate_module()
+    runs = []
+    for seed in (1, 2):
+        runs.append(tmp_path / f"t{seed}.json")
+        assert evaluate.main(["--rules", "three-players", "--agent", "easy", "--opponent", "random",
+                              "--matches", "6", "--seed", str(seed), "--json", str(runs[-1])]) == 0
+    pooled = tmp_path / "t.json"
+    capsys.readouterr()
+    assert evaluate.main(["--pool", *map(str, runs), "--json", str(pooled)]) == 0
+    assert "pooled over seeds 1, 2 (2 runs)" in capsys.readouterr().out
+    (r,) = json.loads(pooled.read_text())["results"]
+    a, b = (json.loads(p.read_text())["results"][0] for p in runs)
+    wa, wb = a["hands"] / r["hands"], b["hands"] / r["hands"]
+    se = math.hypot(wa * (a["points_ci"][1] - a["points_ci"][0]),           # 2 deals a run: 1 df
+                    wb * (b["points_ci"][1] - b["points_ci"][0])) / 2 / t95(1)
+    assert r["points_ci"] == pytest.approx([r["points_per_hand"] - t95(2) * se, r["points_per_hand"] + t95(2) * se])
+    pairs = ["--rules", "pairs", "--agent", "easy", "--opponent", "random", "--matches", "2"]
+    p1, p2, p3 = (tmp_path / f"p{k}.json" for k in (1, 2, 3))
+    assert evaluate.main([*pairs, "--seed", "1", "--partner", "random:name=p", "--json", str(p1)]) == 0
+    assert evaluate.main([*pairs, "--seed", "2", "--json", str(p2)]) == 0
+    assert evaluate.main([*pairs, "--seed", "3", "--partner", "random:name=p", "--json", str(p3)]) == 0
+    capsys.readouterr()
+    assert evaluate.main(["--pool", str(p1), str(p2)]) == 2
+    assert f"{p2}: partner None differs from {p1}'s 'random:name=p'" in capsys.readouterr().err
+    pooled = tmp_path / "pp.json"
+    assert evaluate.main(["--pool", str(p1), str(p3), "--json", str(pooled)]) == 0
+    data = json.loads(pooled.read_text())
+    assert data["pooled"] == [str(p1), str(p3)] and data["partner"] == "random:name=p"
