@@ -1538,13 +1538,6 @@ def test_pool_unequal_runs_by_hand(tmp_path):
     assert r["win_ci"] == pytest.approx(list(wilson_by_quadratic(8, 16)), abs=1e-9)
 
 
-def _evaluate_module():
-    spec = importlib.util.spec_from_file_location("evaluate_cli", ROOT / "evaluate.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def test_row_prints_the_win_interval_low_then_high():
     """The table's intervals low then high (mutation testing: [hi, lo] went unseen)."""
     evaluate = _evaluate_module()
