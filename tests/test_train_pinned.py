@@ -526,14 +526,14 @@ def test_max_minutes_is_minutes_and_a_time_stop_still_evaluates(tmp_path, monkey
     assert calls == [run.counters["steps"]] and list(results) == ["random"]   # the final table
 
 
-def _clocked(monkeypatch, run):
-    """training.loop's time, advanced only by the algorithm's iterations (2 s each)."""
+def _clocked(monkeypatch, run, seconds=2.0):
+    """training.loop's time, advanced only by the algorithm's iterations (`seconds` each)."""
     clock = FakeTime(step=0.0)
     monkeypatch.setattr(loop, "time", clock)
     iterate = run.algo.iterate
 
     def timed():
-        clock.now += 2.0
+        clock.now += seconds
         return iterate()
     run.algo.iterate = timed
     return run
@@ -800,15 +800,7 @@ def test_a_ppo_states_opponents_and_tails_are_checked_game_by_game():
 def test_the_time_limit_is_reached_at_exactly_max_minutes(tmp_path, monkeypatch):
     """7.5 s an iteration and --max-minutes 0.125 (7.5 s): the first iteration reaches the limit
     (a strict comparison trained one more)."""
-    clock = FakeTime(step=0.0)
-    monkeypatch.setattr(loop, "time", clock)
-    run = Run(cfg(tmp_path, run_name="t", max_minutes=0.125), log=lambda *_: None)
-    iterate = run.algo.iterate
-
-    def timed():
-        clock.now += 7.5
-        return iterate()
-    run.algo.iterate = timed
+    run = _clocked(monkeypatch, Run(cfg(tmp_path, run_name="t", max_minutes=0.125), log=lambda *_: None), 7.5)
     run.train()
     assert run.counters["steps"] == 512
 
