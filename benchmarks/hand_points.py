@@ -49,6 +49,9 @@ def count_hands(paths: list[str], player: str) -> dict[tuple[int, int], int]:
                     raise ValueError(f"seed {seed!r}")
                 hands = []
                 for hand in record["hands"]:
+                    # a score of three sides was counted by its first two (review)
+                    if len(hand["score"]) != 2:
+                        raise ValueError(f"a hand's score of {len(hand['score'])} sides")
                     key = (hand["score"][me]["total"], hand["score"][1 - me]["total"])
                     # int() took 2.7 as 2 and "3" or true as points (review)
                     if not all(type(x) is int for x in key):

@@ -304,6 +304,11 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
     one_line_error(run("hand_points.py", [str(rec), str(other), "--player", "agent"], tmp_path),
                    "hand_points.py", "o.jsonl:1: rules target=21, not the classic game the "
                    "match-equity tables are for")
+    # any option, not only the target (mutation-testing review)
+    other.write_text(good.replace('"target": 11', '"target": 11, "napola": true'))
+    one_line_error(run("hand_points.py", [str(rec), str(other), "--player", "agent"], tmp_path),
+                   "hand_points.py", "o.jsonl:1: rules napola=true, not the classic game the "
+                   "match-equity tables are for")
     # every option listed (today's records) is the same classic game as the one option above
     from scopa_env.rules import Rules
     other.write_text(good.replace('{"target": 11}', __import__("json").dumps(Rules().to_dict()))
@@ -345,7 +350,12 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
                 b'{"rules": {}, "players": ["agent", "b"], "hands": []}\n',
                 b'{"rules": {}, "seed": "1", "players": ["agent", "b"], "hands": []}\n',
                 # int() took these as points (review)
-                *(bytes(total % x, "ascii") for x in ("2.7", '"3"', "true", "null"))):
+                *(bytes(total % x, "ascii") for x in ("2.7", '"3"', "true", "null")),
+                # a score of one side (an IndexError) or of three, counted by its first two
+                # (mutation-testing review)
+                b'{"rules": {}, "seed": 1, "players": ["b", "agent"], "hands": [{"score": [{"total": 11}]}]}\n',
+                b'{"rules": {}, "seed": 1, "players": ["agent", "b"], "hands": [{"score": [{"total": 11}, '
+                b'{"total": 5}, {"total": 7}]}]}\n'):
         rec.write_bytes(bad)
         one_line_error(run("hand_points.py", [str(rec), "--player", "agent"], tmp_path), "hand_points.py",
                        "r.jsonl:1: not a 2-player game record naming 'agent' once")
@@ -545,6 +555,8 @@ def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
                 b'{%s"seed": 1, "players": ["a", "b"], "winner": 0, "hands": []}\n' % rules,
                 b'{%s"seed": 1, "players": ["a", "b"], "winner": 0, "hands": [{}]}\n' % rules,
                 b'{%s"seed": 1, "players": ["a", "b"], "winner": 0, "hands": [{"score": [{"total": 1}]}]}\n' % rules,
+                # a third side's points were read as a 2-player score (mutation-testing review)
+                b'{%s"seed": 1, "players": ["a", "b"], "winner": 0, "hands": [{"score": [{"total": 11}, {"total": 5}, {"total": 7}]}]}\n' % rules,
                 b'{%s"seed": 1, "players": ["a", "b"], "winner": 0, "hands": [{"score": [{"total": 1}, {"total": 1.5}]}]}\n' % rules):
         b.write_bytes(bad)
         one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
@@ -582,6 +594,12 @@ def test_hand_value_measures_hard_as_evaluate_plays_it(tmp_path):
     assert fair.startswith("hard:infer=true (sees what a player sees)")
     row = evaluate("hard:infer=true,budget=300", "easy", matches=4, seed=11)
     assert f"{100 * row['win_rate']:6.1f}%" in fair and f"{row['points_per_hand']:+.3f} [" in fair, (fair, row)
+    # the win rate's interval, both ends, and the header's deals: 4 matches are 2 deals (the
+    # header said 4, and the interval [85.0, 85.0], with no test failing; mutation-testing review)
+    lo, hi = row["win_ci"]
+    assert f"% [{100 * lo:5.1f}, {100 * hi:5.1f}]" in fair and lo < row["win_rate"] < hi, (fair, row)
+    assert r.stdout.startswith("opponent easy: 4 matches per agent (2 deals x 2 seats), seed 11, budget 300 "
+                               "plies, "), r.stdout
     assert told.startswith("the same, its search told the opponent's hand")
     assert r.stdout.splitlines()[-1].startswith("told minus fair, per deal")
     # two worker processes (agents/_workers.py, as evaluate.py's) print the same, but the time

@@ -134,6 +134,43 @@ def test_main_reads_each_hand_from_the_agents_side(monkeypatch, capsys):
     assert "points per hand 3.500 - 0.500 = +3.000" in head, head
 
 
+def test_main_counts_the_agents_wins_its_margins_spread_and_seeds_the_resampling(monkeypatch, capsys):
+    """The measured win rate counts the matches the agent won (not its seat), the sd is the
+    margins' own (ddof 0), and --seed seeds the resampling as well as the matches (mutation-testing
+    review: each of these changed and no test failed)."""
+    results = [SimpleNamespace(agent_side=1, hand_points=[[0, 3], [1, 4]], agent_won=True),
+               SimpleNamespace(agent_side=0, hand_points=[[5, 1], [2, 0]], agent_won=False),
+               SimpleNamespace(agent_side=1, hand_points=[[4, 1]], agent_won=True),
+               SimpleNamespace(agent_side=0, hand_points=[[0, 3]], agent_won=True)]
+    seeds = []
+    monkeypatch.setattr(match_margin, "run_pairs", lambda agent, opponent, pairs, seed, *a: seeds.append(seed)
+                        or results)
+    hands = np.array([[3, 0], [4, 1], [5, 1], [2, 0], [1, 4], [0, 3]])
+    for seed in (0, 5):
+        assert match_margin.main(["--agent", "x", "--matches", "4", "--samples", "50", "--shifts", "0,0.5",
+                                  "--seed", str(seed)]) == 0
+        head, *rows = capsys.readouterr().out.splitlines()
+        margins = hands[:, 0] - hands[:, 1]       # 3, 3, 4, 2, -3, -3: sd 2.89 (ddof 1: 3.16)
+        assert head.endswith(f"measured win rate 75.0%; 6 hands, points per hand 2.500 - 1.500 = +1.000 "
+                             f"(sd {margins.std():.2f})") and f"(sd {margins.std():.2f})" == "(sd 2.89)", head
+        rng = np.random.default_rng(seed)
+        assert rows == [f"  margin {1 + shift:+.2f} per hand: resampled match win rate "
+                        f"{match_margin.resampled_win_rate(hands, shift, 11, 50, rng):.1%}" for shift in (0, 0.5)]
+    assert seeds == [0, 5]
+    rates = {seed: match_margin.resampled_win_rate(hands, 0.5, 11, 50, np.random.default_rng(seed))
+             for seed in (0, 5)}
+    assert rates[0] != rates[5], rates      # the seeds above are told apart
+
+
+def test_a_hand_the_opponent_scored_nothing_in_never_moves_a_point():
+    """Hands 1-3 and 0-3 can move a point (to 2-2 and 1-2), 0-0 cannot: the agent never scores
+    more in a hand, so it wins no match. Moving a point out of 0-0 (to 1 and -1) won about a
+    quarter of them (mutation-testing review)."""
+    rng = np.random.default_rng(0)
+    hands = np.array([[1, 3], [0, 0], [0, 3], [0, 0]])
+    assert match_margin.resampled_win_rate(hands, 0.5, 11, 300, rng) == 0.0
+
+
 def _hand_points_record(path, hands, seed=1):
     hand = lambda x, y: {"score": [{"total": x}, {"total": y}]}      # noqa: E731
     path.write_text(json.dumps({"rules": {"target": 11}, "seed": seed, "players": ["agent", "easy"],
