@@ -236,8 +236,12 @@ def test_render_shows_only_the_viewers_hand(capsys):
     assert {card_str(c) for c in g.hand(1 - p)} <= words
     assert not {card_str(c) for c in g.hand(p)} & words
     human = make_env(render_mode="human")
-    human.reset(seed=4)
     capsys.readouterr()
+    human.reset(seed=4)
+    # the text as "ansi" returns it, and a blank line after it (mutation-testing review)
+    ansi = make_env(render_mode="ansi")
+    ansi.reset(seed=4)
+    assert capsys.readouterr().out == ansi.render() + "\n"
     human.step(int(np.flatnonzero(human.observe(human.agent_selection)["action_mask"])[0]))
     assert "Table:" in capsys.readouterr().out
     with pytest.raises(ScopaError, match="render_mode"):
@@ -436,6 +440,15 @@ def test_the_wrapped_env_says_the_same_of_last_after_the_episode():
         e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
     with pytest.raises(ScopaError, match=r"^the episode is over: call reset\(\) before last\(\)$"):
         e.last()
+    # as the docstring says, and as raw_env does: observe() shows the end with an empty mask,
+    # and step() is PettingZoo's warning (each was the 'episode is over' error, and no test
+    # failed; mutation-testing review)
+    assert e.observe("player_0")["action_mask"].sum() == 0
+    from pettingzoo.utils.env_logger import EnvLogger
+    EnvLogger.mqueue.clear()
+    e.step(0)
+    assert EnvLogger.mqueue == ["[WARNING]: step() called after all agents are terminated or truncated. "
+                                "Should reset() first."], EnvLogger.mqueue
     e.reset(seed=2)
     assert e.last()[0]["action_mask"].sum() > 0
 

@@ -135,11 +135,23 @@ def test_illegal_action_ends_the_episode_with_reason():
     with pytest.raises(ScopaError, match="integer id"):         # not truncated to a legal move
         env.step(good + 0.5)
     env.step(np.array([good]))                                  # a one-element integer array is fine
-    with pytest.raises(ScopaError, match="learner_seat"):
+    with pytest.raises(ScopaError, match=r"^learner_seat must be a seat 0\.\.1 or None, got 2$"):
         ScopaGymEnv(learner_seat=2)
     for bad in ("x", float("nan"), True):
         with pytest.raises(ScopaError, match="illegal_reward must be a finite number"):
             ScopaGymEnv(illegal_reward=bad)
+    # a long value is cut to 40 characters (only 10**400 was tried, which a limit of 400 also
+    # cut; mutation-testing review)
+    with pytest.raises(ScopaError, match=r"^illegal_reward must be a finite number, got 'x{36}\.\.\.$"):
+        ScopaGymEnv(opponent="random", illegal_reward="x" * 100)
+    # the one id past the table is an illegal move that ends the episode, as any other (with
+    # <= for <, describing it was 'action id 16200 is not in 0..16199', raised; mutation-testing
+    # review)
+    obs, info = env.reset(seed=0)
+    n = env.action_space.n
+    obs, r, term, trunc, info = env.step(n)
+    assert term and not trunc and r == -1.0
+    assert info["illegal_move"].startswith(f"illegal move: action {n} (outside the table) is not legal now"), info
 
 
 def test_an_agent_that_remembers_the_match_gets_a_copy_per_env():
@@ -164,6 +176,30 @@ def test_an_agent_that_remembers_the_match_gets_a_copy_per_env():
         rebuilt += sum(len(e.opponent.rows) > 0 for e in envs)
     assert rebuilt > 40
     vec.close()
+
+
+def test_an_agent_that_remembers_the_match_is_one_object_per_seat_of_three_players():
+    """With three players both other seats are played by a copy of their own (one copy for both
+    seats passed the two-player tests; mutation-testing review): an agent that rebuilds the match
+    from its observations would read two seats' observations as one player's."""
+    from scopa_env.presets import rules_from_preset
+
+    rules = rules_from_preset("three-players")
+    acted = []
+
+    class Remembers(RandomAgent):
+        remembers_match = True
+
+        def act(self, observation):
+            acted.append(id(self))
+            return super().act(observation)
+
+    env = ScopaGymEnv(rules=rules, opponent=Remembers(rules, seed=1), learner_seat=0)
+    obs, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(6):
+        obs, _, term, trunc, info = env.step(_play(env, rng, info))
+    assert len(acted) >= 12 and len(set(acted)) == 2, acted
 
 
 def test_an_instance_is_copied_for_each_env_so_seeded_matches_do_not_depend_on_the_others():
@@ -387,6 +423,12 @@ def test_an_opponent_object_is_held_to_the_learners_rules():
             env.reset(seed=0)
     with pytest.raises(ScopaError, match=r"opponent must be an agent .* got the class RandomAgent: pass an instance"):
         ScopaGymEnv(opponent=RandomAgent)
+    # an integer id that is not legal names the id (it said 'an illegal action'; mutation-testing
+    # review); the last id of the table, legal in no position of a dealt game
+    last = ScopaGymEnv(opponent="random").action_space.n - 1
+    env = ScopaGymEnv(opponent=Answers(lambda legal: last), learner_seat=1)
+    with pytest.raises(ScopaError, match=rf"^agent 'agent' \(seat 0\) chose illegal action {last}$"):
+        env.reset(seed=0)
 
 
 # ---- found by a second mutation review of gym_env.py --------------------------------------------
