@@ -49,7 +49,8 @@ def count_hands(paths: list[str], player: str) -> dict[tuple[int, int], int]:
                     raise ValueError(f"seed {seed!r}")
                 hands = []
                 for hand in record["hands"]:
-                    # a score of three sides was counted by its first two (review)
+                    # a score of three sides was counted by its first two (review); with the
+                    # players' two names checked, no index below can be out of range
                     if len(hand["score"]) != 2:
                         raise ValueError(f"a hand's score of {len(hand['score'])} sides")
                     key = (hand["score"][me]["total"], hand["score"][1 - me]["total"])
@@ -59,7 +60,7 @@ def count_hands(paths: list[str], player: str) -> dict[tuple[int, int], int]:
                     hands.append(key)
             except ScopaError as e:        # both players of one name (records.seat_of)
                 raise ScopaError(f"{path}:{n}: {e}") from None
-            except (ValueError, KeyError, TypeError, IndexError, AttributeError) as e:
+            except (ValueError, KeyError, TypeError, AttributeError) as e:
                 raise ScopaError(f"{path}:{n}: not a 2-player game record naming {player!r} once "
                                  f"({type(e).__name__}: {e})") from None
             if rules != Rules():

@@ -351,8 +351,8 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
                 b'{"rules": {}, "seed": "1", "players": ["agent", "b"], "hands": []}\n',
                 # int() took these as points (review)
                 *(bytes(total % x, "ascii") for x in ("2.7", '"3"', "true", "null")),
-                # a score of one side (an IndexError) or of three, counted by its first two
-                # (mutation-testing review)
+                # a score of one side (an IndexError) or of three (counted by its first two;
+                # mutation-testing review)
                 b'{"rules": {}, "seed": 1, "players": ["b", "agent"], "hands": [{"score": [{"total": 11}]}]}\n',
                 b'{"rules": {}, "seed": 1, "players": ["agent", "b"], "hands": [{"score": [{"total": 11}, '
                 b'{"total": 5}, {"total": 7}]}]}\n'):
