@@ -245,9 +245,9 @@ class raw_env(AECEnv):
             captured = g.state[core.TABLE]
         flags = core.apply_move(g.state, self.table.card[a], captured)
         if flags & core.F_HAND_OVER:
-            score = g.hand_score()
-            for x in names:
-                self.infos[x] = {"hand_score": score, "scores": g.scores}
+            for x in names:     # each its own lists: one list in every info was changed by
+                # a change to one agent's (review)
+                self.infos[x] = {"hand_score": g.hand_score(), "scores": g.scores}
             values = None
             if self.reward == "points":
                 values = hand_totals(g.state, self.rules.teams)

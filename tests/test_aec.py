@@ -567,3 +567,16 @@ def test_render_text_hand_number_other_hands_and_hand_over():
     four.reset(seed=0)
     counted = [ln.split(":")[0] for ln in four.render().splitlines() if "cards in hand" in ln]
     assert counted == ["player_3", "player_0", "player_1"]
+
+
+def test_each_agents_hand_score_is_its_own():
+    """Every agent's info held the one hand_score list: a change to one agent's changed all of
+    them (review). Equal, and each its own."""
+    e = raw_env(target=1)
+    e.reset(seed=0)
+    while "hand_score" not in e.infos["player_1"]:
+        e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+    mine, theirs = e.infos["player_0"]["hand_score"], e.infos["player_1"]["hand_score"]
+    assert mine == theirs and mine is not theirs and mine[0] is not theirs[0]
+    mine[0]["total"] = -99
+    assert theirs[0]["total"] != -99 and e.infos["player_1"]["scores"] is not e.infos["player_0"]["scores"]
