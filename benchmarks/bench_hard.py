@@ -81,9 +81,11 @@ def main(argv=None) -> int:
     rules = rules_from_preset(args.rules)
     # the agents' seeds (play: seed x 1000 + ..., the warm-up's seed 10,000 + seed) stay int64
     if max(10_000 + args.seed, args.seed + args.matches) * 1000 + 2 * args.matches + rules.players >= SEED_LIMIT:
+        # the bound as checked (the agents' seeds are at most (10,000 + seed) x 1000 + seat and
+        # seed x 1000 + 2 x match + seat; the message named neither as the code has them; review)
         raise ScopaError(f"--seed {args.seed} is too large here (with --matches {args.matches}): "
-                         f"the agents are seeded with (10,000 + seed) x 1000 and (seed + match) "
-                         f"x 1000 + 2 x match, below 2**63")
+                         f"max(10,000 + seed, seed + matches) x 1000 + 2 x matches + players, a "
+                         f"bound of the agents' seeds, must be below 2**63")
     hard, normal = make_agent("hard", rules, **opts), make_agent("normal", rules)
     extra = [make_agent("hard", rules, **opts) if s % 2 == 0 else make_agent("normal", rules)
              for s in range(2, rules.players)]

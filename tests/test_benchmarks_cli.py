@@ -26,7 +26,9 @@ CASES = [
     ("bench_hard.py", ["--rules", "foo"], "unknown rules preset 'foo'"),
     ("bench_hard.py", ["--seed", "-1"], "argument --seed: must be a whole number 0..2**63-1"),
     ("bench_hard.py", ["--seed", "1.5"], "argument --seed"),
-    ("bench_hard.py", ["--seed", str(2**63 - 1)], "--seed 9223372036854775807 is too large"),
+    ("bench_hard.py", ["--seed", str(2**63 - 1)], "--seed 9223372036854775807 is too large here (with --matches "
+     "20): max(10,000 + seed, seed + matches) x 1000 + 2 x matches + players, a bound of the agents' seeds, "
+     "must be below 2**63"),
     ("bench_hard.py", ["--no-such-option"], "unrecognized arguments"),
     ("match_margin.py", ["--agent", "foo"], "unknown agent 'foo'"),
     # a value named twice was dropped, or run again beside the first (review)
