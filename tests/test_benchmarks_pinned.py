@@ -483,6 +483,43 @@ def test_each_preset_is_printed_relative_to_classic(monkeypatch, capsys):
     assert all("150,000 hands/s  (0.50 x classic)" in row for row in rows), rows
 
 
+def test_main_prints_each_rate_the_ratio_and_the_clone_times(monkeypatch, capsys):
+    """The compiled and Python rates, compiled over Python, the clone times in ns, the Python API
+    timed on at least 200 hands (no line but the target's was read, and each of these could
+    change; mutation-testing review). timed() answers: compiled 0.01 s for 1,000 hands, Python
+    0.1 s for 200, 1,000,000 clones 0.002 s, 100,000 from Python 0.5 s."""
+    out, _ = _engine_run_main(monkeypatch, capsys, ["--hands", "1000", "--repeats", "1"], [0.01, 0.1, 0.002, 0.5])
+    lines = out.splitlines()
+    assert lines[0].startswith("compiled engine  :      100,000 hands/s  (median of 1, 1,000 hands each")
+    assert lines[1].startswith("Python Game API  :        2,000 hands/s  (median of 1, 200 hands each;")
+    assert lines[2] == "ratio            :         50.0 x"
+    assert lines[3] == "state clone      :       2.0 ns in compiled code, 5000 ns from Python (state = 99 int64)"
+
+
+def test_timed_is_the_median_of_its_runs(monkeypatch):
+    """Runs of 1, 3 and 2 s: 2 (their least, 1, passed the tests; mutation-testing review)."""
+    clock, runs = _Clock(), iter([1.0, 3.0, 2.0])
+    monkeypatch.setattr(bench_engine.time, "perf_counter", clock)
+
+    def work():
+        clock.t += next(runs)
+    assert bench_engine.timed(work, 3) == 2.0
+
+
+def test_python_api_hands_plays_that_many_hands(monkeypatch):
+    """python_api_hands(n) plays n hands (every timed() is faked in the other tests)."""
+    ended = []
+
+    class Counting(bench_engine.Game):
+        def play(self, card, captured):
+            r = super().play(card, captured)
+            ended.append(r.hand_over)
+            return r
+    monkeypatch.setattr(bench_engine, "Game", Counting)
+    bench_engine.python_api_hands(3)
+    assert sum(ended) == 3 and ended[-1]
+
+
 def _engine_run_compare(monkeypatch, capsys, base_durations, base_checksum=7, repeats=3):
     clock = _Clock()
     durations = iter([0.0, 0.0] + list(base_durations))     # compile and checksum calls first
@@ -583,6 +620,71 @@ def test_mask_cost_is_compared_with_one_batched_step(monkeypatch, capsys):
     assert line.endswith("2.00 ms per call =  2.0x one batched step (1.00 ms)"), line
 
 
+class _CountingEnv:
+    """Counts step(), step_index() and action_masks() calls; three legal moves in each game."""
+
+    def __init__(self, B=4):
+        self.num_envs, self.legal_count = B, np.full(B, 3)
+        self.legal_ids = np.arange(3 * B).reshape(B, 3)
+        self.calls, self.drawn = {"step": 0, "step_index": 0, "action_masks": 0}, set()
+
+    def step(self, ids):
+        self.calls["step"] += 1
+
+    def step_index(self, idx):
+        self.calls["step_index"] += 1
+        self.drawn |= set(idx.tolist())
+
+    def action_masks(self):
+        self.calls["action_masks"] += 1
+
+
+@pytest.mark.parametrize("mode, calls", [("index", {"step": 0, "step_index": 20, "action_masks": 0}),
+                                         ("ids", {"step": 20, "step_index": 0, "action_masks": 0}),
+                                         ("index+dense mask", {"step": 0, "step_index": 20, "action_masks": 20})])
+def test_run_steps_as_its_mode_says_with_every_legal_move_drawn(monkeypatch, mode, calls):
+    """Each mode's calls (two modes' could swap, or 'index' read masks, and no test failed), and
+    the random move drawn from all of a game's legal moves, its last too (mutation-testing review)."""
+    monkeypatch.setattr(bench_batched.time, "perf_counter", _Clock(step=1.0))
+    env = _CountingEnv()
+    bench_batched.run(env, mode, 0.5, np.random.default_rng(0))
+    assert env.calls == calls
+    assert env.drawn == ({0, 1, 2} if mode != "ids" else set())
+
+
+def test_rows_give_median_min_max_and_a_step_is_the_index_modes_median(monkeypatch, capsys):
+    """Each mode's row: median, min, max; the mask cost is compared with a step at the 'index'
+    mode's median rate (the column order, and the mode whose rate a step takes, could change
+    with no test failing: their rates were one constant; mutation-testing review)."""
+    rates = {"index": iter([8000.0, 6000.0, 10000.0]), "ids": iter([4000.0] * 3),
+             "index+dense mask": iter([2000.0] * 3)}
+    monkeypatch.setattr(bench_batched, "BatchedScopa", BatchedFakeEnv)
+    monkeypatch.setattr(bench_batched, "run", lambda env, mode, seconds, rng:
+                        next(rates[mode]) if seconds == 0.5 else 1.0)       # not the warm-ups
+    monkeypatch.setattr(bench_batched, "mask_cost", lambda env, read: 0.002)
+    args = types.SimpleNamespace(sizes=[8], repeats=3, seconds=0.5)
+    bench_batched.bench_rules("classic", args, np.random.default_rng(0), ("index", "ids", "index+dense mask"))
+    out = capsys.readouterr().out.splitlines()
+    assert out[1].split() == ["8", "index", "8,000", "6,000", "10,000"]
+    assert out[2].split() == ["8", "ids", "4,000", "4,000", "4,000"]
+    assert out[4].endswith("2.00 ms per call =  2.0x one batched step (1.00 ms)"), out[4]
+
+
+def test_baseline_rate_is_its_median_and_the_pair_ratios_are_sorted(monkeypatch, capsys):
+    """The baseline's column is its median (400 at most here: its max passed), the per-pair
+    ratios sorted (mutation-testing review)."""
+    rates = {"base": iter([100.0, 400.0, 200.0]), "this": iter([400.0] * 3)}
+
+    def run(env, mode, seconds, rng):
+        return next(rates[env.tag]) if seconds == 0.1 else 1.0
+    base = types.SimpleNamespace(BatchedScopa=lambda B, seed: BatchedFakeEnv(B, tag="base"))
+    monkeypatch.setattr(bench_batched, "BatchedScopa", BatchedFakeEnv)
+    monkeypatch.setattr(bench_batched, "load_baseline", lambda path, needs: base)
+    monkeypatch.setattr(bench_batched, "run", run)
+    assert bench_batched.main(["--baseline", "other", "--sizes", "8", "--repeats", "3", "--seconds", "0.1"]) == 0
+    assert capsys.readouterr().out.splitlines()[2].split() == ["8", "200", "400", "2.000", "1.00", "2.00", "4.00"]
+
+
 def _batched_run_compare(monkeypatch, capsys, repeats):
     order = []
 
@@ -673,6 +775,29 @@ def test_rows_give_median_then_min_then_max(monkeypatch, capsys):
                                          "scopa env (wrapped)": [500.0, 500.0, 500.0]}, repeats=3)
     row = next(line for line in out.splitlines() if line.startswith("scopa raw_env"))
     assert row.split()[-3:] == ["2,000", "1,000", "4,000"], row
+
+
+def test_repeats_are_seeded_apart_and_a_reference_env_gets_its_ratio_column(monkeypatch, capsys):
+    """Repeat r plays from seed r x 100,000 (every repeat could replay seed 0's deals), the
+    header counts the repeats, and an installed reference env (connect_four here) gets a column
+    of each env's median over its median (no reference is installed where the tests run;
+    mutation-testing review)."""
+    names = ("scopa raw_env", "scopa env (wrapped)", "connect_four_v3")
+    rates = {"scopa raw_env": 2000.0, "scopa env (wrapped)": 1000.0, "connect_four_v3": 500.0}
+    seeds = []
+
+    def random_play(env, seconds, rng, seed):
+        seeds.append((env, seed))
+        return rates[env]
+    monkeypatch.setattr(bench_aec, "make_envs", lambda presets=(): {name: name for name in names})
+    monkeypatch.setattr(bench_aec, "random_play", random_play)
+    assert bench_aec.main(["--repeats", "3", "--seconds", "0.1"]) == 0
+    assert [s for env, s in seeds if env == "scopa raw_env"] == [10_000, 0, 100_000, 200_000]
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "median live steps/s over 3 repeats of 0.1 s, one process"
+    assert out[1].split()[-2:] == ["x", "connect_four_v3"]
+    assert out[2].split()[-4:] == ["2,000", "2,000", "2,000", "4.00"], out[2]
+    assert out[3].split()[-1] == "2.00" and out[4].split()[-1] == "1.00"
 
 
 # ---- bench_hard.py -----------------------------------------------------------
