@@ -685,6 +685,18 @@ def test_baseline_rate_is_its_median_and_the_pair_ratios_are_sorted(monkeypatch,
     assert capsys.readouterr().out.splitlines()[2].split() == ["8", "200", "400", "2.000", "1.00", "2.00", "4.00"]
 
 
+def test_a_batch_of_max_envs_is_timed_and_one_more_refused(monkeypatch, capsys):
+    """--sizes takes up to a batch's most games, MAX_ENVS itself included (mutation-testing review)."""
+    from scopa_env.batched import MAX_ENVS
+    timed = []
+    monkeypatch.setattr(bench_batched, "bench_rules", lambda preset, args, rng, modes: timed.append(args.sizes))
+    assert bench_batched.main(["--sizes", str(MAX_ENVS)]) == 0 and timed == [[MAX_ENVS]]
+    with pytest.raises(SystemExit) as e:
+        bench_batched.main(["--sizes", "8", str(MAX_ENVS + 1)])
+    assert e.value.code == 2 and timed == [[MAX_ENVS]]
+    assert capsys.readouterr().err.endswith(f"error: --sizes {MAX_ENVS + 1}: a batch holds at most {MAX_ENVS:,} games\n")
+
+
 def _batched_run_compare(monkeypatch, capsys, repeats):
     order = []
 
