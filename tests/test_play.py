@@ -1290,3 +1290,83 @@ def test_no_in_full_at_the_new_match_offer_quits():
     assert run_from(s, end_position(scores=(10, 3))) == 0
     text = out.getvalue()
     assert text.rstrip().endswith("New match? (y/n) no\nCiao!") and text.count("=== New match") == 1
+
+
+# ---- found by a fourth mutation review of play.py ------------------------------------------------
+def test_the_match_after_seed_2_63_minus_1_is_dealt_from_seed_0():
+    """Match k is dealt from seed + k, past 2**63-1 from 0 again (the README; seed + 1 was a
+    traceback at 'n', and no test failed)."""
+    s, out, _ = session(["n", "q"], seed=2**63 - 1)
+    assert s.run() == 0
+    text = out.getvalue()
+    assert f"(seed {2**63 - 1})" in text and "(seed 0)" in text and s.game.seed == 0
+
+
+def test_a_quit_word_in_capitals_quits_at_the_capture_choice():
+    """'Q' quits at 'Which (1-2, Enter to pick another card)?' as at every other prompt (there
+    it was not a number, and the next '1' played the capture)."""
+    s, out, fn = session(["7d", "Q", "1"])
+    assert run_from(s, choice_position()) == 0
+    text = out.getvalue()
+    assert fn.prompts[-1] == "Which (1-2, Enter to pick another card)? "
+    assert text.rstrip().endswith("Ciao!") and "You played" not in text
+
+
+def test_a_level_chosen_with_l_is_kept_when_napola_is_toggled():
+    """The person's choice replaces the default opponent for good: after 'l easy', 'a' played
+    the default's fallback (normal) with napola, not easy."""
+    pytest.importorskip("torch")
+    if not play.DEFAULT_CHECKPOINT.is_file():
+        pytest.skip("no shipped checkpoint")
+    s, out, _ = session(["l easy", "a", "q"], seed=3)
+    s.implicit_opponent = True
+    s.run()
+    text = out.getvalue()
+    assert "against easy, napola on" in text and "instead" not in text and s.opponent == "easy"
+
+
+def test_three_players_banner_and_an_illegal_move_name_the_computer_seat():
+    """With three players the banner says 'against two ... players' and an illegal move names
+    the seat that made it ('the computer' passed; mutation-testing review)."""
+    rules = Rules(players=3)
+    s, out, _ = session(["q"], rules=rules)
+    s.run()
+    assert "=== New match of three-players to 11 against two random players, napola off (seed 3)." in out.getvalue()
+    s, out, _ = session(["1"] * 10, rules=rules)
+    s.agents[1] = IllegalAgent(rules, 0)
+    with pytest.raises(ScopaError, match=r"^Computer 1 \(random\) chose an illegal move"):
+        s.run()
+
+
+def test_prompts_and_score_headers_as_they_are_laid_out():
+    """Texts no test pinned (mutation-testing review): the level prompt's 'Enter keeps', the help
+    line for more than three cards dealt, and the score tables' headers over their columns."""
+    s, out, fn = session(["l", ""])
+    s.run()
+    assert "Level (easy, hard, normal, random, or a .pt checkpoint; Enter keeps random): " in fn.prompts
+    scopone = rules_from_preset("scopone")
+    s, out, _ = session(["?", "q"], rules=scopone)
+    s.run()
+    assert "  1 2 ... 9       play that card of your hand" in out.getvalue()
+    s, out, _ = session(["1"] * 12 + ["q"], rules=scopone)
+    s.run()
+    assert "\nHand 1 score          Us    Them\n" in out.getvalue()
+    s, out, _ = session(["1", "q"], rules=Rules(napola=True))
+    run_from(s, end_position())
+    assert "\nHand 1 score      You  Computer\n" in out.getvalue()
+
+
+def test_bad_seed_and_partner_options_are_named_as_given(capsys):
+    """The errors name '--seed' and pairs' players, and a bad --partner is named before a bad
+    --opponent (mutation-testing review); a session made with a partner under three players is
+    refused too, not only main's."""
+    for args, err in ((["--opponent", "easy", "--seed", "-1"], "--seed must be a whole number 0..2**63-1, got -1"),
+                      (["--opponent", "easy", "--partner", "easy", "--seed", "1"],
+                       "--partner plays only in pairs (4 or 6 players); these rules have 2 players"),
+                      (["--rules", "scopone", "--opponent", "bogus", "--partner", "bogus2", "--seed", "1"],
+                       "unknown agent 'bogus2'")):
+        assert play.main(args) == 2
+        got = capsys.readouterr().err
+        assert got.startswith(f"play.py: error: {err}") and got.count("\n") == 1, got
+    with pytest.raises(ScopaError, match=r"^a partner plays only in pairs \(4 or 6 players\); these rules have 3 players"):
+        play.PlaySession("random", Rules(players=3), 1, partner="easy", output=io.StringIO())
