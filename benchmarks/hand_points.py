@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks._cli import errors_as_one_line, parser  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
-from scopa_env.records import read_numbered, rules_of, seat_of  # noqa: E402
+from scopa_env.records import read_numbered, rules_of, seat_of, two_totals  # noqa: E402
 from scopa_env.rules import Rules  # noqa: E402
 
 
@@ -49,15 +49,10 @@ def count_hands(paths: list[str], player: str) -> dict[tuple[int, int], int]:
                     raise ValueError(f"seed {seed!r}")
                 hands = []
                 for hand in record["hands"]:
-                    # a score of three sides was counted by its first two (review); with the
-                    # players' two names checked, no index below can be out of range
-                    if len(hand["score"]) != 2:
-                        raise ValueError(f"a hand's score of {len(hand['score'])} sides")
-                    key = (hand["score"][me]["total"], hand["score"][1 - me]["total"])
-                    # int() took 2.7 as 2 and "3" or true as points (review)
-                    if not all(type(x) is int for x in key):
-                        raise ValueError(f"hand score totals {key!r}")
-                    hands.append(key)
+                    # two whole totals, as paired.py reads them (a third side was counted by
+                    # the first two; review)
+                    totals = two_totals(hand)
+                    hands.append((totals[me], totals[1 - me]))
             except ScopaError as e:        # both players of one name (records.seat_of)
                 raise ScopaError(f"{path}:{n}: {e}") from None
             except (ValueError, KeyError, TypeError, AttributeError) as e:

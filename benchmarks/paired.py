@@ -42,7 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents.stats import mean_ci, points_interval_text, ratio_difference_ci, wilson  # noqa: E402
 from benchmarks._cli import errors_as_one_line, parser  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
-from scopa_env.records import read_numbered, rules_of, seat_of  # noqa: E402
+from scopa_env.records import read_numbered, rules_of, seat_of, two_totals  # noqa: E402
 
 FEW_DIFFER = 10     # fewer matches ended differently: few_differ_ci's bound, not Student's t
 Z975_EACH = 2.241402727604947      # the normal's 0.9875 quantile: two 97.5% intervals
@@ -168,9 +168,7 @@ def _margin(hands, seat: int) -> tuple[int, int]:
         raise ValueError("hands: a list of at least one hand")
     margin = 0
     for hand in hands:
-        totals = [side["total"] for side in hand["score"]]
-        if len(totals) != 2 or not all(type(t) is int for t in totals):
-            raise ValueError(f"hand score totals {totals!r}")
+        totals = two_totals(hand)
         margin += totals[seat] - totals[1 - seat]
     return margin, len(hands)
 

@@ -228,6 +228,16 @@ def seat_of(record: dict, player: str | None) -> int:
     return seats[0]
 
 
+def two_totals(hand: dict) -> list[int]:
+    """A 2-player record's hand score totals, by seat; a ValueError unless its score is two
+    sides whose totals are whole numbers (paired.py and hand_points.py read hands by it: int()
+    took 2.7 as 2 and "3" or true as points, and a third side was counted by the first two)."""
+    totals = [side["total"] for side in hand["score"]]
+    if len(totals) != 2 or not all(type(t) is int for t in totals):
+        raise ValueError(f"hand score totals {totals!r}")
+    return totals
+
+
 def rules_of(record: dict) -> Rules:
     """A record's rules as replay reads them: options it lacks (written before they existed) at
     their classic defaults. A ValueError for what is not a table of options (paired.py and

@@ -424,7 +424,7 @@ def test_an_opponent_object_is_held_to_the_learners_rules():
     with pytest.raises(ScopaError, match=r"opponent must be an agent .* got the class RandomAgent: pass an instance"):
         ScopaGymEnv(opponent=RandomAgent)
     # an integer id that is not legal names the id (it said 'an illegal action'; mutation-testing
-    # review); the last id of the table, legal in no position of a dealt game
+    # review); the table's last id, not legal at the opponent's first move here
     last = ScopaGymEnv(opponent="random").action_space.n - 1
     env = ScopaGymEnv(opponent=Answers(lambda legal: last), learner_seat=1)
     with pytest.raises(ScopaError, match=rf"^agent 'agent' \(seat 0\) chose illegal action {last}$"):
