@@ -567,22 +567,27 @@ def test_baseline_with_another_checksum_is_said_to_play_other_hands(monkeypatch,
 
 # ---- bench_batched.py --------------------------------------------------------
 class BatchedFakeEnv:
+    """Three legal moves in each game; counts the calls of each method and the indices drawn."""
+
     def __init__(self, B=8, rules=None, seed=0, tag="this"):
         self.num_envs, self.tag = B, tag
         self.legal_count = np.full(B, 3)
         self.legal_ids = np.zeros((B, 3), dtype=np.int64)
         self.views = 0
+        self.calls, self.drawn = {"step": 0, "step_index": 0, "action_masks": 0}, set()
 
     def reset(self):
         pass
 
     def step(self, ids):
-        pass
+        self.calls["step"] += 1
 
     def step_index(self, idx):
-        pass
+        self.calls["step_index"] += 1
+        self.drawn |= set(idx.tolist())
 
     def action_masks(self):
+        self.calls["action_masks"] += 1
         env = self
 
         class Mask:
@@ -620,25 +625,6 @@ def test_mask_cost_is_compared_with_one_batched_step(monkeypatch, capsys):
     assert line.endswith("2.00 ms per call =  2.0x one batched step (1.00 ms)"), line
 
 
-class _CountingEnv:
-    """Counts step(), step_index() and action_masks() calls; three legal moves in each game."""
-
-    def __init__(self, B=4):
-        self.num_envs, self.legal_count = B, np.full(B, 3)
-        self.legal_ids = np.arange(3 * B).reshape(B, 3)
-        self.calls, self.drawn = {"step": 0, "step_index": 0, "action_masks": 0}, set()
-
-    def step(self, ids):
-        self.calls["step"] += 1
-
-    def step_index(self, idx):
-        self.calls["step_index"] += 1
-        self.drawn |= set(idx.tolist())
-
-    def action_masks(self):
-        self.calls["action_masks"] += 1
-
-
 @pytest.mark.parametrize("mode, calls", [("index", {"step": 0, "step_index": 20, "action_masks": 0}),
                                          ("ids", {"step": 20, "step_index": 0, "action_masks": 0}),
                                          ("index+dense mask", {"step": 0, "step_index": 20, "action_masks": 20})])
@@ -646,7 +632,7 @@ def test_run_steps_as_its_mode_says_with_every_legal_move_drawn(monkeypatch, mod
     """Each mode's calls (two modes' could swap, or 'index' read masks, and no test failed), and
     the random move drawn from all of a game's legal moves, its last too (mutation-testing review)."""
     monkeypatch.setattr(bench_batched.time, "perf_counter", _Clock(step=1.0))
-    env = _CountingEnv()
+    env = BatchedFakeEnv(4)
     bench_batched.run(env, mode, 0.5, np.random.default_rng(0))
     assert env.calls == calls
     assert env.drawn == ({0, 1, 2} if mode != "ids" else set())
