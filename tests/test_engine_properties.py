@@ -403,6 +403,10 @@ def test_replay_holds_records_to_the_documented_keys_and_types():
         # every other number of a record refuses 1.0 (README); the format took it (review)
         (lambda r: r.__setitem__("format", 1.0), "record format 1.0: this version reads format 1"),
         (lambda r: r.__setitem__("version", 7), "unknown record key 'version'"),
+        # an optional key belongs to its own part: a move's 'legal' in the record, the record's
+        # 'format' in a hand (taken and ignored passed; mutation-testing review)
+        (lambda r: r.__setitem__("legal", []), "record: unknown record key 'legal'"),
+        (lambda r: r["hands"][0].__setitem__("format", 7), "hand 0: unknown hand key 'format'"),
         (lambda r: r["hands"][0]["moves"][0].__setitem__("note", "x"), "hand 0 move 0: unknown move key 'note'"),
         (lambda r: r.__setitem__("rules", None), "rules is a JSON object"),
         (lambda r: r.__delitem__("seed"), "record: the record key 'seed' is missing"),
@@ -508,7 +512,9 @@ def test_records_write_and_read_only_json_records(tmp_path):
                         (([{"a": 1}], None), "write needs a file path, got None"),
                         (([{"a": {1}}], good), "a record must hold JSON values only"),
                         (([{"a": float("nan")}], good), "a record must hold JSON values only"),
-                        (([5], good), "record 0 must be a JSON object (a dict), got int")):
+                        (([5], good), "record 0 must be a JSON object (a dict), got int"),
+                        # a JSON array is no record either (mutation-testing review)
+                        (([[1, 2]], good), "record 0 must be a JSON object (a dict), got list")):
         with pytest.raises(ScopaError, match=re.escape(words)):
             records.write(*args)
     assert list(records.read(good)) == [{"a": 1}]          # whole or not at all: still the first
@@ -1203,3 +1209,19 @@ def test_deferred_interrupts_deliver_the_first_signal_held_and_pass_in_threads()
     t.start()
     t.join()
     assert ran == ["ran"]
+
+
+def test_seat_of_and_two_totals_read_only_two_player_records():
+    """paired.py and hand_points.py read records by these: a record of three or more players is
+    refused (fewer than two was the only check that could fail; mutation-testing review), no
+    name means the first seat's, and a hand's totals are two whole numbers by seat."""
+    import pytest
+    assert records.seat_of({"players": ["a", "b"]}, "b") == 1
+    assert records.seat_of({"players": ["b", "a"]}, None) == 0
+    for names in (["a"], ["a", "b", "c"], ["a", "b", "c", "d"]):
+        with pytest.raises(ValueError, match=re.escape(f"players {names!r}: two names")):
+            records.seat_of({"players": names}, "a")
+    assert records.two_totals({"score": [{"total": 3}, {"total": 8}]}) == [3, 8]
+    for totals in ([11], [11, 5, 7], [1, True], [1, 2.0]):
+        with pytest.raises(ValueError, match=re.escape(f"hand score totals {totals!r}")):
+            records.two_totals({"score": [{"total": t} for t in totals]})
