@@ -1948,3 +1948,69 @@ def test_an_ace_that_takes_the_table_is_scored_as_taking_its_cards():
                                        torch.from_numpy(agent.actions.card[legal].astype(np.int64))[None],
                                        captured[None])[0]
     assert np.allclose(scores, want.numpy())
+
+
+# ---- found by a mutation review of agents/normal.py and agents/_exact.py ---------------------------
+def _normal_self_play(rules, seed, plies, count_last=4):
+    from agents.normal import NormalAgent
+    from scopa_env.game import Game
+    agent, g = NormalAgent(rules, count_last=count_last), Game(rules, seed)
+    for _ in range(plies):
+        g.play_action(agent.act(g.observation(g.to_move)))
+    return g.observation(g.to_move)
+
+
+@pytest.mark.parametrize("seed, plies, counted, judged", [(2, 32, 4088, 8102), (18, 32, 4050, 8823),
+                                                          (1, 33, 12188, 4139)])
+def test_normal_counts_out_the_last_four_cards_by_minimax_under_other_rules(seed, plies, counted, judged):
+    """Under rules other than the classic (re_bello here) normal counts out the last count_last
+    cards exactly too, by minimax. In these last-deal positions of normal's self-play the count
+    chooses otherwise than the judgement (count_last=0). Under the review's changes normal
+    judged them instead: with 4 cards left (counting from 3), by easy's expectimax (18/32), and
+    with no count at all (1/33); no test failed (mutation-testing review)."""
+    from agents.normal import NormalAgent
+    rules = Rules(re_bello=True)
+    obs = _normal_self_play(rules, seed, plies)
+    assert NormalAgent(rules).act(obs) == counted
+    assert NormalAgent(rules, count_last=0).act(obs) == judged != counted
+
+
+def test_normal_judges_with_the_deck_left_and_the_last_capturer_each_in_its_place():
+    """The classic judgement reads deck_left and last_capturer, each where score_moves expects
+    it: swapped, this last-deal position's move changed (count_last=0: judged, not counted out;
+    the default's count hid it; mutation-testing review)."""
+    from agents.normal import NormalAgent
+    obs = _normal_self_play(Rules(), 61, 35, count_last=0)
+    assert NormalAgent(Rules(), count_last=0).act(obs) == 8840
+
+
+def test_a_move_that_ends_the_hand_is_valued_by_the_equity_table():
+    """exact_values_any values a candidate that ends the hand by the table it is given, as every
+    other. The mover's last card takes 16 with 6 and ends the hand. With 19 cards of the rest in
+    its pile it scores 3 to 0: in points 3 at any score; in the levels' linear equity the match's
+    chance plus 0.01 a point: 1.03 at 8-8 (11-8, won), 0.13 at 0-10 (3-10: the guess's floor
+    0.1). With none it scores 1 to 3: at 8-8 the match is lost 9-11, worth 0 - 0.02. (This
+    ending valued in points, and a lost match at 0.1, both passed the tests; mutation-testing
+    review.)"""
+    import numpy as np
+
+    from agents import _exact
+    from scopa_env import core
+    from scopa_env.game import Game
+
+    def values(scores, table, in_pile=19):
+        hand, on_table = [6], [16]
+        rest = [c for c in range(40) if c not in hand + on_table]
+        mine, theirs = rest[:in_pile], rest[in_pile:]
+        g = Game(Rules()).setup(hands=[hand, []], table=on_table, piles=[mine, theirs], deck=[], dealer=1,
+                                to_move=0, scores=scores, last_capturer=0)
+        state = np.asarray(g.state, dtype=np.int64)
+        buf = core.new_move_buffer()
+        k = core.legal_moves(state, buf)
+        out = np.zeros(k)
+        _exact.exact_values_any(state, -1, 0, buf[0, :k].copy(), buf[1, :k].copy(), k, table, out, False, 0)
+        return out.tolist()
+    assert values([8, 8], _exact.POINTS) == values([0, 10], _exact.POINTS) == [3.0]
+    equity = _exact.linear_equity(11)
+    assert values([8, 8], equity) == pytest.approx([1.03]) and values([0, 10], equity) == pytest.approx([0.13])
+    assert values([8, 8], _exact.POINTS, 0) == [-2.0] and values([8, 8], equity, 0) == pytest.approx([-0.02])
