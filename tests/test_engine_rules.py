@@ -968,3 +968,26 @@ def test_a_finished_hand_has_no_legal_moves_even_with_cards_held():
     st[core.PHASE] = core.HAND_OVER
     h = Game.from_state(Rules(), st)
     assert h.hand_over and h.legal_moves() == [] and len(h.legal_action_ids()) == 0
+
+
+@pytest.mark.parametrize("option, last_is_sum", [({"free_capture": True}, False), ({"quindici": "both"}, True)])
+def test_a_move_buffer_one_slot_short_is_refused_not_written_past(option, last_is_sum):
+    """legal_moves refuses a buffer too narrow for the position's moves instead of writing past
+    its row (the compiled kernels check no bounds): the 10 of bastoni alone against every card of
+    ranks 1-6. With free capture the last move is the lay (_add_move's check); with quindici the
+    last is a capture of sum 15 (_sum_captures' check). Mutation testing: `>=` read as `>` in
+    either check went unseen."""
+    st = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    core.init_match_rules(st, 1, Rules(**option).to_header())
+    st[core.HANDS:core.HANDS + core.MAXP] = 0
+    st[core.TO_MOVE] = 0
+    st[core.HANDS] = 1 << 39
+    st[core.TABLE] = sum(1 << (s * 10 + r) for s in range(4) for r in range(6))
+    full = core.new_move_buffer()
+    n = core.legal_moves(st, full)
+    assert n > 1000 and full[0, n - 1] == 39 and (full[1, n - 1] != 0) == last_is_sum
+    exact = np.empty((3, n), dtype=np.int64)
+    assert core.legal_moves(st, exact) == n
+    assert (exact[:2, :n] == full[:2, :n]).all()
+    with pytest.raises(ValueError, match="more legal moves than the move buffer holds"):
+        core.legal_moves(st, np.empty((3, n - 1), dtype=np.int64))
