@@ -218,6 +218,7 @@ def test_agents_that_remember_the_match_decide_the_same_whatever_is_hidden(spec)
 def test_hard_worlds_agree_with_what_the_player_knows():
     rng_state = np.zeros(1, dtype=np.int64)
     core.seed_rng(rng_state, 0, 99)
+    last_capturers = set()
     for g1, g2, me in _positions(8):
         obs = g1.observation(me)["observation"]
         base = np.zeros(core.STATE_SIZE, dtype=np.int64)
@@ -231,6 +232,13 @@ def test_hard_worlds_agree_with_what_the_player_knows():
         assert base[core.DECK_POS] == st[core.DECK_POS]
         assert base[core.SCORES] == st[core.SCORES + me] and base[core.SCORES + 1] == st[core.SCORES + opp]
         assert base[core.DEALER] == (0 if st[core.DEALER] == me else 1)
+        # seat 0 of the base is me: who captured last, what each side played and its scope
+        # (mutation testing: the last capturer's two sides swapped went unseen)
+        lc = int(st[core.LAST_CAPTURER])
+        assert base[core.LAST_CAPTURER] == (-1 if lc < 0 else 0 if lc == me else 1)
+        last_capturers.add(int(base[core.LAST_CAPTURER]))
+        assert base[core.PLAYED] == st[core.PLAYED + me] and base[core.PLAYED + 1] == st[core.PLAYED + opp]
+        assert base[core.SCOPE] == st[core.SCOPE + me] and base[core.SCOPE + 1] == st[core.SCOPE + opp]
         ids = np.array([c for c in range(40) if unseen >> c & 1], dtype=np.int64)
         world = np.zeros_like(base)
         for _ in range(5):
@@ -243,6 +251,64 @@ def test_hard_worlds_agree_with_what_the_player_knows():
             assert every == list(range(40))         # each card exactly once
             assert world[core.HANDS + 1] & ~unseen == 0
             assert core.popcount(world[core.HANDS + 1]) == core.popcount(st[core.HANDS + opp])
+    assert last_capturers == {-1, 0, 1}       # nobody yet, me, the opponent: each case was seen
+
+
+def test_a_sampled_world_deals_the_unseen_cards_uniformly():
+    """sample_world is a uniform shuffle (Fisher-Yates): each of 6 unseen cards goes to the
+    opponent's 3-card hand half the time and is the next card dealt from the deck a sixth of the
+    time (mutation testing: Sattolo's shuffle, drawing below i instead of i + 1, went unseen; it
+    puts the lowest card in the hand about 0.4 of the time)."""
+    used = ["1D", "2D", "3D", "4D", "5D", "6D", "7D", "1C", "2C", "3C"]
+    rest = [c for c in range(40) if c not in {parse_card(u) for u in used}]
+    g = Game(Rules()).setup(hands=[["1D", "2D", "3D"], ["4D", "5D", "6D"]], table=["7D"],
+                            piles=[rest[::2], rest[1::2]], deck=["1C", "2C", "3C"], dealer=1, to_move=0)
+    obs = g.observation(0)["observation"]
+    base = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    unseen = _rollout.build_base(obs, 11, base)
+    ids = np.array([c for c in range(40) if unseen >> c & 1], dtype=np.int64)
+    assert len(ids) == 6
+    rng_state = np.zeros(1, dtype=np.int64)
+    core.seed_rng(rng_state, 0, 7)
+    world = np.zeros_like(base)
+    n = 20_000
+    in_hand, first = np.zeros(40), np.zeros(40)
+    for _ in range(n):
+        _rollout.sample_world(base, ids, 6, 3, rng_state, world)
+        for c in range(40):
+            in_hand[c] += world[core.HANDS + 1] >> c & 1
+        first[world[core.DECK + world[core.DECK_POS]]] += 1
+    cards = sorted(int(c) for c in ids)
+    assert np.abs(in_hand[cards] / n - 0.5).max() < 0.02            # sd 0.0035
+    assert np.abs(first[cards] / n - 1 / 6).max() < 0.02            # sd 0.0026
+    assert in_hand.sum() == 3 * n and first.sum() == n
+
+
+def test_a_rollout_plays_both_seats_as_the_normal_level_judges():
+    """finish_hand without random moves and without the exact last deal plays each move the
+    normal level (without its count-out) would play from that seat's view: the same piles and
+    scope at the end of the hand, from positions throughout a hand (mutation testing: the last
+    capturer passed to the judgement from the wrong side went unseen)."""
+    from agents.normal import NormalAgent
+    buf, values, scratch = core.new_move_buffer(), np.empty(core.MAX_MOVES), _scoring.new_scratch()
+    bufs = np.empty((_exact.EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
+    states = np.zeros((_exact.EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
+    for seed in range(1, 9):
+        for plies in (0, 7, 19):
+            g = Game(Rules(), seed=seed)
+            rng = np.random.default_rng(seed)
+            for _ in range(plies):
+                ids = g.legal_action_ids()
+                g.play_action(int(ids[rng.integers(len(ids))]))
+            st = g.state.copy()
+            _rollout.finish_hand(st, buf, _scoring.WEIGHTS, values, scratch, np.zeros(1, dtype=np.int64),
+                                 0.0, _exact.POINTS, False, states, bufs)
+            normal = NormalAgent(count_last=0)
+            while not g.hand_over:
+                g.play_action(normal.act(g.observation(g.to_move)))
+            for s in range(2):
+                assert st[core.PILES + s] == g.state[core.PILES + s], (seed, plies, s)
+                assert st[core.SCOPE + s] == g.state[core.SCOPE + s], (seed, plies, s)
 
 
 def _position(hand, table, opp_hand, piles=None, scores=None, dealer=1):

@@ -131,6 +131,7 @@ def test_the_world_is_rebuilt_from_the_observation(name):
     rules = rules_from_preset(name)
     header = np.asarray(rules.to_header(), dtype=np.int64)
     n, sides = rules.players, rules.teams
+    last_capturers = set()
     for seed in range(1, 6):
         g = _mid_hand(rules, seed, 5)
         if g is None:
@@ -155,6 +156,14 @@ def test_the_world_is_rebuilt_from_the_observation(name):
         deck = st[core.DECK + st[core.DECK_POS]:core.DECK + 40]
         assert v.unseen == hidden | sum(1 << int(c) for c in deck)
         assert b[core.DECK_POS] == st[core.DECK_POS] and b[core.DEALER] == (st[core.DEALER] - me) % n
+        # who captured last, as a seat of the view (mutation testing: the two-player mapping
+        # turned round went unseen)
+        lc = int(st[core.LAST_CAPTURER])
+        assert b[core.LAST_CAPTURER] == (-1 if lc < 0 else (lc - me) % n)
+        last_capturers.add(int(b[core.LAST_CAPTURER]))
+        for k in range(n):
+            assert b[core.SCOPE + k] == st[core.SCOPE + (me + k) % n]
+    assert len(last_capturers) >= 2
 
 
 def test_a_broken_observation_is_a_scopa_error():

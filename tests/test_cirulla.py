@@ -459,3 +459,30 @@ def test_the_observation_stays_within_its_box_with_a_joker_shown_as_a_re_and_the
     s[core.BONUS] = 60
     obs = observe(s, 0)
     assert view(obs, "my_bonus")[0] == 60 and (obs <= lay.high).all()
+
+
+def test_a_search_world_keeps_the_cards_a_seat_showed_in_its_hand():
+    """search_any deals a world's hidden cards beside the cards each seat showed, not in their
+    place. The position of the test above, with the deck taken out so that nothing is left to
+    chance: the opponent holds only its shown 9C 7C, so the search's value of each of my moves
+    (one world, the last deal played exactly) is the exact solver's, which gives the holder its
+    cards itself (mutation testing: a world's hand without the shown cards went unseen)."""
+    from agents import _exact, _rollout, _scoring
+    g = deal(CIRULLA, ["9D", "9C", "7C"], ["6D", "8C", "5S"], ["10S", "10B", "8S", "4B"])
+    g.play("9D")
+    v = _rollout.View(g.observation(0)["observation"], CIRULLA, np.asarray(CIRULLA.to_header(), dtype=np.int64))
+    base = v.base.copy()
+    base[core.DECK_POS] = 40                       # the deck's cards out of the game
+    assert v.hidden[1] == 0 and base[core.HANDS + 1] == mask(["9C", "7C"])
+    buf = core.new_move_buffer()
+    k = core.legal_moves(base, buf)
+    cards, masks = buf[0, :k].copy(), buf[1, :k].copy()
+    exact = np.zeros(k)
+    assert _exact.exact_values_any(base, 1, np.int64(0), cards, masks, k, _exact.POINTS, exact, False, 0)
+    totals = np.zeros(k)
+    rng = np.zeros(1, dtype=np.int64)
+    core.seed_rng(rng, 0, 3)
+    _rollout.search_any(base, v.hidden, np.int64(0), cards, masks, k, 1, 1, _exact.POINTS, _scoring.WEIGHTS,
+                        0.0, True, _rollout.classic_captures(CIRULLA), rng, totals)
+    assert k == 4 and np.array_equal(totals, exact)
+    assert len(set(exact.tolist())) > 1          # the moves differ in worth: the check can fail

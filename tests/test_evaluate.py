@@ -71,6 +71,20 @@ def test_ratio_difference_ci_pairs_the_clusters():
     assert ratio_difference_ci([1], [2], [3], [2])[1] == (-math.inf, math.inf)
     with pytest.raises(ValueError, match="the same clusters"):
         ratio_difference_ci(ya, [4] * 4, yb[:3], xb[:3])
+    # either run without hands: no ratio, so no difference (mutation testing: run b's check
+    # went unseen; without it the difference was inf)
+    for a, b in (([0, 0], [1, 1]), ([1, 1], [0, 0])):
+        d, (lo, hi) = ratio_difference_ci([1, 2], a, [1, 2], b)
+        assert math.isnan(d) and math.isnan(lo) and math.isnan(hi)
+
+
+def test_ratio_ci_finds_no_spread_at_any_scale():
+    """Totals in the millions at one ratio still have no spread: the tolerance grows with the
+    totals (mutation testing: a tolerance that shrank with them went unseen; it gave a zero-width
+    interval)."""
+    counts = [39, 21, 24, 38]
+    r, interval = ratio_ci([x * 1e6 / 7 for x in counts], counts)
+    assert r == pytest.approx(1e6 / 7) and interval == (-math.inf, math.inf)
 
 
 def test_correlation():
