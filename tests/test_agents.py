@@ -258,7 +258,7 @@ def test_a_sampled_world_deals_the_unseen_cards_uniformly():
     """sample_world is a uniform shuffle (Fisher-Yates): each of 6 unseen cards goes to the
     opponent's 3-card hand half the time and is the next card dealt from the deck a sixth of the
     time (mutation testing: Sattolo's shuffle, drawing below i instead of i + 1, went unseen; it
-    puts the lowest card in the hand about 0.4 of the time)."""
+    puts the lowest card in the hand about 0.4 of the time from cards in id order)."""
     used = ["1D", "2D", "3D", "4D", "5D", "6D", "7D", "1C", "2C", "3C"]
     rest = [c for c in range(40) if c not in {parse_card(u) for u in used}]
     g = Game(Rules()).setup(hands=[["1D", "2D", "3D"], ["4D", "5D", "6D"]], table=["7D"],
@@ -274,7 +274,9 @@ def test_a_sampled_world_deals_the_unseen_cards_uniformly():
     n = 20_000
     in_hand, first = np.zeros(40), np.zeros(40)
     for _ in range(n):
-        _rollout.sample_world(base, ids, 6, 3, rng_state, world)
+        # from the cards in id order each time, as a search's first world deals them (carried
+        # on from one shuffle to the next, even a biased shuffle mixes)
+        _rollout.sample_world(base, ids.copy(), 6, 3, rng_state, world)
         for c in range(40):
             in_hand[c] += world[core.HANDS + 1] >> c & 1
         first[world[core.DECK + world[core.DECK_POS]]] += 1
@@ -287,8 +289,10 @@ def test_a_sampled_world_deals_the_unseen_cards_uniformly():
 def test_a_rollout_plays_both_seats_as_the_normal_level_judges():
     """finish_hand without random moves and without the exact last deal plays each move the
     normal level (without its count-out) would play from that seat's view: the same piles and
-    scope at the end of the hand, from positions throughout a hand (mutation testing: the last
-    capturer passed to the judgement from the wrong side went unseen)."""
+    scope at the end of the hand, from positions throughout a hand. (A mutation review asked
+    for it: the last capturer passed to the judgement from the wrong side went unseen. That one
+    cannot be seen here: the judgement reads it only for the hand's last card, and a rollout
+    judges that card only when it has several captures, all of which take the table's rest.)"""
     from agents.normal import NormalAgent
     buf, values, scratch = core.new_move_buffer(), np.empty(core.MAX_MOVES), _scoring.new_scratch()
     bufs = np.empty((_exact.EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)

@@ -79,12 +79,12 @@ def test_ratio_difference_ci_pairs_the_clusters():
 
 
 def test_ratio_ci_finds_no_spread_at_any_scale():
-    """Totals in the millions at one ratio still have no spread: the tolerance grows with the
-    totals (mutation testing: a tolerance that shrank with them went unseen; it gave a zero-width
-    interval)."""
+    """Totals near 1e8 at one ratio still have no spread, though rounding leaves residuals of
+    about 1e-6: the tolerance grows with the totals (mutation testing: a tolerance that stayed
+    1e-9 went unseen; it gave an interval a few millionths wide)."""
     counts = [39, 21, 24, 38]
-    r, interval = ratio_ci([x * 1e6 / 7 for x in counts], counts)
-    assert r == pytest.approx(1e6 / 7) and interval == (-math.inf, math.inf)
+    r, interval = ratio_ci([x * 1e9 / 7 for x in counts], counts)
+    assert r == pytest.approx(1e9 / 7) and interval == (-math.inf, math.inf)
 
 
 def test_correlation():
