@@ -297,8 +297,8 @@ def test_a_rollout_plays_both_seats_as_the_normal_level_judges():
     buf, values, scratch = core.new_move_buffer(), np.empty(core.MAX_MOVES), _scoring.new_scratch()
     bufs = np.empty((_exact.EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
     states = np.zeros((_exact.EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
-    for seed in range(1, 9):
-        for plies in (0, 7, 19):
+    for seed in range(1, 41):
+        for plies in (0, 7, 19, 31):
             g = Game(Rules(), seed=seed)
             rng = np.random.default_rng(seed)
             for _ in range(plies):
