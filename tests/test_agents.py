@@ -608,6 +608,60 @@ def test_hard_time_budget_and_fixed_worlds():
     h = HardAgent(worlds=10_000, time_budget=0.01)
     h.act(g.observation(0))
     assert 0 < h.last_worlds < 10_000
+    # a budget spent before the first world still plays one step of worlds (4): the values are
+    # means, not 0 / 0 (mutation review: the first step's guarantee went unseen)
+    h = HardAgent(worlds=100, time_budget=1e-12)
+    legal, values = h.move_values(g.observation(0))
+    assert h.last_worlds == 4 and len(values) > 1 and np.isfinite(values).all()
+
+
+def test_hard_epsilon_takes_both_ends():
+    """epsilon is in [0, 1], both ends included (mutation review: 1 refused went unseen)."""
+    assert make_agent("hard", epsilon=1.0).epsilon == 1.0 and make_agent("hard", epsilon=0).epsilon == 0.0
+
+
+def test_hard_weighs_a_deals_evidence_once():
+    """The model weights are the evidence of the earlier deals plus this deal's so far: weighing
+    again at the same decision changes nothing (mutation review: each weighing adding this deal's
+    evidence to the earlier deals' went unseen)."""
+    me, opp = HardAgent(worlds=4, infer=True), make_agent("normal")
+    g = Game(Rules(), 5)
+    checked = 0
+    while checked < 3 and not g.hand_over:
+        if g.to_move == 0 and len(g.legal_action_ids()) > 1 and me.rows and g.deck_left < 24:
+            obs = g.observation(0)["observation"]
+            twin = copy.deepcopy(me)
+            twin.observe(obs)
+            twin.hand_posterior(obs)
+            weights, evidence = twin.model_weights.copy(), twin.log_evidence.copy()
+            assert evidence.any()                   # earlier deals were weighed
+            twin.hand_posterior(obs)
+            assert np.array_equal(twin.model_weights, weights) and np.array_equal(twin.log_evidence, evidence)
+            checked += 1
+        side = me if g.to_move == 0 else opp
+        g.play_action(side.act(g.observation(g.to_move)))
+    assert checked == 3
+
+
+def test_hard_rows_read_the_last_capturer_from_the_opponents_side():
+    """Each row of the opponent's moves holds who captured last before it, from its side: 1 itself,
+    2 me (mutation review: the two turned round, and my own capture read as its, went unseen).
+    Seat 1 leads 5D x 5C; I lay 2S; it takes 1B 6C 2S with 9B (it captured last: 1); I take 10S
+    with 10B; it lays 3C (I captured last: 2)."""
+    hand, table, opp = ["2S", "8B", "10B"], ["5C", "1B", "6C", "10S"], ["5D", "9B", "3C"]
+    rest = _rest(hand, table, opp)
+    g = Game(Rules()).setup(hands=[hand, opp], table=table, piles=[rest[24:27], rest[27:]],
+                            deck=rest[:24], dealer=0, to_move=1)
+    me = HardAgent(worlds=2, infer=True)
+    for theirs, mine in ((("5D", ["5C"]), ("2S", [])), (("9B", ["1B", "6C", "2S"]), ("10B", ["10S"])),
+                         (("3C", []), None)):
+        g.play(*theirs)
+        obs = g.observation(0)["observation"]
+        me.observe(obs)
+        if mine:
+            me.remember(obs, me.actions.encode(parse_card(mine[0]), [parse_card(c) for c in mine[1]]))
+            g.play(*mine)
+    assert [(r[1], r[7]) for r in me.rows] == [(parse_card("5D"), 0), (parse_card("9B"), 1), (parse_card("3C"), 2)]
 
 
 def test_hard_rejects_an_inconsistent_observation():
