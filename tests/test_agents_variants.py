@@ -14,7 +14,7 @@ from agents.arena import evaluate, play_deal, rotation_seats, summarize
 from agents.hard import HardAgent
 from scopa_env import core
 from scopa_env.actions import TAKES_TABLE
-from scopa_env.cards import mask_of
+from scopa_env.cards import card_str, mask_of
 from scopa_env.errors import ScopaError
 from scopa_env.game import Game
 from scopa_env.presets import PRESETS, rules_from_preset
@@ -407,3 +407,40 @@ def test_hard_does_not_give_away_a_napoleone_that_ends_the_match_early():
     assert _exact.outcome_any(st, _exact.POINTS) == -41.0
     st[core.NAPOLEONE] = core.NAPOLEONE_OFF         # the classic game: points alone, as before
     assert _exact.outcome_any(st, _exact.POINTS) == 0.0
+
+
+def test_hard_under_other_rules_shares_its_budget_over_hands_and_deck():
+    """Under other rules the budget is shared as under the classic ones: budget / (moves x plies
+    left), the plies counting every hand and the deck; a spent time budget still plays one step
+    of worlds (4), so the values are means (mutation review: the deck left out of the plies, and
+    no world at all under a spent budget, went unseen)."""
+    rules = rules_from_preset("cirulla")
+    for seed in range(1, 6):
+        g = _mid_hand(rules, seed, 3)
+        if g is not None and len(g.legal_action_ids()) > 1 and g.deck_left > 0:
+            break
+    assert g is not None and len(g.legal_action_ids()) > 1 and g.deck_left > 0
+    me = g.to_move
+    k = len(g.legal_action_ids())
+    plies = sum(int(core.popcount(g.state[core.HANDS + s])) for s in range(g.n_players)) + g.deck_left
+    h = HardAgent(rules=rules, budget=60_000, min_worlds=1, max_worlds=10_000)
+    h.move_values(g.observation(me))
+    assert h.last_worlds == 60_000 // (k * plies)
+    h = HardAgent(rules=rules, worlds=100, time_budget=1e-12)
+    legal, values = h.move_values(g.observation(me))
+    assert h.last_worlds == 4 and len(values) == k and np.isfinite(values).all()
+
+
+def test_hard_under_other_rules_counts_out_eight_cards():
+    """The last deal with 8 cards in the two hands (EXACT_PLIES) and nothing hidden is counted out
+    exactly, one 'world', under rules that are not the classic ones too (mutation review: 8 left
+    to the search went unseen)."""
+    rules = Rules(equal_first=False)
+    hands = [["1D", "2D", "3D", "4D"], ["1C", "2C", "3C", "4C"]]
+    table = ["7S", "8S"]
+    used = {c for part in hands + [table] for c in part}
+    rest = [c for c in range(40) if card_str(c) not in used]
+    g = Game(rules).setup(hands=hands, table=table, piles=[rest[::2], rest[1::2]], dealer=1, to_move=0)
+    h = HardAgent(rules=rules, worlds=5)
+    legal, values = h.move_values(g.observation(0))
+    assert h.last_worlds == 1 and len(legal) > 1
