@@ -259,10 +259,9 @@ def test_a_sampled_world_deals_the_unseen_cards_uniformly():
     opponent's 3-card hand half the time and is the next card dealt from the deck a sixth of the
     time (mutation testing: Sattolo's shuffle, drawing below i instead of i + 1, went unseen; it
     puts the lowest card in the hand about 0.4 of the time from cards in id order)."""
-    used = ["1D", "2D", "3D", "4D", "5D", "6D", "7D", "1C", "2C", "3C"]
-    rest = [c for c in range(40) if c not in {parse_card(u) for u in used}]
-    g = Game(Rules()).setup(hands=[["1D", "2D", "3D"], ["4D", "5D", "6D"]], table=["7D"],
-                            piles=[rest[::2], rest[1::2]], deck=["1C", "2C", "3C"], dealer=1, to_move=0)
+    hands, table, deck = [["1D", "2D", "3D"], ["4D", "5D", "6D"]], ["7D"], ["1C", "2C", "3C"]
+    rest = _rest(*hands, table, deck)
+    g = Game(Rules()).setup(hands=hands, table=table, piles=[rest[::2], rest[1::2]], deck=deck, dealer=1, to_move=0)
     obs = g.observation(0)["observation"]
     base = np.zeros(core.STATE_SIZE, dtype=np.int64)
     unseen = _rollout.build_base(obs, 11, base)

@@ -14,7 +14,7 @@ from agents.arena import evaluate, play_deal, rotation_seats, summarize
 from agents.hard import HardAgent
 from scopa_env import core
 from scopa_env.actions import TAKES_TABLE
-from scopa_env.cards import card_str, mask_of
+from scopa_env.cards import mask_of
 from scopa_env.errors import ScopaError
 from scopa_env.game import Game
 from scopa_env.presets import PRESETS, rules_from_preset
@@ -436,11 +436,7 @@ def test_hard_under_other_rules_counts_out_eight_cards():
     exactly, one 'world', under rules that are not the classic ones too (mutation review: 8 left
     to the search went unseen)."""
     rules = Rules(equal_first=False)
-    hands = [["1D", "2D", "3D", "4D"], ["1C", "2C", "3C", "4C"]]
-    table = ["7S", "8S"]
-    used = {c for part in hands + [table] for c in part}
-    rest = [c for c in range(40) if card_str(c) not in used]
-    g = Game(rules).setup(hands=hands, table=table, piles=[rest[::2], rest[1::2]], dealer=1, to_move=0)
+    g = _position(rules, ["1D", "2D", "3D", "4D"], ["7S", "8S"], [["1C", "2C", "3C", "4C"]])
     h = HardAgent(rules=rules, worlds=5)
     legal, values = h.move_values(g.observation(0))
     assert h.last_worlds == 1 and len(legal) > 1
