@@ -440,3 +440,29 @@ def test_hard_under_other_rules_counts_out_eight_cards():
     h = HardAgent(rules=rules, worlds=5)
     legal, values = h.move_values(g.observation(0))
     assert h.last_worlds == 1 and len(legal) > 1
+
+
+def test_hard_under_other_rules_plays_for_the_match_within_seven_of_the_target():
+    """Under other rules, as under the classic ones (hard.deciding), a hand can decide the match
+    once either side's score is within endgame_margin (7) of the target: from 4 of 11 on, the
+    exact last deal is valued by the chance of winning the match (linear_equity), below it by
+    points. Mutation review: the boundary (> for >=) and the first side's score alone went unseen."""
+    rules = Rules(equal_first=False)
+    header = np.asarray(rules.to_header(), dtype=np.int64)
+    for scores, deciding in (([4, 0], True), ([0, 4], True), ([3, 3], False)):
+        g = _position(rules, ["1D", "2D", "3D", "4D"], ["7S", "8S"], [["1C", "2C", "3C", "4C"]])
+        g.setup(hands=[g.hand(0), g.hand(1)], table=g.table, piles=[g.pile(0), g.pile(1)], dealer=1,
+                to_move=0, scores=scores)
+        o = g.observation(0)
+        h = HardAgent(rules=rules, worlds=5)
+        legal, values = h.move_values(o)
+        view = _rollout.View(o["observation"], rules, header)
+        cards = h.actions.card[legal].astype(np.int64)
+        masks = _rollout.resolve_masks(h.actions, legal, int(view.base[core.TABLE]))
+        want = {}
+        for name, equity in (("match", _exact.linear_equity(11)), ("points", _exact.POINTS)):
+            want[name] = np.zeros(len(legal))
+            assert _exact.exact_values_any(view.base, 1, view.unseen, cards, masks, len(legal), equity,
+                                           want[name], False, _exact.EXACT_NODES)
+        assert not np.array_equal(want["match"], want["points"])     # the check can fail
+        assert h.last_worlds == 1 and np.array_equal(values, want["match" if deciding else "points"]), scores
