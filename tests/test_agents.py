@@ -1038,6 +1038,38 @@ def test_learned_agent_counts_out_only_its_count_last_cards():
     assert differs >= 1          # the solver and the network disagreed there: the check can fail
 
 
+def test_learned_agent_with_search_plays_the_last_deal_as_its_search_does(monkeypatch):
+    """With search, the last deal is the search's (HardAgent.last_deal: its opponent model, so
+    easy_last_deal and match_equity), not the plain solver (mutation review: the plain solver in
+    its place went unseen)."""
+    from agents.normal import obs_scalar
+    a = make_agent("checkpoints/scopa-default.pt:search=300")
+    calls = []
+    real = a._hard.last_deal
+
+    def spy(observation):
+        out = real(observation)
+        calls.append(out)
+        return out
+    monkeypatch.setattr(a._hard, "last_deal", spy)
+    g = Game(Rules(), 3)
+    normal = make_agent("normal")
+    while g.phase != core.HAND_OVER:
+        obs = g.observation(g.to_move)
+        if g.to_move == 1:
+            g.play_action(normal.act(obs))
+            continue
+        before = len(calls)
+        action = a.act(obs)
+        o = obs["observation"]
+        if obs_scalar(o, "deck_left") == 0 and len(g.legal_action_ids()) > 1:
+            assert len(calls) == before + 1
+            legal, values = calls[-1]
+            assert action == legal[int(np.argmax(values))]
+        g.play_action(action)
+    assert calls
+
+
 def test_learned_agent_solves_the_last_deal_by_default():
     """The shipped agent: the network until the deck is empty, then the exact solver (6 cards);
     count_last=0 is the network alone."""
