@@ -180,7 +180,7 @@ def test_a_broken_observation_is_a_scopa_error():
 
 
 # ---- what the levels judge by ---------------------------------------------------------------
-def _position(rules, hand, table, others, piles=None):
+def _position(rules, hand, table, others, piles=None, scores=None):
     """Seat 0 to move in the last deal (empty deck); every other card in the piles."""
     n = rules.players
     hands = [hand] + list(others)
@@ -189,7 +189,8 @@ def _position(rules, hand, table, others, piles=None):
     piles = [list(p) for p in (piles or [[] for _ in range(n)])]
     for i, c in enumerate(x for x in rest if not mask_of([p for q in piles for p in q]) >> x & 1):
         piles[i % n].append(c)
-    return Game(rules).setup(hands=hands, table=table, piles=piles, deck=[], dealer=n - 1, to_move=0)
+    return Game(rules).setup(hands=hands, table=table, piles=piles, deck=[], dealer=n - 1, to_move=0,
+                             scores=scores)
 
 
 def _choice(agent, g):
@@ -450,9 +451,7 @@ def test_hard_under_other_rules_plays_for_the_match_within_seven_of_the_target()
     rules = Rules(equal_first=False)
     header = np.asarray(rules.to_header(), dtype=np.int64)
     for scores, deciding in (([4, 0], True), ([0, 4], True), ([3, 3], False)):
-        g = _position(rules, ["1D", "2D", "3D", "4D"], ["7S", "8S"], [["1C", "2C", "3C", "4C"]])
-        g.setup(hands=[g.hand(0), g.hand(1)], table=g.table, piles=[g.pile(0), g.pile(1)], dealer=1,
-                to_move=0, scores=scores)
+        g = _position(rules, ["1D", "2D", "3D", "4D"], ["7S", "8S"], [["1C", "2C", "3C", "4C"]], scores=scores)
         o = g.observation(0)
         h = HardAgent(rules=rules, worlds=5)
         legal, values = h.move_values(o)
