@@ -432,22 +432,13 @@ def test_hard_under_other_rules_shares_its_budget_over_hands_and_deck():
     assert h.last_worlds == 4 and len(values) == k and np.isfinite(values).all()
 
 
-def test_hard_under_other_rules_counts_out_eight_cards():
-    """The last deal with 8 cards in the two hands (EXACT_PLIES) and nothing hidden is counted out
-    exactly, one 'world', under rules that are not the classic ones too (mutation review: 8 left
-    to the search went unseen)."""
-    rules = Rules(equal_first=False)
-    g = _position(rules, ["1D", "2D", "3D", "4D"], ["7S", "8S"], [["1C", "2C", "3C", "4C"]])
-    h = HardAgent(rules=rules, worlds=5)
-    legal, values = h.move_values(g.observation(0))
-    assert h.last_worlds == 1 and len(legal) > 1
-
-
 def test_hard_under_other_rules_plays_for_the_match_within_seven_of_the_target():
     """Under other rules, as under the classic ones (hard.deciding), a hand can decide the match
     once either side's score is within endgame_margin (7) of the target: from 4 of 11 on, the
     exact last deal is valued by the chance of winning the match (linear_equity), below it by
-    points. Mutation review: the boundary (> for >=) and the first side's score alone went unseen."""
+    points. The last deal here holds 8 cards (EXACT_PLIES) with nothing hidden: it is counted out
+    exactly, one 'world'. Mutation review: the boundary (> for >=), the first side's score alone,
+    and 8 cards left to the search went unseen."""
     rules = Rules(equal_first=False)
     header = np.asarray(rules.to_header(), dtype=np.int64)
     for scores, deciding in (([4, 0], True), ([0, 4], True), ([3, 3], False)):
@@ -464,4 +455,5 @@ def test_hard_under_other_rules_plays_for_the_match_within_seven_of_the_target()
             assert _exact.exact_values_any(view.base, 1, view.unseen, cards, masks, len(legal), equity,
                                            want[name], False, _exact.EXACT_NODES)
         assert not np.array_equal(want["match"], want["points"])     # the check can fail
-        assert h.last_worlds == 1 and np.array_equal(values, want["match" if deciding else "points"]), scores
+        assert h.last_worlds == 1 and len(legal) > 1
+        assert np.array_equal(values, want["match" if deciding else "points"]), scores

@@ -79,7 +79,7 @@ def test_ratio_difference_ci_pairs_the_clusters():
 
 
 def test_ratio_ci_finds_no_spread_at_any_scale():
-    """Totals near 1e8 at one ratio still have no spread, though rounding leaves residuals of
+    """Totals of billions at one ratio still have no spread, though rounding leaves residuals of
     about 1e-6: the tolerance grows with the totals (mutation testing: a tolerance that stayed
     1e-9 went unseen; it gave an interval a few millionths wide)."""
     counts = [39, 21, 24, 38]
