@@ -314,6 +314,71 @@ def test_a_rollout_plays_both_seats_as_the_normal_level_judges():
                 assert st[core.SCOPE + s] == g.state[core.SCOPE + s], (seed, plies, s)
 
 
+def _outcomes(world, cards, masks, rollouts=1):
+    """Each candidate's outcome for seat 0 in `world`, played by finish_hand as a search plays it
+    (no random moves, no exact last deal), times `rollouts`."""
+    buf, values, scratch = core.new_move_buffer(), np.empty(core.MAX_MOVES), _scoring.new_scratch()
+    bufs = np.empty((_exact.EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
+    states = np.zeros((_exact.EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
+    out = []
+    for c, m in zip(cards, masks):
+        sim = world.copy()
+        if core.apply_move(sim, c, m) & core.F_HAND_OVER:
+            v = _exact.outcome_any(sim, _exact.POINTS)
+        else:
+            v = _rollout.finish_hand(sim, buf, _scoring.WEIGHTS, values, scratch, np.zeros(1, dtype=np.int64),
+                                     0.0, _exact.POINTS, False, states, bufs)
+        out.append(round(rollouts * v, 9))
+    return tuple(out)
+
+
+def test_a_search_plays_each_world_with_the_drawn_hand_and_the_rest_as_the_deck():
+    """_rollout.search with the opponent's hand drawn (hard option infer): each world gives the
+    opponent the hand drawn and deals the other unseen cards as the deck, and plays each
+    candidate `rollouts` times. So with one world and no random moves a candidate's total is its
+    outcome in one of the worlds those cards make, times the rollouts: here, before the last
+    deal, the 6 cards of the deck in some order. (A mutation review found unseen: the drawn hand
+    dealt into the deck as well, the hand never given, the deck dealt short, and the rollouts
+    ignored while the caller divides by them.)"""
+    from itertools import permutations
+    hard = HardAgent()
+    for seed in (2, 5, 8):
+        g = Game(Rules(), seed=seed)
+        rng = np.random.default_rng(seed)
+        while not (g.state[core.DECK_POS] == 34 and bin(int(g.state[core.HANDS + g.to_move])).count("1") == 2):
+            ids = g.legal_action_ids()
+            g.play_action(int(ids[rng.integers(len(ids))]))
+        obs = g.observation(g.to_move)["observation"]
+        hand = np.int64(g.state[core.HANDS + 1 - g.to_move])             # the opponent's true hand
+        legal = g.legal_action_ids()
+        cards = hard.actions.card[legal].astype(np.int64)
+        masks = hard.actions.captured[legal].astype(np.int64)
+        base = np.zeros(core.STATE_SIZE, dtype=np.int64)
+        unseen = _rollout.build_base(obs, 11, base)
+        deck = [c for c in range(40) if (unseen & ~hand) >> c & 1]
+        assert len(deck) == 6
+        worlds = set()
+        for order in permutations(deck):
+            world = base.copy()
+            world[core.HANDS + 1] = hand
+            pos = int(base[core.DECK_POS])
+            world[core.DECK + pos:core.DECK + pos + 6] = order
+            worlds.add(_outcomes(world, cards, masks))
+        seen = set()
+        for s in range(1, 13):
+            for rollouts in (1, 3):
+                state = np.zeros(1, dtype=np.int64)
+                core.seed_rng(state, 0, s)
+                totals = np.zeros(len(legal))
+                _rollout.search(obs, 11, cards, masks, len(legal), 1, rollouts, _exact.POINTS, _scoring.WEIGHTS,
+                                0.0, False, np.array([hand], dtype=np.int64), np.array([1.0 + 1e-12]), 1, state,
+                                totals)
+                one = tuple(round(t / rollouts, 9) for t in totals)
+                assert one in worlds, (seed, s, rollouts)
+                seen.add(one)
+        assert len(worlds) > 1 and len(seen) > 1, seed          # the worlds differ, and so do the draws
+
+
 def _position(hand, table, opp_hand, piles=None, scores=None, dealer=1):
     """Me (seat 0) to move; 24 unseen cards in the deck, the other cards split between the piles."""
     piles = [list(p) for p in (piles or [[], []])]
@@ -501,6 +566,49 @@ def test_the_napola_in_the_judgement():
     napola, _ = _judged(["3D", "9S"], ["1D", "2D"], move, napola=True)
     classic, _ = _judged(["3D", "9S"], ["1D", "2D"], move, napola=False)
     assert napola[0] - classic[0] == pytest.approx(3.0)
+
+
+def test_the_any_rules_judgement_is_the_classic_one_under_the_classic_rules():
+    """The levels judge a move by score_moves and card_values under the classic rules (compiled
+    for speed) and by score_any and values_any under any other: the same judgement, so under the
+    classic rules, with or without the napola, the two agree on every move of either seat, at
+    every point of a hand (a mutation review of the any-rules half found its own seat, the
+    others' cards, the last play, the played card's worth, the napola of cards taken together and
+    the points already clinched all unchecked)."""
+    everything = (1 << 40) - 1
+    for napola in (False, True):
+        for seed in range(30):
+            g = Game(Rules(napola=napola), seed=seed)
+            rng = np.random.default_rng(seed)
+            while not g.hand_over:
+                st = g.state.copy()
+                p, o = int(st[core.TO_MOVE]), 1 - int(st[core.TO_MOVE])
+                buf = core.new_move_buffer()
+                n = core.legal_moves(st.copy(), buf)
+                cards, masks = buf[0, :n].copy(), buf[1, :n].copy()
+                hand, table, mine, theirs = (st[i] for i in (core.HANDS + p, core.TABLE, core.PILES + p, core.PILES + o))
+                unseen = np.int64(everything & ~(hand | table | mine | theirs))
+                lc = int(st[core.LAST_CAPTURER])
+                classic, vals = np.zeros(n), np.zeros(40)
+                _scoring.score_moves(hand, table, mine, theirs, unseen, int(st[core.HANDS + o]).bit_count(),
+                                     40 - int(st[core.DECK_POS]), 0 if lc < 0 else (1 if lc == p else 2),
+                                     int(napola), cards, masks, n, _scoring.WEIGHTS, classic, _scoring.new_scratch())
+                _scoring.card_values(mine, theirs, napola, _scoring.WEIGHTS, vals)
+                sizes = np.zeros(6, dtype=np.int64)
+                sizes[:2] = [int(st[core.HANDS + s]).bit_count() for s in (0, 1)]
+                piles = np.zeros(6, dtype=np.int64)
+                piles[:2] = mine, theirs
+                any_vals = np.zeros(40)
+                _scoring.values_any(st, piles, 2, 0, _scoring.WEIGHTS, any_vals)
+                assert np.allclose(any_vals, vals, atol=1e-12), (napola, seed)
+                for classic_caps in (True, False):       # the compiled reply estimate, or the engine's
+                    out = np.zeros(n)
+                    _scoring.score_any(st, p, sizes, unseen, cards, masks, n, _scoring.WEIGHTS, classic_caps, out,
+                                       _scoring.new_scratch(), np.zeros(core.STATE_SIZE, dtype=np.int64),
+                                       core.new_move_buffer(), np.zeros(6, dtype=np.int64))
+                    assert np.allclose(out, classic, atol=1e-12), (napola, seed, p, classic_caps)
+                ids = g.legal_action_ids()
+                g.play_action(int(ids[rng.integers(len(ids))]))
 
 
 def test_the_deals_last_card_leaves_a_table_the_next_deals_leader_cannot_take():
