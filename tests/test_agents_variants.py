@@ -457,3 +457,136 @@ def test_hard_under_other_rules_plays_for_the_match_within_seven_of_the_target()
         assert not np.array_equal(want["match"], want["points"])     # the check can fail
         assert h.last_worlds == 1 and len(legal) > 1
         assert np.array_equal(values, want["match" if deciding else "points"]), scores
+
+
+def _judge(rules, hand, table, piles=(), sizes=(3, 3), deck_left=30, last_capturer=-1, p=0):
+    """score_any's values of seat p's legal moves under `rules`, as {(card, captured mask): value}:
+    the seats' hand sizes `sizes`, the piles per seat, every card not in p's hand, on the table
+    or in a pile unseen."""
+    st = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    st[:core.HEADER_SIZE] = rules.to_header()
+    st[core.HANDS + p] = mask_of(hand)
+    st[core.TABLE] = mask_of(table)
+    for s, pile in enumerate(piles):
+        st[core.PILES + s] = mask_of(pile)
+    st[core.DECK_POS] = 40 - deck_left
+    st[core.LAST_CAPTURER] = last_capturer
+    st[core.TO_MOVE] = p
+    seen = mask_of(list(hand) + list(table) + [c for pile in piles for c in pile])
+    buf = core.new_move_buffer()
+    n = core.legal_moves(st.copy(), buf)
+    out = np.zeros(n)
+    _scoring.score_any(st, p, np.array(list(sizes) + [0] * (6 - len(sizes)), dtype=np.int64),
+                       np.int64(((1 << 40) - 1) & ~seen), buf[0, :n].copy(), buf[1, :n].copy(), n, _scoring.WEIGHTS,
+                       False, out, _scoring.new_scratch(), np.zeros(core.STATE_SIZE, dtype=np.int64),
+                       core.new_move_buffer(), np.zeros(6, dtype=np.int64))
+    return {(int(buf[0, i]), int(buf[1, i])): out[i] for i in range(n)}
+
+
+def _values(rules, my_pile=(), opp_pile=()):
+    """values_any: what each card is worth to seat 0 under `rules`, given the two piles."""
+    state = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    state[:core.HEADER_SIZE] = rules.to_header()
+    piles = np.array([mask_of(list(my_pile)), mask_of(list(opp_pile)), 0, 0, 0, 0], dtype=np.int64)
+    vals = np.zeros(40)
+    _scoring.values_any(state, piles, 2, 0, _scoring.WEIGHTS, vals)
+    return vals
+
+
+def test_partners_judge_by_their_sides_pile_and_last_capture():
+    """With partners a side's cards are in two piles and either partner's capture is the side's:
+    the judgement is the same whichever partner's pile holds them (21 cards, the carte clinched)
+    and whichever partner captured last; at the hand's last card a card laid leaves the table to
+    my side after my partner's capture, to the other side after an opponent's. (A mutation review
+    found a side's pile read from one partner and the last capturer compared by seat unseen.)"""
+    rules = rules_from_preset("pairs")
+    ours = [f"{r}{s}" for s in "CS" for r in range(1, 11)] + ["1B"]
+    whole = _judge(rules, ["5B", "6B"], ["3B"], piles=[ours + ["2B"], [], [], []], sizes=(2, 2, 2, 2))
+    for split in ([ours, [], ["2B"], []], [["2B"], [], ours, []], [[], [], ours + ["2B"], []]):
+        assert _judge(rules, ["5B", "6B"], ["3B"], piles=split, sizes=(2, 2, 2, 2)) == pytest.approx(whole)
+    last = {lc: _judge(rules, ["5S"], ["3C"], sizes=(1, 0, 0, 0), deck_left=0, last_capturer=lc)
+            for lc in range(4)}
+    lay = (mask_of(["5S"]).bit_length() - 1, 0)
+    assert last[0][lay] == last[2][lay] == -last[1][lay] == -last[3][lay] > 0
+
+
+def test_the_reply_feared_is_the_next_seats():
+    """Three players: the reply the judgement fears is from the seat after the mover (one card,
+    seat 1 after seat 0, seat 0 after seat 2), whatever the seat after that holds. (A mutation
+    review found the seat before unseen.)"""
+    rules = rules_from_preset("three-players")
+    for p, same, other in ((0, (1, 1, 0), (1, 1, 2)), (2, (1, 0, 1), (1, 2, 1))):
+        a = _judge(rules, ["5S"], ["1C"], sizes=same, deck_left=9, p=p)
+        assert a == pytest.approx(_judge(rules, ["5S"], ["1C"], sizes=other, deck_left=9, p=p)), p
+        # the next seat with no card: a new deal, whose 3 cards are feared instead of its one
+        empty = tuple(0 if s == (p + 1) % 3 else n for s, n in enumerate(same))
+        assert a != pytest.approx(_judge(rules, ["5S"], ["1C"], sizes=empty, deck_left=9, p=p)), p
+
+
+def test_the_napola_and_napoleone_in_the_cards_worth():
+    """values_any: the napola counts only up to napola_max (cirulla: 6, so the 7D after 1D-6D adds
+    no point, where with napola_max 10 it adds one); the napoleone makes each denaro worth more
+    while no other side holds one, my own denari aside. (A mutation review found the cap and the
+    napoleone's 'other side' unchecked.)"""
+    cirulla = rules_from_preset("cirulla")
+    run, seven = ["1D", "2D", "3D", "4D", "5D", "6D"], mask_of(["7D"]).bit_length() - 1
+    assert _values(cirulla.replace(napola_max=10), run)[seven] - _values(cirulla, run)[seven] == pytest.approx(1.0)
+    five = mask_of(["5D"]).bit_length() - 1
+    plain = cirulla.replace(napoleone="off")
+    assert _values(cirulla, ["1D"])[five] - _values(plain, ["1D"])[five] == pytest.approx(_scoring.NAPOLEONE_CARD[1])
+    assert _values(cirulla, (), ["1D"])[five] == pytest.approx(_values(plain, (), ["1D"])[five])
+
+
+def test_an_ace_that_sweeps_is_a_scopa_only_with_ace_scopa():
+    """Under scopa d'assi an ace taking the table is no scopa unless ace_scopa (asso piglia
+    tutto): my own ace sweep is worth the scopa more with it, and an unseen ace that could sweep
+    what I leave is feared for a scopa only with it. (A mutation review found every ace sweep
+    judged a scopa unseen.)"""
+    plain, scopa = rules_from_preset("scopa-d-assi"), rules_from_preset("asso-piglia-tutto")
+    assert plain.replace(ace_scopa=True) == scopa
+    kw = dict(hand=["1C", "5S"], table=["7D", "5D"], sizes=(2, 2), deck_left=10)
+    a, b = _judge(plain, **kw), _judge(scopa, **kw)
+    sweep = (mask_of(["1C"]).bit_length() - 1, mask_of(["7D", "5D"]))
+    take_five = (mask_of(["5S"]).bit_length() - 1, mask_of(["5D"]))
+    assert b[sweep] - a[sweep] == pytest.approx(_scoring.WEIGHTS[_scoring.I_SCOPA])
+    assert b[take_five] < a[take_five] - 0.1                # an ace left unseen may sweep the 7D
+    w, vals, scratch = _scoring.WEIGHTS, np.full(40, 0.1), _scoring.new_scratch()
+    tmp, tbuf = np.zeros(core.STATE_SIZE, dtype=np.int64), core.new_move_buffer()
+    threat = []
+    for rules in (plain, scopa):
+        state = np.zeros(core.STATE_SIZE, dtype=np.int64)
+        state[:core.HEADER_SIZE] = rules.to_header()
+        threat.append(_scoring.reply_threat_moves(state, mask_of(["7D", "5D"]), mask_of(["1C"]), 1, False, w, vals,
+                                                  scratch, tmp, tbuf))
+    assert threat == pytest.approx([0.3, 0.3 + w[_scoring.I_SCOPA]])     # 1C, 7D, 5D: 0.1 each
+
+
+def test_the_kernels_for_the_classic_game_serve_only_its_rules():
+    """classic_rules: the classic kernels play 2 players with the napola or not, to any target
+    (hard's inference included); classic_captures: the compiled reply estimate only where every
+    capture is the classic one. (A mutation review found the target and four capture options
+    unchecked.)"""
+    assert _rollout.classic_rules(Rules(target=21)) and _rollout.classic_rules(Rules(napola=True, target=5))
+    assert not _rollout.classic_rules(rules_from_preset("re-bello"))
+    g = Game(Rules(target=21), seed=3)
+    hard = HardAgent(rules=Rules(target=21), infer=True, worlds=4, seed=0)
+    assert g.legal_action_ids().tolist().count(hard.act(g.observation(g.to_move))) == 1
+    assert _rollout.classic_captures(Rules(napola=True, target=21))
+    for option in (dict(quindici="only"), dict(quindici="both"), dict(ace_takes_all=True), dict(fewest_cards=True),
+                   dict(free_capture=True), dict(equal_first=False), dict(hand_bonus=True, joker=True)):
+        assert not _rollout.classic_captures(Rules(**option)), option
+
+
+def test_an_aces_take_the_table_id_is_judged_as_the_tables_cards():
+    """The levels read an ace's take-the-table id (its captured mask holds TAKES_TABLE) as the
+    capture of the cards on the table, the other ids as their masks. (A mutation review found
+    the code passed on unresolved unseen.)"""
+    rules = rules_from_preset("scopa-d-assi")
+    g = _position(rules, ["1C", "4S", "9S"], ["7D", "7C", "5D"], [["1B", "2B", "8C"]])
+    legal = np.flatnonzero(g.observation(0)["action_mask"])
+    actions = level("normal", rules).actions
+    table = int(g.state[core.TABLE])
+    masks = _rollout.resolve_masks(actions, legal, table)
+    raw = actions.captured[legal]
+    assert (raw == TAKES_TABLE).any()
+    assert (masks == np.where(raw == TAKES_TABLE, table, raw)).all() and masks.dtype == np.int64

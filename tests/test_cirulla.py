@@ -426,6 +426,19 @@ def test_the_reply_estimate_draws_only_the_cards_not_shown():
     assert _threat(state, ["7C"], only_10s, 1, new_deal=True) == 0
 
 
+def test_a_shown_card_is_a_reply_for_sure_when_no_card_of_its_rank_is_unseen():
+    """The next seat showed the 10S and no other 10 is unseen: the 10S is still a reply it holds,
+    taking a lone 5D for 15 with a scopa (the 5D and the 10S at 0.1 each), where a seat that
+    showed nothing fears only its drawn card, the 2C. (A mutation review found the shown card
+    looked up among the unseen cards of its rank, so feared only while one was unseen.)"""
+    from agents import _scoring
+    state = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    state[:core.HEADER_SIZE] = CIRULLA.to_header()
+    assert _threat(state, ["5D"], mask(["2C"]), 1, known=mask(["10S"])) == \
+        pytest.approx(0.2 + _scoring.WEIGHTS[_scoring.I_SCOPA])
+    assert _threat(state, ["5D"], mask(["2C"]), 1) == 0.0
+
+
 def test_the_joker_has_no_value_once_its_hand_is_over():
     """A joker shown and still on the table when the hand ends goes to the last capturer's pile
     (review: its value outlived the hand until the next deal)."""
