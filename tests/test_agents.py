@@ -314,9 +314,9 @@ def test_a_rollout_plays_both_seats_as_the_normal_level_judges():
                 assert st[core.SCOPE + s] == g.state[core.SCOPE + s], (seed, plies, s)
 
 
-def _outcomes(world, cards, masks, rollouts=1):
+def _outcomes(world, cards, masks):
     """Each candidate's outcome for seat 0 in `world`, played by finish_hand as a search plays it
-    (no random moves, no exact last deal), times `rollouts`."""
+    (no random moves, no exact last deal), to 9 decimals."""
     buf, values, scratch = core.new_move_buffer(), np.empty(core.MAX_MOVES), _scoring.new_scratch()
     bufs = np.empty((_exact.EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
     states = np.zeros((_exact.EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
@@ -328,7 +328,7 @@ def _outcomes(world, cards, masks, rollouts=1):
         else:
             v = _rollout.finish_hand(sim, buf, _scoring.WEIGHTS, values, scratch, np.zeros(1, dtype=np.int64),
                                      0.0, _exact.POINTS, False, states, bufs)
-        out.append(round(rollouts * v, 9))
+        out.append(round(v, 9))
     return tuple(out)
 
 

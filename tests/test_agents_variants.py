@@ -459,26 +459,31 @@ def test_hard_under_other_rules_plays_for_the_match_within_seven_of_the_target()
         assert np.array_equal(values, want["match" if deciding else "points"]), scores
 
 
-def _judge(rules, hand, table, piles=(), sizes=(3, 3), deck_left=30, last_capturer=-1, p=0):
+def _judge(rules, hand, table, piles=(), sizes=(3, 3), deck_left=30, last_capturer=-1, p=0, shown=None,
+           joker_value=0, classic_caps=False):
     """score_any's values of seat p's legal moves under `rules`, as {(card, captured mask): value}:
-    the seats' hand sizes `sizes`, the piles per seat, every card not in p's hand, on the table
-    or in a pile unseen."""
+    the seats' hand sizes `sizes`, the piles per seat, the cards a seat showed (shown: {seat:
+    cards}), every other card not in p's hand, on the table or in a pile unseen."""
     st = np.zeros(core.STATE_SIZE, dtype=np.int64)
     st[:core.HEADER_SIZE] = rules.to_header()
     st[core.HANDS + p] = mask_of(hand)
     st[core.TABLE] = mask_of(table)
     for s, pile in enumerate(piles):
         st[core.PILES + s] = mask_of(pile)
+    for s, cards in (shown or {}).items():
+        st[core.HANDS + s] = mask_of(cards)
+        st[core.SHOWN] |= mask_of(cards)
     st[core.DECK_POS] = 40 - deck_left
     st[core.LAST_CAPTURER] = last_capturer
     st[core.TO_MOVE] = p
-    seen = mask_of(list(hand) + list(table) + [c for pile in piles for c in pile])
+    st[core.JOKER_VALUE] = joker_value
+    seen = mask_of(list(hand) + list(table) + [c for pile in piles for c in pile]) | int(st[core.SHOWN])
     buf = core.new_move_buffer()
     n = core.legal_moves(st.copy(), buf)
     out = np.zeros(n)
     _scoring.score_any(st, p, np.array(list(sizes) + [0] * (6 - len(sizes)), dtype=np.int64),
                        np.int64(((1 << 40) - 1) & ~seen), buf[0, :n].copy(), buf[1, :n].copy(), n, _scoring.WEIGHTS,
-                       False, out, _scoring.new_scratch(), np.zeros(core.STATE_SIZE, dtype=np.int64),
+                       classic_caps, out, _scoring.new_scratch(), np.zeros(core.STATE_SIZE, dtype=np.int64),
                        core.new_move_buffer(), np.zeros(6, dtype=np.int64))
     return {(int(buf[0, i]), int(buf[1, i])): out[i] for i in range(n)}
 
@@ -590,3 +595,42 @@ def test_an_aces_take_the_table_id_is_judged_as_the_tables_cards():
     raw = actions.captured[legal]
     assert (raw == TAKES_TABLE).any()
     assert (masks == np.where(raw == TAKES_TABLE, table, raw)).all() and masks.dtype == np.int64
+
+
+def _move(card, captured=()):
+    return mask_of([card]).bit_length() - 1, mask_of(list(captured))
+
+
+def test_the_next_deals_reply_is_a_new_hand_of_the_rules_cards():
+    """My deal's last card with the next seat out of cards and the deck not empty: the reply
+    feared is the next deal's, from a hand of hand_cards cards (6 here, the same as a seat
+    holding 6 now; 3 would be another), with the joker a 7 again (cirulla: the 7C shown as a 5
+    is feared as a 7, which no 7 or 8 unseen takes). (A mutation review found 3 cards assumed and
+    the joker's value kept, both unseen: every preset with several deals deals 3.)"""
+    six = Rules(hand_cards=6)
+    kw = dict(hand=["5S"], table=["3C"], deck_left=12)
+    new_deal = _judge(six, sizes=(1, 0), **kw)
+    assert new_deal == pytest.approx(_judge(six, sizes=(1, 6), **kw))
+    assert new_deal != pytest.approx(_judge(six, sizes=(1, 3), **kw))
+    cirulla = rules_from_preset("cirulla")
+    gone = [f"{r}{s}" for r in (1, 7, 8) for s in "DSB"] + ["1C", "8C"]      # no ace, 7 or 8 unseen
+    kw = dict(hand=["4S"], table=["7C", "4B"], piles=[gone, []], deck_left=12)
+    take_four = _move("4S", ["4B"])                                           # leaves the 7C alone
+    as_five = _judge(cirulla, sizes=(1, 0), joker_value=5, **kw)[take_four]
+    assert as_five == pytest.approx(_judge(cirulla, sizes=(1, 0), **kw)[take_four])
+    assert as_five > _judge(cirulla, sizes=(1, 3), joker_value=5, **kw)[take_four] + 0.1
+
+
+def test_a_shown_card_is_feared_under_classic_captures_too():
+    """Rules with the hand bonus but no joker capture as the classic game does, and the compiled
+    reply estimate serves them only while the next seat has shown nothing: its shown 5S takes the
+    5D I leave, with no other 5 unseen, and the judgement fears it whichever estimate it is given.
+    (A mutation review found the compiled estimate, blind to shown cards, used anyway.)"""
+    rules = Rules(hand_bonus=True)
+    assert _rollout.classic_captures(rules)
+    kw = dict(hand=["2C", "9S"], table=["5D", "2B"], piles=[["5C"], ["5B"]], sizes=(2, 3))
+    take_two = _move("2C", ["2B"])
+    feared = _judge(rules, shown={1: ["5S"]}, classic_caps=True, **kw)
+    assert feared == pytest.approx(_judge(rules, shown={1: ["5S"]}, **kw))
+    unseen_5s = _judge(rules, classic_caps=True, **kw)[take_two]             # the 5S among 31 unseen
+    assert feared[take_two] < unseen_5s - _scoring.WEIGHTS[_scoring.I_REPLY] * _scoring.WEIGHTS[_scoring.I_SCOPA] * 0.5
