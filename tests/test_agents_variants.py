@@ -634,3 +634,65 @@ def test_a_shown_card_is_feared_under_classic_captures_too():
     assert feared == pytest.approx(_judge(rules, shown={1: ["5S"]}, **kw))
     unseen_5s = _judge(rules, classic_caps=True, **kw)[take_two]             # the 5S among 31 unseen
     assert feared[take_two] < unseen_5s - _scoring.WEIGHTS[_scoring.I_REPLY] * _scoring.WEIGHTS[_scoring.I_SCOPA] * 0.5
+
+
+def _finish_any(rules, state, exact_last=False):
+    """finish_hand_any from `state` (changed in place) without random moves: the outcome."""
+    bufs = np.empty((_exact.EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
+    states = np.zeros((_exact.EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
+    return _rollout.finish_hand_any(state, core.new_move_buffer(), _scoring.WEIGHTS, np.empty(core.MAX_MOVES),
+                                    _scoring.new_scratch(), np.zeros(1, dtype=np.int64), 0.0, _exact.POINTS,
+                                    exact_last, _rollout.classic_captures(rules), states, bufs,
+                                    np.zeros(core.STATE_SIZE, dtype=np.int64), core.new_move_buffer(),
+                                    np.zeros(6, dtype=np.int64), np.zeros(6, dtype=np.int64))
+
+
+@pytest.mark.parametrize("name", ["three-players", "scopa-d-assi", "re-bello", "scopone"])
+def test_a_rollout_under_any_rules_plays_every_seat_as_the_normal_level_judges(name):
+    """finish_hand_any without random moves and without the exact end plays each move the normal
+    level (without its count-out) would play from that seat's view: the same piles and scope at
+    the end of the hand. The level breaks a tie by action id, the rollout by the engine's move
+    order; these deals have no tie where it matters (pairs, quindici and cirulla deals do). (A
+    mutation review found every seat's hand size read from the mover's, the piles left unseen
+    and the last of tied moves taken, all unseen.)"""
+    from agents.normal import NormalAgent
+    rules = rules_from_preset(name)
+    for seed in range(1, 21):
+        for plies in (0, 5, 13, 22):
+            g = Game(rules, seed=seed)
+            rng = np.random.default_rng(seed)
+            for _ in range(plies):
+                ids = g.legal_action_ids()
+                g.play_action(int(ids[rng.integers(len(ids))]))
+            if g.hand_over:
+                continue
+            st = g.state.copy()
+            _finish_any(rules, st)
+            normal = NormalAgent(rules=rules, count_last=0)
+            while not g.hand_over:
+                g.play_action(normal.act(g.observation(g.to_move)))
+            for s in range(rules.players):
+                assert st[core.PILES + s] == g.state[core.PILES + s], (seed, plies, s)
+                assert st[core.SCOPE + s] == g.state[core.SCOPE + s], (seed, plies, s)
+
+
+def test_a_rollout_counts_out_the_last_eight_cards():
+    """With the exact end a rollout solves the hand once the deck is empty and at most
+    EXACT_PLIES (8) cards are left, 8 included: scopone's last two rounds are the minimax value.
+    (A mutation review found 8 cards left to the judgement unseen.)"""
+    rules = rules_from_preset("scopone")
+    assert _exact.EXACT_PLIES == 8
+    differ = 0
+    for seed in range(1, 7):
+        g = Game(rules, seed=seed)
+        rng = np.random.default_rng(seed)
+        while sum(int(g.state[core.HANDS + s]).bit_count() for s in range(4)) > 8:
+            ids = g.legal_action_ids()
+            g.play_action(int(ids[rng.integers(len(ids))]))
+        assert g.state[core.DECK_POS] >= 40
+        states = np.zeros((_exact.EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
+        bufs = np.empty((_exact.EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
+        exact = _exact.minimax_any(g.state.copy(), _exact.POINTS, states, bufs, np.zeros(1, dtype=np.int64), 0)
+        assert _finish_any(rules, g.state.copy(), exact_last=True) == exact, seed
+        differ += _finish_any(rules, g.state.copy()) != exact
+    assert differ > 0                 # the judgement alone plays some of these ends otherwise
