@@ -14,7 +14,7 @@ from agents.arena import evaluate, play_deal, rotation_seats, summarize
 from agents.hard import HardAgent
 from scopa_env import core
 from scopa_env.actions import TAKES_TABLE
-from scopa_env.cards import mask_of
+from scopa_env.cards import mask_of, parse_card
 from scopa_env.errors import ScopaError
 from scopa_env.game import Game
 from scopa_env.presets import PRESETS, rules_from_preset
@@ -498,6 +498,11 @@ def _values(rules, my_pile=(), opp_pile=()):
     return vals
 
 
+def _move(card, captured=()):
+    """A move as _judge's keys: the card's id and the captured mask."""
+    return parse_card(card), mask_of(list(captured))
+
+
 def test_partners_judge_by_their_sides_pile_and_last_capture():
     """With partners a side's cards are in two piles and either partner's capture is the side's:
     the judgement is the same whichever partner's pile holds them (21 cards, the carte clinched)
@@ -511,7 +516,7 @@ def test_partners_judge_by_their_sides_pile_and_last_capture():
         assert _judge(rules, ["5B", "6B"], ["3B"], piles=split, sizes=(2, 2, 2, 2)) == pytest.approx(whole)
     last = {lc: _judge(rules, ["5S"], ["3C"], sizes=(1, 0, 0, 0), deck_left=0, last_capturer=lc)
             for lc in range(4)}
-    lay = (mask_of(["5S"]).bit_length() - 1, 0)
+    lay = _move("5S")
     assert last[0][lay] == last[2][lay] == -last[1][lay] == -last[3][lay] > 0
 
 
@@ -534,9 +539,9 @@ def test_the_napola_and_napoleone_in_the_cards_worth():
     while no other side holds one, my own denari aside. (A mutation review found the cap and the
     napoleone's 'other side' unchecked.)"""
     cirulla = rules_from_preset("cirulla")
-    run, seven = ["1D", "2D", "3D", "4D", "5D", "6D"], mask_of(["7D"]).bit_length() - 1
+    run, seven = ["1D", "2D", "3D", "4D", "5D", "6D"], parse_card("7D")
     assert _values(cirulla.replace(napola_max=10), run)[seven] - _values(cirulla, run)[seven] == pytest.approx(1.0)
-    five = mask_of(["5D"]).bit_length() - 1
+    five = parse_card("5D")
     plain = cirulla.replace(napoleone="off")
     assert _values(cirulla, ["1D"])[five] - _values(plain, ["1D"])[five] == pytest.approx(_scoring.NAPOLEONE_CARD[1])
     assert _values(cirulla, (), ["1D"])[five] == pytest.approx(_values(plain, (), ["1D"])[five])
@@ -551,8 +556,7 @@ def test_an_ace_that_sweeps_is_a_scopa_only_with_ace_scopa():
     assert plain.replace(ace_scopa=True) == scopa
     kw = dict(hand=["1C", "5S"], table=["7D", "5D"], sizes=(2, 2), deck_left=10)
     a, b = _judge(plain, **kw), _judge(scopa, **kw)
-    sweep = (mask_of(["1C"]).bit_length() - 1, mask_of(["7D", "5D"]))
-    take_five = (mask_of(["5S"]).bit_length() - 1, mask_of(["5D"]))
+    sweep, take_five = _move("1C", ["7D", "5D"]), _move("5S", ["5D"])
     assert b[sweep] - a[sweep] == pytest.approx(_scoring.WEIGHTS[_scoring.I_SCOPA])
     assert b[take_five] < a[take_five] - 0.1                # an ace left unseen may sweep the 7D
     w, vals, scratch = _scoring.WEIGHTS, np.full(40, 0.1), _scoring.new_scratch()
@@ -595,10 +599,6 @@ def test_an_aces_take_the_table_id_is_judged_as_the_tables_cards():
     raw = actions.captured[legal]
     assert (raw == TAKES_TABLE).any()
     assert (masks == np.where(raw == TAKES_TABLE, table, raw)).all() and masks.dtype == np.int64
-
-
-def _move(card, captured=()):
-    return mask_of([card]).bit_length() - 1, mask_of(list(captured))
 
 
 def test_the_next_deals_reply_is_a_new_hand_of_the_rules_cards():
