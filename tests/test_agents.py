@@ -345,7 +345,7 @@ def test_a_search_plays_each_world_with_the_drawn_hand_and_the_rest_as_the_deck(
     for seed in (2, 5, 8):
         g = Game(Rules(), seed=seed)
         rng = np.random.default_rng(seed)
-        while not (g.state[core.DECK_POS] == 34 and bin(int(g.state[core.HANDS + g.to_move])).count("1") == 2):
+        while not (g.state[core.DECK_POS] == 34 and int(g.state[core.HANDS + g.to_move]).bit_count() == 2):
             ids = g.legal_action_ids()
             g.play_action(int(ids[rng.integers(len(ids))]))
         obs = g.observation(g.to_move)["observation"]
