@@ -659,12 +659,8 @@ def test_a_rollout_under_any_rules_plays_every_seat_as_the_normal_level_judges(n
     rules = rules_from_preset(name)
     for seed in range(1, 21):
         for plies in (0, 5, 13, 22):
-            g = Game(rules, seed=seed)
-            rng = np.random.default_rng(seed)
-            for _ in range(plies):
-                ids = g.legal_action_ids()
-                g.play_action(int(ids[rng.integers(len(ids))]))
-            if g.hand_over:
+            g = _mid_hand(rules, seed, plies)
+            if g is None:
                 continue
             st = g.state.copy()
             _finish_any(rules, st)
