@@ -1865,13 +1865,13 @@ def _card_id(c):
     return mask_of([c]).bit_length() - 1
 
 
-def _one_hand_weights(card, captured, eps=0.3, beta=2.5):
+def _one_hand_weights(card, captured, eps=0.3, beta=2.5, opp=("10S", "2C")):
     """The three models' chances of one earlier move (on 5C 4B 1S, the opponent then holding
-    `card` 10S 2C, playing `card` x `captured`), for the one hand the last deal leaves it (mutation
-    testing: each model's likelihood could change unseen; values worked by hand below)."""
+    `card` and `opp`, playing `card` x `captured`), for the one hand the last deal leaves it
+    (mutation testing: each model's likelihood could change unseen; values worked by hand below)."""
     from agents._scoring import WEIGHTS
-    # last deal: the opponent holds exactly 10S 2C (the unseen cards), so one hand is weighed
-    hand, opp, table = ["3C", "6B", "7S"], ["10S", "2C"], ["8D"]
+    # last deal: the opponent holds exactly `opp` (the unseen cards), so one hand is weighed
+    hand, opp, table = ["3C", "6B", "7S"], list(opp), ["8D"]
     used = mask_of(hand + opp + table)
     rest = [c for c in range(40) if not used >> c & 1]
     g = Game(Rules())
@@ -1911,6 +1911,18 @@ def test_normal_model_spreads_eps_over_the_legal_moves():
 def test_soft_model_leans_on_the_normal_judgement():
     assert _one_hand_weights("5D", ["5C"], beta=0.0)[2] == pytest.approx(1 / 3)
     assert _one_hand_weights("5D", ["5C"], beta=2.5)[2] < 1 / 3     # a worse move than normal's best
+
+
+def test_each_model_gives_the_moves_of_one_hand_chances_that_sum_to_one():
+    """Held 5D 10S 2C on 5C 4B 1S, the opponent had three moves; under each model their chances
+    are a distribution (mutation testing: the normal model's best move weighed 1 + eps / k
+    instead of 1 - eps + eps / k went unseen: only a move that is not its best was checked)."""
+    moves = (("5D", ["5C"], ("10S", "2C")), ("10S", ["5C", "4B", "1S"], ("5D", "2C")),
+             ("2C", [], ("5D", "10S")))
+    chances = np.array([_one_hand_weights(card, captured, eps=0.3, opp=rest)
+                        for card, captured, rest in moves])
+    assert chances.sum(axis=0) == pytest.approx([1.0, 1.0, 1.0])
+    assert chances[1, 0] == pytest.approx(0.7 + 0.1)       # normal's best, the sweep: 1 - eps + eps / k
 
 
 def test_hard_draws_hands_from_the_model_mixture():
