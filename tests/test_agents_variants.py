@@ -692,3 +692,35 @@ def test_a_rollout_counts_out_the_last_eight_cards():
         assert _finish_any(rules, g.state.copy(), exact_last=True) == exact, seed
         differ += _finish_any(rules, g.state.copy()) != exact
     assert differ > 0                 # the judgement alone plays some of these ends otherwise
+
+
+def test_a_rollout_under_cirulla_pairs_sees_the_cards_other_seats_showed():
+    """A rollout's mover judges with the cards any seat showed (a cirulla hand bonus) as seen:
+    its first move is score_any's best (the first of equals) with them seen, so the hand ends as
+    that move's line ends. With two players the cards a seat showed are the next seat's (held for
+    sure either way) or already played; with four, a partner's or the third seat's shown cards
+    left unseen would count as cards the next seat may hold. These four positions are ones where
+    that changes the move (7 of some 1,500 random cirulla-pairs positions; a mutation review found
+    the shown cards left out of the rollout's seen cards unchecked), and another move's line ends
+    otherwise, so the check can fail."""
+    from scopa_env.cards import cards_of
+    rules = rules_from_preset("cirulla-pairs")
+    for seed, plies in ((37, 26), (46, 17), (86, 13), (193, 13)):
+        g = _mid_hand(rules, seed, plies)
+        st, p = g.state, g.to_move
+        values = _judge(rules, cards_of(st[core.HANDS + p]), cards_of(st[core.TABLE]),
+                        [cards_of(st[core.PILES + s]) for s in range(4)],
+                        [int(st[core.HANDS + s]).bit_count() for s in range(4)], 40 - int(st[core.DECK_POS]),
+                        int(st[core.LAST_CAPTURER]), p,
+                        {s: cards_of(st[core.HANDS + s] & st[core.SHOWN]) for s in range(4) if s != p},
+                        int(st[core.JOKER_VALUE]), _rollout.classic_captures(rules))
+        best = max(values, key=values.get)
+
+        def ends(move=None):
+            end = st.copy()
+            if move is not None:
+                core.apply_move(end, *move)
+            _finish_any(rules, end)
+            return [int(end[core.PILES + s]) for s in range(4)] + [int(end[core.SCOPE + s]) for s in range(4)]
+        assert ends() == ends(best), (seed, plies)
+        assert any(ends(m) != ends(best) for m in values), (seed, plies)
