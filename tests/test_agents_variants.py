@@ -636,12 +636,14 @@ def test_a_shown_card_is_feared_under_classic_captures_too():
     assert feared[take_two] < unseen_5s - _scoring.WEIGHTS[_scoring.I_REPLY] * _scoring.WEIGHTS[_scoring.I_SCOPA] * 0.5
 
 
-def _finish_any(rules, state, exact_last=False):
-    """finish_hand_any from `state` (changed in place) without random moves: the outcome."""
+def _finish_any(rules, state, exact_last=False, epsilon=0.0, rng=None):
+    """finish_hand_any from `state` (changed in place), random moves with chance `epsilon` from
+    the generator `rng` (default: none): the outcome."""
     bufs = np.empty((_exact.EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
     states = np.zeros((_exact.EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
+    rng = np.zeros(1, dtype=np.int64) if rng is None else rng
     return _rollout.finish_hand_any(state, core.new_move_buffer(), _scoring.WEIGHTS, np.empty(core.MAX_MOVES),
-                                    _scoring.new_scratch(), np.zeros(1, dtype=np.int64), 0.0, _exact.POINTS,
+                                    _scoring.new_scratch(), rng, epsilon, _exact.POINTS,
                                     exact_last, _rollout.classic_captures(rules), states, bufs,
                                     np.zeros(core.STATE_SIZE, dtype=np.int64), core.new_move_buffer(),
                                     np.zeros(6, dtype=np.int64), np.zeros(6, dtype=np.int64))
@@ -670,6 +672,45 @@ def test_a_rollout_under_any_rules_plays_every_seat_as_the_normal_level_judges(n
             for s in range(rules.players):
                 assert st[core.PILES + s] == g.state[core.PILES + s], (seed, plies, s)
                 assert st[core.SCOPE + s] == g.state[core.SCOPE + s], (seed, plies, s)
+
+
+def test_a_rollouts_random_moves_come_with_the_chance_epsilon():
+    """hard's `epsilon`: each choice of a rollout is a random legal move with chance epsilon, else
+    the judgement's. Seed 49 after 33 plies (classic rules): the mover's three moves end the hand
+    at +2, +4 and +4 for seat 0 (every later move forced), and the judgement's is the +2 one, so
+    the mean outcome is (1 - epsilon) x 2 + epsilon x 10 / 3, for the classic rollout and the
+    any-rules one alike. (A mutation review ran none with epsilon > 0.)"""
+    rules = Rules()
+    g = _mid_hand(rules, 49, 33)
+    buf = core.new_move_buffer()
+    n = core.legal_moves(g.state.copy(), buf)
+    ends = []
+    for j in range(n):
+        st = g.state.copy()
+        core.apply_move(st, buf[0, j], buf[1, j])
+        while True:                        # every later move is forced: the line's end is known
+            after = core.new_move_buffer()
+            assert core.legal_moves(st.copy(), after) == 1
+            if core.apply_move(st, after[0, 0], after[1, 0]) & core.F_HAND_OVER:
+                break
+        ends.append(_finish_any(rules, st))
+    assert ends == [2.0, 4.0, 4.0] and _finish_any(rules, g.state.copy()) == 2.0
+    bufs = np.empty((_exact.EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
+    states = np.zeros((_exact.EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
+
+    def classic(st, epsilon, rng):
+        return _rollout.finish_hand(st, core.new_move_buffer(), _scoring.WEIGHTS, np.empty(core.MAX_MOVES),
+                                    _scoring.new_scratch(), rng, epsilon, _exact.POINTS, False, states, bufs)
+
+    def any_rules(st, epsilon, rng):
+        return _finish_any(rules, st, epsilon=epsilon, rng=rng)
+    for finish in (classic, any_rules):
+        for epsilon in (0.3, 1.0):
+            rng = np.zeros(1, dtype=np.int64)
+            core.seed_rng(rng, 0, 7)
+            mean = np.mean([finish(g.state.copy(), epsilon, rng) for _ in range(2000)])
+            # 2,000 rollouts: a standard error of at most 0.021
+            assert mean == pytest.approx((1 - epsilon) * 2 + epsilon * 10 / 3, abs=0.1), (finish, epsilon)
 
 
 def test_a_rollout_counts_out_the_last_eight_cards():
