@@ -751,6 +751,12 @@ def test_the_algorithm_states_checks_name_the_first_part_that_does_not_fit():
     assert ss.misshapen({"obs": z(4, 2), "extra": torch.tensor(1.0)}, {"obs": z(4, 2)}, "algo_state.carry") is None
     assert ss.lacking({"param_groups": [{"lr": 1}]}, {"param_groups": [{"lr": 1, "params": []}]}, "params",
                       "optimizer") == "optimizer.param_groups[0].params"
+    # a tail's cards may be of any width, but one row a game (a second review: any count went)
+    i64 = torch.int64
+    assert ss.misshapen({"tail": {"cards": z(16, 3, dtype=i64)}}, {"tail": {"cards": z(16, 5, dtype=i64)}},
+                        "algo_state") is None
+    assert ss.misshapen({"tail": {"cards": z(15, 3, dtype=i64)}}, {"tail": {"cards": z(16, 5, dtype=i64)}},
+                        "algo_state") == "algo_state.tail.cards (int64, 15 x 3; a fresh run's int64, 16 x any)"
 
 
 def test_the_optimizers_checks_name_a_parameter_past_the_last_a_steps_dtype_and_a_settings_type():
@@ -772,6 +778,12 @@ def test_the_optimizers_checks_name_a_parameter_past_the_last_a_steps_dtype_and_
     assert checked({0: dict(good(w), step=torch.tensor(3))}) == \
         "optimizer.state[0].step (int64; its parameter is float32)"
     assert checked({}, amsgrad=0) == "optimizer.param_groups[0].amsgrad (0; a fresh run's False)"
+    # a moment of its parameter's size in another shape, and a second moment of another dtype
+    # (which torch would cast without a word; a second review: both went through)
+    assert checked({0: dict(good(w), exp_avg=torch.zeros(2, 3))}) == \
+        "optimizer.state[0].exp_avg (float32, 2 x 3; its parameter is 3 x 2)"
+    assert checked({0: good(w), 1: dict(good(b), exp_avg_sq=torch.zeros(3, dtype=torch.float64))}) == \
+        "optimizer.state[1].exp_avg_sq (float64; its parameter is float32)"
 
 
 def test_a_ppo_states_opponents_and_tails_are_checked_game_by_game():
@@ -791,7 +803,9 @@ def test_a_ppo_states_opponents_and_tails_are_checked_game_by_game():
     for opponent, game, v in (([0, 5, 0, 7], 1, 5), ([0, -2, 0, 0], 1, -2)):
         assert misfit(opponent) == \
             f"algo_state.opponent of game {game}: its opponent is {v}: 0 (the policy) or a pool snapshot 1..2"
-    for kw, key, want in ((dict(count=0), "count", "1..8"), (dict(idx=3), "idx", "below its count"),
+    assert misfit([0] * 4, count=8, idx=7) is None        # a tail as wide as the moves' slots
+    for kw, key, want in ((dict(count=0), "count", "1..8"), (dict(count=9), "count", "1..8"),
+                          (dict(idx=3), "idx", "below its count"),
                           (dict(card=-1), "cards", "cards 0..39")):
         assert misfit([0] * 4, **kw) == f"algo_state.tail.{key} of game 0 is out of range (it must be {want})"
 
