@@ -79,6 +79,8 @@ def test_mixed_weighs_the_models_tables():
     assert np.allclose(_equity.mixed(11, w), 0.2 * tables[0] + 0.5 * tables[1] + 0.3 * tables[2])
     with pytest.raises(ValueError, match=r"^3 model weights expected \(normal, easy, soft\), got 2$"):
         _equity.mixed(11, [0.5, 0.5])
+    with pytest.raises(ValueError, match=r"^3 model weights expected \(normal, easy, soft\), got 4$"):
+        _equity.mixed(11, [0.25] * 4)           # one too many was dropped unsaid (a mutation review)
 
 
 def _last_deal(seed=3, scores=(7, 8)):
@@ -216,6 +218,8 @@ def test_a_capotto_that_ends_the_match_is_worth_the_match_bonus():
     assert _exact.outcome_any(st, _exact.POINTS) == 2.0 + 41.0
     st[core.WINNER] = 1
     assert _exact.outcome_any(st, _exact.POINTS) == 2.0 - 41.0
+    st[core.CAPOTTO] = 1                           # a capotto of 1 is a capotto too (a mutation review)
+    assert _exact.outcome_any(st, _exact.POINTS) == 2.0 - 41.0
     st[core.CAPOTTO] = 0
     assert _exact.outcome_any(st, _exact.POINTS) == 2.0
 
@@ -224,6 +228,19 @@ def test_the_equity_of_three_sides_is_read_at_the_best_other_sides_score():
     """With three sides the table is read at (my score, the best other side's score), not seat 1's."""
     st = _finished(3, (3, 1, 2), (9, 3, 8))
     assert _exact.outcome_any(st, _exact.linear_equity(11)) == pytest.approx(0.58 + 0.01)
+
+
+def test_a_finished_match_is_won_only_by_side_0_and_scores_past_the_table_read_its_edge():
+    """A match side 2 won is lost to side 0, not won (with two sides the winner is 0 or 1, so
+    only three sides tell); a score past the table is read at its last row or column, not the one
+    before (a mutation review: both went unseen)."""
+    lost = _finished(3, (1, 3, 2), (5, 8, 11), phase=core.MATCH_OVER, winner=2)
+    assert _exact.outcome_any(lost, _exact.linear_equity(11)) == pytest.approx(0.0 + 0.01 * (1 - 3))
+    lost[core.WINNER] = 0
+    assert _exact.outcome_any(lost, _exact.linear_equity(11)) == pytest.approx(1.0 + 0.01 * (1 - 3))
+    table = np.array([[0.5, 0.2, 0.1], [0.8, 0.5, 0.2], [0.9, 0.8, 0.5]])
+    assert _exact.outcome_any(_finished(2, (1, 1), (5, 0)), table) == pytest.approx(0.9)
+    assert _exact.outcome_any(_finished(2, (1, 1), (1, 7)), table) == pytest.approx(0.2)
 
 
 def test_minimax_gives_up_with_nan_past_its_cap():
@@ -239,3 +256,43 @@ def test_minimax_gives_up_with_nan_past_its_cap():
     nodes[0] = 0
     assert math.isnan(_exact.minimax_any(g.state.copy(), _exact.POINTS, states, bufs, nodes, 2))
     assert nodes[0] == 3
+
+
+def test_exact_values_say_whether_they_are_complete_at_the_cap():
+    """exact_values_any is complete (True) with a cap of exactly the moves its solver plays, and
+    says it is not (False) with one fewer, where the solver's value is NaN (a mutation review: a
+    cap one past went unseen, and returned True with NaN)."""
+    g = Game(Rules(), 3)
+    while g.deck_left > 0:
+        g.play_action(g.legal_action_ids()[0])
+    buf = core.new_move_buffer()
+    k = core.legal_moves(g.state.copy(), buf)
+    cards, masks = buf[0, :1].copy(), buf[1, :1].copy()         # one candidate, which does not end the hand
+    out = np.zeros(1)
+    states = np.zeros((_exact.EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
+    bufs = np.empty((_exact.EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
+    nodes = np.zeros(1, dtype=np.int64)
+    child = g.state.copy()
+    assert not core.apply_move(child, cards[0], masks[0]) & core.F_HAND_OVER and k > 1
+    _exact.minimax_any(child, _exact.POINTS, states, bufs, nodes, 0)
+    need = int(nodes[0])
+    assert _exact.exact_values_any(g.state, -1, 0, cards, masks, 1, _exact.POINTS, out, False, need)
+    assert math.isfinite(out[0])
+    assert not _exact.exact_values_any(g.state, -1, 0, cards, masks, 1, _exact.POINTS, out, False, need - 1)
+    assert math.isnan(out[0])
+
+
+def test_the_exact_solvers_count_every_seats_cards():
+    """More cards left than the solvers' stack is refused whichever seats hold them: four players
+    holding 2, 2, 3 and 3 cards are 10 (a mutation review: only seats 0 and 1 were counted, 4)."""
+    g = Game(Rules(players=4), 1)
+    st = g.state.copy()
+    held = [int(c) for c in range(40) if any(st[core.HANDS + s] >> c & 1 for s in range(4))]
+    for s, n in enumerate((2, 2, 3, 3)):
+        st[core.HANDS + s] = sum(1 << c for c in held[:n])
+        held = held[n:]
+    st[core.DECK_POS] = 40
+    assert _exact.cards_in_hands(st) == 10
+    with pytest.raises(ValueError, match="more cards left in the hands than the exact solvers search"):
+        _exact.exact_values_any(st, -1, 0, np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 1,
+                                _exact.POINTS, np.zeros(1), False, 0)
