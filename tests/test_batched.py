@@ -104,6 +104,22 @@ def test_seeded_and_distinct():
     assert not np.array_equal(other, first) and np.array_equal(env.reset(), other)
 
 
+def test_a_games_matches_do_not_depend_on_the_other_games():
+    """Game b draws its new matches' seeds from its own generator: game 1, played alike in two
+    batches whose game 0 plays otherwise, goes through the same matches (a mutation review: every
+    game drawing from game 0's generator went unseen; matches to 1 point end every hand or two)."""
+    x, y = (BatchedScopa(2, rules=Rules(target=1), seed=3) for _ in range(2))
+    x.reset()
+    y.reset()
+    matches = 0
+    for _ in range(600):
+        assert np.array_equal(x.states[1], y.states[1])
+        _, _, done, _ = x.step_index(np.array([0, 0]))
+        y.step_index(np.array([y.legal_count[0] - 1, 0]))
+        matches += int(done[1])
+    assert matches >= 5
+
+
 def test_illegal_actions_raise_and_change_nothing():
     env = BatchedScopa(8, seed=1)
     env.reset()
@@ -282,6 +298,24 @@ def test_wide_position_widens_the_legal_arrays():
     assert np.array_equal(env.legal_ids[0, :env.legal_count[0]], g.legal_action_ids())
 
 
+def test_widening_stops_at_the_first_doubling_that_holds_the_moves(monkeypatch):
+    """The table above less its 1D: 156 moves, exactly twice a width of 78, which one doubling
+    holds (a mutation review: a second doubling, to 312, went unseen; 273 moves, odd, cannot
+    tell)."""
+    from scopa_env import batched
+    g = Game().setup(hands=[["10D", "10C", "10S"], ["1B"]],
+                     table=[f"{r}{s}" for r in range(1, 10) for s in "DC"][1:], deck=[], dealer=1)
+    assert len(g.legal_action_ids()) == 156
+    monkeypatch.setattr(batched, "MAX_LEGAL", 78)
+    env = BatchedScopa(2)
+    env.reset()
+    assert env.max_legal == 78
+    env._states[0] = g.state
+    batched._refresh_one(env._states, 0, *env._kernel_args())
+    env._widen(1)
+    assert env.max_legal == 156
+
+
 def test_state_dict_resumes_bit_for_bit():
     env = BatchedScopa(8, seed=6, reward="points")
     env.reset()
@@ -414,7 +448,11 @@ def test_load_state_dict_refuses_what_state_dict_does_not_return():
                         "the saved state's 'states' must be an integer array, got float64 array"),
                        (dict(good, to_move=good["to_move"][:2]),
                         "the saved state's 'to_move' has shape (2,), this env needs (4,) (num_envs differs?)"),
-                       (dict(good, legal_card=good["legal_card"][:, :1]), "the saved state's 'legal_card' has shape (4, 1)")):
+                       (dict(good, legal_card=good["legal_card"][:, :1]), "the saved state's 'legal_card' has shape (4, 1)"),
+                       # one generator spread over the games, or a raw numpy error (a mutation review)
+                       (dict(good, rng=good["rng"][:1]),
+                        "the saved state's 'rng' has shape (1,), this env needs (4,) (num_envs differs?)"),
+                       (dict(good, rng=good["rng"][:2]), "the saved state's 'rng' has shape (2,)")):
         with pytest.raises(ScopaError, match="^" + re.escape(words)):
             e.load_state_dict(bad)
         assert all(np.array_equal(good[k], v) for k, v in e.state_dict().items())
@@ -509,12 +547,13 @@ def test_saved_states_a_batch_never_reaches_are_refused():
     b = BatchedScopa(1, seed=0)
     b.reset()
     d = b.state_dict()
-    for key, pad in (("legal_ids", -1), ("legal_card", -1), ("legal_captured", 0)):
-        d[key] = np.full((1, 1), pad)
     d["obs"][:] = 0
     d["to_move"][:] = 0
-    with pytest.raises(ScopaError, match=r"saved game 0 has 3 legal moves, its saved legal arrays hold 1"):
-        BatchedScopa(1, seed=0).load_state_dict(d)
+    for width in (1, 2):            # 2: one slot short (a mutation review: let through)
+        for key, pad in (("legal_ids", -1), ("legal_card", -1), ("legal_captured", 0)):
+            d[key] = np.full((1, width), pad)
+        with pytest.raises(ScopaError, match=rf"saved game 0 has 3 legal moves, its saved legal arrays hold {width}"):
+            BatchedScopa(1, seed=0).load_state_dict(d)
     g = Game("classic", seed=1)
     while not g.hand_over:
         g.play_action(int(g.legal_action_ids()[0]))
