@@ -2356,6 +2356,48 @@ def test_normal_counts_out_the_last_four_cards_by_minimax_under_other_rules(seed
     assert NormalAgent(rules, count_last=0).act(obs) == judged != counted
 
 
+def test_normal_counts_out_the_last_four_cards_by_minimax_under_the_classic_rules():
+    """With the classic rules too, normal's move with at most count_last (4) cards left is one
+    of the best by plain minimax over the hand's points (a second mutation review: the worst
+    move chosen there went unseen; the test above is under re_bello)."""
+    from agents.normal import NormalAgent
+    table = make_agent("random").actions
+    agent = NormalAgent(Rules())
+    differ = 0
+    for seed in range(40):
+        g = Game(Rules(), seed)
+        while not g.hand_over:
+            ids = g.legal_action_ids()
+            obs = g.observation(g.to_move)
+            if g.deck_left == 0 and len(g.hand(0)) + len(g.hand(1)) <= 4 and len(ids) > 1:
+                base = np.zeros(core.STATE_SIZE, dtype=np.int64)
+                base[core.HANDS + 1] = _rollout.build_base(obs["observation"], 11, base)
+                values = []
+                for a in ids:
+                    child = base.copy()
+                    flags = core.apply_move(child, table.card[a], table.captured[a])
+                    values.append(_exact.outcome_any(child, _exact.POINTS) if flags & core.F_HAND_OVER
+                                  else _brute_force(child))
+                assert values[list(ids).index(agent.act(obs))] == max(values), seed
+                differ += len(set(values)) > 1
+            g.play_action(agent.act(obs))
+    assert differ >= 10                 # positions where the choice matters
+
+
+def test_normal_with_a_count_last_past_the_solvers_judges_a_longer_last_deal():
+    """count_last may be any whole number, but the exact solvers take at most EXACT_PLIES (8)
+    cards: a set-up last deal of 10 cards under re_bello is judged, as with count_last=0 (a
+    mutation review: without the cap the solver's refusal was a ValueError, unseen)."""
+    from agents.normal import NormalAgent
+    rules = Rules(re_bello=True)
+    me, op, tab = ["1D", "2C", "3S", "4B", "5D"], ["6C", "7S", "8B", "9D", "10C"], ["1C", "2S"]
+    rest = [c for c in range(40) if not mask_of(me + op + tab) >> c & 1]
+    g = Game(rules)
+    g.setup(hands=[me, op], table=tab, piles=[rest[:15], rest[15:]], deck=[], dealer=1)
+    obs = g.observation(0)
+    assert NormalAgent(rules, count_last=20).act(obs) == NormalAgent(rules, count_last=0).act(obs)
+
+
 def test_normal_judges_with_the_deck_left_and_the_last_capturer_each_in_its_place():
     """The classic judgement reads deck_left and last_capturer, each where score_moves expects
     it: swapped, this last-deal position's move changed (count_last=0: judged, not counted out;
