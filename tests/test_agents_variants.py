@@ -679,7 +679,7 @@ def test_a_rollouts_random_moves_come_with_the_chance_epsilon():
     the judgement's. Seed 49 after 33 plies (classic rules): the mover's three moves end the hand
     at +2, +4 and +4 for seat 0 (every later move forced), and the judgement's is the +2 one, so
     the mean outcome is (1 - epsilon) x 2 + epsilon x 10 / 3, for the classic rollout and the
-    any-rules one alike. (A mutation review ran none with epsilon > 0.)"""
+    any-rules one alike. (No test ran a rollout with epsilon > 0: a mutation review.)"""
     rules = Rules()
     g = _mid_hand(rules, 49, 33)
     buf = core.new_move_buffer()
@@ -741,9 +741,9 @@ def test_a_rollout_under_cirulla_pairs_sees_the_cards_other_seats_showed():
     that move's line ends. With two players the cards a seat showed are the next seat's (held for
     sure either way) or already played; with four, a partner's or the third seat's shown cards
     left unseen would count as cards the next seat may hold. These four positions are ones where
-    that changes the move (7 of some 1,500 random cirulla-pairs positions; a mutation review found
-    the shown cards left out of the rollout's seen cards unchecked), and another move's line ends
-    otherwise, so the check can fail."""
+    that changes the move (7 of the 1,592 positions _mid_hand gives for seeds 1-199 at eight ply
+    counts; a mutation review found the shown cards left out of the rollout's seen cards
+    unchecked), and another move's line ends otherwise, so the check can fail."""
     from scopa_env.cards import cards_of
     rules = rules_from_preset("cirulla-pairs")
     for seed, plies in ((37, 26), (46, 17), (86, 13), (193, 13)):
