@@ -262,9 +262,7 @@ def test_exact_values_say_whether_they_are_complete_at_the_cap():
     """exact_values_any is complete (True) with a cap of exactly the moves its solver plays, and
     says it is not (False) with one fewer, where the solver's value is NaN (a mutation review: a
     cap one past went unseen, and returned True with NaN)."""
-    g = Game(Rules(), 3)
-    while g.deck_left > 0:
-        g.play_action(g.legal_action_ids()[0])
+    g = _last_deal()
     buf = core.new_move_buffer()
     k = core.legal_moves(g.state.copy(), buf)
     cards, masks = buf[0, :1].copy(), buf[1, :1].copy()         # one candidate, which does not end the hand
