@@ -792,6 +792,20 @@ def _brute_force(state):
     return max(values) if state[core.TO_MOVE] == 0 else min(values)
 
 
+def _brute_force_values(obs, ids):
+    """Each of the last deal's legal moves `ids`, valued by plain minimax to the end of the hand
+    (the mover's points minus the opponent's), from the mover's observation."""
+    table = make_agent("random").actions
+    base = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    base[core.HANDS + 1] = _rollout.build_base(obs, 11, base)
+    values = []
+    for a in ids:
+        child = base.copy()
+        flags = core.apply_move(child, table.card[a], table.captured[a])
+        values.append(_exact.outcome_any(child, _exact.POINTS) if flags & core.F_HAND_OVER else _brute_force(child))
+    return values
+
+
 def test_last_deal_is_solved_exactly():
     table = make_agent("random").actions
     rng = np.random.default_rng(1)
@@ -804,13 +818,7 @@ def test_last_deal_is_solved_exactly():
                 obs = g.observation(g.to_move)["observation"]
                 out = np.zeros(len(ids))
                 _rollout.last_deal_values(obs, 11, table.card[ids], table.captured[ids], len(ids), _exact.POINTS, out)
-                base = np.zeros(core.STATE_SIZE, dtype=np.int64)
-                base[core.HANDS + 1] = _rollout.build_base(obs, 11, base)
-                for j, a in enumerate(ids):
-                    child = base.copy()
-                    flags = core.apply_move(child, table.card[a], table.captured[a])
-                    ref = _exact.outcome_any(child, _exact.POINTS) if flags & core.F_HAND_OVER else _brute_force(child)
-                    assert out[j] == ref
+                assert out.tolist() == _brute_force_values(obs, ids)
                 checked += 1
             g.play_action(ids[rng.integers(len(ids))])
     assert checked >= 10
@@ -2361,7 +2369,6 @@ def test_normal_counts_out_the_last_four_cards_by_minimax_under_the_classic_rule
     of the best by plain minimax over the hand's points (a second mutation review: the worst
     move chosen there went unseen; the test above is under re_bello)."""
     from agents.normal import NormalAgent
-    table = make_agent("random").actions
     agent = NormalAgent(Rules())
     differ = 0
     for seed in range(40):
@@ -2370,14 +2377,7 @@ def test_normal_counts_out_the_last_four_cards_by_minimax_under_the_classic_rule
             ids = g.legal_action_ids()
             obs = g.observation(g.to_move)
             if g.deck_left == 0 and len(g.hand(0)) + len(g.hand(1)) <= 4 and len(ids) > 1:
-                base = np.zeros(core.STATE_SIZE, dtype=np.int64)
-                base[core.HANDS + 1] = _rollout.build_base(obs["observation"], 11, base)
-                values = []
-                for a in ids:
-                    child = base.copy()
-                    flags = core.apply_move(child, table.card[a], table.captured[a])
-                    values.append(_exact.outcome_any(child, _exact.POINTS) if flags & core.F_HAND_OVER
-                                  else _brute_force(child))
+                values = _brute_force_values(obs["observation"], ids)
                 assert values[list(ids).index(agent.act(obs))] == max(values), seed
                 differ += len(set(values)) > 1
             g.play_action(agent.act(obs))
