@@ -252,6 +252,9 @@ def main(argv=None) -> int:
             # with --print-config standard output holds the TOML alone: start()'s notes go to
             # standard error (a note printed first made the output no TOML)
             log = (lambda *a, **k: print(*a, file=sys.stderr)) if args.print_config else print
+            # a closed standard output from here on stops a run, which says so (it was set for a
+            # new run only: a resumed one stopped with exit 0 and no word; review)
+            training = not args.print_config
             run = start(base, resume=args.resume, overrides=overrides, log=log)
             if args.print_config:         # the resumed run's config, overrides applied; no training
                 print(run.cfg.to_toml(), end="")

@@ -90,12 +90,26 @@ def test_a_run_whose_stdout_reader_goes_says_it_stopped(tmp_path):
     assert err == ("train.py: standard output was closed (its reader has gone): the run stopped; "
                    "the last checkpoint is intact; --resume continues\n")
     assert torch.load(tmp_path / "checkpoints" / "piped" / "latest.pt", weights_only=True)["counters"]["steps"] < 200000
-    listing = subprocess.Popen([sys.executable, str(ROOT / "train.py"), "--list-rules"], cwd=tmp_path,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    listing.stdout.readline()
-    listing.stdout.close()
-    _, err = listing.communicate(timeout=120)
-    assert listing.returncode == 0 and err == ""
+    # resumed, the same (it stopped with exit 0 and no word: a review found the flag set for a
+    # new run only); its --print-config, and --list-rules, end quietly
+    before = torch.load(tmp_path / "checkpoints" / "piped" / "latest.pt", weights_only=True)["counters"]["steps"]
+    resumed = subprocess.Popen([sys.executable, str(ROOT / "train.py"), "--resume", "piped"], cwd=tmp_path,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=BUFFERED_ENV)
+    assert resumed.stdout.readline().startswith("run piped: dmc")
+    resumed.stdout.close()
+    _, err = resumed.communicate(timeout=300)
+    assert resumed.returncode == 1, err
+    assert err == ("train.py: standard output was closed (its reader has gone): the run stopped; "
+                   "the last checkpoint is intact; --resume continues\n")
+    assert before <= torch.load(tmp_path / "checkpoints" / "piped" / "latest.pt",
+                                weights_only=True)["counters"]["steps"] < 200000
+    for args in (["--resume", "piped", "--print-config"], ["--list-rules"]):
+        listing = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *args], cwd=tmp_path,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        listing.stdout.readline()
+        listing.stdout.close()
+        _, err = listing.communicate(timeout=120)
+        assert listing.returncode == 0 and err == "", (args, err)
 
 
 def test_checkpoint_round_trip_and_learned_agent(tmp_path):
