@@ -1211,6 +1211,59 @@ def test_deferred_interrupts_deliver_the_first_signal_held_and_pass_in_threads()
     assert ran == ["ran"]
 
 
+def test_an_empty_file_name_is_one_error(tmp_path, monkeypatch):
+    """AtomicFile('') names the problem; read as a path (a review's change, unseen) it wrote a
+    temporary file beside the current folder."""
+    import pytest
+    from scopa_env import ScopaError
+    from scopa_env.atomic import AtomicFile
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ScopaError, match="^an empty file name$"):
+        AtomicFile("")
+
+
+def test_deferred_interrupts_restore_handlers_while_blocked_and_one_not_set_from_python(monkeypatch):
+    """The handlers go back with SIGINT and SIGTERM held by the OS, as they were swapped (a
+    review restored them unblocked, unseen: a signal between the two swaps then met the wrong
+    handler); a handler not set from Python (getsignal gives None) goes back as SIG_DFL, which
+    signal.signal takes (None is a TypeError there)."""
+    import signal
+    from scopa_env.atomic import deferred_interrupts
+    real_signal, real_get, blocked = signal.signal, signal.getsignal, []
+
+    def spy(signum, handler):
+        blocked.append({signal.SIGINT, signal.SIGTERM} <= signal.pthread_sigmask(signal.SIG_BLOCK, []))
+        return real_signal(signum, handler)
+    before = real_get(signal.SIGTERM)
+    monkeypatch.setattr(signal, "signal", spy)
+    monkeypatch.setattr(signal, "getsignal", lambda s: None if s == signal.SIGTERM else real_get(s))
+    try:
+        with deferred_interrupts():
+            pass
+        assert real_get(signal.SIGTERM) == signal.SIG_DFL
+    finally:
+        real_signal(signal.SIGTERM, before)
+    assert blocked == [True] * 4
+
+
+def test_a_kernel_moved_between_files_or_indented_is_a_change_of_the_kernel_sources(tmp_path, monkeypatch):
+    """The stamp covers each source's name with its text: a kernel moved from one file to the
+    next, the texts read one after the other unchanged, drops the caches (the review's stamp of
+    the texts alone kept them); and a decorator indented under an `if` makes a kernel source."""
+    monkeypatch.setattr(config, "CACHE_DIR", "")
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("@njit\ndef f(): pass\n@njit\ndef g(): pass\n")
+    (pkg / "b.py").write_text("@njit\ndef h(): pass\n")
+    assert drop_stale(pkg, kernel_sources(pkg))
+    assert not drop_stale(pkg, kernel_sources(pkg))
+    (pkg / "a.py").write_text("@njit\ndef f(): pass\n")
+    (pkg / "b.py").write_text("@njit\ndef g(): pass\n@njit\ndef h(): pass\n")
+    assert drop_stale(pkg, kernel_sources(pkg))
+    (tmp_path / "k.py").write_text("if True:\n    @njit(cache=True)\n    def f(): return 1\n")
+    assert [p.name for p in kernel_sources(tmp_path)] == ["k.py"]
+
+
 def test_seat_of_and_two_totals_read_only_two_player_records():
     """paired.py and hand_points.py read records by these: a record of three or more players is
     refused (fewer than two was the only check that could fail; mutation-testing review), no

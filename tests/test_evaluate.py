@@ -1907,3 +1907,46 @@ def test_pools_of_three_sides_and_of_pairs_with_partners(tmp_path, capsys):
     assert evaluate.main(["--pool", str(p1), str(p3), "--json", str(pooled)]) == 0
     data = json.loads(pooled.read_text())
     assert data["pooled"] == [str(p1), str(p3)] and data["partner"] == "random:name=p"
+
+
+# ---- found by a mutation review of the workers (2026-12-06) ------------------------------------
+def test_sigint_held_while_workers_start_is_given_back_and_off_the_main_thread_nothing_is_held():
+    """hold_sigint / release_sigint around the workers' start: the parent's signal mask and
+    SIGINT handler come back as they were (a review left SIGINT blocked in the main thread, so
+    Ctrl-C never reached it, unseen); off the main thread, where signal.signal cannot be called,
+    nothing is held (evaluate with workers from a thread: a ValueError)."""
+    import signal
+    import threading
+    from agents._workers import hold_sigint, release_sigint
+    mask, handler = signal.pthread_sigmask(signal.SIG_BLOCK, []), signal.getsignal(signal.SIGINT)
+    held = hold_sigint()
+    assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    assert signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    release_sigint(held)
+    assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == mask and signal.getsignal(signal.SIGINT) == handler
+    got = []
+    t = threading.Thread(target=lambda: got.append(hold_sigint()))
+    t.start()
+    t.join()
+    assert got == [None]
+
+
+def test_workers_that_fail_to_start_leave_none_running(monkeypatch):
+    """The second worker's start fails (no more processes): the first, already running, is
+    stopped before the error goes on (a review dropped the stop unseen: it was left waiting)."""
+    import multiprocessing as mp
+    from agents._workers import Workers
+    cls = mp.get_context("spawn").Process
+    real, started = cls.start, []
+
+    def start(self):
+        if started:
+            raise OSError(11, "Resource temporarily unavailable")
+        real(self)
+        started.append(self)
+    monkeypatch.setattr(cls, "start", start)
+    crew = Workers(2, dict, bytes)
+    with pytest.raises(OSError, match="Resource temporarily unavailable"):
+        with crew:
+            pass
+    assert len(started) == 1 and crew.exitcodes == [-15], crew.exitcodes
