@@ -2866,3 +2866,107 @@ def test_resume_schedules_corrupt_steps_agent_only_files_and_empty_log_folders(t
     r = run_main(capsys, "--resume", str(folder / "step_0000001024.pt"))
     _one_line_error(r, "is corrupt or not a checkpoint (an empty file)")
     assert "newest other checkpoint" not in r.stderr
+
+
+# ---- found by a mutation review of train.py and the loop's resume (2026-12-06) ---------------
+def test_a_step_file_at_the_runs_own_last_step_branches_elsewhere_without_a_refusal(tmp_path):
+    """A run's step file at the step of its latest.pt, resumed into another checkpoints folder,
+    drops nothing the run logged (the purge takes only steps past it): not refused as a branch
+    of a run that went on (the review changed 'went on' from > to >= unseen)."""
+    Run(tiny_cfg(tmp_path, run_name="r", total_steps=1024), log=lambda *_: None).train()
+    step = tmp_path / "ck" / "r" / "step_0000001024.pt"
+    assert step.is_file() and any((tmp_path / "runs" / "r").iterdir())
+    run = start(tiny_cfg(tmp_path), resume=str(step), log=lambda *_: None,
+                overrides={"checkpoints_dir": str(tmp_path / "other"), "total_steps": 1536})
+    run.train()
+    assert torch.load(tmp_path / "other" / "r" / "latest.pt", weights_only=True)["counters"]["steps"] >= 1536
+
+
+def test_another_runs_latest_in_the_runs_home_folder_is_no_later_step_of_it(tmp_path, capsys):
+    """The branch check looks in the run's home folder (its checkpoints folder and name) only
+    when that folder holds the same run: a new run of the same name there (seed 2), at 2,048
+    steps, is not this run going on past 1,024, and a copy of this run's step file resumes into
+    another folder (unchecked: a review dropped the config comparison unseen)."""
+    Run(tiny_cfg(tmp_path, run_name="r", seed=1, total_steps=1024), log=lambda *_: None).train()
+    (tmp_path / "copy").mkdir()
+    shutil.copy(tmp_path / "ck" / "r" / "step_0000001024.pt", tmp_path / "copy")
+    shutil.rmtree(tmp_path / "ck" / "r")
+    Run(tiny_cfg(tmp_path, run_name="r", seed=2), log=lambda *_: None).train()
+    assert torch.load(tmp_path / "ck" / "r" / "latest.pt", weights_only=True)["counters"]["steps"] == 2048
+    r = run_main(capsys, "--resume", str(tmp_path / "copy" / "step_0000001024.pt"), "--checkpoints-dir",
+                 str(tmp_path / "other"), "--total-steps", "1536")
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "other" / "r" / "latest.pt").is_file()
+
+
+def test_the_write_probe_is_named_as_the_partial_saves_the_next_start_removes(tmp_path, monkeypatch):
+    """_check_writable's probe file, left by a kill between its making and its removal, is one
+    the next start deletes (remove_partial_saves): a review renamed it unseen."""
+    import tempfile
+    made, real = [], tempfile.mkstemp
+
+    def spy(**kw):
+        fd, name = real(**kw)
+        made.append(name)
+        return fd, name
+    monkeypatch.setattr(tempfile, "mkstemp", spy)
+    run = Run(tiny_cfg(tmp_path, run_name="p"), log=lambda *_: None)
+    run.prepare_folders()
+    run.release_folder()
+    assert len(made) == 1 and Path(made[0]).parent == run.ckpt_dir
+    Path(made[0]).touch()                       # as a kill before its unlink leaves it
+    assert checkpoint.remove_partial_saves(run.ckpt_dir) == [Path(made[0])]
+
+
+def test_ctrl_c_before_a_resumed_legs_first_save_says_the_checkpoint_is_intact(tmp_path, capsys, monkeypatch):
+    """A resumed run has its latest.pt from the start: Ctrl-C before the leg's first save says
+    the checkpoint is intact, not 'nothing to resume' (a review's change went unseen)."""
+    from training.dmc import DMC
+    Run(tiny_cfg(tmp_path, run_name="c"), log=lambda *_: None).train(stop_at=512)
+
+    def interrupted(self):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(DMC, "iterate", interrupted)
+    r = run_main(capsys, "--resume", str(tmp_path / "ck" / "c"))
+    assert r.returncode == 130
+    assert r.stderr.endswith("train.py: interrupted (the last checkpoint is intact; --resume continues)\n"), r.stderr
+
+
+def test_a_run_folder_with_only_best_pt_names_it_to_resume(tmp_path):
+    """No latest.pt and no step files: the error names best.pt as the way on (a review had
+    newest_checkpoint ignore best.pt unseen)."""
+    Run(tiny_cfg(tmp_path, run_name="b", total_steps=1024, checkpoint_every=0, eval_every=1024,
+                 eval_matches=2, eval_opponents=("random",)), log=lambda *_: None).train()
+    folder = tmp_path / "ck" / "b"
+    (folder / "latest.pt").unlink()
+    assert not list(folder.glob("step_*.pt")) and (folder / "best.pt").is_file()
+    with pytest.raises(ScopaError, match=re.escape(f"its newest checkpoint is {str(folder / 'best.pt')!r}: "
+                                                   f"--resume {folder / 'best.pt'} continues from it")):
+        resolve_resume(str(folder))
+
+
+def test_the_quiet_thread_hook_silences_only_the_writers_os_errors():
+    """quiet_log_thread: TensorBoard's writer thread's OSError is silenced (the main thread
+    reports it); any other error of that thread, and an OSError of another thread, still
+    reach the previous hook (a review silenced every exception of the writer unseen)."""
+    import threading
+    from training.tensorboard_log import quiet_log_thread
+    seen, before = [], threading.excepthook
+
+    class _AsyncWriterThread(threading.Thread):
+        pass
+
+    def boom(exc):
+        raise exc
+    threading.excepthook = lambda a: seen.append((type(a.thread).__name__, type(a.exc_value).__name__))
+    try:
+        with quiet_log_thread():
+            for kind, exc in ((_AsyncWriterThread, OSError(28, "No space left on device")),
+                              (_AsyncWriterThread, ValueError("bad event")),
+                              (threading.Thread, OSError(5, "I/O error"))):
+                t = kind(target=boom, args=(exc,))
+                t.start()
+                t.join()
+    finally:
+        threading.excepthook = before
+    assert seen == [("_AsyncWriterThread", "ValueError"), ("Thread", "OSError")]
