@@ -244,6 +244,9 @@ def main(argv=None) -> int:
             if value is not None and not value.strip():
                 raise ScopaError(f"{flag} needs a value: got an empty one")
         overrides = explicit_overrides(args)
+        # a closed standard output from here on stops a run, which says so (set for a new run only,
+        # it let a resumed one stop with exit 0 and no word; review)
+        training = not args.print_config
         if args.resume is not None:
             if args.config is not None:
                 raise ScopaError("--resume continues a run with its own config: drop --config")
@@ -252,9 +255,6 @@ def main(argv=None) -> int:
             # with --print-config standard output holds the TOML alone: start()'s notes go to
             # standard error (a note printed first made the output no TOML)
             log = (lambda *a, **k: print(*a, file=sys.stderr)) if args.print_config else print
-            # a closed standard output from here on stops a run, which says so (it was set for a
-            # new run only: a resumed one stopped with exit 0 and no word; review)
-            training = not args.print_config
             run = start(base, resume=args.resume, overrides=overrides, log=log)
             if args.print_config:         # the resumed run's config, overrides applied; no training
                 print(run.cfg.to_toml(), end="")
@@ -272,7 +272,6 @@ def main(argv=None) -> int:
                     check_new_run(cfg)      # what the run would refuse is refused here too
                     print(cfg.to_toml(), end="")
                     return 0
-                training = True
                 run = start(cfg)
             except InitFromError as e:      # the file's key: the file is named, as for its values
                 from_file = "init_from" in loaded and "init_from" not in overrides
