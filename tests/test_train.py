@@ -74,42 +74,39 @@ def test_smoke_run_of_train_py(tmp_path, algo):
     assert ckpt["algo"] == algo and ckpt["counters"]["steps"] >= 2048
 
 
+def _reader_goes_after_one_line(cwd, *args):
+    """train.py ARGS with its standard output's reader gone after the first line, as `| head -1`
+    leaves it (the user's environment, not PYTHONUNBUFFERED: train.py's own line buffering):
+    (that line, exit code, standard error)."""
+    proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *args], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=BUFFERED_ENV)
+    line = proc.stdout.readline()
+    proc.stdout.close()
+    _, err = proc.communicate(timeout=300)
+    return line, proc.returncode, err
+
+
 def test_a_run_whose_stdout_reader_goes_says_it_stopped(tmp_path):
     """`train.py | head -2`: the run stopped at its next line and exited 0 without a word, as if
-    it had finished (review). Now exit 1 and one line on stderr; --list-rules | head stays 0."""
-    proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), "--total-steps", "200000",
-                             "--num-envs", "16", "--rollout-steps", "32", "--hidden", "32",
-                             "--eval-every", "1024", "--eval-matches", "2", "--eval-opponents", "random",
-                             "--checkpoint-every", "512", "--torch-threads", "1", "--run-name", "piped"],
-                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=BUFFERED_ENV)
-    assert proc.stdout.readline().startswith("run piped: dmc")
-    proc.stdout.close()                 # the reader goes, as head does after its lines
-    _, err = proc.communicate(timeout=300)
-    assert proc.returncode == 1, err
-    assert err == ("train.py: standard output was closed (its reader has gone): the run stopped; "
-                   "the last checkpoint is intact; --resume continues\n")
-    assert torch.load(tmp_path / "checkpoints" / "piped" / "latest.pt", weights_only=True)["counters"]["steps"] < 200000
-    # resumed, the same (it stopped with exit 0 and no word: a review found the flag set for a
-    # new run only); its --print-config, and --list-rules, end quietly
-    before = torch.load(tmp_path / "checkpoints" / "piped" / "latest.pt", weights_only=True)["counters"]["steps"]
-    resumed = subprocess.Popen([sys.executable, str(ROOT / "train.py"), "--resume", "piped"], cwd=tmp_path,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=BUFFERED_ENV)
-    assert resumed.stdout.readline().startswith("run piped: dmc")
-    resumed.stdout.close()
-    _, err = resumed.communicate(timeout=300)
-    assert resumed.returncode == 1, err
-    assert err == ("train.py: standard output was closed (its reader has gone): the run stopped; "
-                   "the last checkpoint is intact; --resume continues\n")
-    assert before <= torch.load(tmp_path / "checkpoints" / "piped" / "latest.pt",
-                                weights_only=True)["counters"]["steps"] < 200000
+    it had finished (review). Now exit 1 and one line on stderr, for a new run and a resumed one
+    (it stopped with exit 0 and no word: a later review found the flag set for a new run only);
+    --resume --print-config | head and --list-rules | head stay 0."""
+    latest = tmp_path / "checkpoints" / "piped" / "latest.pt"
+    stopped = ("train.py: standard output was closed (its reader has gone): the run stopped; "
+               "the last checkpoint is intact; --resume continues\n")
+    line, code, err = _reader_goes_after_one_line(
+        tmp_path, "--total-steps", "200000", "--num-envs", "16", "--rollout-steps", "32", "--hidden", "32",
+        "--eval-every", "1024", "--eval-matches", "2", "--eval-opponents", "random", "--checkpoint-every", "512",
+        "--torch-threads", "1", "--run-name", "piped")
+    assert line.startswith("run piped: dmc") and code == 1 and err == stopped, (line, code, err)
+    before = torch.load(latest, weights_only=True)["counters"]["steps"]
+    assert before < 200000
+    line, code, err = _reader_goes_after_one_line(tmp_path, "--resume", "piped")
+    assert line.startswith("run piped: dmc") and code == 1 and err == stopped, (line, code, err)
+    assert before <= torch.load(latest, weights_only=True)["counters"]["steps"] < 200000
     for args in (["--resume", "piped", "--print-config"], ["--list-rules"]):
-        listing = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *args], cwd=tmp_path,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        listing.stdout.readline()
-        listing.stdout.close()
-        _, err = listing.communicate(timeout=120)
-        assert listing.returncode == 0 and err == "", (args, err)
+        _, code, err = _reader_goes_after_one_line(tmp_path, *args)
+        assert code == 0 and err == "", (args, err)
 
 
 def test_checkpoint_round_trip_and_learned_agent(tmp_path):
