@@ -780,15 +780,19 @@ def test_hard_rejects_an_inconsistent_observation():
         HardAgent(worlds=2).act(bad)
 
 
-def _brute_force(state):
-    """Plain minimax over every move to the end of the hand (value for seat 0)."""
+def _brute_force(state, played=None):
+    """Plain minimax over every move to the end of the hand (value for seat 0); `played`, a list
+    of one number, counts the moves it plays (the whole tree's)."""
     buf = core.new_move_buffer()
     n = core.legal_moves(state, buf)
     values = []
     for i in range(n):
         child = state.copy()
         flags = core.apply_move(child, buf[0, i], buf[1, i])
-        values.append(_exact.outcome_any(child, _exact.POINTS) if flags & core.F_HAND_OVER else _brute_force(child))
+        if played is not None:
+            played[0] += 1
+        values.append(_exact.outcome_any(child, _exact.POINTS) if flags & core.F_HAND_OVER
+                      else _brute_force(child, played))
     return max(values) if state[core.TO_MOVE] == 0 else min(values)
 
 
@@ -823,6 +827,24 @@ def test_last_deal_is_solved_exactly():
             g.play_action(ids[rng.integers(len(ids))])
     assert checked >= 10
 
+
+def test_minimax_prunes_and_keeps_the_whole_trees_value():
+    """minimax_any's alpha-beta cut-offs: over the last deals of 20 games it gives the value the
+    whole tree gives in each, and plays 1,306 of the tree's 2,874 moves (no test looked at how
+    much it plays; a search without the cut-offs gives the same values, only slower). The count
+    is this move order's: a better order may lower it, never raise it."""
+    states = np.zeros((_exact.EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
+    bufs = np.empty((_exact.EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
+    played = whole = 0
+    for seed in range(20):
+        g = Game(Rules(), seed)
+        while g.deck_left > 0 or len(g.legal_action_ids()) < 2:
+            g.play_action(g.legal_action_ids()[0])
+        nodes, tree = np.zeros(1, dtype=np.int64), [0]
+        value = _exact.minimax_any(g.state.copy(), _exact.POINTS, states, bufs, nodes, 0)
+        assert value == _brute_force(g.state.copy(), tree) and nodes[0] < tree[0], seed
+        played, whole = played + int(nodes[0]), whole + tree[0]
+    assert whole == 2874 and played <= 1306, (played, whole)
 
 def _brute_force_easy(state):
     """Plain expectimax to the end of the hand: seat 0 maximises, seat 1 plays like easy (a

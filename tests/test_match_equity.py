@@ -294,38 +294,3 @@ def test_the_exact_solvers_count_every_seats_cards():
     with pytest.raises(ValueError, match="more cards left in the hands than the exact solvers search"):
         _exact.exact_values_any(st, -1, 0, np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 1,
                                 _exact.POINTS, np.zeros(1), False, 0)
-
-
-def _whole_tree(state, bufs, d=0):
-    """(moves in the whole game tree below `state`, its minimax value for side 0): every move of
-    every position played, nothing pruned (two players)."""
-    k = core.legal_moves(state, bufs[d])
-    played, values = 0, []
-    for i in range(k):
-        child = state.copy()
-        played += 1
-        if core.apply_move(child, bufs[d, 0, i], bufs[d, 1, i]) & core.F_HAND_OVER:
-            values.append(_exact.outcome_any(child, _exact.POINTS))
-        else:
-            n, v = _whole_tree(child, bufs, d + 1)
-            played += n
-            values.append(v)
-    return played, max(values) if state[core.TO_MOVE] % 2 == 0 else min(values)
-
-
-def test_minimax_prunes_and_keeps_the_whole_trees_value():
-    """minimax_any's alpha-beta cut-offs: over the last deals of 20 games it gives the value the
-    whole tree gives in each, and plays 1,306 of the tree's 2,874 moves (no test looked at how
-    much it plays; a search without the cut-offs gives the same values, only slower). The count
-    is this move order's: a better order may lower it, never raise it."""
-    states = np.zeros((_exact.EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
-    bufs = np.empty((_exact.EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
-    played = whole = 0
-    for seed in range(20):
-        g = _last_deal(seed, scores=(0, 0))
-        nodes = np.zeros(1, dtype=np.int64)
-        value = _exact.minimax_any(g.state.copy(), _exact.POINTS, states, bufs, nodes, 0)
-        n, exact = _whole_tree(g.state.copy(), np.empty_like(bufs))
-        assert value == exact and nodes[0] < n, seed
-        played, whole = played + int(nodes[0]), whole + n
-    assert whole == 2874 and played <= 1306, (played, whole)
