@@ -2247,6 +2247,14 @@ def test_resume_finds_the_run_and_names_a_file_that_resumes(tmp_path, capsys, mo
                     "has no latest.pt to resume", f"--resume {newest} continues from it")
     _one_line_error(run_main(capsys, "--run-name", "exp1", "--checkpoints-dir", ck),
                     "already holds a run's checkpoints", f"--resume {newest} continues that run")
+    # only a best.pt left (no latest.pt, no step files): it is the file named (a mutation review
+    # had newest_checkpoint pass best.pt over unseen)
+    best = str(folder / "best.pt")
+    shutil.copy(newest, best)
+    for step in folder.glob("step_*.pt"):
+        step.unlink()
+    _one_line_error(run_main(capsys, "--resume", "exp1", "--checkpoints-dir", ck),
+                    "has no latest.pt to resume", f"its newest checkpoint is {best!r}: --resume {best} continues from it")
 
 
 def test_a_config_file_states_its_types(tmp_path, capsys):
@@ -2921,19 +2929,6 @@ def test_the_write_probe_is_named_as_the_partial_saves_the_next_start_removes(tm
     assert len(made) == 1 and Path(made[0]).parent == run.ckpt_dir
     Path(made[0]).touch()                       # as a kill before its unlink leaves it
     assert checkpoint.remove_partial_saves(run.ckpt_dir) == [Path(made[0])]
-
-
-def test_a_run_folder_with_only_best_pt_names_it_to_resume(tmp_path):
-    """No latest.pt and no step files: the error names best.pt as the way on (a review had
-    newest_checkpoint ignore best.pt unseen)."""
-    Run(tiny_cfg(tmp_path, run_name="b", total_steps=1024, checkpoint_every=0, eval_every=1024,
-                 eval_matches=2, eval_opponents=("random",)), log=lambda *_: None).train()
-    folder = tmp_path / "ck" / "b"
-    (folder / "latest.pt").unlink()
-    assert not list(folder.glob("step_*.pt")) and (folder / "best.pt").is_file()
-    with pytest.raises(ScopaError, match=re.escape(f"its newest checkpoint is {str(folder / 'best.pt')!r}: "
-                                                   f"--resume {folder / 'best.pt'} continues from it")):
-        resolve_resume(str(folder))
 
 
 def test_the_quiet_thread_hook_silences_only_the_writers_os_errors():
