@@ -2000,6 +2000,29 @@ def test_search_weight_defaults_to_half_and_takes_both_ends():
         assert make_agent(f"{CHECKPOINT}:search=10,search_weight={w}").search_weight == w
 
 
+
+def test_a_learned_agents_search_draws_from_a_stream_of_its_own():
+    """reset(seed) seeds the search with _search_seed(seed): the same seed the same worlds, another
+    seed other worlds, and never the agent's own stream (a search seeded like the agent would draw
+    its generator's numbers; a search left unseeded would play other moves on the same deals).
+    Only the README's pinned digest held this before."""
+    from agents.learned import _search_seed
+
+    a = make_agent(f"{CHECKPOINT}:search=10")
+    seeds = [0, 1, 5, 2**62 - 1, 2**62, 2**63 - 1]
+    every = set(seeds) | set(range(200))
+    drawn = {_search_seed(s) for s in every}
+    assert len(drawn) == len(every) and all(0 <= x < 2**62 for x in drawn)
+    for s in seeds:
+        a.reset(s)
+        assert a._hard.seed == _search_seed(s) != s and a.seed == s
+        first = a._hard.rng.random(4)
+        assert not np.array_equal(first, np.random.default_rng(s).random(4))
+        a.reset(s)
+        np.testing.assert_array_equal(a._hard.rng.random(4), first)
+    a.reset(None)                       # no seed: the search goes on where it was
+    assert a._hard.seed == _search_seed(2**63 - 1)
+
 # ---- agents/base.py, pinned by mutation testing (2026-12-04) --------------------------------
 def test_a_classic_agent_refuses_an_observation_of_another_target():
     """An observation of a match to 21 (napola off, same sizes) is refused by an agent made for the classic rules."""
