@@ -145,6 +145,20 @@ def test_no_scopa_on_the_last_play_and_table_goes_to_last_capturer():
     assert g.hand_score()[0]["scope"] == 0
 
 
+def test_a_set_up_hand_with_no_capture_leaves_the_table_to_nobody():
+    """RULES.md gives the table left at the end to the last capturer and says nothing of a hand
+    with none. A dealt classic hand always has a capture (the table never holds a laid card's
+    value twice, so it cannot grow to 40 cards); a set-up position can end without one, and the
+    engine then gives the table to nobody (README, as under free_capture): no pile grows, no
+    point is scored for those cards, and the match goes on to the next hand."""
+    g = Game().setup(hands=[["2B"], ["9C"]], table=["10C"], deck=[], dealer=1, to_move=0)
+    assert moves(g) == ["2B"]
+    g.play("2B")
+    assert g.play("9C").hand_over
+    assert g.pile(0) == [] and g.pile(1) == [] and sorted(card_str(c) for c in g.table) == ["10C", "2B", "9C"]
+    assert [s["total"] for s in g.hand_score()] == [0, 0] and not g.match_over
+
+
 def test_scopa_counts_before_the_last_play_of_the_hand():
     # deck empty, but the opponent still holds a card: not the last play
     g = Game().setup(hands=[["7D"], ["2B"]], table=["4C", "3S"], deck=[], dealer=1, to_move=0)
