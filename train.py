@@ -75,9 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
         used = run_defaults.get(name, default)
         used = tuple(used) if isinstance(used, list) else used      # TOML lists are the tuples
         if used != default:
-            shown = f"(default {used!r}, from configs/default.toml; dataclass {default!r})"
+            shown = f"(default {_as_typed(used)}, from configs/default.toml; dataclass {_as_typed(default)})"
         else:
-            shown = f"(default {default!r})"
+            shown = f"(default {_as_typed(default)})"
         fields.add_argument("--" + name.replace("_", "-"), dest="field_" + name, metavar="V",
                             default=None, help=shown, action=Once)
     for name in LEGACY_RULES_KEYS:
@@ -88,6 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
                             help=f"the rules option {name} (same as --set rules.{name}=V"
                                  + ("; alone: true)" if flag else ")"))
     return p
+
+
+def _as_typed(value) -> str:
+    """A default as the flag takes it: a list of names comma-separated ('easy,normal', not the
+    tuple ('easy', 'normal'), which the flag does not read); anything else as repr."""
+    return repr(",".join(value)) if isinstance(value, tuple) else repr(value)
 
 
 def explicit_overrides(args) -> dict:

@@ -1937,6 +1937,9 @@ def test_train_help_shows_what_the_default_run_uses(tmp_path):
     assert r.returncode == 0
     steps = load_toml(Path(__file__).resolve().parents[1] / "configs" / "default.toml")["total_steps"]
     assert f"(default {steps!r}, from configs/default.toml; dataclass 2000000)" in " ".join(r.stdout.split())
+    # a list as the flag takes it, not a Python tuple ('--bot-levels V (default ('normal',))'; review)
+    assert re.search(r"--bot-levels V\s+\(default 'normal'\)", r.stdout)
+    assert re.search(r"--eval-opponents V\s+\(default 'easy,normal'\)", r.stdout) and "('" not in r.stdout
 
 
 @pytest.mark.parametrize("first", ["step", "best"])
