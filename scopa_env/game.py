@@ -235,8 +235,10 @@ class Game:
                        and 0 <= v <= SETUP_COUNT_MAX for v in values):
                 raise ScopaError(f"setup {what} must be whole numbers 0..{SETUP_COUNT_MAX:,}, "
                                  f"got {list(values)!r}")
-        if len(hands) != n or len(piles) != n:
-            raise ScopaError(f"setup needs {n} hands and {n} piles")
+        for what, given in (("hands", hands), ("piles", piles)):
+            # each named alone: 'needs 2 hands and 2 piles' named piles nobody had given (review)
+            if len(given) != n:
+                raise ScopaError(f"setup needs {n} {what}, one per seat, got {len(given)}")
         if len(scope) != n:
             raise ScopaError(f"setup needs {n} scope counts, one per seat")
         if len(scores) != sides:
