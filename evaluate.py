@@ -121,9 +121,11 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "napola=false); repeat for several")
     p.add_argument("--workers", type=int, default=1, help="processes to use, default 1")
     p.add_argument("--record", metavar="FILE", help="write every match as a game record (JSON Lines); "
-                                                    "two agents the records would name alike are "
-                                                    "refused (an agent against itself is one agent: "
-                                                    "give one copy name=... to tell them apart)")
+                                                    "two different agents the records would name "
+                                                    "alike are refused; an agent against itself is "
+                                                    "written under one name in both seats (give one "
+                                                    "copy name=... to tell the seats apart, as "
+                                                    "benchmarks/paired.py needs)")
     p.add_argument("--json", metavar="FILE", help="write the results as JSON")
     p.add_argument("--pool", nargs="+", metavar="FILE",
                    help="pool the --json results of runs on other seeds: the same agent, partner and "
