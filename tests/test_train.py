@@ -998,7 +998,7 @@ def test_risk_features_count_the_unseen_threats():
     assert risk_features(tactics, unseen, torch.tensor([0.0]))[0, 0, 20:].tolist() == [0, 0]
 
 
-def test_older_feature_networks_load_and_widen_unchanged():
+def test_older_feature_networks_load_and_widen_unchanged(tmp_path):
     from agents.network import MoveScorer, build_model, model_config, widen_features
 
     old = MoveScorer(32, features=3)
@@ -1015,6 +1015,17 @@ def test_older_feature_networks_load_and_widen_unchanged():
     assert torch.allclose(a, b)
     with pytest.raises(ValueError, match="features version 99, this code builds 3, 4$"):
         build_model(dict(model_config(old), features=99))
+    # another kind of network, or none named, is refused, not built as a MoveScorer (a mutation
+    # review found the check unchecked); in a checkpoint, one line naming the file
+    for kind in ("Other", None):
+        with pytest.raises(ValueError, match=f"^unknown model kind {kind!r}$"):
+            build_model(dict(model_config(old), kind=kind))
+    ckpt = torch.load(ROOT / "checkpoints" / "scopa-default.pt", weights_only=True)
+    ckpt["model_config"] = dict(ckpt["model_config"], kind="Other")
+    path = checkpoint.save_atomic(ckpt, tmp_path / "other.pt")
+    with pytest.raises(ScopaError, match=r"^checkpoint '.*other\.pt' holds no usable network "
+                                         r"\(unknown model kind 'Other'\)$"):
+        make_agent(str(path))
 
 
 def test_risk_features_read_each_positions_own_next_hand_and_the_next_seats_count():
@@ -1050,6 +1061,36 @@ def test_risk_features_read_each_positions_own_next_hand_and_the_next_seats_coun
     assert torch.equal(scored(0, 1), scored(0, 9))             # the mover's is not
     with pytest.raises(ValueError, match=r"^observation of 291 values, this network reads 469 \(4 players\)$"):
         net.obs_tensor(np.zeros((1, 291), np.int8))
+
+
+@pytest.mark.parametrize("rules", [Rules(), Rules(hand_cards=19, table_cards=2),
+                                   Rules(players=3, hand_cards=13, table_cards=1),
+                                   Rules(players=4, hand_cards=9, table_cards=4)], ids=str)
+def test_risk_features_are_given_the_next_players_hand_size_as_its_count(rules, monkeypatch):
+    """Every count 0..hand_cards of the next player's hand reaches risk_features as itself: the
+    scaled input times the slot's high, rounded (float32 gives 15.000001 for 15 of 19 and
+    7.0000005 for 7 of 13, one draw too many in the chance of a reply; a high one too large read
+    2 and 3 of 3 as 3 and 4). A mutation review found both unchecked: the scopone test above only
+    sees that 1 and 9 differ."""
+    import agents.network as network
+    seen = []
+    real = network.risk_features
+
+    def spy(tactics, unseen, next_hand):
+        seen.append(next_hand.tolist())
+        return real(tactics, unseen, next_hand)
+    monkeypatch.setattr(network, "risk_features", spy)
+    net = network.MoveScorer.for_rules(16, rules)
+    game = Game(rules, seed=0)
+    raw = np.asarray(game.observation(game.to_move)["observation"], dtype=np.int8)
+    cards, captured = torch.zeros(1, 1, dtype=torch.int64), torch.zeros(1, 1, dtype=torch.int64)
+    for n in range(rules.hand_cards + 1):
+        r = raw.copy()
+        r[net._next_hand] = n
+        obs = net.obs_tensor(r[None])
+        with torch.no_grad():
+            net.score_moves(obs, net.encode(obs), cards, captured)
+        assert seen[-1] == [float(n)], (n, seen[-1])
 
 
 def test_init_from_an_older_features_network(tmp_path):
@@ -2599,6 +2640,13 @@ def test_eval_line_and_final_table(ran):
     assert table[0].startswith("Final evaluation of k (1,024 steps; duplicate deals, "), table[0]
     assert [line.split()[0] for line in table[2:]] == ["easy", "random"]     # the final_opponents' order
     assert "[5.0%, 70.0%]" in table[3] and "[30.0%, 95.0%]" in table[2]
+    # the columns are right-aligned under their headers: from the win rate on, every row stood
+    # one character left of its header (a mutation review's one-narrower opponent column
+    # went unseen; so had the win rate's own width)
+    ends = [m.end() for m in re.finditer(r"matches|hands|win rate|95% CI|points/hand", table[1])]
+    assert len(ends) == 6
+    for row in table[2:]:
+        assert [m.end() for m in re.finditer(r"\[[^]]*\]|\S+", row)][1:] == ends, (row, table[1])
 
 
 def test_save_atomic_fsyncs_the_file(tmp_path, fsync_calls):

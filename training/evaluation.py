@@ -28,7 +28,7 @@ def format_table(results: dict, title: str) -> str:
     for opp, r in results.items():
         lo, hi = r["win_ci"]
         plo, phi = r["points_ci"]
-        lines.append(f"{opp:<10} {r['matches']:>7} {r['hands']:>6} {r['win_rate']:>8.1%} "
+        lines.append(f"{opp:<10} {r['matches']:>7} {r['hands']:>6} {r['win_rate']:>9.1%} "
                      f"{f'[{lo:.1%}, {hi:.1%}]':>15} {r['points_per_hand']:>+12.3f} "
                      f"{points_interval_text(plo, phi, no_interval_reason(r)):>17}")
     return "\n".join(lines)
