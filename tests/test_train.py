@@ -975,6 +975,39 @@ def test_reply_tactics_of_a_table():
         assert (np.flatnonzero(row[:10]) + 1).tolist() == [r for r in range(1, 11) if r in ranks or r in sums]
 
 
+def test_move_features_reply_tactics_are_those_of_the_table_the_move_leaves():
+    """The last 20 move features are reply_tactics of the table after the move: the table less
+    what it takes, or with the laid card added. A mutation review found the laid card's part
+    (3D on the table, 4C laid: a 7 then takes and sweeps) pinned only by the README's digest."""
+    from agents.network import MOVE_FEATURES, move_features, reply_tactics
+    from scopa_env.cards import parse_card
+    g = Game(Rules(), seed=4)
+    checked_lays = 0
+    for _ in range(30):
+        if g.hand_over:
+            break
+        table = torch.zeros(1, 40)
+        table[0, g.table] = 1
+        legal = g.legal_moves()
+        cards = torch.tensor([[m.card for m in legal]])
+        captured = torch.tensor([[sum(1 << c for c in m.captured_cards) for m in legal]])
+        feats = move_features(table, cards, captured)[0]
+        assert feats.shape[-1] == MOVE_FEATURES
+        for m, f in zip(legal, feats):
+            after = (set(g.table) - set(m.captured_cards)) | (set() if m.captured else {m.card})
+            want = np.zeros((1, 20), dtype=np.float32)
+            reply_tactics(np.array([sum(1 << c for c in after)], dtype=np.int64), want)
+            assert f[80:120].nonzero().flatten().tolist() == sorted(after)
+            np.testing.assert_array_equal(f[-20:].numpy(), want[0])
+            checked_lays += not m.captured
+        m = legal[0]
+        g.play(m.card, m.captured_cards)
+    assert checked_lays >= 5
+    laid = move_features(torch.tensor([[1.0 if c == parse_card("3D") else 0.0 for c in range(40)]]),
+                         torch.tensor([[parse_card("4C")]]), torch.tensor([[0]]))[0, 0]
+    assert laid[-20 + 6] == 1 and laid[-10 + 6] == 1       # a 7 takes 3D 4C, and sweeps
+
+
 def test_risk_features_count_the_unseen_threats():
     from math import comb
 
