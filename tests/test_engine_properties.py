@@ -807,6 +807,31 @@ def test_new_output_is_not_private(tmp_path, umask, mode):
     assert stat.S_IMODE(os.stat(tmp_path / "o.json").st_mode) == mode
 
 
+def test_sync_folder_fsyncs_the_folder_and_is_best_effort(tmp_path, monkeypatch):
+    """sync_folder fsyncs the folder (the rename is durable) and lets any OSError go: some file
+    systems refuse to fsync a folder (EINVAL), and a folder one may not open (EACCES) is no
+    reason to lose a file already written. A mutation review left catching FileNotFoundError
+    alone unrun."""
+    import errno
+    import os
+    from scopa_env import atomic
+    synced = []
+    real_fsync = os.fsync
+
+    def fsync(fd):
+        synced.append(os.path.samestat(os.fstat(fd), os.stat(tmp_path)))
+        return real_fsync(fd)
+    monkeypatch.setattr(os, "fsync", fsync)
+    atomic.sync_folder(tmp_path)
+    assert synced == [True]
+    for bad, call in ((errno.EINVAL, "fsync"), (errno.EACCES, "open")):
+        def refuse(*args, bad=bad):
+            raise OSError(bad, os.strerror(bad))
+        monkeypatch.setattr(os, call, refuse)
+        atomic.sync_folder(tmp_path)              # no error
+        monkeypatch.undo()
+
+
 def test_rewriting_an_output_keeps_its_mode_and_writes_through_a_link(tmp_path):
     """atomic.py: an existing file keeps its permissions (a private one stays private), and a
     link stays a link, its target written (mutation testing, 2026-12-05: both went unseen)."""
