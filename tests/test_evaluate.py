@@ -257,6 +257,37 @@ def test_a_worker_that_cannot_start_raises_as_one_worker_does():
                                            "(AttributeError: Can't get attribute 'Greedy'")
 
 
+def test_handing_out_to_a_worker_already_dead_is_its_death_named():
+    """hand_out sends the job to every worker; a pipe that refuses it (the worker killed while
+    it started, an OOM kill) is that worker's death, named, and nothing is handed out after it.
+    A mutation review left 'a failed send ignored' unrun: the run would then wait on a worker
+    that never answers."""
+    from agents._workers import Workers
+
+    class Conn:
+        def __init__(self, dead):
+            self.dead, self.got = dead, []
+
+        def send_bytes(self, data):
+            if self.dead:
+                raise BrokenPipeError(32, "Broken pipe")
+            self.got.append(data)
+
+    class Proc:
+        def __init__(self, exitcode):
+            self.exitcode = exitcode
+
+        def join(self, timeout=None):
+            pass
+
+    crew = Workers(3, dict, bytes)
+    crew.conns = [Conn(False), Conn(True), Conn(False)]
+    crew.procs = [Proc(None), Proc(-9), Proc(None)]
+    with pytest.raises(ScopaError, match=r"^a worker process was killed \(signal 9\) and its deals were lost"):
+        crew.hand_out(("job",))
+    assert len(crew.conns[0].got) == 1 and crew.conns[2].got == []
+
+
 MID_WRITE = """
 import time
 from agents._workers import Workers
