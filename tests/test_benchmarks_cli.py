@@ -563,6 +563,15 @@ def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
         b.write_bytes(bad)
         one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
                        "b.jsonl:1: not a finished 2-player match record")
+    # a winner that is no seat, in a record whole otherwise: the lines above lack hands, so their
+    # winners were never the error, and a winner 2 or -1 counted as the agent's loss (a mutation
+    # review of the statistics)
+    for winner in (b"2", b"-1", b"false", b"1.0"):
+        b.write_bytes(b'{%s"seed": 1, "players": ["a", "b"], "winner": %s, "hands": [{"score": '
+                      b'[{"total": 11}, {"total": 5}]}]}\n' % (rules, winner))
+        one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
+                       f"b.jsonl:1: not a finished 2-player match record naming 'a' once "
+                       f"(ValueError: winner {winner.decode().replace('false', 'False')})")
     b.write_bytes(b'{"format": 2, %s"seed": 1, "players": ["a", "b"], "winner": 0}\n' % rules)
     one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
                    "b.jsonl:1: record format 2: this version reads format 1")
