@@ -8,7 +8,8 @@ error prints its whole usage block first: up to 17 lines for train.py's config f
 SIGTERM (`kill`, `timeout`, a job scheduler) takes the Ctrl-C path, so its clean-up runs too:
 temporary files are discarded (a killed `simulate --out` left hundreds of MB in a hidden
 `.NAME.*.tmp`), the last checkpoint stays as it was; the exit code is then 143. Like Ctrl-C it
-acts when Python next runs, after a compiled call in progress returns. SIGKILL cannot be caught:
+acts when Python next runs, after a compiled call in progress returns, and after a kernel numba
+is compiling is compiled (compiles_whole). SIGKILL cannot be caught:
 it may leave such a temporary file (never a half-written target). A write that an interrupt
 would break in a way that is not a clean KeyboardInterrupt runs under
 `scopa_env.atomic.deferred_interrupts()`: a Ctrl-C or SIGTERM then acts as soon as the write is done.
@@ -16,6 +17,7 @@ would break in a way that is not a clean KeyboardInterrupt runs under
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import sys
@@ -120,10 +122,39 @@ def run_main(main, prog: str | None = None) -> int:
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        return _run(main, prog)
+        with compiles_whole():
+            return _run(main, prog)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+@contextlib.contextmanager
+def compiles_whole():
+    """While the block runs, Ctrl-C and SIGTERM wait for a kernel numba is compiling (its first
+    call: about a minute for them all after an install or an update) and act once it is done,
+    up to some tens of seconds later for the largest. Raised inside the compile, they left numba
+    half done (a review, evaluate.py interrupted at its first match on a cold cache, about one
+    time in five): a traceback ('RuntimeError: no compiled object yet'), the interrupt swallowed
+    ('Exception ignored on calling ctypes callback function') and the run going on, or a
+    segmentation fault. Each compile runs under scopa_env.atomic.deferred_interrupts (a
+    compile nested in another waits for the outer one); the main thread only, as signals."""
+    try:
+        from numba.core.dispatcher import Dispatcher
+    except ImportError:         # no numba: nothing compiles
+        yield
+        return
+    from scopa_env.atomic import deferred_interrupts
+    original = Dispatcher.compile
+
+    def compile_whole(self, sig):
+        with deferred_interrupts():
+            return original(self, sig)
+    Dispatcher.compile = compile_whole
+    try:
+        yield
+    finally:
+        Dispatcher.compile = original
 
 
 def escaping_streams() -> None:

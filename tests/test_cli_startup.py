@@ -263,3 +263,28 @@ def test_run_main_after_a_sigterm_starts_afresh_and_gives_the_handler_back():
     assert scopa_cli.run_main(killed, "prog") == 143
     assert signal.getsignal(signal.SIGTERM) is before
     assert scopa_cli.run_main(lambda: 0, "prog") == 0
+
+
+def test_an_interrupt_during_a_compile_acts_once_the_kernel_is_compiled(monkeypatch):
+    """cli.compiles_whole (run_main's): a Ctrl-C that comes while numba compiles a kernel is
+    raised when the compile is done, the kernel whole (the next call runs it); raised inside
+    the compile it left numba half done (a traceback, a swallowed interrupt, a crash: the
+    cold-cache cases of test_cli_ctrl_c_is_one_line_and_writes_nothing). The hook is the
+    dispatcher's own again after the block, and run_main's block holds it."""
+    from numba import njit
+    from numba.core.dispatcher import Dispatcher
+    real = Dispatcher.compile
+
+    def interrupted(self, sig):
+        signal.raise_signal(signal.SIGINT)      # Ctrl-C as the compile starts
+        return real(self, sig)
+    monkeypatch.setattr(Dispatcher, "compile", interrupted)
+    with scopa_cli.compiles_whole():
+        kernel = njit(lambda x: x + 1)
+        with pytest.raises(KeyboardInterrupt):
+            kernel(1)
+        assert len(kernel.overloads) == 1 and kernel(2) == 3      # compiled: no second compile
+    assert Dispatcher.compile is interrupted
+    seen = []
+    assert scopa_cli.run_main(lambda: seen.append(Dispatcher.compile) or 0) == 0
+    assert seen[0] is not interrupted and Dispatcher.compile is interrupted
