@@ -94,6 +94,11 @@ def test_move_chance_moves_a_point_worth_two_of_margin():
     hands = np.array([[0, 1], [3, 1], [2, 0], [1, 0]])     # the opponent scored in half the hands
     assert match_margin.move_chance(hands, 0.5) == pytest.approx(0.5)
     assert match_margin.move_chance(hands, 0.0) == 0.0
+    # shift 0 moves nothing, also where the opponent never scored (a mutation review: the
+    # measured row refused as 'more than moving a point' went unseen)
+    never = np.array([[1, 0], [2, 0]])
+    assert match_margin.move_chance(never, 0.0) == 0.0
+    assert match_margin.resampled_win_rate(never, 0.0, 11, 10, np.random.default_rng(0)) == 1.0
 
 
 def test_a_hand_where_the_opponent_scored_one_point_can_give_it():
@@ -190,6 +195,15 @@ def test_symmetric_output_of_main_doubles_level_hands(tmp_path, capsys):
     assert capsys.readouterr().out.splitlines()[1] == "{(1, 3): 1, (2, 2): 2, (3, 1): 1}"
 
 
+def test_a_record_whose_seed_is_true_is_refused(tmp_path):
+    """A seed must be a whole number: true (a JSON boolean, which Python counts as 1 and hashes
+    as seed 1) was counted (a mutation review: only hand_points' own check refuses it)."""
+    rec = tmp_path / "r.jsonl"
+    _hand_points_record(rec, [(2, 1)], seed=True)
+    with pytest.raises(ScopaError, match=r"r\.jsonl:1: .*seed True"):
+        hand_points.count_hands([str(rec)], "agent")
+
+
 def test_records_without_hands_are_a_one_line_error(tmp_path, capsys):
     """Records holding no hand are 'no hands in the records' (exit 2), not a ZeroDivisionError."""
     rec = tmp_path / "r.jsonl"
@@ -280,6 +294,14 @@ def test_main_prints_the_per_deal_gain_with_students_t_interval(monkeypatch, cap
     want = (f"mean {gain.mean():+.3f}, 95% CI [{gain.mean() - half:+.3f}, {gain.mean() + half:+.3f}]")
     assert out[-1].endswith(want), out[-1]
     assert re.match(r"^told minus fair, per deal", out[-1])
+    # --told-deals reaches the players and the header names it, sorted (a mutation review: the
+    # option read and then ignored, every deal told, went unseen, and so did the header's note)
+    inits = []
+    monkeypatch.setattr(hand_value, "_init", lambda *a: inits.append(a))
+    it = iter(deals)
+    assert hand_value.main(["--matches", "6", "--workers", "1", "--budget", "10", "--told-deals", "5,2"]) == 0
+    assert inits[0][-1] == frozenset({2, 5}) and hand_value.parse_deals("2,5") == frozenset({2, 5})
+    assert capsys.readouterr().out.splitlines()[0].endswith("; told in deals 2,5 only")
 
 
 # ---- opponent_fit.py -------------------------------------------------------------------------
