@@ -132,10 +132,10 @@ def run_main(main, prog: str | None = None) -> int:
 @contextlib.contextmanager
 def compiles_whole():
     """While the block runs, Ctrl-C and SIGTERM wait for a kernel numba is compiling (its first
-    call: about a minute for them all after an install or an update) and act once it is done,
-    up to some tens of seconds later for the largest. Raised inside the compile, they left numba
-    half done (a review, evaluate.py interrupted at its first match on a cold cache, about one
-    time in five): a traceback ('RuntimeError: no compiled object yet'), the interrupt swallowed
+    call: about a minute for them all after an install or an update) and act once it is done
+    (0.8 to 3.8 s later in evaluate.py's first match). Raised inside the compile, they left numba
+    half done (a review interrupted evaluate.py's first match on a cold cache: 8 of 110 runs
+    went wrong): a traceback ('RuntimeError: no compiled object yet'), the interrupt swallowed
     ('Exception ignored on calling ctypes callback function') and the run going on, or a
     segmentation fault. Each compile runs under scopa_env.atomic.deferred_interrupts (a
     compile nested in another waits for the outer one); the main thread only, as signals."""
