@@ -690,7 +690,7 @@ def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, sig, cold, tmp_path)
     the process where it stood and leave the temporary files. `cold`: on an empty kernel cache,
     while numba compiles the first match's kernels (about a minute in all): the interrupt, raised
     inside a compile, was a RuntimeError traceback, an interrupt swallowed and the run going on,
-    or a crash, about one time in five (a review; cli.compiles_whole)."""
+    or a crash, in 8 of a review's 110 runs (cli.compiles_whole)."""
     import os
     import signal
     import time

@@ -980,7 +980,7 @@ def test_move_features_reply_tactics_are_those_of_the_table_the_move_leaves():
     what it takes, or with the laid card added. A mutation review found the laid card's part
     (3D on the table, 4C laid: a 7 then takes and sweeps) pinned only by the README's digest."""
     from agents.network import MOVE_FEATURES, move_features, reply_tactics
-    from scopa_env.cards import parse_card
+    from scopa_env.cards import mask_of, parse_card
     g = Game(Rules(), seed=4)
     checked_lays = 0
     for _ in range(30):
@@ -990,13 +990,13 @@ def test_move_features_reply_tactics_are_those_of_the_table_the_move_leaves():
         table[0, g.table] = 1
         legal = g.legal_moves()
         cards = torch.tensor([[m.card for m in legal]])
-        captured = torch.tensor([[sum(1 << c for c in m.captured_cards) for m in legal]])
+        captured = torch.tensor([[mask_of(m.captured_cards) for m in legal]])
         feats = move_features(table, cards, captured)[0]
         assert feats.shape[-1] == MOVE_FEATURES
         for m, f in zip(legal, feats):
             after = (set(g.table) - set(m.captured_cards)) | (set() if m.captured else {m.card})
             want = np.zeros((1, 20), dtype=np.float32)
-            reply_tactics(np.array([sum(1 << c for c in after)], dtype=np.int64), want)
+            reply_tactics(np.array([mask_of(sorted(after))], dtype=np.int64), want)
             assert f[80:120].nonzero().flatten().tolist() == sorted(after)
             np.testing.assert_array_equal(f[-20:].numpy(), want[0])
             checked_lays += not m.captured
