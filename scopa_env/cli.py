@@ -144,6 +144,9 @@ def compiles_whole():
     except ImportError:         # no numba: nothing compiles
         yield
         return
+    if threading.current_thread() is not threading.main_thread():
+        yield       # the hook is the process's: a thread's run_main leaves the main thread's compiles
+        return
     from scopa_env.atomic import deferred_interrupts
     original = Dispatcher.compile
 

@@ -288,3 +288,21 @@ def test_an_interrupt_during_a_compile_acts_once_the_kernel_is_compiled(monkeypa
     seen = []
     assert scopa_cli.run_main(lambda: seen.append(Dispatcher.compile) or 0) == 0
     assert seen[0] is not interrupted and Dispatcher.compile is interrupted
+
+
+def test_run_main_works_off_the_main_thread():
+    """Only the main thread may set signal handlers: off it, run_main sets none (no SIGTERM
+    handler, no compile hook) and returns main()'s code; without the check signal.signal raised
+    ValueError (a mutation review found no test calling it from a thread)."""
+    import threading
+    from numba.core.dispatcher import Dispatcher
+    before, compile_before = signal.getsignal(signal.SIGTERM), Dispatcher.compile
+    seen, codes = [], []
+
+    def main():
+        seen.append((signal.getsignal(signal.SIGTERM), Dispatcher.compile))
+        return 7
+    t = threading.Thread(target=lambda: codes.append(scopa_cli.run_main(main)))
+    t.start()
+    t.join()
+    assert codes == [7] and seen == [(before, compile_before)]
