@@ -440,6 +440,9 @@ def round_robin(args, rules: Rules, records) -> dict:
 
 
 POOL_KEYS = ("agent", "partner", "rules", "seed", "results")
+# the --json layout's version, the first key of every file written since 2026-12-06 (README
+# "Evaluation JSON"); a file without it is read as this version, the dated marks telling its age
+JSON_FORMAT = 1
 # how this version makes the intervals, written into every --json file ("intervals"): --pool
 # combines standard errors read back from them, which is right only for intervals made this way
 # (files written before 2026-12-01 07:00 UTC used 1.96 for points_ci, and carry no mark)
@@ -537,6 +540,9 @@ def check_pool_row(r, rules: Rules) -> str | None:
 
 def check_pool_run(path: str, run) -> None:
     """One --json file as --pool needs it, every field checked before anything is printed."""
+    if isinstance(run, dict) and "format" in run and (not _whole(run["format"]) or run["format"] != JSON_FORMAT):
+        raise ScopaError(f"{path}: format {run['format']!r}, where this version reads evaluate.py "
+                         f"--json format {JSON_FORMAT} (written by a newer version, or edited)")
     missing = [k for k in POOL_KEYS if not isinstance(run, dict) or k not in run]
     if missing == ["partner"]:
         # every other key there: a head-to-head file written before --partner (2026-12-01), whose
@@ -767,7 +773,8 @@ def write_json(out: dict, f: AtomicFile) -> None:
     a spec means has changed at dated times, README "Opponents and evaluation", and a file held
     nothing to tell which side of one it was written on; review)."""
     written = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-    marked = {**out, "intervals": POOLED_INTERVALS if "pooled" in out else INTERVALS, "written": written}
+    marked = {"format": JSON_FORMAT, **out,
+              "intervals": POOLED_INTERVALS if "pooled" in out else INTERVALS, "written": written}
     f.write(json.dumps(json_safe(marked), indent=2) + "\n")
 
 

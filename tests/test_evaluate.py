@@ -751,6 +751,12 @@ def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, sig, cold, tmp_path)
     ({"points_per_hand": "x"}, "points_per_hand must be"),
     ({"seed": [1]}, "seed must be"),
     ({"seed": 2**63 + 3}, "seed must be a whole number 0..2**63-1"),   # seed 3's deals again
+    # the layout's version: another is refused first, whatever else the file lacks
+    ({"format": 2}, "format 2, where this version reads evaluate.py --json format 1 (written by a "
+                    "newer version, or edited)"),
+    ({"format": True}, "format True, where"),
+    ({"format": 1.0}, "format 1.0, where"),
+    (b'{"format": 2}', "format 2, where"),
 ])
 def test_cli_pool_rejects_damaged_files_before_printing(damage, field, tmp_path, capsys):
     """Every field of every row is checked first: one line naming the file and the field, never
@@ -773,7 +779,7 @@ def test_cli_pool_rejects_damaged_files_before_printing(damage, field, tmp_path,
         run = json.loads(json.dumps(good))
         row = run["results"][0]
         for k, v in damage.items():
-            (run if k in ("seed", "rules") else row)[k] = v
+            (run if k in ("seed", "rules", "format") else row)[k] = v
         if "seed" in damage:        # in both files: unhashable used to crash the seed check
             (tmp_path / "a.json").write_text(json.dumps(dict(good, seed=damage["seed"])))
         bad.write_text(json.dumps(run))
@@ -1274,7 +1280,8 @@ def test_deals_all_alike_have_no_points_interval_and_leave_the_pool_without_one(
 def test_every_json_file_says_when_it_was_written(tmp_path):
     """A spec's meaning changed at dated times (README) and a --json file held nothing to tell
     which side of one it was made on (review): head-to-head, round-robin and pooled files carry
-    `written`, UTC to the second, and --pool reads files with it."""
+    `written`, UTC to the second, and --pool reads files with it. Each starts with its layout's
+    version, `"format": 1` (a review: records and checkpoints had one, these files none)."""
     import datetime
     before = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
     for seed in (1, 2):
@@ -1286,6 +1293,8 @@ def test_every_json_file_says_when_it_was_written(tmp_path):
     assert p.returncode == 0, p.stderr
     after = datetime.datetime.now(datetime.timezone.utc)
     for name in ("s1.json", "s2.json", "rr.json", "p.json"):
+        assert next(iter(json.loads((tmp_path / name).read_text()))) == "format"   # the first key
+        assert json.loads((tmp_path / name).read_text())["format"] == 1, name
         written = json.loads((tmp_path / name).read_text())["written"]
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", written), written
         when = datetime.datetime.strptime(written, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=datetime.timezone.utc)
