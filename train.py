@@ -49,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", metavar="PATH_OR_RUN",
                    help="continue a run from a checkpoint file, a run folder or a run name")
     p.add_argument("--export", nargs=2, metavar=("CHECKPOINT", "OUT"),
-                   help="write the agent-only part of CHECKPOINT (weights, config, rules) to OUT (a .pt file)")
+                   help="write the agent-only part of CHECKPOINT to OUT (a .pt file): the weights, config, "
+                        "rules, versions and counters, without the optimizer, RNG and training state")
     p.add_argument("--stop-at", type=int, metavar="STEPS",
                    help="stop (checkpointed, resumable) once the run has this many steps")
     p.add_argument("--print-config", action="store_true", help="print the resolved config and exit")
