@@ -185,6 +185,13 @@ PRIMIERA_CASES = [
     ("most_sevens", ["7D", "7C"], ["7S", "6D", "6C", "6S", "6B"], 1, 0),
     ("most_sevens", ["2D"], ["8D", "9D", "10D", "8C", "9C", "10C", "8S", "9S"], 1, 0),
     ("most_sevens", ["8D", "9D"], ["10D", "10C", "10S"], 0, 1),
+    # each count before the next: sixes before aces (mutation review: aces first was caught only
+    # by chance, in the property tests), then aces, fives, fours, threes, twos, in that order
+    ("most_sevens", ["7D", "6C", "6S"], ["7C", "1D", "1S", "1B"], 1, 0),
+    ("most_sevens", ["1D", "1C"], ["5D", "5C", "5S"], 1, 0),
+    ("most_sevens", ["5D", "5C"], ["4D", "4C", "4S"], 1, 0),
+    ("most_sevens", ["4D", "4C"], ["3D", "3C", "3S"], 1, 0),
+    ("most_sevens", ["3D", "3C"], ["2D", "2C", "2S"], 1, 0),
 ]
 
 
