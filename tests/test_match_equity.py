@@ -278,6 +278,18 @@ def test_exact_values_say_whether_they_are_complete_at_the_cap():
     assert math.isfinite(out[0])
     assert not _exact.exact_values_any(g.state, -1, 0, cards, masks, 1, _exact.POINTS, out, False, need - 1)
     assert math.isnan(out[0])
+    # the same for easy's expectimax (a second review: its cap one early went unseen, the tests
+    # of it using caps of 10 and 10**9)
+    nodes[0] = 0
+    whole = _exact.expectimax_easy(child, _exact.POINTS, states, bufs, nodes, 0)
+    need = int(nodes[0])
+    assert need > 1 and math.isfinite(whole)
+    for cap, complete in ((need, True), (need - 1, False)):
+        nodes[0] = 0
+        value = _exact.expectimax_easy(child, _exact.POINTS, states, bufs, nodes, cap)
+        assert value == whole if complete else math.isnan(value), cap
+        assert _exact.exact_values_any(g.state, -1, 0, cards, masks, 1, _exact.POINTS, out, True, cap) == complete
+        assert out[0] == whole if complete else math.isnan(out[0]), cap
 
 
 def test_the_exact_solvers_count_every_seats_cards():

@@ -350,6 +350,27 @@ def test_ppo_opponents_snapshots_tails_clipping_and_minibatches(tmp_path):
     assert len(seen) >= 2 and not torch.equal(seen[0], in_time_order[:64])
 
 
+def test_a_carried_row_is_its_tail_row_log_probability_included(tmp_path):
+    """Row 0 of a rollout is each game's tail from the rollout before, every part of it as it was
+    played: a mutation review left its log-probability at 0 (the ratio of PPO's surrogate then
+    wrong for every carried decision) and no test saw it."""
+    algo, prev = _ppo_setup(tmp_path)
+    algo.learn(prev)                     # the network changes; the carried move's log-prob must not
+    buf = algo.rollout()
+    on = buf["learner"][0]
+    games = np.arange(len(on))
+    row = np.argmax(prev["tail"], axis=0)
+    np.testing.assert_array_equal(on, prev["tail"].any(axis=0))
+    assert on.sum() >= 4
+    for key in ("obs", "count", "idx", "logp"):
+        np.testing.assert_array_equal(buf[key][0, on], prev[key][row, games][on], err_msg=key)
+    w = prev["cards"].shape[2]
+    for key in ("cards", "captured"):
+        np.testing.assert_array_equal(buf[key][0, on, :w], prev[key][row, games][on], err_msg=key)
+    choice = on & (buf["count"][0] > 1)
+    assert choice.any() and (buf["logp"][0, choice] < 0).all()
+
+
 def test_the_entropy_bonus_raises_the_entropy(tmp_path):
     algo, buf = _ppo_setup(tmp_path, ent_coef=100.0, vf_coef=0.0, learning_rate=1e-3)
     before = algo.learn(buf)["losses/entropy"]                      # one step; entropy before it
