@@ -509,6 +509,22 @@ def test_two_player_observation_slot_by_slot():
     assert checked > 100
 
 
+def test_scores_and_scope_are_clipped_at_the_layouts_bounds():
+    """An int8 observation clips a match total at 127 and a seat's scope at 40 (the module's
+    table), from either seat and in the many-player layout, rotated to the viewer (a review:
+    no test reached either bound, so a bound one lower went unseen). Game.setup goes past them."""
+    v = lambda o, n: view(o, n).tolist()
+    g = Game().setup(hands=[["1D"], ["2D"]], table=[], deck=[], dealer=1, scope=[45, 40],
+                     scores=[200, 127])
+    o0, o1 = observe(g.state, 0), observe(g.state, 1)
+    assert v(o0, "my_score") + v(o0, "opp_score") == [127, 127] == v(o1, "my_score") + v(o1, "opp_score")
+    assert v(o0, "my_scope") + v(o0, "opp_scope") == [40, 40] == v(o1, "my_scope") + v(o1, "opp_scope")
+    g = Game(Rules(players=3)).setup(hands=[["1D"], ["2D"], ["3D"]], table=[], deck=[], dealer=2,
+                                     scope=[45, 40, 39], scores=[130, 127, 126])
+    assert v(observe(g.state, 0), "scope") == [40, 40, 39] and v(observe(g.state, 0), "score") == [127, 127, 126]
+    assert v(observe(g.state, 1), "scope") == [40, 39, 40] and v(observe(g.state, 1), "score") == [127, 126, 127]
+
+
 def test_two_player_observation_set_up_by_hand():
     g = Game().setup(hands=[["1D", "5S", "7B"], ["2C", "3C"]], table=["5B", "6S"],
                      piles=[["8D"], ["9D", "9C"]], deck=["10D", "10C", "10S"], dealer=1,
