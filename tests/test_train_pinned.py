@@ -84,6 +84,25 @@ def test_dmc_target_is_the_movers_own_return(tmp_path):
     assert _dmc_samples(tmp_path, 1.0) == pytest.approx([3, -3, 2, -2])
 
 
+def test_dmc_target_with_three_players_is_each_seats_own_side(tmp_path):
+    """Three players, each a side: a hand ending with points 4, 1, 1 pays each seat its points
+    minus the mean of the others' (3, -1.5, -1.5), and each seat's move is trained on its own
+    column (a mutation review: seat % 2, right with two players and with pairs, gave seat 2 seat
+    0's +3 unseen)."""
+    from scopa_env.presets import rules_from_preset
+    algo = Run(one_batch_cfg(tmp_path, run_name="three", rules=rules_from_preset("three-players")),
+               log=lambda *_: None).algo
+    algo.carry = {k: v[:, :1] for k, v in algo.carry.items()}        # one game
+    obs = algo.env.obs.shape[1]
+    rew = np.zeros((3, 1, 3), np.float32)
+    rew[2, 0] = [3, -1.5, -1.5]
+    buf = {"obs": np.zeros((3, 1, obs), np.int8), "card": np.zeros((3, 1), np.int64),
+           "captured": np.zeros((3, 1), np.int64), "seat": np.array([[0], [1], [2]]),
+           "reward": rew, "done": np.array([[False], [False], [True]]),
+           "valid": np.ones((3, 1), bool), "vmax": np.zeros((3, 1), np.float32)}
+    assert algo.samples(buf)["target"].tolist() == [3, -1.5, -1.5]
+
+
 def test_dmc_uses_lambda_returns_below_1(tmp_path):
     assert _dmc_samples(tmp_path, 0.8) == pytest.approx([3.4, -0.6, 2.0, -2.0])
 
