@@ -230,7 +230,17 @@ class ScopaGymEnv(gymnasium.Env):
         return reward
 
     def _play_others(self, info: dict | None = None) -> float:
-        """Built-in agents move until the learner is to move or the episode is over."""
+        """Built-in agents move until the learner is to move or the episode is over. An error of
+        theirs (an illegal answer, an exception in act) ends the episode: the game stands at another
+        seat's turn, and a step() after it caught would have played that seat's move as the
+        learner's (review)."""
+        try:
+            return self._others_move(info)
+        except BaseException:
+            self._over = True
+            raise
+
+    def _others_move(self, info: dict | None) -> float:
         g = self.game
         reward = 0.0
         while not self._over and g.to_move != self.seat:

@@ -429,6 +429,33 @@ def test_an_opponent_object_is_held_to_the_learners_rules():
     env = ScopaGymEnv(opponent=Answers(lambda legal: last), learner_seat=1)
     with pytest.raises(ScopaError, match=rf"^agent 'agent' \(seat 0\) chose illegal action {last}$"):
         env.reset(seed=0)
+    # the error ends the episode: the game stands at the opponent's turn, and a step() after the
+    # error was caught played the opponent's move as the learner's (a mutation review of gym_env)
+    with pytest.raises(ScopaError, match=r"the episode is over: call reset\(\) before step\(\)"):
+        env.step(0)
+    assert not env.action_masks().any()
+    turns = []
+    env = ScopaGymEnv(opponent=Answers(lambda legal: last if len(turns) else (turns.append(1), legal[0])[1]),
+                      learner_seat=0)
+    obs, info = env.reset(seed=0)
+    with pytest.raises(ScopaError, match="chose illegal action"):
+        for _ in range(5):
+            info = env.step(int(np.flatnonzero(info["action_mask"])[0]))[4]
+    assert env.game.to_move != env.seat
+    with pytest.raises(ScopaError, match=r"the episode is over"):
+        env.step(0)
+    turns.clear()
+    obs, info = env.reset(seed=1)             # a new episode plays on
+    assert info["action_mask"].any() and env.game.to_move == env.seat
+
+
+@pytest.mark.parametrize("preset,seats", [("three-players", {0, 1, 2}), ("pairs", {0, 1, 2, 3})])
+def test_the_learner_is_drawn_to_every_seat(preset, seats):
+    """learner_seat=None draws the learner's seat per match from every seat of the rules (a
+    mutation review: drawing from two seats only, never 2 of 3, passed the test, which asked for
+    more than one seat)."""
+    env = ScopaGymEnv(opponent="random", rules=preset)
+    assert {env.reset(seed=s)[1]["learner_seat"] for s in range(40)} == seats
 
 
 # ---- found by a second mutation review of gym_env.py --------------------------------------------
