@@ -13,7 +13,7 @@ from agents.arena import evaluate
 from agents.base import Agent, RandomAgent, flag_option
 from agents.hard import HardAgent
 from scopa_env import core
-from scopa_env.cards import mask_of, parse_card
+from scopa_env.cards import card_str, mask_of, parse_card
 from scopa_env.errors import ScopaError
 from scopa_env.game import Game
 from scopa_env.observation import SLICES
@@ -429,6 +429,16 @@ def test_a_search_plays_each_world_with_the_drawn_hand_and_the_rest_as_the_deck(
                 one = tuple(round(t / rollouts, 9) for t in totals)
                 assert one in worlds, (seed, s, rollouts)
                 seen.add(one)
+                # the true hand second, after a hand of no weight: the deck is the unseen cards
+                # but the hand drawn, not but the first hand listed (a mutation review: with one
+                # hand listed that went unseen)
+                other = np.int64((1 << deck[0]) | (1 << deck[1]))
+                core.seed_rng(state, 0, s)
+                totals[:] = 0
+                _rollout.search(obs, 11, cards, masks, len(legal), 1, rollouts, _exact.POINTS, _scoring.WEIGHTS,
+                                0.0, False, np.array([other, hand], dtype=np.int64),
+                                np.array([0.0, 1.0 + 1e-12]), 2, state, totals)
+                assert tuple(round(t / rollouts, 9) for t in totals) in worlds, (seed, s, rollouts)
         assert len(worlds) > 1 and len(seen) > 1, seed          # the worlds differ, and so do the draws
 
 
@@ -1028,6 +1038,42 @@ def _true_weights(h: HardAgent, obs: np.ndarray, truth: int, eps: float,
     i = list(hands[:n]).index(truth)           # every possible hand is listed, the true one too
     assert 0.0 < ws[i] <= 1.0                  # the soft model explains any legal move
     return float(wn[i]), float(we[i]), float(ws[i])
+
+
+def test_the_normal_model_is_a_chance_mixed_with_eps():
+    """The normal model gives a move (1 - eps) x [it is the judgement's best] + eps / k: with eps 1
+    it is uniform over the k moves, as the soft model is with beta 0, and every hand's chance is
+    at most 1 (a mutation review: (1 - eps) left out, a chance above 1 that skews the model
+    weights towards normal, went unseen)."""
+    h, o = HardAgent(Rules(), worlds=2, infer=True), make_agent("normal")
+    g = Game(Rules(), 3)
+    checked = 0
+    while g.deck_left > 0 and checked < 6:
+        obs = g.observation(g.to_move)
+        if g.to_move == 0:
+            h.observe(obs["observation"])
+            if h.rows:
+                base = np.zeros(core.STATE_SIZE, dtype=np.int64)
+                unseen = _rollout.build_base(obs["observation"], 11, base)
+                rows = np.array(h.rows, dtype=np.int64).reshape(-1, _rollout.ROW_SIZE)
+                size = int(obs["observation"][SLICES["opp_hand_size"].start])
+                out = {}
+                for eps, beta in ((1.0, 0.0), (0.5, 0.0), (1e-12, 0.0)):
+                    hands = np.zeros(_rollout.MAX_HANDS, dtype=np.int64)
+                    wn, we, ws = (np.zeros(_rollout.MAX_HANDS) for _ in range(3))
+                    n = _rollout.hand_weights(base, unseen, size, rows, len(rows), h.weights, eps, beta,
+                                              hands, wn, we, ws)
+                    out[eps] = wn[:n].copy()
+                    assert (wn[:n] <= 1.0 + 1e-12).all() and (wn[:n] >= 0).all(), eps
+                    if eps == 1.0:
+                        np.testing.assert_allclose(wn[:n], ws[:n], rtol=1e-9)
+                assert (out[0.5] >= out[1e-12] * 0.5 ** len(rows) - 1e-12).all()
+                checked += 1
+            a = h.act(obs)
+        else:
+            a = o.act(obs)
+        g.play_action(a)
+    assert checked >= 3
 
 
 @pytest.mark.parametrize("spec", ["hard:infer=true,worlds=2", "checkpoints/scopa-default.pt:search=200"])
@@ -2240,15 +2286,18 @@ def test_an_exported_agent_keeps_its_counters_and_a_network_of_no_width_is_refus
         make_agent(str(tmp_path / "h0.pt"))
 
 
-def test_a_set_up_deck_that_is_no_whole_number_of_deals_is_said_so():
-    """Every card placed and a deck of 4: the refusal said the position left cards out (review)."""
+@pytest.mark.parametrize("deck", [["7D", "8D", "9D", "10D"], ["8D", "9D", "10D"]])
+def test_a_set_up_deck_that_is_no_whole_number_of_deals_is_said_so(deck):
+    """Every card placed and a deck of 4: the refusal said the position left cards out (review).
+    A deck of 3 too: half a deal, which a check of whole deals of 3 cards let through (a mutation
+    review of the search's kernels)."""
     g = Game(seed=0)
-    rest = [c for c in range(40) if c not in range(10)]
-    g.setup(hands=[["1D", "2D", "3D"], ["4D", "5D", "6D"]], table=[], piles=[rest, []],
-            deck=["7D", "8D", "9D", "10D"])
+    placed = ["1D", "2D", "3D", "4D", "5D", "6D", *deck]
+    rest = [c for c in range(40) if card_str(c) not in placed]
+    g.setup(hands=[["1D", "2D", "3D"], ["4D", "5D", "6D"]], table=[], piles=[rest, []], deck=deck)
     for spec in ("hard", "checkpoints/scopa-default.pt:search=300"):
-        with pytest.raises(ScopaError, match=r"^inconsistent observation: a deck of 4 cards is no whole number "
-                                             r"of deals \(6 cards each\); a search deals it out"):
+        with pytest.raises(ScopaError, match=rf"^inconsistent observation: a deck of {len(deck)} cards is no "
+                                             r"whole number of deals \(6 cards each\); a search deals it out"):
             make_agent(spec).act(g.observation(g.to_move))
 
 
