@@ -261,6 +261,7 @@ class Game:
             st[core.PILES + p] = piles[p]
             st[core.PLAYED + p] = 0
             st[core.SCOPE + p] = scope[p]
+        st[core.PLAYS] = 0          # a fresh position: no move made in it (review: kept from before)
         for s in range(sides):
             st[core.SCORES + s] = scores[s]
         st[core.TABLE] = table_m

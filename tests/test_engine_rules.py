@@ -837,6 +837,48 @@ def test_played_is_per_seat_and_setup_clears_it():
     assert g.played(p0) == [c] and g.played(1 - p0) == []
     g.setup(hands=[["7D"], ["1C"]], table=[])
     assert g.played(0) == [] and g.played(1) == []
+    # and its count of moves made: deal_hand after it refused, "a hand is being played (1 move
+    # made)", where on a fresh Game it deals (a review of game.py)
+    assert int(g.state[core.PLAYS]) == 0
+    g.deal_hand(0, list(range(40)))
+    assert [len(g.hand(p)) for p in (0, 1)] == [3, 3] and g.to_move == 1
+
+
+def test_playing_the_other_seats_card_names_the_movers_hand():
+    """A card of the seat not to move is 'not in player 0's hand', with or without a capture, and
+    the game is unchanged (a mutation review: the union of the hands was read, and the error
+    said how many ways the card could capture)."""
+    g = Game().setup(hands=[["2D", "5S", "7B"], ["10B"]], table=["1D", "5B", "6S"], deck=["10C"], dealer=1)
+    before = g.state.copy()
+    for captured in (None, []):
+        with pytest.raises(ScopaError, match=r"10B is not in player 0's hand \(2D 5S 7B\)"):
+            g.play("10B") if captured is None else g.play("10B", captured)
+        assert np.array_equal(g.state, before)
+
+
+def test_next_hand_after_the_match_is_refused():
+    """next_hand once the match is over is an error, and the match stays over (a mutation review:
+    a check of 'still playing' dealt a new hand of a finished match). Side 0 holds the even ids:
+    carte 20-20, denari 5-5, settebello (6, even) and primiera to side 0; 12 + 2 against 11."""
+    g = Game(Rules(target=11)).setup(hands=[[], []], table=[], piles=[list(range(0, 40, 2)),
+                                     list(range(1, 40, 2))], scores=[12, 11])
+    core.end_hand(g.state)
+    assert g.match_over and g.winner == 0
+    before = g.state.copy()
+    with pytest.raises(ScopaError, match="finished hand"):
+        g.next_hand()
+    assert np.array_equal(g.state, before) and g.match_over
+
+
+@pytest.mark.parametrize("rules,scores", [(None, [0, 0, 0]), ("scopone", [0, 0, 0, 0])])
+def test_setup_refuses_more_scores_than_sides(rules, scores):
+    """Scores are per side: one per seat in scopone is refused, not read as the first two (a
+    mutation review: only too few were refused)."""
+    g = Game(rules)
+    before = g.state.copy()
+    with pytest.raises(ScopaError, match=r"setup needs 2 scores, one per side"):
+        g.setup([[c] for c in range(g.n_players)], [], scores=scores)
+    assert np.array_equal(g.state, before)
 
 
 def test_side_of_pairs_partners_opposite():
