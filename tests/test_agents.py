@@ -2364,6 +2364,20 @@ def test_a_models_evidence_is_its_chance_averaged_over_the_possible_hands():
     assert checked > 3
 
 
+def test_model_weights_are_a_distribution_and_the_posterior_ends_past_1():
+    """The model weights are normalised (the easy gate at 0.5 and the match-equity mixture read
+    them: a mutation review left them unnormalised, (1, 1, 0.22) for (0.45, 0.45, 0.10), unseen).
+    The posterior's cumulative chances end past 1, so that no draw falls past the last hand."""
+    h = HardAgent(Rules(), worlds=4, infer=True)
+    g = Game(Rules(), 0)
+    obs = g.observation(g.to_move)["observation"]
+    h.log_evidence = np.log([0.45, 0.45, 0.10])
+    h._weigh(obs, [])                       # no move seen: every hand explains it, evidence 0
+    np.testing.assert_allclose(h.model_weights, [0.45, 0.45, 0.10], rtol=1e-12)
+    hands, cdf = h.hand_posterior(obs)
+    assert len(hands) == 5456 and cdf[-1] > 1.0          # 3 of the 33 unseen cards and (np.diff(cdf) >= 0).all()
+
+
 def test_the_last_deal_weighs_only_moves_of_the_normal_judgement():
     """In the last deal the normal level counts out its last 4 cards (the two hands) exactly, so
     only its moves with more than 4 cards in the two hands are weighed as its judgement: every
