@@ -234,26 +234,23 @@ class ScopaGymEnv(gymnasium.Env):
         theirs (an illegal answer, an exception in act) ends the episode: the game stands at another
         seat's turn, and a step() after it caught would have played that seat's move as the
         learner's (review)."""
+        g = self.game
+        reward = 0.0
         try:
-            return self._others_move(info)
+            while not self._over and g.to_move != self.seat:
+                p = g.to_move
+                agent = self._agent_of(p)
+                # checked as the learner's action is: int() played 14.9 as 14 and '14' as 14, and
+                # None was a TypeError (review)
+                a = action_id(agent.act(g.observation(p)), f"agent {getattr(agent, 'name', agent)!r} (seat {p})")
+                legal = g.legal_action_ids()
+                if a not in legal:
+                    raise ScopaError(f"agent {getattr(agent, 'name', agent)!r} (seat {p}) chose "
+                                     f"illegal action {a}")
+                reward += self._apply(a, info if info is not None else {})
         except BaseException:
             self._over = True
             raise
-
-    def _others_move(self, info: dict | None) -> float:
-        g = self.game
-        reward = 0.0
-        while not self._over and g.to_move != self.seat:
-            p = g.to_move
-            agent = self._agent_of(p)
-            # checked as the learner's action is: int() played 14.9 as 14 and '14' as 14, and
-            # None was a TypeError (review)
-            a = action_id(agent.act(g.observation(p)), f"agent {getattr(agent, 'name', agent)!r} (seat {p})")
-            legal = g.legal_action_ids()
-            if a not in legal:
-                raise ScopaError(f"agent {getattr(agent, 'name', agent)!r} (seat {p}) chose "
-                                 f"illegal action {a}")
-            reward += self._apply(a, info if info is not None else {})
         return reward
 
 
