@@ -1023,19 +1023,26 @@ def test_hard_plays_the_last_deal_against_easy_only_when_it_takes_the_opponent_f
     assert np.array_equal(off.move_values(o)[1], worst)
 
 
-def _true_weights(h: HardAgent, obs: np.ndarray, truth: int, eps: float,
-                  rows: list | None = None) -> tuple[float, float, float]:
-    """hand_weights' (normal, easy, soft) chance of this deal's moves (`rows`, default all h
-    holds) for the opponent's true hand."""
+def _hand_weights(obs: np.ndarray, rows: list, weights, eps: float, beta: float):
+    """hand_weights over every hand the opponent may hold in observation `obs`: the hands and the
+    (normal, easy, soft) chance of the moves `rows` for each."""
     base = np.zeros(core.STATE_SIZE, dtype=np.int64)
     unseen = _rollout.build_base(obs, 11, base)
     hands = np.zeros(_rollout.MAX_HANDS, dtype=np.int64)
     wn, we, ws = (np.zeros(_rollout.MAX_HANDS) for _ in range(3))
-    rows = np.array(h.rows if rows is None else rows, dtype=np.int64).reshape(-1, _rollout.ROW_SIZE)
+    rows = np.array(rows, dtype=np.int64).reshape(-1, _rollout.ROW_SIZE)
     n = _rollout.hand_weights(base, unseen, int(obs[SLICES["opp_hand_size"].start]), rows, len(rows),
-                              h.weights, eps, h.infer_beta, hands, wn, we, ws)
-    assert len(set(hands[:n].tolist())) == n
-    i = list(hands[:n]).index(truth)           # every possible hand is listed, the true one too
+                              weights, eps, beta, hands, wn, we, ws)
+    return hands[:n], wn[:n], we[:n], ws[:n]
+
+
+def _true_weights(h: HardAgent, obs: np.ndarray, truth: int, eps: float,
+                  rows: list | None = None) -> tuple[float, float, float]:
+    """hand_weights' (normal, easy, soft) chance of this deal's moves (`rows`, default all h
+    holds) for the opponent's true hand."""
+    hands, wn, we, ws = _hand_weights(obs, h.rows if rows is None else rows, h.weights, eps, h.infer_beta)
+    assert len(set(hands.tolist())) == len(hands)
+    i = list(hands).index(truth)               # every possible hand is listed, the true one too
     assert 0.0 < ws[i] <= 1.0                  # the soft model explains any legal move
     return float(wn[i]), float(we[i]), float(ws[i])
 
@@ -1053,21 +1060,14 @@ def test_the_normal_model_is_a_chance_mixed_with_eps():
         if g.to_move == 0:
             h.observe(obs["observation"])
             if h.rows:
-                base = np.zeros(core.STATE_SIZE, dtype=np.int64)
-                unseen = _rollout.build_base(obs["observation"], 11, base)
-                rows = np.array(h.rows, dtype=np.int64).reshape(-1, _rollout.ROW_SIZE)
-                size = int(obs["observation"][SLICES["opp_hand_size"].start])
                 out = {}
-                for eps, beta in ((1.0, 0.0), (0.5, 0.0), (1e-12, 0.0)):
-                    hands = np.zeros(_rollout.MAX_HANDS, dtype=np.int64)
-                    wn, we, ws = (np.zeros(_rollout.MAX_HANDS) for _ in range(3))
-                    n = _rollout.hand_weights(base, unseen, size, rows, len(rows), h.weights, eps, beta,
-                                              hands, wn, we, ws)
-                    out[eps] = wn[:n].copy()
-                    assert (wn[:n] <= 1.0 + 1e-12).all() and (wn[:n] >= 0).all(), eps
+                for eps in (1.0, 0.5, 1e-12):
+                    _, wn, _, ws = _hand_weights(obs["observation"], h.rows, h.weights, eps, 0.0)
+                    out[eps] = wn
+                    assert (wn <= 1.0 + 1e-12).all() and (wn >= 0).all(), eps
                     if eps == 1.0:
-                        np.testing.assert_allclose(wn[:n], ws[:n], rtol=1e-9)
-                assert (out[0.5] >= out[1e-12] * 0.5 ** len(rows) - 1e-12).all()
+                        np.testing.assert_allclose(wn, ws, rtol=1e-9)
+                assert (out[0.5] >= out[1e-12] * 0.5 ** len(h.rows) - 1e-12).all()
                 checked += 1
             a = h.act(obs)
         else:
