@@ -24,6 +24,17 @@ CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "scopa-defaul
 FAST = {"hard": {"worlds": 6}}   # hard at a tiny budget keeps the tests quick
 
 
+def _threat_agrees_with_the_engine(table, unseen, h: int, last: bool, vals) -> None:
+    """reply_threat's fast enumeration gives what core.legal_moves (reply_threat_moves) gives."""
+    state = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    state[:core.HEADER_SIZE] = Rules().to_header()
+    tmp, tbuf, scratch = np.zeros(core.STATE_SIZE, dtype=np.int64), core.new_move_buffer(), _scoring.new_scratch()
+    mine = _scoring.reply_threat(table, unseen, h, last, _scoring.WEIGHTS, vals, scratch)
+    engine = _scoring.reply_threat_moves(state, table, unseen, h, last, _scoring.WEIGHTS, vals, scratch,
+                                         tmp, tbuf)
+    assert mine == pytest.approx(engine, abs=1e-12), [c for c in range(40) if table >> c & 1]
+
+
 @pytest.mark.parametrize("n", [1, 2, 5, 9, 12, 13, 16, 20, 30])
 def test_the_classic_threat_takes_what_the_engine_allows(n):
     """reply_threat enumerates the classic captures itself, for speed; core.legal_moves (through
@@ -31,18 +42,12 @@ def test_the_classic_threat_takes_what_the_engine_allows(n):
     missed the others' ranks and allowed sums the engine refuses (review: 57 of 300 13-card
     tables differed)."""
     rng = np.random.default_rng(n)
-    state = np.zeros(core.STATE_SIZE, dtype=np.int64)
-    state[:core.HEADER_SIZE] = Rules().to_header()
-    tmp, tbuf, scratch = np.zeros(core.STATE_SIZE, dtype=np.int64), core.new_move_buffer(), _scoring.new_scratch()
     for _ in range(150):
         cards = rng.permutation(40)
         table = np.int64(sum(1 << int(c) for c in cards[:n]))
         unseen = np.int64(sum(1 << int(c) for c in cards[n:n + int(rng.integers(1, 41 - n))]))
         vals, h, last = rng.random(40), int(rng.integers(1, 4)), bool(rng.integers(2))
-        mine = _scoring.reply_threat(table, unseen, h, last, _scoring.WEIGHTS, vals, scratch)
-        engine = _scoring.reply_threat_moves(state, table, unseen, h, last, _scoring.WEIGHTS, vals, scratch,
-                                             tmp, tbuf)
-        assert mine == pytest.approx(engine, abs=1e-12), (n, cards[:n].tolist())
+        _threat_agrees_with_the_engine(table, unseen, h, last, vals)
 
 
 def test_the_threat_of_a_low_table_of_five_to_seven_cards():
@@ -51,14 +56,11 @@ def test_the_threat_of_a_low_table_of_five_to_seven_cards():
     such (a mutation review: sending every table past 4 cards down the path for large tables,
     which counts no scopa, went unseen). By hand first: 1C 1S 2C 2S 3C sums to 9, the 9B takes it
     all, worth its five cards and itself at 0.1 each, and a scopa."""
-    w, scratch = _scoring.WEIGHTS, _scoring.new_scratch()
+    w = _scoring.WEIGHTS
     vals = np.full(40, 0.1)
     table = np.int64(mask_of(["1C", "1S", "2C", "2S", "3C"]))
-    assert _scoring.reply_threat(table, np.int64(mask_of(["9B"])), 1, False, w, vals, scratch) == \
+    assert _scoring.reply_threat(table, np.int64(mask_of(["9B"])), 1, False, w, vals, _scoring.new_scratch()) == \
         pytest.approx(6 * 0.1 + w[_scoring.I_SCOPA])
-    state = np.zeros(core.STATE_SIZE, dtype=np.int64)
-    state[:core.HEADER_SIZE] = Rules().to_header()
-    tmp, tbuf = np.zeros(core.STATE_SIZE, dtype=np.int64), core.new_move_buffer()
     low = [parse_card(f"{r}{s}") for r in (1, 2, 3) for s in "DCSB"]
     rng = np.random.default_rng(5)
     sweeps = 0
@@ -68,9 +70,7 @@ def test_the_threat_of_a_low_table_of_five_to_seven_cards():
         rest = [c for c in range(40) if not table >> c & 1]
         unseen = np.int64(sum(1 << int(c) for c in rng.choice(rest, int(rng.integers(1, 12)), replace=False)))
         vals, h, last = rng.random(40), int(rng.integers(1, 4)), bool(rng.integers(2))
-        mine = _scoring.reply_threat(table, unseen, h, last, w, vals, scratch)
-        engine = _scoring.reply_threat_moves(state, table, unseen, h, last, w, vals, scratch, tmp, tbuf)
-        assert mine == pytest.approx(engine, abs=1e-12), [int(c) for c in cards]
+        _threat_agrees_with_the_engine(table, unseen, h, last, vals)
         sweeps += sum(core.RANK[c] for c in cards) <= 10
     assert sweeps >= 20
 
