@@ -267,6 +267,10 @@ def check(ckpt, where: str = "checkpoint") -> None:
     if players != rules.players:
         raise ScopaError(f"checkpoint {where!r} holds a network for {show_value(players)} players, but its "
                          f"rules have {rules.players}")
+    if not isinstance(mc.get("bonus", False), bool):
+        # 1 or 0 fell to the message below, which then said "with ... but hand_bonus on" (review)
+        raise ScopaError(f"checkpoint {where!r} has model_config 'bonus' = {show_value(mc['bonus'])}: "
+                         f"it must be true or false")
     if mc.get("bonus", False) is not rules.hand_bonus:
         raise ScopaError(f"checkpoint {where!r} holds a network {'with' if mc.get('bonus') else 'without'} "
                          f"the hand bonuses' observation parts, but its rules have hand_bonus "

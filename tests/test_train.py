@@ -510,6 +510,12 @@ def test_checkpoint_fields_of_the_wrong_type_are_one_error(tmp_path, capsys):
     cases = [("format_version", torch.tensor([1, 1]), "format version a tensor of shape (2,)"),
              ("format_version", "1", "format version '1', this code reads 1"),
              ("format_version", True, "format version True"),
+             ("format_version", 0, "format version 0, this code reads 1"),
+             ("format_version", -1, "format version -1, this code reads 1"),
+             ("model_config", dict(good["model_config"], bonus=1),
+              "model_config 'bonus' = 1: it must be true or false"),
+             ("model_config", dict(good["model_config"], bonus=0),
+              "model_config 'bonus' = 0: it must be true or false"),
              ("obs_layout_version", torch.tensor([1, 2]), "observation layout version a tensor"),
              ("action_layout_version", torch.arange(5000), "action layout version a tensor"),
              ("model_config", dict(good["model_config"], hidden=torch.tensor([1, 2])),
@@ -632,6 +638,9 @@ def test_resume_refuses_malformed_counters_and_config(tmp_path, capsys):
              (dict(counters=dict(counters, run_name="../../escape")), "counter 'run_name' = '../../escape'"),
              (dict(counters=dict(counters, run_name="..")), "counter 'run_name' = '..'"),
              (dict(counters=dict(counters, run_name="a\0b")), "counter 'run_name' = 'a\\x00b'"),
+             (dict(counters=dict(counters, elapsed_s=float("inf"))), "counter 'elapsed_s' = inf"),
+             (dict(counters=dict(counters, best_score=float("nan"))), "counter 'best_score' = nan"),
+             (dict(counters=dict(counters, best_score=float("-inf"))), "counter 'best_score' = -inf"),
              (dict(counters=None), "lacks counters")]
     for i, (change, words) in enumerate(cases):
         bad = tmp_path / f"resume{i}.pt"
@@ -2059,6 +2068,13 @@ def test_a_network_of_another_shape_names_the_mismatch(tmp_path):
     torch.save(ckpt, tmp_path / "wide.pt")
     with pytest.raises(ScopaError, match="holds no usable network .*MoveScorer: size mismatch for"):
         make_agent(str(tmp_path / "wide.pt"))
+    # one tensor of another shape: torch's message is two lines, the second still kept
+    ckpt["model_config"] = dict(ckpt["model_config"], hidden=ckpt["model_config"]["hidden"] // 2)
+    name = next(k for k, v in ckpt["model"].items() if v.dim() == 1)
+    ckpt["model"] = dict(ckpt["model"], **{name: torch.zeros(ckpt["model"][name].numel() + 1)})
+    torch.save(ckpt, tmp_path / "one.pt")
+    with pytest.raises(ScopaError, match=f"MoveScorer: size mismatch for {re.escape(name)}:"):
+        make_agent(str(tmp_path / "one.pt"))
 
 
 def test_ppo_sampling_never_draws_a_move_of_probability_zero():
@@ -2723,6 +2739,10 @@ def test_checkpoint_fuzzing_review_findings(tmp_path, capsys):
     boolean = mutated("bool.pt", lambda d: d["model"].__setitem__("encoder.0.weight", d["model"]["encoder.0.weight"] > 0))
     with pytest.raises(ScopaError, match=r"model tensor 'encoder.0.weight' is bool, the network's weights are float32"):
         make_agent(boolean)
+    double = mutated("f64.pt", lambda d: d["model"].__setitem__("encoder.0.weight",
+                                                                 d["model"]["encoder.0.weight"].double()))
+    with pytest.raises(ScopaError, match=r"model tensor 'encoder.0.weight' is float64, the network's weights are float32"):
+        make_agent(double)
     huge = mutated("huge.pt", lambda d: d["model"]["encoder.0.weight"].fill_(3e38))
     nan_scores = r"holds no usable network \(its scores of \d+ of \d+ legal moves are NaN or inf: weights too large"
     with pytest.raises(ScopaError, match=nan_scores):
