@@ -270,7 +270,7 @@ def _deck_of(hand: dict, rules: Rules, h: int) -> list[int]:
             texts += deal["table"]
         for text in texts:
             try:
-                card = parse_card(text)
+                card = _record_card(text)
             except ScopaError as e:
                 raise ScopaError(f"{where}: {e}") from None
             if card in dealt_in:
@@ -317,8 +317,8 @@ def _check_deal(where: str, deal: dict, game: Game, first: bool, source: str = "
         _card_list(seat_cards, f"{where}: a hand")
     _card_list(deal["table"], f"{where}: table")
     try:
-        hands = [[parse_card(c) for c in h] for h in deal["hands"]]
-        table = [parse_card(c) for c in deal["table"]]
+        hands = [[_record_card(c) for c in h] for h in deal["hands"]]
+        table = [_record_card(c) for c in deal["table"]]
     except ScopaError as e:
         raise ScopaError(f"{where}: {e}") from None
     if hands != [list(h) for h in dealt]:
@@ -353,6 +353,16 @@ def _card_list(x, what: str) -> list:
     if not isinstance(x, list) or not all(isinstance(c, str) for c in x):
         raise ScopaError(f"{what} is a list of cards like [\"7D\", \"3S\"], got {x!r}")
     return x
+
+
+def _record_card(text: str) -> int:
+    """parse_card, for a card as a record writes it: '6S', not '6s' or ' 6S '. parse_card reads
+    what a person types, so a record with such cards replayed, though readers of records may
+    compare the texts (review)."""
+    card = parse_card(text)
+    if card_str(card) != text:
+        raise ScopaError(f"card {text!r} is written {card_str(card)!r} in a record")
+    return card
 
 
 def _same(recorded, engine) -> bool:
@@ -444,6 +454,8 @@ def replay(record: dict) -> Game:
                     if legal != mv["legal"]:
                         raise ScopaError(f"{where}: recorded legal moves differ from the engine's")
                 try:
+                    for text in (mv["card"], *mv["captured"]):
+                        _record_card(text)
                     result = game.play(mv["card"], mv["captured"])
                 except ScopaError as e:
                     raise ScopaError(f"{where}: {e}") from None

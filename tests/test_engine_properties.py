@@ -1030,6 +1030,43 @@ def _refused(record, words):
         records.replay(record)
 
 
+def test_replay_refuses_extra_deals_later_tables_other_legal_lists_and_respelled_cards():
+    """Each of these replayed with its check taken out (a mutation review, 2026-12-06), and a
+    card spelled '7d' or ' 7D' replayed with no check at all: parse_card reads what a person
+    types, a record holds the engine's text."""
+    rec = random_match(Rules(), 3, np.random.default_rng(3), with_legal=True)
+    rec = json.loads(records.dumps(rec))
+    records.replay(rec)
+
+    def changed(edit):
+        bad = json.loads(json.dumps(rec))
+        edit(bad)
+        return bad
+
+    deals = len(rec["hands"][0]["deals"])
+    _refused(changed(lambda r: r["hands"][0]["deals"].append({"hands": [[], []], "table": []})),
+             f"hand 0: the record lists {deals + 1} deals, the hand had {deals}")
+    _refused(changed(lambda r: r["hands"][0]["deals"][1].__setitem__("table", ["7D"])),
+             "hand 0 deal 1: only the first deal of a hand lists table cards")
+    _refused(changed(lambda r: r["hands"][0]["moves"][0]["legal"].pop()),
+             "hand 0 move 0: recorded legal moves differ from the engine's")
+    _refused(changed(lambda r: r["hands"][0]["moves"][0].__setitem__("legal", [])),
+             "hand 0 move 0: recorded legal moves differ from the engine's")
+    move = rec["hands"][0]["moves"][0]
+    _refused(changed(lambda r: r["hands"][0]["moves"][0].__setitem__("card", move["card"].lower())),
+             f"hand 0 move 0: card {move['card'].lower()!r} is written {move['card']!r} in a record")
+    i, taking = next((i, m) for i, m in enumerate(rec["hands"][0]["moves"]) if m["captured"])
+    _refused(changed(lambda r: r["hands"][0]["moves"][i]["captured"].__setitem__(0, " " + taking["captured"][0])),
+             f"hand 0 move {i}: card {' ' + taking['captured'][0]!r} is written "
+             f"{taking['captured'][0]!r} in a record")
+    table = rec["hands"][0]["deals"][0]["table"]
+    _refused(changed(lambda r: r["hands"][0]["deals"][0]["table"].__setitem__(0, table[0].lower())),
+             f"hand 0 deal 0: card {table[0].lower()!r} is written {table[0]!r} in a record")
+    later = rec["hands"][1]["deals"][2]["hands"][0]
+    _refused(changed(lambda r: r["hands"][1]["deals"][2]["hands"][0].__setitem__(0, later[0].lower())),
+             f"hand 1 deal 2: card {later[0].lower()!r} is written {later[0]!r} in a record")
+
+
 def test_read_takes_a_byte_order_mark_only_at_the_start_and_hints_only_at_lone_crs(tmp_path):
     """A BOM opens a file only: one on a later line is an error there. A bad line in a CRLF file
     gets no 'lines end in CR alone' hint (its \\r is the line ending). A deeply nested file is
