@@ -1180,7 +1180,10 @@ def test_text_fields_from_the_command_line_stay_text(capsys, tmp_path, monkeypat
                             (("--set", "run_name=true"), "run_name", "true"),
                             (("--checkpoints-dir", "1"), "checkpoints_dir", "1"),
                             (("--init-from", "5"), "init_from", "5"),
-                            (("--set", 'run_name="quoted"'), "run_name", "quoted")):
+                            (("--set", 'run_name="quoted"'), "run_name", "quoted"),
+                            # the value is all after the first '=' (review)
+                            (("--set", "run_name=a=b"), "run_name", "a=b"),
+                            (("--run-name", "a=b"), "run_name", "a=b")):
         r = run_main(capsys, *args, "--print-config")
         assert r.returncode == 0, r.stderr
         assert f"{key} = {want!r}".replace("'", '"') in r.stdout, r.stdout
@@ -1285,6 +1288,13 @@ def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, caps
                          (("--set", "rules.preset=scopone"),
                           "a preset replaces the rules, give it with --rules PRESET"),
                          (("--stop-at", "-5"), "--stop-at must be a number of steps, at least 1"),
+                         (("--bot-games", "1.5"), "config key 'bot_games' must be within 0..1, got 1.5"),
+                         (("--bot-games", "-0.1"), "config key 'bot_games' must be within 0..1, got -0.1"),
+                         # int() and float() read other scripts' digits, and the underscores
+                         # dropped made '_1' a 1 (review)
+                         (("--hidden", "\u0663"), "config key 'hidden' needs a whole number, got '\u0663'"),
+                         (("--seed", "_1"), "config key 'seed' needs a whole number, got '_1'"),
+                         (("--learning-rate", "\u0660.\u0665"), "config key 'learning_rate' needs a number"),
                          # int() refuses over 4,300 digits with a ValueError: was a traceback
                          (("--total-steps", "9" * 5000), "'total_steps' needs a whole number"),
                          (("--set", "seed=" + "9" * 5000), "'seed' needs a whole number"),
@@ -2369,6 +2379,14 @@ def test_a_config_file_states_its_types(tmp_path, capsys):
         with pytest.raises(ScopaError, match=re.escape(f"{path}: {words}")):
             load_toml(path)
         _one_line_error(run_main(capsys, "--config", str(path), "--print-config"), f"error: {path}: {words}")
+    path.write_text("seed = true\n")      # the file's own words, before any conversion
+    with pytest.raises(ScopaError, match=re.escape(f"{path}: config key 'seed' needs a whole number, got "
+                                                   f"True (a config file's values keep their TOML types")):
+        load_toml(path)
+    # one rules option by two top-level keys: the command line's check has a file's too
+    path.write_text('target = 21\n"rules.target" = 31\n')
+    _one_line_error(run_main(capsys, "--config", str(path), "--print-config"),
+                    "config keys 'target' and 'rules.target' both set the rules option 'target' (21 and 31): keep one")
     path.write_text("learning_rate = 1\nseed = 3\n")
     assert make_config(load_toml(path)).learning_rate == 1.0
     r = run_main(capsys, "--config", str(path), "--set", 'total_steps="4096"', "--hidden", "256.0",

@@ -315,9 +315,11 @@ def _coerce(name: str, value):
                 raise ScopaError(f"config key {name!r}: {value!r} is past the whole numbers a "
                                  f"float holds exactly (2**53); write the number out in digits")
             return int(value)
-        if isinstance(value, str):
+        if isinstance(value, str) and value.isascii():
+            # digits as Python writes them: '1_000' is TOML's already, and the underscores
+            # dropped before made '_1' a 1; int() alone reads other scripts' digits, '٣' as 3 (review)
             try:
-                return int(value.replace("_", ""))
+                return int(value)
             except ValueError:
                 pass
     elif want is float:
@@ -327,7 +329,7 @@ def _coerce(name: str, value):
             except OverflowError:       # a TOML integer of 400 digits was a traceback (review)
                 raise ScopaError(f"config key {name!r} needs a number a float can hold, got an integer "
                                  f"of {len(str(abs(value)))} digits") from None
-        if isinstance(value, str):
+        if isinstance(value, str) and value.isascii():     # not '٣' (review)
             try:
                 return float(value)
             except ValueError:
