@@ -48,6 +48,7 @@ import math
 import os
 import pickle
 import random
+import struct
 import tempfile
 import warnings
 import zipfile
@@ -191,7 +192,7 @@ def load(path: str | Path) -> dict:
             warnings.simplefilter("ignore", UserWarning)
             ckpt = torch.load(path, map_location="cpu", weights_only=True)
     except (RuntimeError, pickle.UnpicklingError, EOFError, zipfile.BadZipFile, OSError,
-            ValueError, AttributeError, TypeError, KeyError, IndexError) as e:
+            ValueError, AttributeError, TypeError, KeyError, IndexError, struct.error) as e:
         first = first_line(e)
         if path.stat().st_size == 0:
             first = "an empty file"           # torch says only "EOFError"

@@ -282,8 +282,13 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
     (tmp_path / "empty.pt").write_bytes(b"")
     # a text file starting with 't' (a config given to --resume): "(pop from empty list)" (review)
     (tmp_path / "config.toml").write_text("total_steps = 100\n")
+    # short files opening with a pickle opcode that reads 4 bytes: struct.error (review)
+    for op in "jJMXr":
+        (tmp_path / f"short_{op}.pt").write_text(op + "unk")
     for name, words in (("text.pt", "not a torch file"), ("empty.pt", "an empty file"),
-                        ("config.toml", "not a torch file of plain tensors and values\\)$")):
+                        ("config.toml", "not a torch file of plain tensors and values\\)$"),
+                        *((f"short_{op}.pt", "not a torch file of plain tensors and values\\)$")
+                          for op in "jJMXr")):
         with pytest.raises(ScopaError, match=rf"{name}' is corrupt or not a checkpoint \({words}"):
             checkpoint.load(tmp_path / name)
     # obs_layout's size other than its rules' (a mutation review: the size check dropped went unseen)
@@ -297,6 +302,8 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
             checkpoint.load(tmp_path / f"{key}.pt")
         with pytest.raises(ScopaError, match=word):
             make_agent(str(tmp_path / f"{key}.pt"))
+    _one_line_error(run_main(capsys, "--resume", str(tmp_path / "short_j.pt")), "short_j.pt",
+                    "is corrupt or not a checkpoint")
     _one_line_error(run_main(capsys, "--resume", str(tmp_path / "truncated.pt")),
                     "corrupt", "truncated.pt")
     # the algo key and the config disagreeing (an edited file, checksum made again): a resume
