@@ -316,7 +316,9 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
     # the algorithm's step count or exploration span edited (checksum made again): the resumed
     # run's schedule and counters went their own ways without a word
     for edit, words in ((lambda d: d["algo_state"].update(steps=d["counters"]["steps"] + 7), "dmc state is at step"),
-                        (lambda d: d["algo_state"].update(epsilon_span=float("nan")), "exploration span is nan")):
+                        (lambda d: d["algo_state"].update(epsilon_span=float("nan")), "exploration span is nan"),
+                        # below 1 step trains as 1 would, but no run writes it (a mutation review)
+                        (lambda d: d["algo_state"].update(epsilon_span=0.5), "exploration span is 0.5 steps")):
         bad = torch.load(good, weights_only=True)
         edit(bad)
         checkpoint.save_atomic(bad, tmp_path / "edited.pt")

@@ -940,3 +940,56 @@ def test_evaluations_play_the_deals_of_the_runs_seed_offset_by_12345(tmp_path):
     run = Run(cfg(tmp_path, run_name="s", seed=1), log=lambda *_: None)
     assert run.evaluate(["random"], 4) == \
         evaluate_model(run.model, ["random"], 4, seed=offset_seed(1, 12345), rules=run.cfg.rules)
+
+
+# ---- the training loop, pinned by a mutation review (2026-12-06) ----------------------------
+def test_a_resumed_legs_time_limit_and_saved_times_count_the_earlier_legs(tmp_path, monkeypatch):
+    """--max-minutes is this leg's time, and every file the leg writes holds the run's whole time:
+    with the earlier legs' time dropped inside the loop, this leg ran 4 s past its 3 s and its
+    step files said 2 s where the run had trained 6 s."""
+    c = cfg(tmp_path, run_name="ml", total_steps=4096, checkpoint_every=512)
+    _clocked(monkeypatch, Run(c, log=lambda *_: None)).train(stop_at=1024)      # 2 iterations, 4 s
+    run = _clocked(monkeypatch, start(c, resume=str(tmp_path / "ck" / "ml"),
+                                      overrides={"max_minutes": 0.05}, log=lambda *_: None))
+    run.train()
+    assert run.counters["steps"] == 2048        # 4 s of this leg is past its 3 s
+    saved = checkpoint.load(tmp_path / "ck" / "ml" / "step_0000001536.pt")["counters"]
+    assert saved["elapsed_s"] == 6.0
+
+
+def test_a_fine_tuning_run_resumes_before_its_first_update(tmp_path):
+    """A run from init_from whose first leg made no update yet (an empty optimizer state) holds
+    init_from's weights, not its seed's: it resumes, where a check against the seed's weights
+    alone would refuse it as a file whose weights were trained without an optimizer."""
+    Run(cfg(tmp_path, run_name="src"), log=lambda *_: None).train()
+    c = cfg(tmp_path, run_name="ft", init_from=str(tmp_path / "ck" / "src" / "latest.pt"))
+    Run(c, log=lambda *_: None).train(stop_at=512)
+    saved = torch.load(tmp_path / "ck" / "ft" / "latest.pt", weights_only=True)
+    assert not saved["optimizer"]["state"] and saved["counters"]["steps"] == 512
+    assert start(c, resume=str(tmp_path / "ck" / "ft"), log=lambda *_: None).counters["steps"] == 512
+
+
+def test_a_step_file_written_at_an_evaluation_holds_that_evaluations_best_score(tmp_path):
+    """The evaluation due at a step runs before the step file is written: written first, the file
+    held the best score before it, and a run resumed from it could let a worse score replace
+    best.pt."""
+    run = Run(cfg(tmp_path, run_name="o", eval_every=512, checkpoint_every=512, eval_matches=2,
+                  eval_opponents=("random",)), log=lambda *_: None)
+    scripted(run, [1.0, 2.0])
+    run.train(stop_at=1024)
+    assert checkpoint.load(tmp_path / "ck" / "o" / "step_0000001024.pt")["counters"]["best_score"] == 2.0
+
+
+def test_periodic_evaluations_play_eval_matches_and_the_final_one_final_matches(tmp_path):
+    run = Run(cfg(tmp_path, run_name="m", total_steps=1024, eval_every=512, eval_matches=2,
+                  final_matches=4, eval_opponents=("random",), final_opponents=("random",)),
+              log=lambda *_: None)
+    played = []
+
+    def evaluate(opponents, matches):
+        played.append(matches)
+        return {o: {"win_rate": 0.5, "points_per_hand": 0.0, "matches": matches, "hands": matches,
+                    "win_ci": (0.0, 1.0), "points_ci": (-1.0, 1.0)} for o in opponents}
+    run.evaluate = evaluate
+    run.train()
+    assert played == [2, 2, 4]
