@@ -251,10 +251,10 @@ class ActionTable:
         return 0 <= a < self.size and int(self.captured[a]) == TAKES_TABLE
 
     def describe(self, action, table=None) -> str:
-        if self.takes_table(action) and table is None:
-            # action_id: a one-element array, which takes_table and decode take, failed int()
-            return card_str(int(self.card[action_id(action)])) + " x the table"
-        c, m = self.decode(action, table)
+        a = action_id(action, "describe")   # not takes_table's name in the error (review)
+        if self.takes_table(a) and table is None:
+            return card_str(int(self.card[a])) + " x the table"
+        c, m = self.decode(a, table)
         return card_str(c) + (" x " + " ".join(cards_str(m)) if m else "")
 
 

@@ -369,6 +369,9 @@ def test_takes_table_refuses_what_is_not_an_action_id():
     for bad in (16200.7, "16201", True):
         with pytest.raises(ScopaError, match="takes_table: an action is an integer id"):
             t.takes_table(bad)
+        # describe's own name, not the helper's it calls first (review)
+        with pytest.raises(ScopaError, match="^describe: an action is an integer id"):
+            t.describe(bad)
 
 
 def test_raw_env_before_reset_says_so():

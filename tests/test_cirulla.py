@@ -248,6 +248,7 @@ def test_cirulla_matches_agree_with_the_reference_and_replay(preset):
 
 @pytest.mark.parametrize("bad,match", [
     (dict(hand_bonus=True, hand_cards=9, players=4), "hand_bonus needs 3 cards a deal"),
+    (dict(hand_bonus=True, hand_cards=2), "hand_bonus needs 3 cards a deal"),     # fewer too
     (dict(joker=True), "joker needs hand_bonus or dealer_sweep"),
     (dict(napola=True, napola_max=2), "napola_max must be a whole number 3..10"),
     (dict(grande="yes"), "grande must be true or false"),

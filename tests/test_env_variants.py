@@ -91,7 +91,28 @@ def test_fifteen_captures_and_the_ace_sweep_encode_and_decode():
 def test_every_engine_move_has_one_id_that_decodes_back(name):
     """Random play of the preset: each legal move of each position encodes (in Python and in
     compiled code) to an id, different moves to different ids, and the id decodes back."""
-    rules = rules_from_preset(name)
+    _every_move_has_one_id(rules_from_preset(name))
+
+
+def test_a_joker_table_without_fifteens_or_ace_sweeps_is_not_the_classic_kernel():
+    """The joker's ids alone make a table other than the classic one: with them left out of
+    is_classic, the compiled encoder (the AEC and batched envs') gave -1 for the joker's moves
+    (a mutation review; no preset has the joker without the 15-captures)."""
+    rules = Rules(hand_bonus=True, joker=True)
+    t = action_table(rules)
+    assert t.size > CLASSIC_SIZE
+    _every_move_has_one_id(rules)
+    # random play seldom reaches a joker's move (a bonus declared with the 7C in hand): every
+    # id past the classic ones, through the compiled encoder, each on a table of its own cards
+    ids = np.arange(CLASSIC_SIZE, t.size)
+    ids = ids[t.captured[ids] != TAKES_TABLE]
+    got = [encode_move(t.kernel, c, m, m) for c, m in zip(t.card[ids], t.captured[ids])]
+    assert got == ids.tolist()
+    for a in ids[::50]:     # and the envs' batch encoder (is_classic picks its path)
+        assert t.encode_moves(t.card[[a]], t.captured[[a]], 1, int(t.captured[a]))[0] == a
+
+
+def _every_move_has_one_id(rules):
     t = action_table(rules)
     rng = np.random.default_rng(1)
     positions = fifteen = sweeps = 0

@@ -1030,6 +1030,13 @@ def test_presets_hold_their_described_options():
     # up ignoring case and the spaces around it
     assert rules_from_preset("three-players").target == 16
     assert rules_from_preset(" Napola ") == rules_from_preset("napola")
+    # their descriptions' targets and options (a mutation review, 2026-12-06: these four were
+    # pinned nowhere)
+    assert rules_from_preset("quindici-both") == Rules(quindici="both", target=21)
+    assert rules_from_preset("quindici-assi") == Rules(quindici="both", ace_takes_all=True,
+                                                       ace_scopa=True, target=31)
+    assert rules_from_preset("escopa-15") == Rules(quindici="only", primiera="most_sevens", target=21)
+    assert rules_from_preset("pairs") == Rules(players=4, target=21)
 
 
 def test_only_an_ace_gets_the_take_the_table_id():
@@ -1059,6 +1066,8 @@ def test_rules_options_at_their_edges_and_in_numpy_types():
 def test_rule_option_text_reads_one_equals_ascii_digits_and_shows_60_characters_whole():
     from scopa_env.presets import rule_option
     assert rule_option("capotto=" + "0" * 99 + "5") == ("capotto", 5)          # 100 digits: read
+    with pytest.raises(ScopaError, match=re.escape("capotto is out of range (101 digits")):
+        rule_option("capotto=" + "0" * 100 + "5")                               # 101: refused
     with pytest.raises(ScopaError, match=re.escape("--rule 'target=\u0662\u0661': target is a whole number, got "
                                                    "'\u0662\u0661'")):
         rule_option("target=\u0662\u0661")                                     # Arabic-Indic 21
