@@ -506,7 +506,8 @@ def check_pool_row(r, rules: Rules) -> str | None:
                 f"at most {MAX_MATCHES:.0e}; got {m!r}")
     if not _whole(r["hands"]) or not m <= r["hands"] <= 10**3 * MAX_MATCHES:
         # every match has at least one hand
-        return f"hands must be a whole number, at least matches ({m}), got {r['hands']!r}"
+        return (f"hands must be a whole number, at least matches ({m}), at most {10**3 * MAX_MATCHES:.0e}; "
+                f"got {r['hands']!r}")     # the upper bound went unsaid: 2**70 read as too few (review)
     if not _whole(r["wins"]) or not 0 <= r["wins"] <= m:
         return f"wins must be a whole number from 0 to matches ({m}), got {r['wins']!r}"
     for key in ("points_per_hand", "scope_per_hand", "opp_scope_per_hand"):
@@ -527,6 +528,10 @@ def check_pool_row(r, rules: Rules) -> str | None:
         return (f"points_ci {ci!r} has no width: a run whose deals show no spread has no interval, "
                 f"[null, null] (files written before 2026-12-04 wrote [x, x]; write it as [null, null] "
                 f"or evaluate that run again)")
+    if ci != [None, None] and m == sides:
+        # one deal has no spread to measure: evaluate.py writes [null, null] there, and a pool
+        # dropped the interval an edited file claimed without a word (review)
+        return f"points_ci {ci!r} for a run of one deal: one deal has no interval, [null, null]"
     wins, m = r["wins"], r["matches"]
     if "win_rate" in r and not (_points(r["win_rate"]) and abs(r["win_rate"] - wins / m) <= 1e-9):
         return f"win_rate {r['win_rate']!r} is not wins / matches ({wins} / {m})"     # (review)

@@ -669,6 +669,9 @@ def test_cli_outputs_are_tried_for_real_before_playing(tmp_path):
     same = str(tmp_path / "x")
     p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--json", same, "--record", same)
     assert p.returncode == 2 and "name the same file" in p.stderr and p.stdout == ""
+    p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--json", same,
+                "--record", f"{tmp_path}/./x")         # one file, two spellings
+    assert p.returncode == 2 and "name the same file" in p.stderr and not Path(same).exists()
     # an output naming a checkpoint under evaluation replaced the network, exit 0 and no word
     ck = tmp_path / "ck.pt"
     ck.write_bytes(CHECKPOINT.read_bytes())
@@ -755,6 +758,20 @@ def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, sig, cold, tmp_path)
     ({"matches": 10**400}, "matches must be"),
     ({"hands": 0}, "hands must be"),
     ({"hands": 3}, "hands must be a whole number, at least matches (4)"),   # a match has a hand
+    ({"hands": 2**70}, "hands must be a whole number, at least matches (4), at most 1e+15; got "),
+    # a mutation review (2026-12-06): each bound below was unpinned
+    ({"seed": 2**63}, "seed must be a whole number 0..2**63-1"),
+    ({"scope_per_hand": -0.5}, "scope_per_hand must be a non-negative number"),
+    ({"opp_scope_per_hand": -0.5}, "opp_scope_per_hand must be a non-negative number"),
+    ({"win_rate": 0.75 + 1e-6}, "is not wins / matches (3 / 4)"),
+    ({"win_ci": [-0.5, 0.9]}, "does not hold wins / matches (3 / 4)"),
+    ({"points_per_hand": 0.05}, "points_per_hand 0.05 lies outside its points_ci [0.1, 0.9]"),
+    # one deal has no interval: evaluate.py writes [null, null], and a pool dropped this one
+    ({"matches": 2, "hands": 9, "wins": 1}, "points_ci [0.1, 0.9] for a run of one deal"),
+    ({"rules": Rules(players=3, target=16).to_dict(), "matches": 4, "hands": 20},
+     "a multiple of 3 (the sides of its rules)"),
+    ({"rules": Rules(players=3, target=16).to_dict(), "matches": 6, "hands": 20, "partner": "easy"},
+     "partner must be null with rules of 3 players each for self"),
     ({"opponent": "nobody"}, "unknown agent 'nobody'"),          # any text was an opponent
     ({"opponent": "easy:depth=3"}, "unknown option 'depth' for agent 'easy'"),
     ({"opponent": "hard:worlds"}, "bad agent option 'worlds'"),
@@ -797,7 +814,7 @@ def test_cli_pool_rejects_damaged_files_before_printing(damage, field, tmp_path,
         run = json.loads(json.dumps(good))
         row = run["results"][0]
         for k, v in damage.items():
-            (run if k in ("seed", "rules", "format") else row)[k] = v
+            (run if k in ("seed", "rules", "format", "partner") else row)[k] = v
         if "seed" in damage:        # in both files: unhashable used to crash the seed check
             (tmp_path / "a.json").write_text(json.dumps(dict(good, seed=damage["seed"])))
         bad.write_text(json.dumps(run))
@@ -896,6 +913,8 @@ def test_cli_fuzzing_review_findings(tmp_path):
                        "--json", str(out)).returncode == 0
     before = s1.read_text()
     p = run_cli("--pool", str(s1), str(s2), "--json", str(s1))
+    assert p.returncode == 2 and "is one of the --pool files" in p.stderr and s1.read_text() == before
+    p = run_cli("--pool", "s1.json", "s2.json", "--json", "./s1.json", cwd=tmp_path)     # by its path
     assert p.returncode == 2 and "is one of the --pool files" in p.stderr and s1.read_text() == before
     p = run_cli("--pool", str(s1), "/dev/zero")
     assert p.returncode == 2 and "/dev/zero: is not a regular file" in p.stderr
@@ -1188,6 +1207,27 @@ def test_pool_refuses_one_checkpoint_path_holding_two_networks(tmp_path):
     (tmp_path / "bad.json").write_text(json.dumps(dict(old, checkpoints={"latest.pt": 5})))
     p = run_cli("--pool", "s1.json", "bad.json", cwd=tmp_path)
     assert p.returncode == 2 and "bad.json: checkpoints must map each checkpoint spec" in p.stderr, p.stderr
+    # the same file spelled another way is the same agent, so its networks are compared too
+    dotted = json.loads(json.dumps(old).replace('"latest.pt"', '"./latest.pt"'))
+    (tmp_path / "dotted.json").write_text(json.dumps(dict(dotted, checkpoints={"./latest.pt": other})))
+    p = run_cli("--pool", "s1.json", "dotted.json", cwd=tmp_path)
+    assert p.returncode == 2 and "dotted.json: ./latest.pt is another network than s1.json's latest.pt" \
+        in p.stderr, p.stderr
+
+
+def test_the_lines_that_open_a_run_say_its_deals_rules_and_widths():
+    """Pure functions of the printed header, pinned by a mutation review (2026-12-06): deals per
+    side with 3 and 6 players, --target kept out of the options --rule changed, and the opponent
+    column's 16 characters, wider for a longer name."""
+    from evaluate import name_width, rules_text, scheme
+    from scopa_env.presets import rules_from_flags, rules_from_preset
+    assert scheme(rules_from_preset("three-players"), 6, None).startswith(
+        "6 matches per opponent (2 deals x 3 seats for the agent")
+    assert scheme(rules_from_preset("six-players"), 6, None).startswith(
+        "6 matches per opponent (2 deals x 3 sides for the agent's pair; partner a copy of the agent")
+    assert rules_text(rules_from_flags("scopone", False, 2, []), "scopone") == \
+        "rules scopone (players=4, hand_cards=9), target 2, napola off"
+    assert name_width(["random"]) == 16 and name_width(["x" * 20]) == 20
 
 
 def test_record_clash_hint_is_a_spec_that_parses(tmp_path, monkeypatch):
