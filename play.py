@@ -973,6 +973,8 @@ def main(argv: list[str] | None = None) -> int:
             raise ScopaError("--opponent needs an agent: easy, normal, hard, random or a .pt checkpoint")
         opponent = args.opponent or default_opponent()
         if args.partner is not None:
+            if not args.partner.strip():    # was "unknown agent ''" (review); evaluate.py's words
+                raise ScopaError("--partner needs an agent: got an empty value")
             if rules.players not in (4, 6):
                 raise ScopaError(f"--partner plays only in pairs (4 or 6 players); these rules "
                                  f"have {rules.players} players")

@@ -1207,6 +1207,17 @@ def test_spec_options_after_a_colon():
             make_agent(spec)
     with pytest.raises(ScopaError, match="unknown agent 'foo:bar'"):
         make_agent("foo:bar")
+    # make_agent's own arguments are no options: path= reached LearnedAgent twice, a TypeError
+    # (a mutation review)
+    for spec in ("checkpoints/scopa-default.pt:path=x.pt", "checkpoints/scopa-default.pt:model=1",
+                 "hard:seed=3", "easy:rules=classic"):
+        with pytest.raises(ScopaError, match=f"unknown option '{spec.split(':')[1].split('=')[0]}' for agent"):
+            make_agent(spec)
+    # a number is ASCII digits, no underscores: int() read '٣' as 3 and '1_0' as 10 (review)
+    for text in ("\u0663", "1_0"):
+        assert split_spec(f"hard:worlds={text}") == ("hard", {"worlds": text})
+        with pytest.raises(ScopaError, match=f"hard option worlds must be a whole number .*, got '{text}'"):
+            make_agent(f"hard:worlds={text}")
     for bad in ("infer_eps=0", "infer_eps=1.5", "infer_beta=-1", "infer_beta=1000"):
         with pytest.raises(ScopaError, match=f"hard option {bad.split('=')[0]} must be"):
             make_agent(f"hard:{bad}")

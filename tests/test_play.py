@@ -326,12 +326,23 @@ def test_parse_move_text():
 
 
 # ---- positions: choices, notation, scopa, hand and match end ------------------------------
-def choice_position() -> Game:
+def choice_position(dealer: int = 1) -> Game:
     g = Game(Rules(), seed=0)
     # 7D takes 4C+3S or 5S+2B; the computer holds re that take nothing here
     return g.setup(hands=[["7D", "1C", "1S"], ["10B", "10C", "10S"]],
                    table=["4C", "3S", "5S", "2B"], deck=["6C", "6S", "6B", "8C", "8S", "8B"],
-                   dealer=1)
+                   dealer=dealer)
+
+
+def test_the_turn_screen_says_who_deals():
+    """Who deals this hand, as the status line says it: "you deal" only when you do (a mutation
+    review: the line's only test read the word "deals")."""
+    s, out, _ = session(["q"])
+    run_from(s, choice_position())                       # the computer deals: you move first
+    assert "hand 1, computer deals · deck 6" in out.getvalue() and "you deal" not in out.getvalue()
+    s, out, _ = session(["q"])
+    run_from(s, choice_position(dealer=0))               # you deal: the computer moves, then you
+    assert "hand 1, you deal · deck 6" in out.getvalue() and "computer deals" not in out.getvalue()
 
 
 def test_several_captures_are_listed_and_picked():
@@ -484,6 +495,10 @@ def test_main_reports_bad_opponent(capsys):
         out, err = capsys.readouterr()
         assert err == "play.py: error: --opponent needs an agent: easy, normal, hard, random or a .pt checkpoint\n"
         assert out == ""
+        # --partner's own words, as evaluate.py's (it was "unknown agent ''")
+        assert play.main(["--rules", "pairs", "--partner", empty, "--seed", "1"]) == 2
+        out, err = capsys.readouterr()
+        assert (out, err) == ("", "play.py: error: --partner needs an agent: got an empty value\n")
 
 
 def test_terminal_without_suit_symbols_falls_back_to_italian_names():
