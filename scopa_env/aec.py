@@ -319,8 +319,6 @@ def illegal_message(env: raw_env, agent: str, action) -> str:
         what = f"action {a} ({t.describe(a, table) if inside else f'outside 0..{t.size - 1}'})"
     except (TypeError, ValueError):
         what = f"action {action!r}"
-    if agent != env.agent_selection:
-        return f"{agent} played {what} but it is {env.agent_selection}'s turn"
     legal = "; ".join(f"{i} {t.describe(i, table)}" for i in env._legal)
     return f"illegal move by {agent}: {what} is not legal now (legal: {legal})"
 

@@ -190,8 +190,12 @@ def test_illegal_action_wrapped_env_terminates_with_reason():
     assert e._cumulative_rewards[offender] == -1 and e._cumulative_rewards[other] == 0
     msg = e.infos[offender]["illegal_move"]
     assert f"action {bad}" in msg and "legal:" in msg
-    _, reward, term, _, info = e.last()
+    obs, reward, term, _, info = e.last()
     assert term and "illegal_move" in e.infos[offender]
+    # the game itself is still at the offender's turn: an ended episode shows no legal move
+    # (a mutation review: only the liveness check keeps the game's mask out)
+    assert not obs["action_mask"].any()
+    assert not any(e.observe(a)["action_mask"].any() for a in e.agents)
     for big in (16_200, 10**30):  # outside the action space: PettingZoo's assertion
         f = make_env()
         f.reset(seed=0)
@@ -564,6 +568,11 @@ def test_render_text_hand_number_other_hands_and_hand_over():
     assert [ln for ln in lines if "cards in hand" in ln] == [f"{other}: 3 cards in hand"]
     _play_hand_out(e)
     assert e.render().splitlines()[-1] == "Hand over"
+    g = e.game      # the piles and scope of each player, as the game counts them
+    captured = next(ln for ln in e.render().splitlines() if ln.startswith("Captured: "))
+    assert captured == "Captured: " + ", ".join(f"player_{p} {len(g.pile(p))} cards, {g.scope(p)} scope"
+                                               for p in range(2))
+    assert sum(len(g.pile(p)) for p in range(2)) == 40
     e.reset()
     assert " | hand 2, dealer " in e.render().splitlines()[0]
     four = raw_env(rules="pairs", render_mode="ansi", render_player=2)
