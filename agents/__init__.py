@@ -37,8 +37,8 @@ def _option_value(text: str):
     if low.lstrip("+-").isdigit() and len(low) > 100:
         # int() refuses 4,300 digits and more, and float() then read them as inf
         raise ScopaError(f"an option value of {len(low):,} digits is no number an option takes")
-    if text.isascii() and "_" not in text:     # int() read other scripts' digits ('٣' as 3)
-        for kind in (int, float):                  # and '1_0' as 10 (review)
+    if text.isascii():      # as config values: int() alone read other scripts' digits, '٣' as 3 (review)
+        for kind in (int, float):
             try:
                 return kind(text)
             except ValueError:
