@@ -945,8 +945,9 @@ def test_evaluations_play_the_deals_of_the_runs_seed_offset_by_12345(tmp_path):
 # ---- the training loop, pinned by a mutation review (2026-12-06) ----------------------------
 def test_a_resumed_legs_time_limit_and_saved_times_count_the_earlier_legs(tmp_path, monkeypatch):
     """--max-minutes is this leg's time, and every file the leg writes holds the run's whole time:
-    with the earlier legs' time dropped inside the loop, this leg ran 4 s past its 3 s and its
-    step files said 2 s where the run had trained 6 s."""
+    with the earlier legs' time dropped inside the loop, a leg allowed 3 s trained 8 s where it
+    stops after its first iteration past 3 s (4 s), and a step file said 2 s where the run had
+    trained 6 s."""
     c = cfg(tmp_path, run_name="ml", total_steps=4096, checkpoint_every=512)
     _clocked(monkeypatch, Run(c, log=lambda *_: None)).train(stop_at=1024)      # 2 iterations, 4 s
     run = _clocked(monkeypatch, start(c, resume=str(tmp_path / "ck" / "ml"),
