@@ -3,7 +3,7 @@
 An agent is handed exactly what the environment gives its player, the dict
 `{"observation": int8[layout_for(rules).size], "action_mask": int8[action_table(rules).size]}`
 (see scopa_env/observation.py and actions.py: the 291-value layout and the 16,200 ids for the
-classic game), and returns an action id whose mask entry is non-zero. An agent is built for one
+classic game), and returns an action id whose mask entry is 1 (a mask holds 0 and 1 only). An agent is built for one
 rules set (`Agent(rules, seed)`) and plays only that one. It never sees
 the game state, so "the computer never sees your cards or the deck" holds by construction.
 Agents draw randomness only from their own generator, set by `reset(seed)`: the same
@@ -116,6 +116,12 @@ class Agent:
         legal = np.flatnonzero(mask != 0)    # 3.5 us; on the int8 mask itself 28 us (numpy 2.4)
         if len(legal) == 0:
             raise ScopaError("the observation's action mask has no legal move")
+        odd = mask[legal] != 1
+        if odd.any():
+            # a mask of -1 for 'illegal' played those ids as legal moves (review)
+            at = int(legal[np.argmax(odd)])
+            raise ScopaError(f"the observation's action mask holds {int(mask[at])} at id {at}: its "
+                             f"entries are 1 (legal) and 0 (illegal), as the environments give them")
         return legal
 
 
@@ -173,7 +179,8 @@ def weights_option(agent: str, v, size: int) -> np.ndarray:
                          f"';'), got {given!r}") from None
     if w.shape != (size,):
         # the shape, not the count: 16 numbers nested in a list said "need 16 values, got 16"
-        got = f"{w.size}" if w.ndim == 1 else f"{w.size} nested as an array of shape {w.shape}"
+        got = (f"{w.size}" if w.ndim == 1 else f"a single value, {given!r}" if w.ndim == 0
+               else f"{w.size} nested as an array of shape {w.shape}")
         raise ScopaError(f"{agent} weights need {size} values, got {got}")
     if not np.isfinite(w).all():
         raise ScopaError(f"{agent} weights must be finite numbers, got {given!r}")

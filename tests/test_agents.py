@@ -2616,3 +2616,75 @@ def test_a_move_that_ends_the_hand_is_valued_by_the_equity_table():
     equity = _exact.linear_equity(11)
     assert values([8, 8], equity) == pytest.approx([1.03]) and values([0, 10], equity) == pytest.approx([0.13])
     assert values([8, 8], _exact.POINTS, 0) == [-2.0] and values([8, 8], equity, 0) == pytest.approx([-0.02])
+
+
+@pytest.mark.parametrize("spec", ["random", "easy", "normal", "hard", "hard:infer=true", str(CHECKPOINT)])
+def test_an_action_mask_with_other_values_than_0_and_1_is_refused(spec):
+    """A mask of -1 for 'illegal' played those ids as legal moves (mutation review: entries were
+    'non-zero is legal'); now any entry other than 0 and 1 is one ScopaError naming it."""
+    g = Game(seed=1)
+    o = g.observation(g.to_move)
+    legal = np.flatnonzero(o["action_mask"])
+    for bad, value in (((o["action_mask"] - 1) * -1 - 1, -1), (o["action_mask"] * 2, 2)):
+        at = int(np.flatnonzero(bad != 0)[0])
+        with pytest.raises(ScopaError, match=rf"action mask holds {value} at id {at}: its entries are 1 "
+                                             rf"\(legal\) and 0 \(illegal\)"):
+            make_agent(spec).act(dict(o, action_mask=bad.astype(np.int8)))
+    assert make_agent(spec).act(o) in legal
+
+
+def test_a_quindici_observation_is_refused_by_a_classic_agent_by_its_mask_alone():
+    """quindici=both keeps the classic observation (291 values, target 11, napola off) with
+    100,648 action ids: only the mask's length tells them apart (a mutation review dropped that
+    check and no test failed)."""
+    g = Game(Rules(quindici="both"), seed=1)
+    o = g.observation(g.to_move)
+    assert len(o["observation"]) == 291
+    with pytest.raises(ScopaError, match=r"this observation is of other rules \(291 values, 100648 "
+                                         r"action ids, target 11, napola 0\)"):
+        RandomAgent(Rules()).act(o)
+
+
+def test_reset_without_a_seed_keeps_the_generator_and_a_seed_restarts_it():
+    """reset() starts a new match without reseeding; reset(s) draws as default_rng(s) (mutation
+    review: neither was pinned)."""
+    a, b = RandomAgent(seed=3), RandomAgent(seed=3)
+    assert a.rng.random() == b.rng.random() == np.random.default_rng(3).random()
+    a.reset()
+    assert a.seed == 3 and a.rng.random() == b.rng.random()
+    a.reset(5)
+    assert a.seed == 5 and a.rng.random() == np.random.default_rng(5).random()
+
+
+def test_only_the_agents_that_read_earlier_observations_remember_the_match():
+    assert [make_agent(s).remembers_match for s in ("random", "easy", "normal", "hard")] == [False] * 4
+    assert make_agent("hard:infer=true").remembers_match is True
+    assert make_agent(str(CHECKPOINT)).remembers_match is False
+    assert make_agent(f"{CHECKPOINT}:search=100").remembers_match is True
+
+
+def test_option_checks_take_numpy_numbers_and_refuse_booleans_as_counts():
+    from agents.base import number_option, weights_option, whole_option
+    assert number_option("hard", "epsilon", np.float32(0.5)) == 0.5
+    assert number_option("hard", "epsilon", np.int64(2)) == 2.0
+    assert whole_option("hard", "worlds", np.int64(7), 1) == 7
+    for v in (True, np.bool_(True)):
+        with pytest.raises(ScopaError, match=r"hard option worlds must be a whole number from 1 to "
+                                             r"1,000,000,000, got (np\.)?True_?$"):
+            whole_option("hard", "worlds", v, 1)
+    with pytest.raises(ScopaError, match=r"must be a whole number from 1 .*got True"):
+        make_agent("hard", worlds=True)
+    for v in (5.0, None):
+        with pytest.raises(ScopaError, match=rf"^normal weights need 16 values, got a single value, {v!r}$"):
+            weights_option("normal", v, 16)
+
+
+def test_an_observation_of_int8_arrays_passes_as_it_is_and_others_are_refused_or_converted():
+    g = Game(seed=1)
+    o = g.observation(g.to_move)
+    assert Agent.check_observation(o) is o
+    as_lists = Agent.check_observation({k: v.tolist() for k, v in o.items()})
+    assert all(as_lists[k].dtype == np.int8 and (as_lists[k] == o[k]).all() for k in o)
+    with pytest.raises(ScopaError, match=r"'action_mask' must be a vector of small whole numbers .*"
+                                         r"got ndarray of complex64"):
+        RandomAgent().act(dict(o, action_mask=o["action_mask"].astype(np.complex64)))

@@ -36,7 +36,7 @@ def test_a_level_score_past_the_target_is_won_by_the_next_hand_with_a_leader():
     # P(ahead) / P(ahead or behind): 2 : 1 here, whatever the level hands in between
     t = _equity.equity_table({(2, 0): 2, (0, 1): 1, (1, 1): 5}, 11)
     for s in (11, 12, 30, 51):
-        assert t[s, s] == pytest.approx(2 / 3)
+        assert t[s, s] == pytest.approx(2 / 3, abs=1e-15)
     with pytest.raises(ValueError, match="every hand level"):
         _equity.equity_table({(1, 1): 3}, 11)
     # a side that never wins a hand has lost the match at any score (only 'every hand level' is
@@ -198,6 +198,23 @@ def test_the_table_is_the_fixed_point_to_high_precision():
     for a in range(6):
         for b in range(6):
             assert t[a, b] == pytest.approx(ref(a, b), abs=1e-10), (a, b)
+
+
+def test_the_iteration_runs_until_the_table_stops_moving_and_says_when_it_never_does():
+    """A hand that mostly scores nothing converges slowly: the table is still iterated to the
+    fixed point (1.0 here: I never lose), and a table that moves too slowly for 1,000 rounds is
+    refused (mutation review: a tolerance of 1e-3 or 20 rounds passed the tests)."""
+    assert _equity.equity_table({(0, 0): 8, (1, 0): 1}, 11)[0, 0] == pytest.approx(1.0, abs=1e-11)
+    with pytest.raises(ValueError, match="^the match equity table did not converge$"):
+        _equity.equity_table({(0, 0): 10**6, (1, 0): 1}, 11)
+
+
+def test_the_models_tables_are_built_once_and_mixed_by_their_weights():
+    tables = _equity.model_tables(11)
+    assert _equity.model_tables(11) is tables
+    assert np.allclose(_equity.mixed(11, [0.25, 0.75, 0.0]), 0.25 * tables[0] + 0.75 * tables[1])
+    with pytest.raises(ValueError, match=r"3 model weights expected \(normal, easy, soft\), got 2"):
+        _equity.mixed(11, [0.5, 0.5])
 
 
 def _finished(n_players, totals, scores, phase=core.HAND_OVER, winner=-1):

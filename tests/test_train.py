@@ -1049,13 +1049,35 @@ def test_risk_features_count_the_unseen_threats():
     assert risk_features(tactics, unseen, torch.tensor([0.0]))[0, 0, 20:].tolist() == [0, 0]
 
 
+def test_an_empty_batch_scores_to_an_empty_batch():
+    """risk_features and masked_scores take B = 0 (mutation review: the empty-batch guard of the
+    next hand's width was unpinned)."""
+    from agents.network import MoveScorer, masked_scores, risk_features
+
+    assert risk_features(torch.zeros(0, 1, 20), torch.zeros(0, 40), torch.zeros(0)).shape == (0, 1, 22)
+    model = MoveScorer(8)
+    with torch.no_grad():
+        scores, h = masked_scores(model, torch.zeros(0, model.obs_size), torch.zeros(0, 3, dtype=torch.long),
+                                  torch.zeros(0, 3, dtype=torch.long), torch.zeros(0, dtype=torch.long))
+    assert scores.shape == (0, 3) and h.shape == (0, 8)
+
+
+def test_a_network_of_an_unknown_features_version_is_refused_by_its_constructor():
+    from agents.network import MoveScorer
+
+    with pytest.raises(ValueError, match="^move features version 99, this code builds 3, 4$"):
+        MoveScorer(16, features=99)
+
+
 def test_older_feature_networks_load_and_widen_unchanged(tmp_path):
     from agents.network import MoveScorer, build_model, model_config, widen_features
 
     old = MoveScorer(32, features=3)
     assert build_model(model_config(old)).features == 3
     new = MoveScorer(32)
-    new.load_state_dict(widen_features(old.state_dict(), 3, new.features))
+    state = old.state_dict()
+    new.load_state_dict(widen_features(state, 3, new.features))
+    assert state["move_part.weight"].shape == old.move_part.weight.shape    # the given dict unchanged
     env = random_positions()
     from training.env import legal_slice
     cards, captured = (torch.from_numpy(a) for a in legal_slice(env))
