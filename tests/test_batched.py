@@ -147,15 +147,16 @@ def test_illegal_actions_raise_and_change_nothing():
         env.step(huge)
     assert np.array_equal(env.states, states)
     env.step(actions)  # still playable after the refusals
-    with pytest.raises(ScopaError, match="reset"):
+    with pytest.raises(ScopaError, match=r"^call reset\(\) before step\(\)$"):
         BatchedScopa(2).step(np.zeros(2, dtype=np.int64))
 
 
 @pytest.mark.parametrize("kwargs,msg", [
-    ({"num_envs": 0}, "num_envs"), ({"num_envs": 2, "episode": "game"}, "episode"),
-    ({"num_envs": 2, "reward": "score"}, "reward"),
-    ({"num_envs": 2, "episode": "hand", "reward": "win"}, "reward='win'"),
-    ({"num_envs": 2, "rules": {"napola": True}}, "Rules object"),
+    ({"num_envs": 0}, "^num_envs must be a whole number from 1 to 1,048,576, got 0$"),
+    ({"num_envs": 2, "episode": "game"}, "^episode must be 'match' or 'hand', got 'game'$"),
+    ({"num_envs": 2, "reward": "score"}, "^reward must be 'win' or 'points', got 'score'$"),
+    ({"num_envs": 2, "episode": "hand", "reward": "win"}, "^reward='win' pays only when a match ends"),
+    ({"num_envs": 2, "rules": {"napola": True}}, "^rules must be a Rules object or a preset name, got dict$"),
 ])
 def test_bad_options(kwargs, msg):
     with pytest.raises(ScopaError, match=msg):
@@ -165,7 +166,7 @@ def test_bad_options(kwargs, msg):
 def test_napola_and_target_override_the_rules_as_in_the_other_envs():
     assert BatchedScopa(2, napola=True, target=21).rules == Rules(napola=True, target=21)
     assert BatchedScopa(2, rules="scopone", target=21).rules == rules_from_preset("scopone").replace(target=21)
-    with pytest.raises(ScopaError, match="target"):
+    with pytest.raises(ScopaError, match=r"^rules option target must be a whole number 1\.\.100, got 0$"):
         BatchedScopa(2, target=0)
 
 

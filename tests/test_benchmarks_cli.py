@@ -84,6 +84,11 @@ CASES = [
     ("max_moves.py", ["--hands", "0"], "argument --hands"),
     ("max_moves.py", ["--seeds", "-1"], "argument --seeds"),
     ("max_moves.py", ["--rules", "classic", "foo"], "unknown rules preset 'foo'"),
+    # text that is no number was only tried as 0 or out of range (mutation review)
+    ("max_moves.py", ["--hands", "x"], "argument --hands: must be a whole number from 1 to 2,147,483,647, got 'x'"),
+    ("match_margin.py", ["--samples", "1.5"], "argument --samples: must be a whole number from 1 to 2,147,483,647, got '1.5'"),
+    ("hand_value.py", ["--told-deals", "0"], "--told-deals must be deals 1..5 separated by commas, got '0'"),
+    ("opponent_fit.py", ["--level", "random"], "argument --level: invalid choice: 'random'"),
 ]
 
 
@@ -323,6 +328,17 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
     one_line_error(run("hand_points.py", [str(rec), str(other), "--player", "agent"], tmp_path),
                    "hand_points.py", f"o.jsonl:1: match seed 7 with 'agent' in seat 1, the same match as "
                    f"{rec}:2: its hands would be counted twice")
+    # the same match written with its keys in another order (another tool's JSON) is the same
+    # match (mutation review: the keys' order was unpinned)
+    import json
+    first, again = tmp_path / "k1.jsonl", tmp_path / "k2.jsonl"
+    for path, score in ((first, [{"total": 4, "scope": 1}, {"total": 1, "scope": 0}]),
+                        (again, [{"scope": 1, "total": 4}, {"scope": 0, "total": 1}])):
+        path.write_text(json.dumps({"rules": {"target": 11}, "seed": 9, "players": ["agent", "easy"],
+                                    "hands": [{"score": score}]}) + "\n")
+    one_line_error(run("hand_points.py", [str(first), str(again), "--player", "agent"], tmp_path),
+                   "hand_points.py", f"k2.jsonl:1: match seed 9 with 'agent' in seat 0, the same match as "
+                   f"{first}:1: its hands would be counted twice")
     # the same deal and seat with other play (evaluate.py with the roles swapped seeds the agents
     # otherwise) is another match: it was refused as the same one (review)
     other.write_text(good.split("\n")[1].replace('"total": ', '"total": 1') + "\n")

@@ -28,7 +28,7 @@ from scopa_env import core
 from scopa_env.batched import initial_max_legal
 from scopa_env.errors import ScopaError
 from scopa_env.observation import SLICES, layout_for
-from scopa_env.presets import rules_from_preset
+from scopa_env.presets import PRESETS, rules_from_preset
 from scopa_env.rules import Rules
 
 from test_benchmarks_cli import _records     # evaluate.py --record's match lines
@@ -80,6 +80,24 @@ def test_load_baseline_gives_numba_its_cache_folder_back(tmp_path, monkeypatch):
     assert mod.X == 1
     assert numba.config.CACHE_DIR == str(tmp_path / "mine")
     sys.modules.pop("baseline_scopa_env", None)
+
+
+def test_a_memory_error_is_one_line_too(capsys):
+    @errors_as_one_line("x.py")
+    def main():
+        raise MemoryError("Unable to allocate 8 EiB")
+    assert main() == 2
+    assert capsys.readouterr().err == "x.py: error: not enough memory for these sizes (Unable to allocate 8 EiB)\n"
+
+
+def test_a_baseline_that_fails_to_import_is_not_left_half_imported(tmp_path, monkeypatch):
+    """A failed --baseline leaves no baseline_scopa_env in sys.modules (mutation review)."""
+    monkeypatch.delitem(sys.modules, "baseline_scopa_env", raising=False)
+    (tmp_path / "old" / "scopa_env").mkdir(parents=True)
+    (tmp_path / "old" / "scopa_env" / "__init__.py").write_text("import no_such_module_here\n")
+    with pytest.raises(ScopaError, match=r"its scopa_env cannot be imported \(ModuleNotFoundError: "):
+        load_baseline(str(tmp_path / "old"))
+    assert "baseline_scopa_env" not in sys.modules
 
 
 def test_load_baseline_refuses_a_folder_of_spaces_as_empty():
@@ -165,6 +183,27 @@ def test_main_counts_the_agents_wins_its_margins_spread_and_seeds_the_resampling
     rates = {seed: match_margin.resampled_win_rate(hands, 0.5, 11, 50, np.random.default_rng(seed))
              for seed in (0, 5)}
     assert rates[0] != rates[5], rates      # the seeds above are told apart
+
+
+def test_a_match_is_won_on_reaching_the_target_ahead():
+    """A side reaching 11 ahead wins a match to 11, the agent as the opponent (mutation review: the
+    agent needing 12 passed the tests): a hand of 11-10 or of 0-11 at random wins half."""
+    rate = match_margin.resampled_win_rate(np.array([[11, 10], [0, 11]]), 0.0, 11, 4000, np.random.default_rng(0))
+    assert 0.45 < rate < 0.55
+
+
+def test_main_defaults_to_five_shifts_and_40000_samples(monkeypatch, capsys):
+    """The documented defaults: shifts 0, 0.25, 0.5, 0.75, 1 and 40,000 resampled matches each."""
+    results = [SimpleNamespace(agent_side=0, hand_points=[[3, 1], [2, 2]], agent_won=True),
+               SimpleNamespace(agent_side=0, hand_points=[[1, 3]], agent_won=False)]
+    monkeypatch.setattr(match_margin, "run_pairs", lambda *a: results)
+    calls = []
+    monkeypatch.setattr(match_margin, "resampled_win_rate",
+                        lambda hands, shift, target, n, rng: calls.append((shift, target, n)) or 0.5)
+    assert match_margin.main(["--agent", "x", "--matches", "4"]) == 0
+    assert calls == [(s, 11, 40_000) for s in (0, 0.25, 0.5, 0.75, 1.0)]
+    rows = capsys.readouterr().out.splitlines()[1:]
+    assert [r.split()[1] for r in rows] == ["+0.00", "+0.25", "+0.50", "+0.75", "+1.00"]
 
 
 def test_a_hand_the_opponent_scored_nothing_in_never_moves_a_point():
@@ -432,6 +471,16 @@ def test_main_plays_seeds_from_0_and_flags_only_a_count_past_the_width(monkeypat
         assert seeds == [(0, 7), (1, 7)]
         assert row.split()[:2] == ["classic", str(width + extra)]
         assert row.endswith("(past the start width)") == past, row
+
+
+def test_main_defaults_to_every_preset_four_seeds_and_100000_hands(monkeypatch, capsys):
+    """The documented defaults ([--seeds 4] [--hands 100000], every preset; mutation review)."""
+    calls = []
+    monkeypatch.setattr(max_moves, "most_moves", lambda seed, hands, header: calls.append((seed, hands)) or 1)
+    assert max_moves.main([]) == 0
+    rows = capsys.readouterr().out.splitlines()[2:]
+    assert calls == [(s, 100_000) for s in range(4)] * len(PRESETS)
+    assert [r.split()[0] for r in rows] == list(PRESETS)
 
 
 class _Clock:

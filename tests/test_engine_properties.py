@@ -139,7 +139,7 @@ def test_replay_catches_tampering():
     assert H >= 1
     bad = json.loads(json.dumps(rec))
     bad["hands"][H]["score"][0]["total"] += 1
-    with pytest.raises(ScopaError, match="score"):
+    with pytest.raises(ScopaError, match=f"^hand {H}: score .* differs from the engine's"):
         records.replay(bad)
     bad = json.loads(json.dumps(rec))
     mv = bad["hands"][H]["moves"][0]
@@ -709,7 +709,7 @@ def test_extra_key_in_a_hand_score_is_refused():
     rec["hands"][0]["score"][0]["bogus"] = 0
     import pytest
     from scopa_env import ScopaError
-    with pytest.raises(ScopaError, match="score"):
+    with pytest.raises(ScopaError, match=r"^hand 0: score \[\{.*'bogus': 0\}, .* differs from the engine's"):
         records.replay(rec)
 
 
@@ -728,7 +728,7 @@ def test_tampered_legal_moves_are_refused():
     mv["legal"] = mv["legal"][:-1] if len(mv["legal"]) > 1 else mv["legal"] + mv["legal"]
     import pytest
     from scopa_env import ScopaError
-    with pytest.raises(ScopaError, match="legal"):
+    with pytest.raises(ScopaError, match="^hand 0 move 0: recorded legal moves differ from the engine's$"):
         records.replay(r)
 
 

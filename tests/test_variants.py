@@ -152,7 +152,8 @@ def test_primiera_scales_worked_examples():
     assert primiera(["7D", "8C", "9S", "10B"], "southern") == 21 + 8 + 9 + 10
     assert primiera(["7D", "8C", "9S", "10B"], "veneto") == 8.5
     assert primiera(["7D", "7C", "7S"], "veneto") == 0   # a suit missing: no primiera
-    with pytest.raises(ScopaError, match="scale"):
+    with pytest.raises(ScopaError, match="^primiera scale must be one of standard, figures0, veneto, "
+                                         "southern, got 'most_sevens'$"):
         primiera(seven, "most_sevens")
 
 
