@@ -143,6 +143,9 @@ def export_target(out: str, src: str) -> Path:
         raise ScopaError(f"--export output {out!r} must end in .pt (agent specs name checkpoints "
                          f"by their .pt file)")
     path = Path(out)
+    if path.name == ".pt":
+        # a hidden file of no name, which tables would call '.pt' (review)
+        raise ScopaError(f"--export output {out!r} needs a name before .pt (the agent's name in tables)")
     try:
         if path.exists() or path.is_symlink():
             if path.is_dir():

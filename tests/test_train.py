@@ -1591,6 +1591,7 @@ def test_export_writes_only_a_regular_file(tmp_path, capsys, monkeypatch, fifo):
                        # evaluate.py and play.py could not take it (review)
                        (tmp_path / "e.txt", "must end in .pt (agent specs name checkpoints by their .pt file)"),
                        (tmp_path / "agentpt", "must end in .pt"),       # the dot too (a mutation review)
+                       (tmp_path / ".pt", "needs a name before .pt (the agent's name in tables)"),
                        (tmp_path / "missing" / "a.pt", "does not exist"),
                        (tmp_path / "file" / "a.pt", "is not a folder"),
                        ("", "needs an output file path"),
@@ -1599,6 +1600,7 @@ def test_export_writes_only_a_regular_file(tmp_path, capsys, monkeypatch, fifo):
         _one_line_error(run_main(capsys, "--export", src, str(out)), words, repr(str(out)))
     assert (tmp_path / "fifo.pt").is_fifo() and (tmp_path / "file").read_text() == "keep"
     assert (tmp_path / "e.txt").read_text() == "keep" and not (tmp_path / "agentpt").exists()
+    assert not (tmp_path / ".pt").exists()
     assert sorted(p.name for p in (tmp_path / "folder.pt").iterdir()) == []
     assert not (tmp_path / "missing").exists() and Path(src).read_bytes() == before
 
