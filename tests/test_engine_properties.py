@@ -304,6 +304,7 @@ def test_simulate_failure_or_ctrl_c_keeps_the_old_file(tmp_path, monkeypatch, ca
 
 def test_random_hands_kernel_is_deterministic():
     assert core.random_hands(7, 200, 2, 0, 11) == core.random_hands(7, 200, 2, 0, 11)
+    assert core.random_hands(7, 200, 2, 0, 11) != core.random_hands(8, 200, 2, 0, 11)   # the seed counts
 
 
 def test_kernel_caches_are_dropped_when_a_kernel_source_changes(tmp_path, monkeypatch):

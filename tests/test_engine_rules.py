@@ -358,7 +358,7 @@ def test_max_moves_is_the_most_moves_any_rules_allow():
     widest = action_table(Rules(quindici="both", ace_takes_all=True))
     ids_per_card = np.bincount(widest.card[widest.card >= 0], minlength=40)
     assert core.MAX_MOVES == int(np.sort(ids_per_card)[::-1][:20].sum()) == 76_680
-    with pytest.raises(ScopaError, match="hand_cards"):
+    with pytest.raises(ScopaError, match=r"^rules option hand_cards must be a whole number 1\.\.20, got 21$"):
         Rules(hand_cards=21, table_cards=0)
     # the joker's ids (cirulla) count only while it has a value, which takes a hand bonus, so
     # hands of 3 (hand_bonus needs them; from_state refuses a value beside a bigger hand)
@@ -495,7 +495,7 @@ def test_game_takes_a_preset_name_as_the_environments_do():
     assert g.rules == rules_from_preset("scopone") and g.n_players == 4
     assert Game.from_state("scopone", g.state).legal_moves() == g.legal_moves()
     assert Game(None).rules == Rules()
-    with pytest.raises(ScopaError, match="unknown"):
+    with pytest.raises(ScopaError, match=r"^unknown rules preset 'scopa-X' \(known: classic, napola, "):
         Game("scopa-X")
     with pytest.raises(ScopaError, match="rules must be a Rules object or a preset name, got int"):
         Game(5)
@@ -649,8 +649,10 @@ def test_rules_take_numpy_scalars_as_the_python_values():
     plain = Rules(target=21, napola=True, quindici="both")
     assert r == plain and hash(r) == hash(plain) and type(r.target) is int and type(r.napola) is bool
     assert scopa_env.raw_env(target=np.int64(21)).rules.target == 21
-    for bad in (dict(target=np.float64(21.0)), dict(target=np.bool_(True)), dict(napola=np.int64(1))):
-        with pytest.raises(ScopaError, match="rules option"):
+    for bad, words in ((dict(target=np.float64(21.0)), r"target must be a whole number 1\.\.100, got np\.float64\(21\.0\)"),
+                       (dict(target=np.bool_(True)), r"target must be a whole number 1\.\.100, got True"),
+                       (dict(napola=np.int64(1)), "napola must be true or false, got 1")):
+        with pytest.raises(ScopaError, match=f"^rules option {words}$"):
             Rules(**bad)
 
 
@@ -692,10 +694,15 @@ def test_numpy_arrays_of_cards_are_lists_and_side_of_checks_the_seat():
     assert np.array_equal(g.state, other.state)
     assert cards_str(np.array([0, 2])) == ["1D", "3D"] and mask_of(np.array([0, 2])) == 5
     assert Game(seed=1).setup([np.array([6, 7]), [1]], []).hand(0) == [6, 7]
-    for call in (lambda: g.hand(np.array([0])), lambda: card_str(np.array([3])),
-                 lambda: cards_str(np.array(True)), lambda: cards_str(np.array(2.0)),
-                 lambda: g.side_of(5), lambda: g.side_of(-1), lambda: g.side_of("a")):
-        with pytest.raises(ScopaError):
+    listed = r"cards are a list like \['7C', '3S'\] or a 40-bit mask, got "
+    for call, words in ((lambda: g.hand(np.array([0])), r"player array\(\[0\]\) is not a seat 0\.\.1"),
+                        (lambda: card_str(np.array([3])), r"card id array\(\[3\]\) is not in 0\.\.39"),
+                        (lambda: cards_str(np.array(True)), listed + r"array\(True\)"),
+                        (lambda: cards_str(np.array(2.0)), listed + r"array\(2\.\)"),
+                        (lambda: g.side_of(5), r"player 5 is not a seat 0\.\.1"),
+                        (lambda: g.side_of(-1), r"player -1 is not a seat 0\.\.1"),
+                        (lambda: g.side_of("a"), r"player 'a' is not a seat 0\.\.1")):
+        with pytest.raises(ScopaError, match=f"^{words}$"):
             call()
     assert g.side_of(np.int64(1)) == 1
 

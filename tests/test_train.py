@@ -274,8 +274,9 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
     data = good.read_bytes()
     (tmp_path / "truncated.pt").write_bytes(data[: len(data) // 2])
     (tmp_path / "garbage.pt").write_bytes(b"not a checkpoint at all")
-    for name in ("truncated.pt", "garbage.pt"):
-        with pytest.raises(ScopaError, match="corrupt"):
+    for name, words in (("truncated.pt", "a zip file cut short"),
+                        ("garbage.pt", "not a torch file of plain tensors and values")):
+        with pytest.raises(ScopaError, match=rf"{name}' is corrupt or not a checkpoint \({words}\)$"):
             checkpoint.load(tmp_path / name)
     # a text file and an empty one: torch's own words were "(101)" and "(EOFError)"
     (tmp_path / "text.pt").write_text("hello")
@@ -305,7 +306,7 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
     _one_line_error(run_main(capsys, "--resume", str(tmp_path / "short_j.pt")), "short_j.pt",
                     "is corrupt or not a checkpoint")
     _one_line_error(run_main(capsys, "--resume", str(tmp_path / "truncated.pt")),
-                    "corrupt", "truncated.pt")
+                    "is corrupt or not a checkpoint (a zip file cut short)", "truncated.pt")
     # the algo key and the config disagreeing (an edited file, checksum made again): a resume
     # rebuilt the config's algorithm onto the other's state without a word
     bad = torch.load(good, weights_only=True)
@@ -921,7 +922,7 @@ def test_killed_training_leaves_a_loadable_checkpoint_and_resumes(tmp_path):
 def test_unknown_config_keys_are_rejected(tmp_path, capsys):
     with pytest.raises(ScopaError, match="'learning_rat'"):
         make_config(learning_rat=1e-3)
-    with pytest.raises(ScopaError, match="'algo'"):
+    with pytest.raises(ScopaError, match="^config key 'algo' must be one of dmc, ppo, got 'dqn'$"):
         make_config(algo="dqn")
     toml = tmp_path / "bad.toml"
     toml.write_text('algo = "dmc"\nbatch_sise = 3\n')
