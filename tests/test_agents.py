@@ -838,8 +838,9 @@ def test_hard_rejects_an_inconsistent_observation():
     g = _position(["5D", "9C", "1B"], ["5C", "3S"], ["2D", "8S", "4B"])
     o = g.observation(0)
     bad = {"observation": o["observation"].copy(), "action_mask": o["action_mask"]}
-    bad["observation"][_rollout._DECK_LEFT] -= 1
-    with pytest.raises(ScopaError):
+    bad["observation"][_rollout._DECK_LEFT] -= 6     # a whole deal less: only the count of unseen cards tells
+    with pytest.raises(ScopaError, match=r"^inconsistent observation: 27 unseen cards, opponent hand 3, deck 18; "
+                                         r"a search deals the unseen cards"):
         HardAgent(worlds=2).act(bad)
 
 
@@ -2387,7 +2388,7 @@ def test_model_weights_are_a_distribution_and_the_posterior_ends_past_1():
     h._weigh(obs, [])                       # no move seen: every hand explains it, evidence 0
     np.testing.assert_allclose(h.model_weights, [0.45, 0.45, 0.10], rtol=1e-12)
     hands, cdf = h.hand_posterior(obs)
-    assert len(hands) == 5456 and cdf[-1] > 1.0          # 3 of the 33 unseen cards and (np.diff(cdf) >= 0).all()
+    assert len(hands) == 5456 and cdf[-1] > 1.0 and (np.diff(cdf) >= 0).all()     # 3 of the 33 unseen cards
 
 
 def test_the_last_deal_weighs_only_moves_of_the_normal_judgement():

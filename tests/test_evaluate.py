@@ -166,13 +166,29 @@ def test_deal_i_is_played_on_pair_seed_of_i():
     assert [x["seed"] for x in r["records"]] == [pair_seed(5, i) for i in (0, 0, 1, 1, 2, 2)]
 
 
-def test_uneven_chunks_for_the_workers_play_exactly_the_deals_asked():
+@pytest.fixture
+def pools(monkeypatch):
+    """The sizes of the worker pools evaluate starts: a comparison of workers=2 with workers=1
+    says nothing if both ran in this process (a review of the tests found evaluate playing every
+    match here passed the three that compare them)."""
+    import agents.arena as arena
+    started = []
+    real = arena.Workers
+
+    def counting(n, *a):
+        started.append(n)
+        return real(n, *a)
+    monkeypatch.setattr(arena, "Workers", counting)
+    return started
+
+
+def test_uneven_chunks_for_the_workers_play_exactly_the_deals_asked(pools):
     """17 deals on 2 workers go out in chunks of 2, the last of one deal: a last chunk cut at the
     run's end (a mutation review: every test with workers had under 16 deals, chunks of 1, so a
     last chunk running past the end, 36 matches for 34, went unseen)."""
     one = evaluate("random", "random", 34, seed=0, workers=1)
     two = evaluate("random", "random", 34, seed=0, workers=2)
-    assert two["matches"] == 34 and one == two
+    assert two["matches"] == 34 and one == two and pools == [2]
 
 
 def test_before_move_sees_every_decision_without_changing_the_match():
@@ -224,10 +240,10 @@ def test_each_level_beats_the_one_below():
             assert r["points_ci"][0] > 0, (agent, opponent, r)
 
 
-def test_two_workers_give_the_same_numbers():
+def test_two_workers_give_the_same_numbers(pools):
     one = evaluate("normal", "easy", 8, seed=5, workers=1)
     two = evaluate("normal", "easy", 8, seed=5, workers=2)
-    assert one == two
+    assert one == two and pools == [2]
 
 
 WORKER_FAILS = """
@@ -1549,9 +1565,10 @@ def test_worker_errors_are_raised_as_one_worker_raises_them():
 
 
 # ---- workers: "--workers K ... gives the same numbers as one"; records in the same order
-def test_two_workers_record_the_same_matches_in_the_same_order():
+def test_two_workers_record_the_same_matches_in_the_same_order(pools):
     one = evaluate("easy", "random", 8, seed=5, workers=1, record=True)
     two = evaluate("easy", "random", 8, seed=5, workers=2, record=True)
+    assert pools == [2]
     assert [(r["seed"], r["players"]) for r in one["records"]] == [(r["seed"], r["players"]) for r in two["records"]]
     assert one["records"] == two["records"]
 

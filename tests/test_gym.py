@@ -474,10 +474,11 @@ def test_gym_hand_end_info_has_the_match_scores():
 
 
 def test_gym_partner_defaults_to_the_opponent():
-    """The docstring and README: the partner is by default the same as the opponent."""
-    env = ScopaGymEnv(opponent="random", rules=Rules(players=4), learner_seat=0)
+    """The docstring and README: the partner is by default the same as the opponent (a level other
+    than random: a review of the tests found a partner fixed at random passed)."""
+    env = ScopaGymEnv(opponent="easy", rules=Rules(players=4), learner_seat=0)
     env.reset(seed=0)
-    assert env._agent_of(2).name == "random" and env._agent_of(1).name == "random"
+    assert env._agent_of(2).name == "easy" and env._agent_of(1).name == "easy"
     assert ScopaGymEnv(opponent="random", partner="easy", rules=Rules(players=4),
                        learner_seat=0)._agent_of(2).name == "easy"
 

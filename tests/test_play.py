@@ -599,7 +599,8 @@ def test_pairs_match_scores_each_side_and_partner_follows_the_level():
     assert type(s3.agents[2]).__name__ == "EasyAgent" and type(s3.agents[1]).__name__ == "NormalAgent"
 
 
-def test_three_players_and_ace_takes_the_table_by_the_computer():
+def test_three_players_and_scopa_d_assi_play_a_whole_match():
+    """A whole match of each (the computer's ace taking the table: the next test but one)."""
     for name in ("three-players", "scopa-d-assi"):
         rules = rules_from_preset(name).replace(target=1)
         s, out, _ = session(seed=2, opponent="easy", rules=rules, input_fn=answer_one_then_no)
