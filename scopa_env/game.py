@@ -126,10 +126,15 @@ class Game:
             if not lo <= st[slot] < rules.players:
                 raise ScopaError(f"the state's {name} {int(st[slot])} is not a seat 0..{rules.players - 1}"
                                  + (" (or -1)" if lo < 0 else ""))
-        if st[core.PHASE] not in (core.PLAYING, core.HAND_OVER, core.MATCH_OVER) or \
-                not 0 <= st[core.DECK_POS] <= 40 or not -1 <= st[core.WINNER] < rules.teams:
-            raise ScopaError(f"the state's phase {int(st[core.PHASE])}, deck position "
-                             f"{int(st[core.DECK_POS])} or winner {int(st[core.WINNER])} is out of range")
+        # each slot named with its range (one message for the three named them all; review)
+        if st[core.PHASE] not in (core.PLAYING, core.HAND_OVER, core.MATCH_OVER):
+            raise ScopaError(f"the state's phase {int(st[core.PHASE])} is not 0..2 (playing, hand over, "
+                             f"match over)")
+        if not 0 <= st[core.DECK_POS] <= 40:
+            raise ScopaError(f"the state's deck position {int(st[core.DECK_POS])} is not 0..40")
+        if not -1 <= st[core.WINNER] < rules.teams:
+            raise ScopaError(f"the state's winner {int(st[core.WINNER])} is not a side 0..{rules.teams - 1} "
+                             f"(or -1)")
         header = rules.to_header()
         for slot in core.OPTION_SLOTS:
             if g.state[slot] != header[slot]:

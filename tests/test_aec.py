@@ -168,10 +168,13 @@ def test_illegal_action_raw_env_raises():
     state = e.game.state.copy()
     with pytest.raises(ScopaError, match=rf"illegal move by {e.agent_selection}: action {bad} "):
         e.step(bad)
-    with pytest.raises(ScopaError, match="outside"):
+    with pytest.raises(ScopaError, match=rf"^illegal move by {e.agent_selection}: action 16200 \(outside 0\.\.16199\) "
+                                         r"is not legal now \(legal: 379 7D; 4050 1C; 12341 6B x 6C\)$"):
         e.step(16_200)
     for not_an_id in ("7D", float(min(legal)) + 0.5, True, [min(legal), 0]):
-        with pytest.raises(ScopaError, match="integer id"):      # never truncated to a move
+        # never truncated to a move
+        with pytest.raises(ScopaError, match=rf"^{e.agent_selection}: an action is an integer id, "
+                                             rf"got {re.escape(repr(not_an_id))}$"):
             e.step(not_an_id)
     assert np.array_equal(e.game.state, state)
 
@@ -248,7 +251,7 @@ def test_render_shows_only_the_viewers_hand(capsys):
     assert capsys.readouterr().out == ansi.render() + "\n"
     human.step(int(np.flatnonzero(human.observe(human.agent_selection)["action_mask"])[0]))
     assert "Table:" in capsys.readouterr().out
-    with pytest.raises(ScopaError, match="render_mode"):
+    with pytest.raises(ScopaError, match=r"^render_mode must be one of \['human', 'ansi'\] or None, got 'rgb_array'$"):
         raw_env(render_mode="rgb_array")
     r = raw_env()
     r.reset(seed=0)
@@ -279,9 +282,13 @@ def test_pickle_mid_game_continues_identically():
 
 
 @pytest.mark.parametrize("options,msg", [
-    ({"target": 0}, "target"), ({"napola": "yes"}, "napola"), ({"episode": "game"}, "episode"),
-    ({"reward": "score"}, "reward"), ({"episode": "hand", "reward": "win"}, "reward='win'"),
-    ({"render_player": 2}, "render_player"),
+    ({"target": 0}, r"^rules option target must be a whole number 1\.\.100, got 0$"),
+    ({"napola": "yes"}, r"^rules option napola must be true or false, got 'yes'$"),
+    ({"episode": "game"}, r"^episode must be 'match' or 'hand', got 'game'$"),
+    ({"reward": "score"}, r"^reward must be 'win' or 'points', got 'score'$"),
+    ({"episode": "hand", "reward": "win"},
+     r"^reward='win' pays only when a match ends: with episode='hand' use reward='points'$"),
+    ({"render_player": 2}, r"^render_player must be a seat 0\.\.1 or None, got 2$"),
 ])
 def test_bad_options(options, msg):
     with pytest.raises(ScopaError, match=msg):

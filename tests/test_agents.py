@@ -1787,11 +1787,14 @@ def test_a_levels_known_options_include_name_and_none_is_the_default():
     assert make_agent("hard", worlds=5, match_equity=None).name == "hard:worlds=5"
     # None stands for the default only where the default is None: an unknown option or one
     # with another default is refused as before (dropping every None let them through)
-    with pytest.raises(ScopaError, match="unknown option 'bogus' for agent 'easy'"):
+    with pytest.raises(ScopaError, match=r"^unknown option 'bogus' for agent 'easy' \(known: name\)$"):
         make_agent("easy", bogus=None)
-    with pytest.raises(ScopaError, match="rollouts"):
+    with pytest.raises(ScopaError, match=r"^hard option rollouts must be a whole number from 1 to 1,000 "
+                                         r"\(more: one decision would run for hours and Ctrl-C cannot stop it\), "
+                                         r"got None$"):
         make_agent("hard", rollouts=None)
-    with pytest.raises(ScopaError, match="count_last"):
+    with pytest.raises(ScopaError, match=r"^normal option count_last must be a whole number from 0 to "
+                                         r"1,000,000,000, got None$"):
         make_agent("normal", count_last=None)
 
 
@@ -1887,7 +1890,9 @@ def test_a_refused_observation_leaves_the_opponent_model_as_it_was():
             if seat == 0:
                 decisions += 1
                 if poke and decisions % 3 == 0:
-                    with pytest.raises(ScopaError):
+                    with pytest.raises(ScopaError, match=r"^hard:infer=true,worlds=16 was made for rules classic, "
+                                       r"this observation is of other rules \(384 values, 16200 action ids\): "
+                                       r"make the agent with the env's rules \(make_agent\(spec, rules=\.\.\.\)\)$"):
                         agents[0].act(other)
             action = agents[seat].act(g.observation(seat))
             card, captured = agents[seat].actions.decode(action)

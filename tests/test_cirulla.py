@@ -247,11 +247,13 @@ def test_cirulla_matches_agree_with_the_reference_and_replay(preset):
 
 
 @pytest.mark.parametrize("bad,match", [
-    (dict(hand_bonus=True, hand_cards=9, players=4), "hand_bonus needs 3 cards a deal"),
-    (dict(hand_bonus=True, hand_cards=2), "hand_bonus needs 3 cards a deal"),     # fewer too
-    (dict(joker=True), "joker needs hand_bonus or dealer_sweep"),
-    (dict(napola=True, napola_max=2), "napola_max must be a whole number 3..10"),
-    (dict(grande="yes"), "grande must be true or false"),
+    (dict(hand_bonus=True, hand_cards=9, players=4), r"^rules option hand_bonus needs 3 cards a deal "
+                                                     r"\(cirulla's bonuses are for a hand of three\), got hand_cards=9$"),
+    (dict(hand_bonus=True, hand_cards=2), r"^rules option hand_bonus needs 3 cards a deal "      # fewer too
+                                          r"\(cirulla's bonuses are for a hand of three\), got hand_cards=2$"),
+    (dict(joker=True), r"^rules option joker needs hand_bonus or dealer_sweep \(the joker serves only them\)$"),
+    (dict(napola=True, napola_max=2), r"^rules option napola_max must be a whole number 3\.\.10, got 2$"),
+    (dict(grande="yes"), r"^rules option grande must be true or false, got 'yes'$"),
 ])
 def test_bad_cirulla_options_are_one_error(bad, match):
     with pytest.raises(ScopaError, match=match):

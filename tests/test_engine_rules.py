@@ -34,9 +34,17 @@ def test_card_notation_round_trip_and_case():
         assert parse_card(card_str(c)) == c
 
 
-@pytest.mark.parametrize("bad", ["11D", "7X", "", "D7", "0C", "7", "x7D", "1.5D", "\u00b2D", "07D", "010B", "00D"])
-def test_bad_card_notation_is_one_clear_error(bad):
-    with pytest.raises(ScopaError, match="bad card"):
+_WRITE_CARD = r"write rank 1-10 then suit D/C/S/B, e\.g\. '7D' or '10B'"
+_NO_ZEROS = r"write the rank without leading zeros, e\.g\. '7D'"
+
+
+@pytest.mark.parametrize("bad,why", [
+    ("11D", r"rank 11 is not in 1\.\.10"), ("7X", _WRITE_CARD), ("", _WRITE_CARD), ("D7", _WRITE_CARD),
+    ("0C", r"rank 0 is not in 1\.\.10"), ("7", _WRITE_CARD), ("x7D", _WRITE_CARD), ("1.5D", _WRITE_CARD),
+    ("\u00b2D", _WRITE_CARD), ("07D", _NO_ZEROS), ("010B", _NO_ZEROS), ("00D", r"rank 0 is not in 1\.\.10"),
+])
+def test_bad_card_notation_is_one_clear_error(bad, why):
+    with pytest.raises(ScopaError, match=rf"^bad card '{re.escape(bad)}': {why}$"):
         parse_card(bad)
 
 
@@ -304,14 +312,14 @@ def test_bad_input_raises_one_type_and_leaves_state_unchanged():
     g = position(["2D", "5S", "7B"], ["1D", "5B", "6S"])
     before = g.state.copy()
     for call, match in [
-        (lambda: g.play("11D"), "bad card"),
-        (lambda: g.play("3C"), "not in player 0's hand"),
-        (lambda: g.play("7B", ["1D"]), "illegal capture"),
-        (lambda: g.play("5S", []), "illegal capture"),
-        (lambda: g.play("5S", ["5B", "zz"]), "bad card"),
-        (lambda: g.next_hand(), "finished hand"),
-        (lambda: g.play_action(10 ** 6), "action id"),
-        (lambda: g.play_action(0), "not in player 0's hand"),
+        (lambda: g.play("11D"), r"^bad card '11D': rank 11 is not in 1\.\.10$"),
+        (lambda: g.play("3C"), r"^3C is not in player 0's hand \(2D 5S 7B\)$"),
+        (lambda: g.play("7B", ["1D"]), r"^illegal capture: 7B cannot take 1D \(legal: 7B x 1D 6S\)$"),
+        (lambda: g.play("5S", []), r"^illegal capture: 5S cannot take nothing \(legal: 5S x 5B\)$"),
+        (lambda: g.play("5S", ["5B", "zz"]), r"^bad card 'zz': write rank 1-10 then suit D/C/S/B, e\.g\. '7D' or '10B'$"),
+        (lambda: g.next_hand(), r"^next_hand\(\) is for a finished hand of a match that goes on$"),
+        (lambda: g.play_action(10 ** 6), r"^action id 1000000 is not in 0\.\.16199$"),
+        (lambda: g.play_action(0), r"^1D is not in player 0's hand \(2D 5S 7B\)$"),
     ]:
         with pytest.raises(ScopaError, match=match):
             call()
@@ -437,24 +445,30 @@ def test_from_state_refuses_a_state_it_cannot_play():
     legal moves, phase 5 a hand 'over' in a match going on, a float state was truncated."""
     import pytest
     g = Game(Rules(), seed=1)
-    for slot, value, words in ((core.TO_MOVE, 7, "to_move 7 is not a seat 0..1"),
-                               (core.DEALER, -1, "dealer -1 is not a seat"),
-                               (core.LAST_CAPTURER, 2, r"last_capturer 2 is not a seat 0..1 \(or -1\)"),
-                               (core.PHASE, 5, "phase 5"), (core.DECK_POS, 100, "deck position 100"),
-                               (core.WINNER, 2, "winner 2"),
+    for slot, value, words in ((core.TO_MOVE, 7, r"to_move 7 is not a seat 0\.\.1"),
+                               (core.DEALER, -1, r"dealer -1 is not a seat 0\.\.1"),
+                               (core.LAST_CAPTURER, 2, r"last_capturer 2 is not a seat 0\.\.1 \(or -1\)"),
+                               (core.PHASE, 5, r"phase 5 is not 0\.\.2 \(playing, hand over, match over\)"),
+                               (core.DECK_POS, 100, r"deck position 100 is not 0\.\.40"),
+                               (core.WINNER, 2, r"winner 2 is not a side 0\.\.1 \(or -1\)"),
+                               (core.WINNER, -2, r"winner -2 is not a side 0\.\.1 \(or -1\)"),
+                               (core.PHASE, -1, r"phase -1 is not 0\.\.2 \(playing, hand over, match over\)"),
+                               (core.DECK_POS, -1, r"deck position -1 is not 0\.\.40"),
                                # as setup takes them (review: a score of -200 showed as +56)
-                               (core.SCORES, -200, r"score of side 0 -200 is not a whole number 0..2\*\*62-1"),
-                               (core.SCOPE + 1, -5, "scope of seat 1 -5"), (core.PLAYS, -3, "cards played this hand -3"),
-                               (core.HAND_NO, -1, "hand number -1"), (core.PLAYED, -1, "cards played by seat 0"),
-                               (core.NAPOLEONE_SIDE, 7, "napoleone side 7 is not 0..2"),
+                               (core.SCORES, -200, r"score of side 0 -200 is not a whole number 0\.\.2\*\*62-1"),
+                               (core.SCOPE + 1, -5, r"scope of seat 1 -5 is not a whole number 0\.\.2\*\*62-1"),
+                               (core.PLAYS, -3, r"count of cards played this hand -3 is not a whole number 0\.\.2\*\*62-1"),
+                               (core.HAND_NO, -1, r"hand number -1 is not a whole number 0\.\.2\*\*62-1"),
+                               (core.PLAYED, -1, "cards played by seat 0 are not a mask of 40 cards: -1"),
+                               (core.NAPOLEONE_SIDE, 7, r"napoleone side 7 is not 0\.\.2 \(0 none, else 1 \+ a side\)"),
                                # one past each bound (mutation testing, 2026-12-05)
-                               (core.NAPOLEONE_SIDE, 3, "napoleone side 3 is not 0..2"),
-                               (core.DECK_POS, 41, "deck position 41"),
+                               (core.NAPOLEONE_SIDE, 3, r"napoleone side 3 is not 0\.\.2 \(0 none, else 1 \+ a side\)"),
+                               (core.DECK_POS, 41, r"deck position 41 is not 0\.\.40"),
                                # a sweep under rules without one (review: dealer_sweep() said 7)
                                (core.SWEPT, 1, r"dealer sweep 1 is not 0 \(these rules have no dealer_sweep\)")):
         st = g.state.copy()
         st[slot] = value
-        with pytest.raises(ScopaError, match=words):
+        with pytest.raises(ScopaError, match=rf"^the state's {words}$"):
             Game.from_state(Rules(), st)
     sweep = Game("escoba", 7)
     assert Game.from_state("escoba", sweep.state).dealer_sweep() == 1
@@ -812,7 +826,7 @@ def test_hand_score_mid_hand_is_refused():
     """hand_score() is 'the score lines of the last finished hand': mid-hand it says the hand is
     not over instead of showing zero/stale lines."""
     g = Game(seed=0)
-    with pytest.raises(ScopaError, match="not over"):
+    with pytest.raises(ScopaError, match=r"^the hand is not over yet: no score to show$"):
         g.hand_score()
 
 

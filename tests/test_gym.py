@@ -128,11 +128,12 @@ def test_illegal_action_ends_the_episode_with_reason():
     obs, r, term, trunc, info = env.step(bad)
     assert term and not trunc and r == -1.0
     assert f"action {bad}" in info["illegal_move"] and "legal:" in info["illegal_move"]
-    with pytest.raises(ScopaError, match="call reset"):
+    with pytest.raises(ScopaError, match=r"^the episode is over: call reset\(\) before step\(\)$"):
         env.step(bad)
     obs, info = env.reset(seed=0)
     good = int(np.flatnonzero(info["action_mask"])[0])
-    with pytest.raises(ScopaError, match="integer id"):         # not truncated to a legal move
+    # not truncated to a legal move
+    with pytest.raises(ScopaError, match=rf"^an action is an integer id, got {good}\.5$"):
         env.step(good + 0.5)
     env.step(np.array([good]))                                  # a one-element integer array is fine
     with pytest.raises(ScopaError, match=r"^learner_seat must be a seat 0\.\.1 or None, got 2$"):

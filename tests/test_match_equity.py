@@ -160,11 +160,11 @@ def test_the_search_takes_the_table_with_this_decisions_model_weights(monkeypatc
 
 
 def test_match_equity_options():
-    with pytest.raises(ScopaError, match="match_equity is the inference's"):
+    with pytest.raises(ScopaError, match=r"^hard option match_equity is the inference's: give infer=true too$"):
         HardAgent(match_equity=True)
-    with pytest.raises(ScopaError, match="match_equity"):
+    with pytest.raises(ScopaError, match=r"^hard option match_equity must be true or false, got 'maybe'$"):
         make_agent("hard:infer=true,match_equity=maybe")
-    with pytest.raises(ScopaError, match="match_equity is the search's"):
+    with pytest.raises(ScopaError, match=r"^learned option match_equity is the search's: give search > 0 too$"):
         make_agent("checkpoints/scopa-default.pt:match_equity=true")
     a = make_agent("checkpoints/scopa-default.pt:search=100,match_equity=true")
     assert a._hard.match_equity is True

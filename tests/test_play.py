@@ -321,7 +321,7 @@ def test_parse_move_text():
     assert play.parse_move_text("7♦ x 4♥ + 3♠") == ("7D", ["4C", "3S"])
     assert play.parse_move_text("7d") == ("7d", None)
     assert play.parse_move_text("7d x") == ("7d", [])
-    with pytest.raises(ScopaError):
+    with pytest.raises(ScopaError, match=r"^type a card to play$"):
         play.parse_move_text("   ")
 
 

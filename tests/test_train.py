@@ -293,9 +293,13 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
         with pytest.raises(ScopaError, match=rf"{name}' is corrupt or not a checkpoint \({words}"):
             checkpoint.load(tmp_path / name)
     # obs_layout's size other than its rules' (a mutation review: the size check dropped went unseen)
-    for key, value, word in (("obs_layout_version", 999, "observation layout"),
-                             ("action_layout_version", 999, "action layout"),
-                             ("obs_layout", {"players": 2, "size": 300}, r"observation layout .* \(291 values\)")):
+    for key, value, word in (("obs_layout_version", 999, r"^checkpoint '.*obs_layout_version\.pt' was trained on "
+                                                         r"observation layout version 999, this code has version 1$"),
+                             ("action_layout_version", 999, r"^checkpoint '.*action_layout_version\.pt' was trained "
+                                                            r"on action layout version 999, this code has version 1$"),
+                             ("obs_layout", {"players": 2, "size": 300},
+                              r"^checkpoint '.*obs_layout\.pt' has observation layout \{'players': 2, 'size': 300\}, "
+                              r"but its rules have 2 players \(291 values\)$")):
         bad = torch.load(good, weights_only=True)
         bad[key] = value
         checkpoint.save_atomic(bad, tmp_path / f"{key}.pt")
@@ -312,18 +316,19 @@ def test_corrupt_and_mismatched_checkpoints(tmp_path, capsys):
     bad = torch.load(good, weights_only=True)
     bad["algo"] = "ppo"
     checkpoint.save_atomic(bad, tmp_path / "algo.pt")
-    with pytest.raises(ScopaError, match="says algo 'ppo' but its config says 'dmc'"):
+    with pytest.raises(ScopaError, match=r"^checkpoint '.*algo\.pt' says algo 'ppo' but its config says 'dmc'$"):
         checkpoint.load(tmp_path / "algo.pt")
     # the algorithm's step count or exploration span edited (checksum made again): the resumed
     # run's schedule and counters went their own ways without a word
-    for edit, words in ((lambda d: d["algo_state"].update(steps=d["counters"]["steps"] + 7), "dmc state is at step"),
-                        (lambda d: d["algo_state"].update(epsilon_span=float("nan")), "exploration span is nan"),
+    for edit, words in ((lambda d: d["algo_state"].update(steps=d["counters"]["steps"] + 7),
+                         "dmc state is at step 7 and its counters at step 0"),
+                        (lambda d: d["algo_state"].update(epsilon_span=float("nan")), "exploration span is nan steps"),
                         # below 1 step trains as 1 would, but no run writes it (a mutation review)
-                        (lambda d: d["algo_state"].update(epsilon_span=0.5), "exploration span is 0.5 steps")):
+                        (lambda d: d["algo_state"].update(epsilon_span=0.5), r"exploration span is 0\.5 steps")):
         bad = torch.load(good, weights_only=True)
         edit(bad)
         checkpoint.save_atomic(bad, tmp_path / "edited.pt")
-        with pytest.raises(ScopaError, match=words):
+        with pytest.raises(ScopaError, match=rf"^checkpoint '.*edited\.pt' cannot be resumed: its {words}$"):
             start(tiny_cfg(tmp_path), resume=str(tmp_path / "edited.pt"), log=lambda *_: None)
     # a torch file holding Python objects: no advice to load it with weights_only=False
     torch.save({"obj": object()}, tmp_path / "objects.pt")
@@ -1740,7 +1745,8 @@ def test_a_checkpoint_with_changed_bytes_is_refused_by_its_checksum(tmp_path, ca
     for change in ({"counters": dict(good["counters"], steps=good["counters"]["steps"] + 1)},
                    {"checksum": torch.zeros(2)}, {"checksum": "sha256:0"}):
         torch.save(dict(good, **change), bad)             # an edit that keeps the old checksum
-        with pytest.raises(ScopaError, match="is damaged"):
+        with pytest.raises(ScopaError, match=r"^checkpoint '.*flipped\.pt' is damaged: its contents do not match "
+                                             r"its checksum \(bytes changed since it was written\)$"):
             checkpoint.load(bad)
     torch.save({k: v for k, v in good.items() if k != "checksum"}, bad)      # none: as before
     assert "checksum" not in checkpoint.load(bad)

@@ -424,7 +424,8 @@ def test_non_finite_optimizer_state_is_refused(ckpt):
     d = copy.deepcopy(ckpt)
     d["optimizer"]["state"] = {0: {"step": torch.tensor(1.0), "exp_avg": torch.full((2,), float("nan")),
                                    "exp_avg_sq": torch.zeros(2)}}
-    refused(d, "optimizer tensor .* NaN or inf")
+    refused(d, r"^checkpoint 'checkpoint' is unusable: optimizer tensor 'state\.0\.exp_avg' has 2 of 2 values "
+               r"NaN or inf \(a damaged file or a diverged run\)$")
 
 
 def test_a_network_for_another_hand_size_is_refused(ckpt):
@@ -452,7 +453,8 @@ def test_a_changed_weight_is_refused_by_the_checksum(ckpt, tmp_path):
     k = next(iter(d["model"]))
     d["model"][k] = d["model"][k].clone()
     d["model"][k].view(-1)[0] += 1.0
-    refused(d, "does not match|do not match its checksum")
+    refused(d, r"^checkpoint 'checkpoint' is damaged: its contents do not match its checksum "
+               r"\(bytes changed since it was written\)$")
 
 
 @pytest.mark.parametrize("value", [1.5, -0.1])
