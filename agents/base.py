@@ -76,8 +76,10 @@ class Agent:
                 continue
             try:
                 a = np.asarray(given)
-                v = a.astype(np.int8)
-                fits = a.ndim == 1 and a.dtype.kind in "biuf" and np.array_equal(a, v)
+                # the kind first: a complex array cast to int8 warned (ComplexWarning) on its way out
+                fits = a.ndim == 1 and a.dtype.kind in "biuf"
+                v = a.astype(np.int8) if fits else None
+                fits = fits and np.array_equal(a, v)
             except (TypeError, ValueError, RuntimeError, OverflowError):
                 a, fits = None, False
             if not fits:
