@@ -76,9 +76,11 @@ class Agent:
                 continue
             try:
                 a = np.asarray(given)
-                # the kind first: a complex array cast to int8 warned (ComplexWarning) on its way out
+                # the kind first: a complex array cast to int8 warned (ComplexWarning) on its way to
+                # the refusal, as NaN or 1e10 did ('invalid value encountered in cast')
                 fits = a.ndim == 1 and a.dtype.kind in "biuf"
-                v = a.astype(np.int8) if fits else None
+                with np.errstate(invalid="ignore"):
+                    v = a.astype(np.int8) if fits else None
                 fits = fits and np.array_equal(a, v)
             except (TypeError, ValueError, RuntimeError, OverflowError):
                 a, fits = None, False

@@ -2691,6 +2691,10 @@ def test_an_observation_of_int8_arrays_passes_as_it_is_and_others_are_refused_or
     assert Agent.check_observation(o) is o
     as_lists = Agent.check_observation({k: v.tolist() for k, v in o.items()})
     assert all(as_lists[k].dtype == np.int8 and (as_lists[k] == o[k]).all() for k in o)
-    with pytest.raises(ScopaError, match=r"'action_mask' must be a vector of small whole numbers .*"
-                                         r"got ndarray of complex64"):
-        RandomAgent().act(dict(o, action_mask=o["action_mask"].astype(np.complex64)))
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")      # refused with one error, no numpy warning on the way
+        for bad in (o["action_mask"].astype(np.complex64), np.full(16200, np.nan), np.full(16200, 1e10)):
+            with pytest.raises(ScopaError, match=rf"'action_mask' must be a vector of small whole numbers .*"
+                                                 rf"got ndarray of {bad.dtype}"):
+                RandomAgent().act(dict(o, action_mask=bad))
