@@ -75,9 +75,11 @@ def test_load_baseline_gives_numba_its_cache_folder_back(tmp_path, monkeypatch):
     monkeypatch.setattr(numba.config, "CACHE_DIR", str(tmp_path / "mine"))
     monkeypatch.delitem(sys.modules, "baseline_scopa_env", raising=False)
     (tmp_path / "old" / "scopa_env").mkdir(parents=True)
-    (tmp_path / "old" / "scopa_env" / "__init__.py").write_text("X = 1\n")
+    (tmp_path / "old" / "scopa_env" / "__init__.py").write_text("import numba\nX = numba.config.CACHE_DIR\n")
     mod = load_baseline(str(tmp_path / "old"), needs=("X",))
-    assert mod.X == 1
+    import os
+    import tempfile
+    assert mod.X == os.path.join(tempfile.gettempdir(), "scopa-rl-baseline-numba-cache")   # while imported
     assert numba.config.CACHE_DIR == str(tmp_path / "mine")
     sys.modules.pop("baseline_scopa_env", None)
 
@@ -913,12 +915,18 @@ class HardFakeGame:
 
 
 def test_seats_shift_by_one_each_match(monkeypatch):
-    """Match m seats agent k at seat (k - m) mod n: hard plays seat 0, then seat 1."""
+    """Match m seats agent k at seat (k - m) mod n: hard plays seat 0, then seat 1; the agent at
+    a seat is the one that acts and whose time is labelled (a review of the tests: with no moves
+    only the resets were checked, and acting by the unshifted seats passed)."""
     monkeypatch.setattr(bench_hard, "Game", HardFakeGame)
-    monkeypatch.setattr(HardFakeGame, "moves", 0)
+    monkeypatch.setattr(HardFakeGame, "moves", 2)
+    acted = []
     hard, normal = HardFakeHard(), HardFakeNormal()
-    bench_hard.play(hard, normal, 2, 0, Rules())
+    for a in (hard, normal):
+        a.act = lambda obs, tag=a.tag: acted.append(tag) or 0
+    rows = bench_hard.play(hard, normal, 2, 0, Rules())
     assert hard.resets == [0, 3] and normal.resets == [1, 2]
+    assert acted == [r[0] for r in rows] == ["hard", "normal", "normal", "hard"]
 
 
 def test_every_hard_seat_is_timed_as_hard(monkeypatch):
