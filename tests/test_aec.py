@@ -599,3 +599,39 @@ def test_each_agents_hand_score_is_its_own():
     assert mine == theirs and mine is not theirs and mine[0] is not theirs[0]
     mine[0]["total"] = -99
     assert theirs[0]["total"] != -99 and e.infos["player_1"]["scores"] is not e.infos["player_0"]["scores"]
+
+
+def test_after_an_illegal_move_the_raw_env_shows_the_ended_agent_no_moves():
+    """The wrapped env ends the episode on an illegal move with the game still at the offender's
+    turn: the raw env's observe() of that ended agent is an empty mask too (a mutation review:
+    the raw env's 'live' check dropped went unseen; the wrapped env's own observe was tested)."""
+    w = make_env()
+    w.reset(seed=0)
+    mask = w.observe(w.agent_selection)["action_mask"]
+    w.step(int(np.flatnonzero(mask == 0)[0]))
+    raw = w.unwrapped
+    assert all(raw.terminations.values()) and raw._mask.sum() == 3
+    assert raw.observe(raw.agent_selection)["action_mask"].sum() == 0
+
+
+def test_a_seeded_reset_of_a_used_env_deals_that_seeds_match_again():
+    """reset(seed=s) reseeds an env already played, so a seed names one match whatever came before
+    (a mutation review: reseeding only a fresh env passed seed_test, which makes new envs)."""
+    a = raw_env()
+    a.reset(seed=3)
+    first = a.observe(a.agent_selection)["observation"].copy()
+    a.step(int(np.flatnonzero(a.observe(a.agent_selection)["action_mask"])[0]))
+    a.reset(seed=3)
+    assert np.array_equal(a.observe(a.agent_selection)["observation"], first)
+
+
+def test_reset_clears_the_public_rewards_of_the_last_hand():
+    """env.rewards holds the last step's payout; reset() sets it back to 0 (only last(), read from
+    the cumulative rewards, was checked: a mutation review)."""
+    a = raw_env(episode="hand")
+    a.reset(seed=0)
+    while not any(a.terminations.values()):
+        a.step(int(np.flatnonzero(a.observe(a.agent_selection)["action_mask"])[0]))
+    assert a.rewards == {"player_0": 2.0, "player_1": -2.0}
+    a.reset()
+    assert a.rewards == {"player_0": 0.0, "player_1": 0.0}

@@ -517,3 +517,16 @@ def test_gym_illegal_message_lists_every_legal_move():
     _, _, _, _, info = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
     listed = info["illegal_move"].split("(legal: ")[1][:-1]
     assert listed == "; ".join(f"{i} {env.table.describe(i, table)}" for i in legal)
+
+
+def test_after_an_illegal_move_action_masks_is_empty():
+    """The episode is over after an illegal move, though the game stands at the learner's turn:
+    action_masks() (what MaskablePPO reads) is all zero, as the step's info mask is (a mutation
+    review: only the info mask was checked)."""
+    e = ScopaGymEnv(opponent="random", learner_seat=0)
+    _, info = e.reset(seed=0)
+    assert e.action_masks().sum() == 3
+    bad = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    _, reward, terminated, truncated, info = e.step(bad)
+    assert reward == -1.0 and terminated and not truncated
+    assert e.action_masks().sum() == 0 and info["action_mask"].sum() == 0
