@@ -620,18 +620,10 @@ def test_cli_two_workers_with_a_checkpoint_agent(tmp_path):
     assert outs[0] == outs[1]
 
 
-def test_workers_are_capped_at_the_number_of_deals(monkeypatch):
+def test_workers_are_capped_at_the_number_of_deals(pools):
     """--matches 4 --workers 40 used to start 40 processes for 2 deals."""
-    import agents.arena as arena
-    started = []
-    real = arena.Workers
-
-    def counting(n, *a):
-        started.append(n)
-        return real(n, *a)
-    monkeypatch.setattr(arena, "Workers", counting)
     assert evaluate("easy", "random", 4, seed=2, workers=40) == evaluate("easy", "random", 4, seed=2)
-    assert started == [2]
+    assert pools == [2]
 
 
 def test_cli_failed_write_keeps_the_old_files(tmp_path, monkeypatch, capsys):
