@@ -2745,3 +2745,81 @@ def test_an_observation_of_int8_arrays_passes_as_it_is_and_others_are_refused_or
             with pytest.raises(ScopaError, match=rf"'action_mask' must be a vector of small whole numbers .*"
                                                  rf"got ndarray of {bad.dtype}"):
                 RandomAgent().act(dict(o, action_mask=bad))
+
+
+def test_the_model_weights_are_the_posterior_of_every_deals_evidence_under_the_default_models():
+    """Over two whole matches of hard (infer) against normal, at every weighing: the deal's
+    evidence is the mean chance of its moves under the default models (eps 0.02, beta 2.5),
+    log_evidence sums the earlier deals' last figures, the model weights are the normalised
+    posterior, and in each last deal the moves weighed are exactly the opponent's moves made with
+    more than 4 cards in the two hands (a mutation review: unnormalised weights, other eps or beta
+    defaults and another last-deal filter all passed the inference tests)."""
+    h, o = HardAgent(Rules(), worlds=2, infer=True), make_agent("normal")
+    where, calls, final = [None], [], {}
+    real = h._weigh
+
+    def weigh(obs, rows):
+        out = real(obs, rows)
+        deal = (where[0], int(obs[SLICES["deck_left"].start]))
+        calls.append((deal, {int(r[1]) for r in rows}))
+        _, wn, we, ws = _hand_weights(obs, rows, _scoring.WEIGHTS, 0.02, 2.5)
+        want = np.log(np.maximum([wn.mean(), we.mean(), ws.mean()], 1e-300))
+        assert np.allclose(h._deal_evidence, want, rtol=1e-9, atol=1e-12), (h._deal_evidence, want)
+        prior = sum((v for k, v in final.items() if k != deal and k[0][0] == deal[0][0]), np.zeros(3))
+        assert np.allclose(h.log_evidence, prior, atol=1e-9), (h.log_evidence, prior)
+        final[deal] = h._deal_evidence.copy()
+        post = np.exp(prior + want - (prior + want).max())
+        assert np.allclose(h.model_weights, post / post.sum(), atol=1e-12)
+        assert abs(h.model_weights.sum() - 1) < 1e-12
+        return out
+
+    h._weigh = weigh
+    last_deal = {}          # (match, hand): the opponent's cards played with > 4 cards in the two hands
+    for m in range(2):
+        g = Game(Rules(), m)
+        h.reset(m)
+        o.reset(m)
+        while True:
+            while not g.hand_over:
+                obs = g.observation(g.to_move)
+                if g.to_move == 0:
+                    where[0] = (m, g.hand_no)
+                    a = h.act(obs)
+                else:
+                    a = o.act(obs)
+                    if g.deck_left == 0:
+                        cards = int(g.state[core.HANDS]).bit_count() + int(g.state[core.HANDS + 1]).bit_count()
+                        mine = last_deal.setdefault((m, g.hand_no), set())
+                        if cards > 4:
+                            mine.add(int(o.actions.decode(a)[0]))
+                g.play_action(a)
+            if g.match_over:
+                break
+            g.next_hand()
+    checked = 0
+    for hand, judged in last_deal.items():
+        weighed = [cards for (at, deck), cards in calls if at == hand and deck == 0]
+        if weighed:
+            assert weighed[-1] == judged, (hand, weighed[-1], judged)
+            checked += 1
+    assert len(calls) > 100 and checked >= 5
+
+
+def test_a_fresh_agent_reads_an_opening_move_only_before_its_own_first_move():
+    """The opponent's opening move is rebuilt from my first observation of a hand it leads; one
+    seen by an agent made (or reset) partway through a hand, after a move of mine, is no opening
+    and is not rebuilt as one, with the wrong pile and table (a mutation review)."""
+    from agents.normal import obs_mask, obs_scalar
+    g, players = Game(Rules(), 0), [make_agent("normal"), make_agent("normal")]
+    while True:
+        obs = g.observation(g.to_move)
+        o = obs["observation"]
+        if g.to_move == 0 and obs_mask(o, "my_played") and int(obs_mask(o, "opp_played")).bit_count() == 1:
+            break
+        g.play_action(players[g.to_move].act(obs))
+        if g.hand_over:
+            g.next_hand()
+    assert obs_scalar(o, "deck_left") == 30
+    h = HardAgent(infer=True, worlds=2)
+    h.observe(o)
+    assert h.rows == []
