@@ -112,6 +112,22 @@ def test_hand_episodes_continue_the_match():
     assert e.game.hand_no == 0 and e.game.scores == [0, 0]
 
 
+def test_resets_without_a_seed_draw_from_the_seeded_generator():
+    """After reset(seed=s), later resets without a seed draw their games from the generator s
+    made (the module's text says so), so a seeded run of several matches replays (a mutation
+    review: resets that reseeded from the system each time went unseen)."""
+    def games(seed):
+        e, out = raw_env(), []
+        e.reset(seed=seed)
+        for _ in range(3):
+            e.reset()
+            out.append(e.game.state.copy())
+        return out
+    a, b, c = games(3), games(3), games(4)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert not np.array_equal(a[0], a[1]) and not np.array_equal(a[0], c[0])
+
+
 def test_hidden_cards_do_not_change_the_observation():
     """States differing only in the opponent's hand and the deck order look the same to the
     player; the opponent, who sees its own hand, does tell them apart."""

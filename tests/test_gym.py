@@ -119,6 +119,21 @@ def test_hand_episodes_continue_the_match():
         assert "hand_score" in info
 
 
+def test_resets_without_a_seed_draw_from_the_seeded_generator():
+    """After reset(seed=s), later resets without a seed replay: their deals, the learner's seat
+    and the opponent's seed come from the generator s made."""
+    def games(seed):
+        env, out = ScopaGymEnv(opponent="easy"), []
+        env.reset(seed=seed)
+        for _ in range(4):
+            env.reset()
+            out.append((env.game.state.copy(), env.seat, env.opponent.rng.integers(2**62)))
+        return out
+    a, b = games(3), games(3)
+    assert all(np.array_equal(x[0], y[0]) and x[1:] == y[1:] for x, y in zip(a, b))
+    assert len({x[1] for x in a}) == 2 and not np.array_equal(a[0][0], a[1][0])
+
+
 def test_illegal_action_ends_the_episode_with_reason():
     env = ScopaGymEnv(opponent="random")
     with pytest.raises(ScopaError, match=r"^call reset\(\) before step\(\)$"):   # not 'is over'

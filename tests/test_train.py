@@ -1390,6 +1390,58 @@ def test_hyperparameters_outside_their_ranges_are_one_line_errors(tmp_path, caps
     assert r.returncode == 0 and "target = 31" in r.stdout, r.stderr
 
 
+def test_counts_and_periods_are_never_negative_and_the_bounds_are_exact():
+    """A mutation review: the negative-value check of each key went untested (a negative
+    checkpoint_every passed it and the run looped for ever, its next checkpoint stepping back
+    each time), as did clip_coef's upper bound (its message's 'at most 1' was matched inside
+    'at most 10') and the moves-an-iteration bound at its edge."""
+    for name in ("eval_every", "eval_matches", "final_matches", "checkpoint_every"):
+        with pytest.raises(ScopaError, match=rf"^config key '{name}' must not be negative, got -1$"):
+            make_config(**{name: -1})
+    with pytest.raises(ScopaError, match=r"^config key 'max_minutes' must not be negative, got -1\.0$"):
+        make_config(max_minutes=-1.0)
+    with pytest.raises(ScopaError, match=r"^config key 'clip_coef' must be above 0 and at most 1, got 1\.5$"):
+        make_config(clip_coef=1.5)
+    assert make_config(clip_coef=1.0).clip_coef == 1.0
+    with pytest.raises(ScopaError, match=r"^config keys 'num_envs' x 'rollout_steps' must be at most "
+                                         r"4,194,304 moves an iteration, got 1,985 x 2,113$"):
+        make_config(num_envs=1985, rollout_steps=2113)      # 4,194,305 moves
+    assert make_config(num_envs=65_536, rollout_steps=64).num_envs == 65_536     # 4,194,304
+
+
+def test_torch_threads_is_the_number_of_threads_the_run_trains_with(tmp_path):
+    """A mutation review: a run that never set torch's threads passed every test (and trained
+    on one thread, the number importing scopa_env leaves, whatever torch_threads said)."""
+    before = torch.get_num_threads()
+    try:
+        for n in (2, 1):
+            Run(tiny_cfg(tmp_path, run_name=f"t{n}", torch_threads=n), log=lambda *_: None)
+            assert torch.get_num_threads() == n
+    finally:
+        torch.set_num_threads(before)
+
+
+def test_a_first_checkpoint_that_fails_leaves_the_run_unsaved(tmp_path, monkeypatch):
+    """The run counts as checkpointed (train.py then says --resume continues it) only once its
+    first latest.pt is written: a failed first write (a full disk) leaves it unsaved (a mutation
+    review: the flag set before the write went unseen)."""
+    import errno
+    run = Run(tiny_cfg(tmp_path, run_name="first"), log=lambda *_: None)
+    run.prepare_folders()
+    latest = tmp_path / "ck" / "first" / "latest.pt"
+
+    def full(d, path):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(checkpoint, "save_atomic", full)
+    with pytest.raises(ScopaError, match=rf"^cannot write the checkpoint {re.escape(repr(str(latest)))} "
+                                         r"\(No space left on device\); the file there, if any, is as it was$"):
+        run.save()
+    assert run.checkpointed is False and not latest.exists()
+    monkeypatch.undo()
+    run.save()
+    assert run.checkpointed is True and checkpoint.load(latest)
+
+
 def test_print_config_escapes_control_characters(tmp_path, capsys, monkeypatch):
     """--print-config escaped only \\ and ": a path with a control character printed invalid TOML
     that --config then refused. Its output loads back as the same config."""

@@ -279,14 +279,18 @@ def _ppo_setup(tmp_path, **kw):
     return algo, buf
 
 
-def _losses_by_hand(algo, buf):
+def _losses_by_hand(algo, buf, rows=None):
     """One minibatch's losses by hand, before its step: PPO's clipped surrogate, the value loss
     (half the squared error to the returns, adv + value), the mean entropy of the move
-    distributions and approx_kl ((r - 1) - log r, mean)."""
+    distributions, approx_kl ((r - 1) - log r, mean) and clipfrac (the share of ratios further
+    than clip_coef from 1, either way). `rows`: the minibatch, as indices into the learner's
+    samples in learn's order (default: all of them)."""
     from training.ppo import masked_logits
     clip = algo.cfg.clip_coef
     adv, ret = algo.advantages(buf)
     t, b = np.nonzero(buf["learner"] & ~buf["tail"])
+    if rows is not None:
+        t, b = t[rows], b[rows]
     w = max(1, int(buf["count"].max()))
     with torch.no_grad():
         logits, value = masked_logits(algo.model, algo.model.obs_tensor(buf["obs"][t, b]),
@@ -297,13 +301,14 @@ def _losses_by_hand(algo, buf):
         logp = logp_all.gather(1, torch.from_numpy(buf["idx"][t, b]).unsqueeze(1)).squeeze(1)
         log_r = logp - torch.from_numpy(buf["logp"][t, b])
     a = torch.from_numpy(adv[t, b])
-    a = (a - a.mean()) / (a.std() + 1e-8)
+    a = (a - a.mean()) / (a.std() + 1e-8) if len(a) > 1 else a
     r = log_r.exp()
     # PPO's clipped surrogate, to be maximised: min(r A, clip(r) A); the loss is its negative
     return {"losses/policy_loss": float(-torch.minimum(r * a, r.clamp(1 - clip, 1 + clip) * a).mean()),
             "losses/value_loss": float(0.5 * ((value - torch.from_numpy(ret[t, b].astype(np.float32))) ** 2).mean()),
             "losses/entropy": float(-(logp_all.exp() * logp_all).sum(1).mean()),
-            "losses/approx_kl": float(((r - 1) - log_r).mean())}
+            "losses/approx_kl": float(((r - 1) - log_r).mean()),
+            "losses/clipfrac": float(((r - 1).abs() > clip).float().mean())}
 
 
 def test_ppo_policy_loss_is_the_clipped_surrogate(tmp_path):
@@ -318,6 +323,48 @@ def test_ppo_policy_loss_is_the_clipped_surrogate(tmp_path):
     for tag, value in want.items():
         assert stats[tag] == pytest.approx(value, rel=1e-4, abs=1e-6), tag
     assert want["losses/approx_kl"] > 0.05 and want["losses/entropy"] > 0.1
+    # every ratio is exp(+-0.5), 0.39 or 0.65 from 1: all clipped (a mutation review: ratios
+    # below 1 - clip_coef went uncounted, about half of these)
+    assert want["losses/clipfrac"] == 1.0
+
+
+def test_logged_losses_are_means_over_every_minibatch_and_epoch(tmp_path):
+    """An iteration's losses/* are the means over all its minibatches and epochs (a mutation
+    review: the last minibatch's values passed, the tests above learning from one minibatch).
+    The network is held still (SGD at rate 0) so that each minibatch's losses can be worked out
+    by hand, on the minibatches learn draws (its generator, copied)."""
+    algo = Run(one_batch_cfg(tmp_path, run_name="mb", algo="ppo", update_epochs=2, minibatch_size=64),
+               log=lambda *_: None).algo
+    torch.manual_seed(0)
+    buf = algo.rollout()
+    buf["logp"] = buf["logp"] + np.random.default_rng(1).choice(
+        [-0.5, 0.05], size=buf["logp"].shape).astype(np.float32)
+    algo.optimizer = torch.optim.SGD(algo.model.parameters(), lr=0.0)
+    n = int((buf["learner"] & ~buf["tail"]).sum())
+    rng = copy.deepcopy(algo.rng)
+    each = [_losses_by_hand(algo, buf, rows) for _ in range(2)
+            for order in [rng.permutation(n)] for rows in np.array_split(order, range(64, n, 64))]
+    assert len(each) >= 6
+    stats = algo.learn(buf)
+    for tag in each[0]:
+        values = [e[tag] for e in each]
+        assert np.ptp(values) > 0.05 * max(map(abs, values)), tag        # the minibatches differ
+        assert stats[tag] == pytest.approx(np.mean(values), rel=1e-4, abs=1e-9), tag
+    assert 0 < stats["losses/clipfrac"] < 1
+
+    algo = Run(cfg(tmp_path, run_name="dmb", algo="dmc", rollout_steps=64, minibatch_size=50,
+                   update_epochs=2), log=lambda *_: None).algo
+    data = algo.samples(algo.rollout(0.1)[0])
+    algo.optimizer = torch.optim.SGD(algo.model.parameters(), lr=0.0)
+    with torch.no_grad():
+        q = algo.model.score_chosen(algo.model.obs_tensor(data["obs"]), torch.from_numpy(data["card"]),
+                                    torch.from_numpy(data["captured"]))
+        sq = ((q - torch.from_numpy(data["target"])) ** 2).numpy()
+    n, rng = len(sq), copy.deepcopy(algo.rng)
+    each = [float(sq[rows].mean()) for _ in range(2)
+            for order in [rng.permutation(n)] for rows in np.array_split(order, range(50, n, 50))]
+    assert len(each) >= 6 and np.ptp(each) > 0.05 * max(each)
+    assert algo.learn(data)["losses/value_loss"] == pytest.approx(np.mean(each), rel=1e-5, abs=1e-9)
 
 
 def test_ppo_opponents_snapshots_tails_clipping_and_minibatches(tmp_path):
