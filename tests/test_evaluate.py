@@ -85,6 +85,13 @@ def test_ratio_ci_finds_no_spread_at_any_scale():
     counts = [39, 21, 24, 38]
     r, interval = ratio_ci([x * 1e9 / 7 for x in counts], counts)
     assert r == pytest.approx(1e9 / 7) and interval == (-math.inf, math.inf)
+    # nor does it grow past rounding: two deals a point apart on totals of a million have an
+    # interval (t95(1) x 0.5 either side); a tolerance of 1e-3 of the totals took them for alike
+    r, (lo, hi) = ratio_ci([1_000_000, 1_000_001], [1, 1])
+    assert r == 1_000_000.5 and (hi - lo) / 2 == pytest.approx(12.7062 * 0.5)
+    # the difference's tolerance grows with the difference: deals alike at 1e9 / 7 apart
+    d, interval = ratio_difference_ci([0, 0, 0, 0], counts, [x * 1e9 / 7 for x in counts], counts)
+    assert d == pytest.approx(1e9 / 7) and interval == (-math.inf, math.inf)
 
 
 def test_correlation():
@@ -777,6 +784,8 @@ def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, sig, cold, tmp_path)
     ({"points_per_hand": 0.05}, "points_per_hand 0.05 lies outside its points_ci [0.1, 0.9]"),
     # one deal has no interval: evaluate.py writes [null, null], and a pool dropped this one
     ({"matches": 2, "hands": 9, "wins": 1}, "points_ci [0.1, 0.9] for a run of one deal"),
+    ({"rules": Rules(players=3, target=16).to_dict(), "matches": 3, "hands": 9, "wins": 1},
+     "points_ci [0.1, 0.9] for a run of one deal"),           # one deal of 3 sides: 3 matches
     ({"rules": Rules(players=3, target=16).to_dict(), "matches": 4, "hands": 20},
      "a multiple of 3 (the sides of its rules)"),
     ({"rules": Rules(players=3, target=16).to_dict(), "matches": 6, "hands": 20, "partner": "easy"},
@@ -863,6 +872,10 @@ def test_t95_against_known_quantiles_and_the_normal():
     with pytest.raises(ValueError, match="whole number"):
         t95(1.5)
     assert t95(30.5) == pytest.approx(2.0409, abs=1e-4)
+    # the table to 30 (its 4 decimals), the expansion past it within 1e-5 as its text says
+    # (scipy's 2.0395134464 at 31; a mutation review: the 1/v**4 term dropped, 1.7e-6 off, and
+    # 30 taken by the expansion passed the 1e-4 above)
+    assert t95(30) == 2.0423 and t95(31) == pytest.approx(2.0395134464, abs=2e-7)
 
 
 def test_coverage_of_the_points_interval_from_few_deals():
@@ -1642,17 +1655,20 @@ def test_round_robin_elo_matches_the_wins(tmp_path):
 # ---- evaluate.py --pool with runs of unequal deals (README: each run's standard error is its
 # half-width / t of its own deals - 1; pooled t of the summed degrees of freedom; scope weighted
 # by hands)
-def _run(seed, matches, hands, pph, ci, scope, opp_scope):
+def _run(seed, matches, hands, pph, ci, scope, opp_scope, wins=None):
     return {"agent": "easy", "partner": None, "rules": Rules().to_dict(), "seed": seed,
-            "results": [{"opponent": "random", "matches": matches, "hands": hands, "wins": matches // 2,
+            "results": [{"opponent": "random", "matches": matches, "hands": hands,
+                         "wins": matches // 2 if wins is None else wins,
                          "points_per_hand": pph, "points_ci": ci, "scope_per_hand": scope,
                          "opp_scope_per_hand": opp_scope}]}
 
 
 def test_pool_unequal_runs_by_hand(tmp_path):
     f1, f2, out = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "p.json"
-    f1.write_text(json.dumps(_run(1, 6, 30, 0.5, [0.1, 0.9], 0.2, 0.1)))       # 3 deals
-    f2.write_text(json.dumps(_run(2, 10, 50, -0.2, [-0.5, 0.1], 0.6, 0.3)))    # 5 deals
+    # 1 win of 6 and 5 of 10: the pooled rate is 6 / 16, not the mean of the two rates (1/3;
+    # a mutation review: equal rates in both files hid it)
+    f1.write_text(json.dumps(_run(1, 6, 30, 0.5, [0.1, 0.9], 0.2, 0.1, wins=1)))       # 3 deals
+    f2.write_text(json.dumps(_run(2, 10, 50, -0.2, [-0.5, 0.1], 0.6, 0.3, wins=5)))    # 5 deals
     p = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--pool", str(f1), str(f2), "--json",
                         str(out)], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert p.returncode == 0, p.stderr
@@ -1665,7 +1681,9 @@ def test_pool_unequal_runs_by_hand(tmp_path):
     assert r["points_ci"] == pytest.approx([pph - half, pph + half], abs=1e-4)
     assert r["scope_per_hand"] == pytest.approx(w1 * 0.2 + w2 * 0.6)
     assert r["opp_scope_per_hand"] == pytest.approx(w1 * 0.1 + w2 * 0.3)
-    assert r["win_ci"] == pytest.approx(list(wilson_by_quadratic(8, 16)), abs=1e-9)
+    assert (r["wins"], r["matches"]) == (6, 16) and r["win_rate"] == pytest.approx(6 / 16)
+    assert r["win_ci"] == pytest.approx(list(wilson_by_quadratic(6, 16)), abs=1e-9)
+    assert re.search(r"^random\s+16\s+80\s+37\.5% \[", p.stdout, re.M), p.stdout
 
 
 def test_row_prints_the_win_interval_low_then_high():
