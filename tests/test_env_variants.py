@@ -490,6 +490,10 @@ def test_every_public_function_taking_rules_takes_a_preset_name():
     assert layout_for("scopone").size == layout_for(rules_from_preset("scopone")).size == 469
     seats = [make_agent("random", rules="scopone", seed=k) for k in range(4)]
     assert play_match(seats, "scopone", 1, [0, 1, 2, 3]).winner is not None
+    # the agent at seat 2 of a pairs game plays for side 0 (seats 0 and 2), and wins with it
+    # (a mutation review: agent_side taken as the seat passed, no caller seating it past 1)
+    r = play_match(seats, "scopone", 1, [0, 1, 2, 3], agent_seat=2)
+    assert (r.agent_seat, r.agent_side) == (2, 0) and r.agent_won == (r.winner == 0)
     assert len(play_pair(make_agent("easy", rules="napola"), make_agent("random", rules="napola"), "napola", 3)) == 2
     for bad in (lambda: scopa_env.n_actions(5), lambda: layout_for(5),
                 lambda: play_match(seats, 5, 1, [0, 1, 2, 3])):
