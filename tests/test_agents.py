@@ -774,6 +774,29 @@ def test_the_networks_last_deal_plays_for_the_match_in_a_deciding_hand():
                                                               mask_of(captured)), scores
 
 
+def test_the_networks_last_deal_plays_for_the_match_from_a_score_within_7_of_the_target(monkeypatch):
+    """The network alone counts out the last deal for the hand's points until either score is
+    within 7 of the target (4 of 11), then for the match (a mutation review: margins of 6 and 8
+    passed, the test above trying only 0-0 and 10-0)."""
+    pytest.importorskip("torch")
+    from agents import _rollout
+    kw = dict(hands=[["1D", "5D", "6S"], ["3D", "3S", "9S"]], table=["4D", "6D", "1B"],
+              piles=[["8D", "9D", "10D", "2C", "3C", "9C", "2S", "8S", "10S", "3B", "4B", "5B", "9B"],
+                     ["2D", "7D", "1C", "4C", "5C", "6C", "7C", "8C", "10C", "1S", "4S", "5S", "7S",
+                      "2B", "6B", "7B", "8B", "10B"]], dealer=1, to_move=0, last_capturer=1)
+    real, seen = _rollout.last_deal_values, []
+
+    def spy(obs, target, cards, captured, k, equity, *rest):
+        seen.append("points" if np.array_equal(equity, _exact.POINTS) else
+                    "match" if np.array_equal(equity, _exact.linear_equity(11)) else "other")
+        return real(obs, target, cards, captured, k, equity, *rest)
+    monkeypatch.setattr(_rollout, "last_deal_values", spy)
+    a = make_agent(str(CHECKPOINT))
+    for scores in ([3, 0], [0, 3], [3, 3], [4, 0], [0, 4], [10, 10]):
+        a.act(Game(Rules()).setup(**kw, scores=scores).observation(0))
+    assert seen == ["points"] * 3 + ["match"] * 3
+
+
 @pytest.mark.parametrize("name", ["normal", "hard"])
 def test_completes_a_napola(name):
     """With the napola scored, 6S taking 1D 2D 3D is worth 3 points at once. Normal's judgement
@@ -2394,6 +2417,26 @@ def test_an_exported_agent_keeps_its_counters_and_a_network_of_no_width_is_refus
     checkpoint.save_atomic(d, tmp_path / "h0.pt")
     with pytest.raises(ScopaError, match="model_config 'hidden' = 0: it must be a whole number, at least 1"):
         make_agent(str(tmp_path / "h0.pt"))
+
+
+def test_an_exported_network_of_other_rules_keeps_its_observation_layout(tmp_path):
+    """agent_only keeps obs_layout, which a network for 4 players needs to load (the shipped
+    file, of the classic game, has none, so the test above could not see it dropped: a mutation
+    review)."""
+    pytest.importorskip("torch")
+    from agents import checkpoint
+    from agents.network import MoveScorer, model_config
+    from scopa_env.presets import rules_from_preset
+    sc = rules_from_preset("scopone")
+    m = MoveScorer.for_rules(16, sc)
+    full = dict(checkpoint.base_dict("dmc", model_config(m), m.state_dict(), {"algo": "dmc"}, sc.to_dict()),
+                optimizer={}, algo_state={}, rng={})
+    kept = checkpoint.agent_only(full)
+    assert kept["obs_layout"] == full["obs_layout"] == {"players": 4, "size": 469}
+    checkpoint.save_atomic(kept, tmp_path / "scopone.pt")
+    a = make_agent(str(tmp_path / "scopone.pt"))
+    g = Game(sc, 0)
+    assert a.act(g.observation(g.to_move)) in g.legal_action_ids()
 
 
 @pytest.mark.parametrize("deck", [["7D", "8D", "9D", "10D"], ["8D", "9D", "10D"]])

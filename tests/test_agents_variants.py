@@ -766,3 +766,44 @@ def test_a_rollout_under_cirulla_pairs_sees_the_cards_other_seats_showed():
             return [int(end[core.PILES + s]) for s in range(4)] + [int(end[core.SCOPE + s]) for s in range(4)]
         assert ends() == ends(best), (seed, plies)
         assert any(ends(m) != ends(best) for m in values), (seed, plies)
+
+
+def test_the_network_scores_an_ace_taking_the_table_by_the_cards_it_takes():
+    """Under scopa d'assi an ace's "takes the whole table" id carries no cards (TAKES_TABLE): the
+    learned agent gives its network the table's cards as the move's capture, as training's
+    engine does (a mutation review: a capture of no cards passed every test)."""
+    torch = pytest.importorskip("torch")
+    from agents.learned import LearnedAgent
+    from agents.network import MoveScorer
+    rules = rules_from_preset("scopa-d-assi")
+    torch.manual_seed(0)
+    m = MoveScorer.for_rules(16, rules)
+    a = LearnedAgent(rules=rules, model=m, count_last=0)
+    rng = np.random.default_rng(0)
+    for seed in range(20):
+        g = Game(rules, seed)
+        while g.phase == core.PLAYING:
+            ids = np.asarray(g.legal_action_ids())
+            aces = ids[a.actions.captured[ids] == TAKES_TABLE]
+            if len(aces) and len(g.table) > 1:
+                break
+            g.play_action(int(ids[rng.integers(len(ids))]))
+        else:
+            continue
+        break
+    else:
+        pytest.fail("no ace could take a table of 2 or more cards in 20 games")
+    o = g.observation(g.to_move)
+    legal, scores = a.scores(o)
+    table = sum(1 << c for c in g.table)
+    captured = np.where(a.actions.captured[legal] == TAKES_TABLE, table, a.actions.captured[legal])
+    obs = m.obs_tensor(np.asarray(o["observation"], dtype=np.int8)[None])
+    with torch.no_grad():
+        want = m.score_moves(obs, m.encode(obs), torch.from_numpy(a.actions.card[legal].astype(np.int64))[None],
+                             torch.from_numpy(captured.astype(np.int64))[None])[0].numpy()
+    np.testing.assert_allclose(scores, want, rtol=1e-5)
+    without = np.where(a.actions.captured[legal] == TAKES_TABLE, 0, a.actions.captured[legal])
+    with torch.no_grad():
+        empty = m.score_moves(obs, m.encode(obs), torch.from_numpy(a.actions.card[legal].astype(np.int64))[None],
+                              torch.from_numpy(without.astype(np.int64))[None])[0].numpy()
+    assert not np.allclose(scores, empty)

@@ -402,6 +402,13 @@ def test_a_checkpoint_with_misshapen_training_state_is_refused(tmp_path, algo):
                   (lambda d: d["algo_state"]["carry"]["seat"][-1].__setitem__(3, 7),
                    r"algo_state.carry.seat of game 3 is out of range \(it must be 0..1\)"),
                   (lambda d: d["algo_state"]["carry"]["card"][0].__setitem__(5, 999),
+                   r"algo_state.carry.card of game 5 is out of range \(it must be 0..39\)"),
+                  # one past the range, either way (a mutation review: a bound of hi + 1 passed)
+                  (lambda d: d["algo_state"]["carry"]["seat"][-1].__setitem__(3, 2),
+                   r"algo_state.carry.seat of game 3 is out of range \(it must be 0..1\)"),
+                  (lambda d: d["algo_state"]["carry"]["card"][0].__setitem__(5, 40),
+                   r"algo_state.carry.card of game 5 is out of range \(it must be 0..39\)"),
+                  (lambda d: d["algo_state"]["carry"]["card"][0].__setitem__(5, -1),
                    r"algo_state.carry.card of game 5 is out of range \(it must be 0..39\)")]
     else:
         held = len(state["pool"])
@@ -2821,7 +2828,45 @@ def test_save_atomic_fsyncs_the_file(tmp_path, fsync_calls):
     """save_atomic: 'torch.save to a temp file next to path, fsync, then os.replace' (mutation
     testing: the fsync dropped went unseen)."""
     checkpoint.save_atomic({"v": torch.zeros(2)}, tmp_path / "a.pt")
-    assert fsync_calls[0] is False
+    assert fsync_calls == [False, True]     # the file, then its folder: the rename is durable too
+
+
+def test_save_atomic_writes_a_hidden_temp_file_beside_its_target(tmp_path, monkeypatch):
+    """The temp file is in the target's folder (os.replace across file systems fails) and named
+    as remove_partial_saves finds it, so a save killed before its rename leaves nothing a
+    new run does not clear (a mutation review: a temp file in /tmp, or not hidden, passed)."""
+    seen = []
+
+    def killed(src, dst):
+        seen.append((Path(src).parent == Path(dst).parent, Path(src).name.startswith(".a.pt."),
+                     checkpoint.remove_partial_saves(Path(dst).parent) == [Path(src)]))
+        raise KeyboardInterrupt
+    monkeypatch.setattr(os, "replace", killed)
+    with pytest.raises(KeyboardInterrupt):
+        checkpoint.save_atomic({"v": torch.zeros(1000)}, tmp_path / "a.pt")
+    assert seen == [(True, True, True)] and list(tmp_path.iterdir()) == []
+
+
+def test_a_checkpoint_of_an_older_layout_or_lacking_a_part_is_refused(tmp_path):
+    """An older observation or action layout version is refused as a newer one is (a network
+    trained on other inputs or ids plays wrongly without a word), and a file lacking a required
+    part says which, not a KeyError (a mutation review: only version 999 was tried, and no file
+    lacked its weights or its config)."""
+    d = checkpoint.load(ROOT / "checkpoints" / "scopa-default.pt")
+    for key, what in (("obs_layout_version", "observation"), ("action_layout_version", "action")):
+        path = tmp_path / f"{key}.pt"
+        checkpoint.save_atomic(dict(d, **{key: 0}), path)
+        with pytest.raises(ScopaError, match=rf"^checkpoint {re.escape(repr(str(path)))} was trained on "
+                                             rf"{what} layout version 0, this code has version 1$"):
+            checkpoint.load(path)
+    for gone in (("model",), ("config", "rules")):
+        path = tmp_path / "lacks.pt"
+        checkpoint.save_atomic({k: v for k, v in d.items() if k not in gone}, path)
+        with pytest.raises(ScopaError, match=rf"^checkpoint {re.escape(repr(str(path)))} lacks "
+                                             rf"{', '.join(gone)}$"):
+            checkpoint.load(path)
+        with pytest.raises(ScopaError, match=rf"lacks {', '.join(gone)}$"):
+            make_agent(str(path))
 
 
 def test_checkpoint_fuzzing_review_findings(tmp_path, capsys):
