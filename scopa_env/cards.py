@@ -78,6 +78,12 @@ def parse_card(text: str) -> int:
     return card_id(rank, SUITS.index(t[-1]))
 
 
+def number_text(value) -> str:
+    """A value as a message shows it: a whole number as Python prints one (numpy 2's repr of
+    np.int64(5) is 'np.int64(5)'), anything else by its repr."""
+    return str(int(value)) if is_whole(value) else repr(value)
+
+
 def as_card(card: int | str) -> int:
     """A card given as an id or as notation -> card id."""
     if isinstance(card, str):
@@ -86,7 +92,7 @@ def as_card(card: int | str) -> int:
         c = int(card)
         if 0 <= c < N_CARDS:
             return c
-    raise ScopaError(f"bad card {card!r}: give a card id 0..39 or notation like '7D'")
+    raise ScopaError(f"bad card {number_text(card)}: give a card id 0..39 or notation like '7D'")
 
 
 def mask_of(cards: Iterable[int | str]) -> int:

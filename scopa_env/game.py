@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import core
-from .cards import ALL_CARDS_MASK, as_card, as_mask, card_str, cards_of, cards_str, is_list, is_whole, mask_of
+from .cards import ALL_CARDS_MASK, as_card, as_mask, card_str, cards_of, cards_str, is_list, is_whole, mask_of, number_text
 from .actions import action_id, action_table
 from .errors import ScopaError
 from .observation import observe
@@ -250,7 +250,7 @@ class Game:
             raise ScopaError(f"setup needs {sides} scores, one per side")
         for what, seat in (("dealer", dealer), ("to_move", to_move), ("last_capturer", last_capturer)):
             if (seat is not None or what == "dealer") and not self.rules.is_seat(seat):
-                raise ScopaError(f"setup {what} {seat!r} is not a seat 0..{n - 1}")
+                raise ScopaError(f"setup {what} {number_text(seat)} is not a seat 0..{n - 1}")
         mover = (dealer + 1) % n if to_move is None else to_move
         if hands[mover] == 0 and any(hands):
             # no legal move and the hand not over: the game stalled
@@ -298,7 +298,7 @@ class Game:
             raise ScopaError(f"a deal must hold each of the 40 cards once, got {len(cards)} cards "
                              f"({len(set(cards))} different)")
         if not self.rules.is_seat(dealer):
-            raise ScopaError(f"dealer {dealer!r} is not a seat 0..{self.n_players - 1}")
+            raise ScopaError(f"dealer {number_text(dealer)} is not a seat 0..{self.n_players - 1}")
         if self.match_over:
             raise ScopaError("the match is over: no more hands")
         if self.phase == core.PLAYING and self.state[core.PLAYS] > 0:
@@ -427,7 +427,7 @@ class Game:
     def _seat(self, player) -> int:
         """`player` as a seat index, or ScopaError (a bad index read other state slots)."""
         if not self.rules.is_seat(player):
-            raise ScopaError(f"player {player!r} is not a seat 0..{self.n_players - 1}")
+            raise ScopaError(f"player {number_text(player)} is not a seat 0..{self.n_players - 1}")
         return int(player)
 
     def hand(self, player: int) -> list[int]:

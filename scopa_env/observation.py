@@ -87,7 +87,7 @@ import numpy as np
 from numba import njit
 
 from . import core
-from .cards import is_whole
+from .cards import is_whole, number_text
 from .errors import ScopaError
 from .presets import resolve_rules
 
@@ -300,7 +300,7 @@ def observe(state: np.ndarray, player: int) -> np.ndarray:
         raise ScopaError(f"the state's player count {n} is not one of {PLAYER_COUNTS}: not a "
                          f"game's state array")
     if not is_whole(player) or not 0 <= int(player) < n:
-        raise ScopaError(f"player {player!r} is not a seat 0..{n - 1}")
+        raise ScopaError(f"player {number_text(player)} is not a seat 0..{n - 1}")
     out = np.zeros(int(_SIZES[n, int(state[core.HAND_BONUS] != 0)]), dtype=np.int8)
     write_observation(state, player, out)
     return out

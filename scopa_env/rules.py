@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
-from .cards import is_whole
+from .cards import is_whole, number_text
 from .errors import NEWER_FILE, ScopaError
 
 PLAYER_COUNTS = (2, 3, 4, 6)
@@ -154,7 +154,7 @@ class Rules:
     def team_of(self, seat: int) -> int:
         """The side seat `seat` plays for (partners sit opposite: seats s and s + teams)."""
         if not self.is_seat(seat):
-            raise ScopaError(f"seat {seat!r} is not a seat 0..{self.players - 1}")
+            raise ScopaError(f"seat {number_text(seat)} is not a seat 0..{self.players - 1}")
         return int(seat) % self.teams
 
     @property

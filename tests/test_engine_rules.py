@@ -945,6 +945,36 @@ def test_as_card_refuses_id_40_so_no_mask_gets_a_41st_bit():
         as_card(40)
     with pytest.raises(ScopaError, match="bad card 40"):
         mask_of([0, 40])
+    # nor a negative id, which numpy and Python index from the end (a mutation review: -40..-1
+    # passed, and mask_of and Game.play then failed with Python's 'negative shift count')
+    for bad in (-1, -40, np.int64(-1)):
+        with pytest.raises(ScopaError, match=rf"^bad card {bad}: give a card id 0\.\.39 or notation like '7D'$"):
+            as_card(bad)
+    with pytest.raises(ScopaError, match=r"^bad card -1: give a card id"):
+        mask_of([0, -1])
+    with pytest.raises(ScopaError, match=r"^bad card -1: give a card id"):
+        Game(seed=0).play(-1)
+
+
+def test_deal_hand_refuses_a_dealer_that_is_no_seat_and_decode_a_negative_id():
+    """deal_hand (records' replay) checks its dealer: 2, -1, True or 1.0 in a 2-player game left
+    a state from_state refuses; decode refuses a negative id rather than reading the table from
+    its end (a mutation review: both checks could go unseen)."""
+    from scopa_env.actions import decode
+    g = Game(seed=0)
+    before = g.state.copy()
+    for bad, shown in ((2, "2"), (-1, "-1"), (True, "True"), (1.0, "1.0"), (np.int64(2), "2")):
+        with pytest.raises(ScopaError, match=rf"^dealer {shown} is not a seat 0\.\.1$"):
+            g.deal_hand(bad, list(range(40)))
+        assert np.array_equal(g.state, before)
+    # a numpy number is said as the number ('player np.int64(5)' was numpy 2's repr)
+    with pytest.raises(ScopaError, match=r"^player 5 is not a seat 0\.\.1$"):
+        g.hand(np.int64(5))
+    for bad in (-1, -16200, 16200):
+        with pytest.raises(ScopaError, match=rf"^action id {bad} is not in 0\.\.16199$"):
+            decode(bad)
+    with pytest.raises(ScopaError, match=r"^action id -1 is not in 0\.\.16199$"):
+        action_table().describe(-1)
 
 
 def test_the_whole_deck_mask_is_a_valid_mask():

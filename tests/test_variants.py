@@ -613,6 +613,9 @@ def test_match_to_target_with_three_sides_needs_a_strict_leader():
     # the observations hold scores as int8, clipped at 127: past it every agent saw 127 - 127
     (dict(target=101), r"^rules option target must be a whole number 1\.\.100, got 101$"),
     (dict(target=0), r"^rules option target must be a whole number 1\.\.100, got 0$"),
+    # a start table past 10 is no game the sources describe; 12 with hands of 2 makes whole
+    # deals, so only the bound refuses it (a mutation review: a bound of 12 passed)
+    (dict(table_cards=12, hand_cards=2), r"^rules option table_cards must be a whole number 0\.\.10, got 12$"),
 ])
 def test_bad_rules_are_one_error_naming_the_option(bad, match):
     with pytest.raises(ScopaError, match=match):
