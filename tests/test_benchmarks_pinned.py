@@ -206,6 +206,11 @@ def test_main_defaults_to_five_shifts_and_40000_samples(monkeypatch, capsys):
     assert calls == [(s, 11, 40_000) for s in (0, 0.25, 0.5, 0.75, 1.0)]
     rows = capsys.readouterr().out.splitlines()[1:]
     assert [r.split()[1] for r in rows] == ["+0.00", "+0.25", "+0.50", "+0.75", "+1.00"]
+    # 400 matches unless told: 200 duplicate pairs (a mutation review: a default of 200 passed)
+    pairs = []
+    monkeypatch.setattr(match_margin, "run_pairs", lambda agent, opp, n, *a: pairs.append(n) or results)
+    assert match_margin.main(["--agent", "x"]) == 0
+    assert pairs == [200]
 
 
 def test_a_hand_the_opponent_scored_nothing_in_never_moves_a_point():
@@ -530,6 +535,38 @@ def _engine_run_main(monkeypatch, capsys, argv, times):
     return capsys.readouterr().out, seen
 
 
+def test_every_engine_figure_is_a_median_of_repeats_over_the_work_it_divides_by(monkeypatch, capsys):
+    """Each timing but the Python API's takes --repeats runs, the presets' too, and each times
+    the work its figure divides by: a million clones in compiled code, 100,000 copies from
+    Python, n hands (a mutation review: single runs labelled medians, and 10,000 copies divided
+    by 100,000, passed)."""
+    fns, copies, clones = [], [], []
+
+    class Counted(EngineFakeState):
+        def copy(self):
+            copies.append(1)
+            return self
+    fake = _engine_fake_core()
+    fake.clone_many = lambda s, n: clones.append(n)
+    seen = []
+
+    def timed(fn, repeats):
+        seen.append(repeats)
+        fns.append(fn)
+        return 1.0
+    monkeypatch.setattr(bench_engine, "core", fake)
+    monkeypatch.setattr(bench_engine, "Game", lambda seed=0: types.SimpleNamespace(state=Counted()))
+    monkeypatch.setattr(bench_engine, "timed", timed)
+    assert bench_engine.main(["--hands", "300000", "--repeats", "4", "--presets"]) == 0
+    capsys.readouterr()
+    assert seen == [4, 3, 4, 4] + [4] * len(bench_engine.PRESETS)
+    clones.clear()
+    fns[2]()
+    assert clones == [1_000_000]
+    fns[3]()
+    assert len(copies) == 100_000
+
+
 def test_python_api_is_timed_an_odd_number_of_times(monkeypatch, capsys):
     """The Python-API median is over an odd number of runs (a median of 2 runs is their mean)."""
     out, seen = _engine_run_main(monkeypatch, capsys, ["--hands", "300000", "--repeats", "4"], [1.0, 1.0, 1.0, 1.0])
@@ -686,6 +723,22 @@ def test_mask_cost_reads_the_mask_only_when_asked(monkeypatch):
     assert env.views == 5
 
 
+def test_mask_cost_is_the_median_of_20_calls_by_default(monkeypatch):
+    """A mutation review: 1 call instead of 20, and the least instead of the median, passed."""
+    env = BatchedFakeEnv(8)
+    bench_batched.mask_cost(env, False)
+    assert env.calls["action_masks"] == 20
+    clock = types.SimpleNamespace(t=0.0)
+    costs = iter([1.0, 5.0, 3.0])
+
+    class Slow(BatchedFakeEnv):
+        def action_masks(self):
+            clock.t += next(costs)
+            return super().action_masks()
+    monkeypatch.setattr(bench_batched.time, "perf_counter", lambda: clock.t)
+    assert bench_batched.mask_cost(Slow(8), False, repeats=3) == 3.0
+
+
 def test_mask_cost_is_compared_with_one_batched_step(monkeypatch, capsys):
     """A batched step of B games takes B / (agent steps per second): 8 games at 8,000 steps/s is 1.00 ms, so 2 ms is 2.0x."""
     monkeypatch.setattr(bench_batched, "BatchedScopa", BatchedFakeEnv)
@@ -717,9 +770,11 @@ def test_rows_give_median_min_max_and_a_step_is_the_index_modes_median(monkeypat
     with no test failing: their rates were one constant; mutation-testing review)."""
     rates = {"index": iter([8000.0, 6000.0, 10000.0]), "ids": iter([4000.0] * 3),
              "index+dense mask": iter([2000.0] * 3)}
+    calls = []
     monkeypatch.setattr(bench_batched, "BatchedScopa", BatchedFakeEnv)
     monkeypatch.setattr(bench_batched, "run", lambda env, mode, seconds, rng:
-                        next(rates[mode]) if seconds == 0.5 else 1.0)       # not the warm-ups
+                        calls.append((mode, seconds)) or
+                        (next(rates[mode]) if seconds == 0.5 else 1.0))       # not the warm-ups
     monkeypatch.setattr(bench_batched, "mask_cost", lambda env, read: 0.002)
     args = types.SimpleNamespace(sizes=[8], repeats=3, seconds=0.5)
     bench_batched.bench_rules("classic", args, np.random.default_rng(0), ("index", "ids", "index+dense mask"))
@@ -727,6 +782,9 @@ def test_rows_give_median_min_max_and_a_step_is_the_index_modes_median(monkeypat
     assert out[1].split() == ["8", "index", "8,000", "6,000", "10,000"]
     assert out[2].split() == ["8", "ids", "4,000", "4,000", "4,000"]
     assert out[4].endswith("2.00 ms per call =  2.0x one batched step (1.00 ms)"), out[4]
+    # each mode warmed up before the timed runs (a mutation review: any warm-up dropped passed,
+    # its first call's compile then timed in repeat 1)
+    assert calls[:4] == [("index", 0.2), ("ids", 0.1), ("index+dense mask", 0.1), ("index", 0.5)]
 
 
 def test_baseline_rate_is_its_median_and_the_pair_ratios_are_sorted(monkeypatch, capsys):
@@ -756,10 +814,12 @@ def test_a_batch_of_max_envs_is_timed_and_one_more_refused(monkeypatch, capsys):
     assert capsys.readouterr().err.endswith(f"error: --sizes {MAX_ENVS + 1}: a batch holds at most {MAX_ENVS:,} games\n")
 
 
-def _batched_run_compare(monkeypatch, capsys, repeats):
+def _batched_run_compare(monkeypatch, capsys, repeats, warm=None):
     order = []
 
     def run(env, mode, seconds, rng):
+        if warm is not None and not order:
+            warm.append((env.tag, mode, seconds))
         if seconds != 0.3:          # not the warm-up
             order.append(env.tag)
         return 200.0 if env.tag == "this" else 100.0
@@ -774,8 +834,11 @@ def _batched_run_compare(monkeypatch, capsys, repeats):
 
 def test_baseline_ratio_is_this_over_the_baseline(monkeypatch, capsys):
     """The ratio column is this checkout's rate over the baseline's (twice as fast: 2.000)."""
-    out, _ = _batched_run_compare(monkeypatch, capsys, 2)
+    warm = []
+    out, _ = _batched_run_compare(monkeypatch, capsys, 2, warm)
     assert "     8            100            200   2.000  2.00 2.00" in out
+    # both warmed up first (a mutation review: the first pair timed the baseline's compile)
+    assert warm == [("base", "index", 0.3), ("this", "index", 0.3), ("base", "index", 0.1)]
 
 
 def test_baseline_and_this_checkout_take_turns_going_first(monkeypatch, capsys):
@@ -948,10 +1011,12 @@ def _hard_run_main(monkeypatch, capsys, argv, rows=()):
 
     def play(hard, normal, matches, seed, rules=None, extra=()):
         seen["extra"] = [type(a).__name__ for a in extra]
+        seen.setdefault("plays", []).append((matches, seed))
         return list(rows)
     monkeypatch.setattr(bench_hard, "make_agent", make_agent)
     monkeypatch.setattr(bench_hard, "play", play)
     assert bench_hard.main(argv) == 0
+    _hard_run_main.plays = seen["plays"]
     return capsys.readouterr().out, seen["extra"]
 
 
@@ -961,7 +1026,10 @@ HardROWS = [("hard", 0.010, 0.010, 1), ("hard", 0.010, 0.010, 2), ("hard", 0.010
 
 def test_choice_rows_count_decisions_of_two_or_more_moves_and_ratio_is_hard_over_normal(monkeypatch, capsys):
     """'decisions with a choice' counts those with more than one legal move; the ratio is hard's median cpu over normal's."""
-    out, _ = _hard_run_main(monkeypatch, capsys, ["--matches", "1"], HardROWS)
+    out, _ = _hard_run_main(monkeypatch, capsys, ["--matches", "3", "--seed", "5"], HardROWS)
+    # a warm-up match on seeds of its own first, so the compile is not timed (a mutation review:
+    # the warm-up dropped passed)
+    assert _hard_run_main.plays == [(1, 10_005), (3, 5)]
     lines = out.splitlines()
     assert any(x.startswith("hard cpu,  decisions with a choice") and "n=    2 " in x for x in lines), out
     assert any(x.startswith("normal cpu,  decisions with a choice") and "n=    1 " in x for x in lines), out
