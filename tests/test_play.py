@@ -1386,3 +1386,68 @@ def test_bad_seed_and_partner_options_are_named_as_given(capsys):
         assert got.startswith(f"play.py: error: {err}") and got.count("\n") == 1, got
     with pytest.raises(ScopaError, match=r"^a partner plays only in pairs \(4 or 6 players\); these rules have 3 players"):
         play.PlaySession("random", Rules(players=3), 1, partner="easy", output=io.StringIO())
+
+
+# ---- found by a mutation review of play.py (2026-12-06) ----------------------------------------
+def test_the_hand_is_numbered_as_1_to_3_play_it_and_enter_shows_the_table_again():
+    """The turn screen numbers the hand in the order '1'-'3' read it (by rank: seed 3's 2S 6S
+    8D, where the engine's order is by suit, 8D first); Enter shows the table again, as help
+    says. Both could change with no test failing."""
+    s, out, _ = session(["1", "q"], seed=3)
+    s.run()
+    text = out.getvalue()
+    assert "Your hand: 1) 2♠   2) 6♠   3) 8♦" in text and "You played 2♠" in text
+    s, out, _ = session(["", "q"], seed=3)
+    s.run()
+    assert out.getvalue().count("Your hand: ") == 2
+
+
+@pytest.mark.parametrize("word", ["quit", "exit"])
+def test_every_quit_word_quits_at_the_capture_choice(word):
+    """q, quit and exit quit at every prompt: only 'Q' was tried at 'Which (1-2)'."""
+    s, out, _ = session(["7d", word, "1"])
+    assert run_from(s, choice_position()) == 0
+    text = out.getvalue()
+    assert text.rstrip().endswith("Ciao!") and "You played" not in text
+
+
+def test_between_hands_d_switches_back_help_is_help_and_answers_are_stripped():
+    """Between hands: 'd' twice is the compact names again, 'help' is help (not the next hand),
+    ' n ' is a new match (not the next hand); at the match's end 'sì', ' y ', 'si' and 'yes'
+    are each a yes."""
+    s, out, _ = session(["1", "d", "d", "q"], rules=Rules(napola=True))
+    run_from(s, end_position())
+    text = out.getvalue()
+    assert "card names: Italian" in text and "card names: compact" in text and s.italian is False
+    s, out, _ = session(["1", "help", "q"], rules=Rules(napola=True))
+    run_from(s, end_position())
+    text = out.getvalue()
+    assert "(q quits) help\n  Enter  next hand · n  new match" in text and "--- Hand 2:" not in text
+    s, out, _ = session(["1", " n ", "q"], rules=Rules(napola=True), seed=20)
+    run_from(s, end_position())
+    text = out.getvalue()
+    assert "Match abandoned." in text and s.game.seed == 21 and "--- Hand 2:" not in text
+    for yes in ("sì", " y ", "si", "yes"):
+        s, out, _ = session(["1", yes, "q"], rules=Rules(napola=True), seed=20)
+        run_from(s, end_position(scores=(10, 3)))
+        assert "answer y or n" not in out.getvalue() and s.game.seed == 21, yes
+
+
+def _play_main(monkeypatch, capsys, *argv):
+    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
+    code = play.main(list(argv))
+    o = capsys.readouterr()
+    return code, o.out, o.err
+
+
+def test_every_rule_flag_italian_and_a_six_player_partner_reach_the_game(monkeypatch, capsys):
+    """Each --rule applies (only the first could have), --italian names the cards in Italian,
+    and the six-player pairs game takes a --partner (only scopone's 4 players were tried)."""
+    code, out, err = _play_main(monkeypatch, capsys, "--opponent", "random", "--seed", "3",
+                                "--rule", "napola=true", "--rule", "target=5")
+    assert code == 0 and " to 5 against random, napola on (seed 3)" in out, out + err
+    code, out, err = _play_main(monkeypatch, capsys, "--opponent", "random", "--seed", "3", "--italian")
+    assert code == 0 and "1) 2 di spade" in out, out + err
+    code, out, err = _play_main(monkeypatch, capsys, "--rules", "six-players", "--opponent", "random",
+                                "--partner", "easy", "--seed", "1")
+    assert code == 0 and "with your partner (easy) against random" in out, out + err
