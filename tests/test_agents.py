@@ -756,6 +756,14 @@ def test_a_hand_can_decide_the_match_within_seven_of_the_target():
         assert deciding(g.observation(0)["observation"], 11) is want, scores
 
 
+# a last deal the network alone counts out: for the hand's points 1D takes 1B, for the match
+# (a deciding hand) 5D takes 4D 1B
+LAST_DEAL = dict(hands=[["1D", "5D", "6S"], ["3D", "3S", "9S"]], table=["4D", "6D", "1B"],
+                 piles=[["8D", "9D", "10D", "2C", "3C", "9C", "2S", "8S", "10S", "3B", "4B", "5B", "9B"],
+                        ["2D", "7D", "1C", "4C", "5C", "6C", "7C", "8C", "10C", "1S", "4S", "5S", "7S",
+                         "2B", "6B", "7B", "8B", "10B"]], dealer=1, to_move=0, last_capturer=1)
+
+
 @pytest.mark.skipif(not CHECKPOINT.exists(), reason="no shipped checkpoint")
 def test_the_networks_last_deal_plays_for_the_match_in_a_deciding_hand():
     """The network alone solves the last deal exactly: for the hand's points (1D takes 1B) when
@@ -763,27 +771,20 @@ def test_the_networks_last_deal_plays_for_the_match_in_a_deciding_hand():
     tie and the chances of winning the match do not (mutation testing: points everywhere went
     unseen; the pinned matches use search)."""
     pytest.importorskip("torch")
-    kw = dict(hands=[["1D", "5D", "6S"], ["3D", "3S", "9S"]], table=["4D", "6D", "1B"],
-              piles=[["8D", "9D", "10D", "2C", "3C", "9C", "2S", "8S", "10S", "3B", "4B", "5B", "9B"],
-                     ["2D", "7D", "1C", "4C", "5C", "6C", "7C", "8C", "10C", "1S", "4S", "5S", "7S",
-                      "2B", "6B", "7B", "8B", "10B"]], dealer=1, to_move=0, last_capturer=1)
     a = make_agent(str(CHECKPOINT))
     for scores, card, captured in (([0, 0], "1D", ["1B"]), ([10, 0], "5D", ["4D", "1B"])):
-        g = Game(Rules()).setup(**kw, scores=scores)
+        g = Game(Rules()).setup(**LAST_DEAL, scores=scores)
         assert a.actions.decode(a.act(g.observation(0))) == (parse_card(card),
                                                               mask_of(captured)), scores
 
 
+@pytest.mark.skipif(not CHECKPOINT.exists(), reason="no shipped checkpoint")
 def test_the_networks_last_deal_plays_for_the_match_from_a_score_within_7_of_the_target(monkeypatch):
     """The network alone counts out the last deal for the hand's points until either score is
     within 7 of the target (4 of 11), then for the match (a mutation review: margins of 6 and 8
     passed, the test above trying only 0-0 and 10-0)."""
     pytest.importorskip("torch")
     from agents import _rollout
-    kw = dict(hands=[["1D", "5D", "6S"], ["3D", "3S", "9S"]], table=["4D", "6D", "1B"],
-              piles=[["8D", "9D", "10D", "2C", "3C", "9C", "2S", "8S", "10S", "3B", "4B", "5B", "9B"],
-                     ["2D", "7D", "1C", "4C", "5C", "6C", "7C", "8C", "10C", "1S", "4S", "5S", "7S",
-                      "2B", "6B", "7B", "8B", "10B"]], dealer=1, to_move=0, last_capturer=1)
     real, seen = _rollout.last_deal_values, []
 
     def spy(obs, target, cards, captured, k, equity, *rest):
@@ -793,7 +794,7 @@ def test_the_networks_last_deal_plays_for_the_match_from_a_score_within_7_of_the
     monkeypatch.setattr(_rollout, "last_deal_values", spy)
     a = make_agent(str(CHECKPOINT))
     for scores in ([3, 0], [0, 3], [3, 3], [4, 0], [0, 4], [10, 10]):
-        a.act(Game(Rules()).setup(**kw, scores=scores).observation(0))
+        a.act(Game(Rules()).setup(**LAST_DEAL, scores=scores).observation(0))
     assert seen == ["points"] * 3 + ["match"] * 3
 
 
