@@ -520,16 +520,19 @@ def _engine_fake_core(checksum=7, clock=None, duration=1.0):
                                  random_hands_rules=lambda seed, n, header: 0, STATE_SIZE=99)
 
 
-def _engine_run_main(monkeypatch, capsys, argv, times):
-    """main() with every timed() call answered from `times` (seconds), in order; returns (stdout, repeats per call)."""
+def _engine_run_main(monkeypatch, capsys, argv, times, core=None, game=EngineFakeGame, fns=None):
+    """main() with every timed() call answered from `times` (seconds), in order; returns (stdout,
+    repeats per call). `fns`: a list that gets each timed function."""
     seen = []
     answers = iter(times)
 
     def timed(fn, repeats):
         seen.append(repeats)
+        if fns is not None:
+            fns.append(fn)
         return next(answers)
-    monkeypatch.setattr(bench_engine, "core", _engine_fake_core())
-    monkeypatch.setattr(bench_engine, "Game", EngineFakeGame)
+    monkeypatch.setattr(bench_engine, "core", core or _engine_fake_core())
+    monkeypatch.setattr(bench_engine, "Game", game)
     monkeypatch.setattr(bench_engine, "timed", timed)
     assert bench_engine.main(argv) == 0
     return capsys.readouterr().out, seen
@@ -548,17 +551,9 @@ def test_every_engine_figure_is_a_median_of_repeats_over_the_work_it_divides_by(
             return self
     fake = _engine_fake_core()
     fake.clone_many = lambda s, n: clones.append(n)
-    seen = []
-
-    def timed(fn, repeats):
-        seen.append(repeats)
-        fns.append(fn)
-        return 1.0
-    monkeypatch.setattr(bench_engine, "core", fake)
-    monkeypatch.setattr(bench_engine, "Game", lambda seed=0: types.SimpleNamespace(state=Counted()))
-    monkeypatch.setattr(bench_engine, "timed", timed)
-    assert bench_engine.main(["--hands", "300000", "--repeats", "4", "--presets"]) == 0
-    capsys.readouterr()
+    _, seen = _engine_run_main(monkeypatch, capsys, ["--hands", "300000", "--repeats", "4", "--presets"],
+                               [1.0] * (4 + len(bench_engine.PRESETS)), core=fake,
+                               game=lambda seed=0: types.SimpleNamespace(state=Counted()), fns=fns)
     assert seen == [4, 3, 4, 4] + [4] * len(bench_engine.PRESETS)
     clones.clear()
     fns[2]()

@@ -1171,9 +1171,9 @@ def test_turn_order_in_the_last_deal_leaves_out_seats_with_no_cards():
 
 # ---- a second mutation review of play.py (2026-12-05): each test failed on a change that the
 # rest of this file let through
-def _cli(monkeypatch, capsys, stdin, *args):
+def _cli(monkeypatch, capsys, stdin, *args, opponent="easy"):
     monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
-    assert play.main(["--opponent", "easy", *args]) == 0
+    assert play.main(["--opponent", opponent, *args]) == 0
     return capsys.readouterr().out
 
 
@@ -1433,21 +1433,14 @@ def test_between_hands_d_switches_back_help_is_help_and_answers_are_stripped():
         assert "answer y or n" not in out.getvalue() and s.game.seed == 21, yes
 
 
-def _play_main(monkeypatch, capsys, *argv):
-    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
-    code = play.main(list(argv))
-    o = capsys.readouterr()
-    return code, o.out, o.err
-
-
 def test_every_rule_flag_italian_and_a_six_player_partner_reach_the_game(monkeypatch, capsys):
     """Each --rule applies (only the first could have), --italian names the cards in Italian,
     and the six-player pairs game takes a --partner (only scopone's 4 players were tried)."""
-    code, out, err = _play_main(monkeypatch, capsys, "--opponent", "random", "--seed", "3",
-                                "--rule", "napola=true", "--rule", "target=5")
-    assert code == 0 and " to 5 against random, napola on (seed 3)" in out, out + err
-    code, out, err = _play_main(monkeypatch, capsys, "--opponent", "random", "--seed", "3", "--italian")
-    assert code == 0 and "1) 2 di spade" in out, out + err
-    code, out, err = _play_main(monkeypatch, capsys, "--rules", "six-players", "--opponent", "random",
-                                "--partner", "easy", "--seed", "1")
-    assert code == 0 and "with your partner (easy) against random" in out, out + err
+    out = _cli(monkeypatch, capsys, "q\n", "--seed", "3", "--rule", "napola=true", "--rule", "target=5",
+               opponent="random")
+    assert " to 5 against random, napola on (seed 3)" in out, out
+    out = _cli(monkeypatch, capsys, "q\n", "--seed", "3", "--italian", opponent="random")
+    assert "1) 2 di spade" in out, out
+    out = _cli(monkeypatch, capsys, "q\n", "--rules", "six-players", "--partner", "easy", "--seed", "1",
+               opponent="random")
+    assert "with your partner (easy) against random" in out, out
