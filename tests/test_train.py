@@ -1432,14 +1432,11 @@ def test_a_first_checkpoint_that_fails_leaves_the_run_unsaved(tmp_path, monkeypa
     """The run counts as checkpointed (train.py then says --resume continues it) only once its
     first latest.pt is written: a failed first write (a full disk) leaves it unsaved (a mutation
     review: the flag set before the write went unseen)."""
-    import errno
+    from full_disk import full_disk_mkstemp
     run = Run(tiny_cfg(tmp_path, run_name="first"), log=lambda *_: None)
     run.prepare_folders()
     latest = tmp_path / "ck" / "first" / "latest.pt"
-
-    def full(d, path):
-        raise OSError(errno.ENOSPC, "No space left on device")
-    monkeypatch.setattr(checkpoint, "save_atomic", full)
+    full_disk_mkstemp(monkeypatch)
     with pytest.raises(ScopaError, match=rf"^cannot write the checkpoint {re.escape(repr(str(latest)))} "
                                          r"\(No space left on device\); the file there, if any, is as it was$"):
         run.save()
