@@ -242,7 +242,13 @@ def test_simulate_cli_writes_records_that_replay(tmp_path):
                               seed, "--out", str(out)], capture_output=True, text=True)
         assert bad.returncode == 2 and "must be a whole number 0..2**63-1" in bad.stderr, bad.stderr
         assert "Traceback" not in bad.stderr
+    assert "--seed + --matches - 1 (the last match's seed)" in bad.stderr     # named as the user gave it
     assert len(list(records.read(str(out)))) == 5      # checked before the file was opened
+    # to standard output too: checked before the first record goes out, not after it
+    bad = subprocess.run([sys.executable, "-m", "scopa_env.simulate", "--matches", "2", "--seed",
+                          str(2**63 - 1), "--out", "-"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stdout == "", bad.stdout[:200]
+    assert "--seed + --matches - 1 (the last match's seed)" in bad.stderr, bad.stderr
 
 
 def test_replay_file_names_the_line_of_a_record_that_does_not_replay(tmp_path):
@@ -1075,6 +1081,17 @@ def test_replay_refuses_extra_deals_later_tables_other_legal_lists_and_respelled
     later = rec["hands"][1]["deals"][2]["hands"][0]
     _refused(changed(lambda r: r["hands"][1]["deals"][2]["hands"][0].__setitem__(0, later[0].lower())),
              f"hand 1 deal 2: card {later[0].lower()!r} is written {later[0]!r} in a record")
+
+    def table_card_to_next_deal(r):
+        # the last table card of hand 1 moved to the front of the first seat's cards of deal 1: the
+        # deck strung from the record is the same 40 cards in the same order, so only the table's
+        # own check names deal 0 (without it the fault surfaced one deal later, at deal 1's hands)
+        hand = r["hands"][1]
+        first_seat = (hand["dealer"] + 1) % 2
+        hand["deals"][1]["hands"][first_seat].insert(0, hand["deals"][0]["table"].pop())
+    table1 = rec["hands"][1]["deals"][0]["table"]
+    _refused(changed(table_card_to_next_deal),
+             f"hand 1 deal 0: the deal lists table {table1[:-1]}, the engine dealt {table1} from those cards")
 
 
 def test_read_takes_a_byte_order_mark_only_at_the_start_and_hints_only_at_lone_crs(tmp_path):

@@ -929,6 +929,9 @@ def test_pair_entropy_is_the_plain_pair_up_to_2_32_minus_1_inclusive():
     assert pair_entropy(0, top) == [0, top]
     assert pair_entropy(top, top) == [top, top]
     assert pair_entropy(2**32, 0) == [0, 1, 0, 0, 0x5C0BA]
+    # a small seed with a big index is wide too: [0, 2**32] would be numpy's [0, 0, 1], thing 0 of another seed
+    assert pair_entropy(0, 2**32) == [0, 0, 0, 1, 0x5C0BA]
+    assert pair_entropy(5, 2**32 + 7) == [5, 0, 7, 1, 0x5C0BA]
 
 
 def test_card_str_of_40_is_a_scopa_error_not_an_index_error():
