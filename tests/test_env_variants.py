@@ -12,7 +12,7 @@ from scopa_env.actions import CLASSIC_SIZE, TAKES_TABLE, action_table, encode_mo
 from scopa_env.aec import agent_names, env as make_env, raw_env
 from scopa_env.batched import side_rewards
 from scopa_env.cards import as_card, card_str, cards_of, mask_of
-from scopa_env.observation import OBS_SIZE, SLICES, layout, layout_for, observe, view
+from scopa_env.observation import OBS_HIGH, OBS_SIZE, SLICES, layout, layout_for, observe, view
 from scopa_env.presets import PRESETS, rules_from_preset
 
 from reference_rules import legal as reference_legal
@@ -137,6 +137,10 @@ def _every_move_has_one_id(rules):
 def test_two_player_layout_is_version_1():
     assert OBS_SIZE == 291 and layout(2).size == 291 and layout(2).slices == SLICES
     assert SLICES["to_move"] == slice(290, 291) and SLICES["opp_hand_size"] == slice(280, 281)
+    # each value's bound, slot by slot: the Box's high and the network's input scale (a checkpoint
+    # trained on /3 for the opponent's hand size read /4 with a bound of 4: a mutation review)
+    assert OBS_HIGH.tolist() == [1] * 280 + [3, 40, 40, 40, 127, 127, 127, 1, 1, 2, 1]
+    assert layout(2, 9).high[layout(2, 9).slices["opp_hand_size"]].tolist() == [9]
     assert {n: layout(n).size for n in (3, 4, 6)} == {3: 384, 4: 469, 6: 642}
     assert layout_for(rules_from_preset("scopone")).high[layout(4).slices["hand_size"]].tolist() \
         == [9] * 4

@@ -162,6 +162,18 @@ def test_resume_equals_uninterrupted(tmp_path, algo, preset):
     assert torch.equal(a["algo_state"]["env"]["states"], b["algo_state"]["env"]["states"])
 
 
+def test_the_config_text_is_logged_at_each_start_at_the_runs_step(tmp_path):
+    """TensorBoard's config text is written at each start at the step it starts from, so after a
+    --resume one can read which config was in force from when (logged at step 0 each time, the
+    texts piled up there unseen: a mutation review)."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    Run(tiny_cfg(tmp_path, run_name="t"), log=lambda *_: None).train(stop_at=1024)
+    start(tiny_cfg(tmp_path), resume=str(tmp_path / "ck" / "t"), log=lambda *_: None).train()
+    texts = EventAccumulator(str(tmp_path / "runs" / "t")).Reload().Tensors("config/text_summary")
+    assert [e.step for e in texts] == [0, 1024]
+    assert all(e.tensor_proto.string_val[0].decode().startswith('```toml\nalgo = "dmc"\n') for e in texts)
+
+
 def test_ppo_resume_keeps_each_games_pool_opponent(tmp_path):
     """Which pool snapshot each game plays is saved (algo_state 'opponent'); in the tiny run above
     the snapshots and the policy are alike enough that a resume which forgot it still ended equal
