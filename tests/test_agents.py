@@ -1061,6 +1061,9 @@ def test_dealt_last_deals_stay_far_below_the_node_cap():
                 _exact.minimax_any(child, _exact.POINTS, states, bufs, counts[1], 0)
         most = [max(m, int(c[0])) for m, c in zip(most, counts)]
     assert 0 < max(most) < 1000 and 1000 * 1000 <= _exact.EXACT_NODES, most
+    # and no higher: docs/experiments.md's times (0.36 s to give up on a 30-card table) are this cap's
+    # (100 million passed every test, and a set-up position took minutes again: a mutation review)
+    assert _exact.EXACT_NODES == 1_000_000
 
 
 def test_last_deal_against_easy_is_its_mean_outcome():
@@ -2154,6 +2157,43 @@ def _one_hand_weights(card, captured, eps=0.3, beta=2.5, opp=("10S", "2C")):
                               hands, wn, we, ws)
     assert n == 1 and hands[0] == mask_of(opp)
     return wn[0], we[0], ws[0]
+
+
+def test_the_normal_model_judges_an_earlier_move_with_the_movers_own_pile():
+    """hand_weights judges each earlier move of the opponent as normal would from its seat: its
+    own pile as "mine". Under the napola the two piles weigh differently (here 2D and 3D complete
+    the opponent's 1D 4D napola), so the piles passed the other way round made 3D x 2D 1C look
+    like a mistake (a mutation review: without the napola the judgement is the same both ways)."""
+    from agents._scoring import WEIGHTS
+    from agents.normal import NormalAgent
+    rules = Rules(napola=True)
+    # the earlier position, the opponent (seat 1) to move with 5B 3D 7S on 2D 1C 4S
+    hand, table = ["5B", "3D", "7S"], ["2D", "1C", "4S"]
+    theirs = ["10S", "9D", "9B", "8D", "1D", "4D", "7B", "7D"]
+    mine = ["3C", "4B", "9S", "6S", "1B", "1S", "10C", "6B", "9C", "7C", "6D"]
+    used = mask_of(hand + table + theirs + mine)
+    rest = [c for c in range(40) if not used >> c & 1]
+    then = Game(rules)
+    then.setup(hands=[rest[:3], hand], table=table, piles=[mine, theirs], deck=rest[3:], dealer=0, to_move=1)
+    move = then.move_of_action(NormalAgent(rules, count_last=0).act(then.observation(1)))
+    assert str(move) == "3D x 2D 1C"
+    k = len(then.legal_action_ids())
+    # now, the last deal: the opponent holds 5B 7S (the unseen cards), one hand to weigh
+    opp, now_hand, now_table = ["5B", "7S"], ["3C", "6B", "8C"], ["8S"]
+    used = mask_of(opp + now_hand + now_table)
+    rest = [c for c in range(40) if not used >> c & 1]
+    g = Game(rules)
+    g.setup(hands=[now_hand, opp], table=now_table, piles=[rest[::2], rest[1::2]], deck=[], dealer=1, to_move=0)
+    base = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    unseen = _rollout.build_base(g.observation(0)["observation"], 11, base)
+    row = [mask_of(table), parse_card("3D"), mask_of(["1C", "2D"]), mask_of(theirs), mask_of(mine), 3,
+           40 - then.state[core.DECK_POS], 0, mask_of(["3D"])]
+    hands = np.zeros(4, dtype=np.int64)
+    wn, we, ws = np.zeros(4), np.zeros(4), np.zeros(4)
+    n = _rollout.hand_weights(base, unseen, 2, np.array([row], dtype=np.int64), 1, WEIGHTS, 0.3, 2.5,
+                              hands, wn, we, ws)
+    assert n == 1 and hands[0] == mask_of(opp)
+    assert wn[0] == pytest.approx(0.7 + 0.3 / k)      # normal's best move, not the eps share
 
 
 def test_easy_model_is_uniform_over_the_captures():

@@ -126,6 +126,25 @@ def test_decisions_depend_on_the_observation_and_seed_only(name):
     assert checked == 4
 
 
+@pytest.mark.parametrize("hands,holder", [
+    ([["1D", "2D"], ["3D"], ["4D"]], None),     # two other seats hold cards: still hidden who holds what
+    ([["1D", "2D"], ["3D"], []], 1),            # one seat holds them all: nothing hidden
+    ([["1D", "2D"], [], ["4D"]], 2),
+    ([["1D"], [], []], -1),
+])
+def test_the_view_names_the_one_seat_left_holding_cards(hands, holder):
+    """On a 3-player last deal with two other seats holding cards, View.holder() is None: naming
+    one of them gave it every unseen card, an impossible world counted out exactly (holder's
+    'more than one' read as 'more than two' passed: a mutation review)."""
+    rules = rules_from_preset("three-players")
+    used = mask_of([c for h in hands for c in h] + ["5B"])
+    rest = [c for c in range(40) if not used >> c & 1]
+    g = Game(rules)
+    g.setup(hands=hands, table=["5B"], piles=[rest[0::3], rest[1::3], rest[2::3]], deck=[], dealer=2, to_move=0)
+    view = _rollout.View(g.observation(0)["observation"], rules, np.asarray(rules.to_header(), dtype=np.int64))
+    assert view.holder() == holder
+
+
 @pytest.mark.parametrize("name", ["scopone-scientifico", "three-players", "six-players", "napola"])
 def test_the_world_is_rebuilt_from_the_observation(name):
     rules = rules_from_preset(name)
