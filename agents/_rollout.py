@@ -95,14 +95,22 @@ def card_ids(mask, out):
 
 
 @njit(cache=True)
+def shuffle_ids(ids, n, rng):
+    """ids[:n] in a uniformly random order (Fisher-Yates), in place: the one shuffle of a world's
+    hidden cards, for both searches (search_any had its own copy, and Sattolo's shuffle put into
+    it, a draw below i instead of i + 1, passed every test: a mutation review)."""
+    for i in range(n - 1, 0, -1):
+        j = rng_below(rng, 0, i + 1)
+        t = ids[i]
+        ids[i] = ids[j]
+        ids[j] = t
+
+
+@njit(cache=True)
 def sample_world(base, unseen_ids, n_unseen, opp_n, rng, world):
     """world = base with the unseen cards dealt at random: opp_n to seat 1, the rest to the deck."""
     world[:] = base
-    for i in range(n_unseen - 1, 0, -1):
-        j = rng_below(rng, 0, i + 1)
-        t = unseen_ids[i]
-        unseen_ids[i] = unseen_ids[j]
-        unseen_ids[j] = t
+    shuffle_ids(unseen_ids, n_unseen, rng)
     opp = np.int64(0)
     for i in range(opp_n):
         opp |= np.int64(1) << unseen_ids[i]
@@ -409,11 +417,7 @@ def search_any(base, sizes, unseen, cards, masks, k, worlds, rollouts, equity, w
     piles = np.zeros(6, dtype=np.int64)
     for _ in range(worlds):
         world[:] = base
-        for i in range(n_unseen - 1, 0, -1):
-            j = rng_below(rng, 0, i + 1)
-            t = unseen_ids[i]
-            unseen_ids[i] = unseen_ids[j]
-            unseen_ids[j] = t
+        shuffle_ids(unseen_ids, n_unseen, rng)
         at = 0
         for s in range(1, n_pl):
             hand = np.int64(0)

@@ -328,7 +328,8 @@ def test_hard_worlds_agree_with_what_the_player_knows():
 
 
 def test_a_sampled_world_deals_the_unseen_cards_uniformly():
-    """sample_world is a uniform shuffle (Fisher-Yates): each of 6 unseen cards goes to the
+    """sample_world is a uniform shuffle (Fisher-Yates, shuffle_ids, which search_any deals its
+    worlds with too): each of 6 unseen cards goes to the
     opponent's 3-card hand half the time and is the next card dealt from the deck a sixth of the
     time (mutation testing: Sattolo's shuffle, drawing below i instead of i + 1, went unseen; it
     puts the lowest card in the hand about 0.4 of the time from cards in id order)."""
