@@ -694,6 +694,47 @@ def test_a_rollout_under_any_rules_plays_every_seat_as_the_normal_level_judges(n
                 assert st[core.SCOPE + s] == g.state[core.SCOPE + s], (seed, plies, s)
 
 
+def test_any_rules_keep_a_point_open_while_the_other_side_can_still_tie_it():
+    """values_any (normal under any rules but the classic): the carte point is decided only when
+    no other side can reach the count (20 cards against none, 20 left: a tie, no point, still
+    open), the denari point likewise (5 against none, 5 left). A point taken as decided at a
+    possible tie passed every test (a mutation review); the classic card_values has its own test."""
+    w = _scoring.WEIGHTS
+    st = np.zeros(core.STATE_SIZE, dtype=np.int64)
+    st[:core.HEADER_SIZE] = Rules(re_bello=True).to_header()
+
+    def values(mine, theirs):
+        vals = np.zeros(40)
+        piles = np.array([mask_of(mine), mask_of(theirs), 0, 0, 0, 0], dtype=np.int64)
+        _scoring.values_any(st, piles, 2, 0, w, vals)
+        return vals
+    many = [c for c in range(10, 40) if c % 10 != 8]      # no 9: the 9C has no primiera weight
+    nine_c, nine_d = parse_card("9C"), parse_card("9D")
+    for mine, theirs, card in ((many[:20], [], w[_scoring.I_CARD]), ([], many[:20], w[_scoring.I_CARD]),
+                               (many[:21], [], 0.0), ([], many[:21], 0.0)):
+        assert values(mine, theirs)[nine_c] == pytest.approx(card), (len(mine), len(theirs))
+    five = ["1D", "2D", "3D", "4D", "5D"]
+    for mine, theirs, denaro in ((five, [], w[_scoring.I_DENARO]), ([], five, w[_scoring.I_DENARO]),
+                                 (five + ["6D"], [], 0.0), ([], five + ["6D"], 0.0)):
+        vals = values(mine, theirs)
+        assert vals[nine_d] - vals[nine_c] == pytest.approx(denaro), (mine, theirs)
+
+
+def test_any_rules_fear_the_next_seats_last_card_sweep_as_a_scopa_only_if_i_still_hold_one():
+    """score_any, as test_agents' test of score_moves: the last deal, the next seat holding one
+    card, the 9C (the one card unseen): I lay 5C beside 4B. Holding 9S after it, the 9C's sweep
+    is a scopa, feared at the reply weight; with 5C my last card the sweep ends the hand, no
+    scopa (judged so whatever I held passed: a mutation review)."""
+    w = _scoring.WEIGHTS
+    rules = Rules(re_bello=True)
+    rest = [c for c in range(40) if not mask_of(["5C", "9S", "4B", "9C"]) >> c & 1]
+    lay = (parse_card("5C"), 0)
+    kept = _judge(rules, ["5C", "9S"], ["4B"], piles=[rest, []], sizes=(2, 1), deck_left=0)[lay]
+    last = _judge(rules, ["5C"], ["4B"], piles=[rest + [parse_card("9S")], []], sizes=(1, 1), deck_left=0)[lay]
+    assert kept == pytest.approx(last - w[_scoring.I_REPLY] * w[_scoring.I_SCOPA])
+    assert last < 0
+
+
 def test_a_rollouts_random_moves_come_with_the_chance_epsilon():
     """hard's `epsilon`: each choice of a rollout is a random legal move with chance epsilon, else
     the judgement's. Seed 49 after 33 plies (classic rules): the mover's three moves end the hand
