@@ -2172,8 +2172,7 @@ def test_the_normal_model_judges_an_earlier_move_with_the_movers_own_pile():
     hand, table = ["5B", "3D", "7S"], ["2D", "1C", "4S"]
     theirs = ["10S", "9D", "9B", "8D", "1D", "4D", "7B", "7D"]
     mine = ["3C", "4B", "9S", "6S", "1B", "1S", "10C", "6B", "9C", "7C", "6D"]
-    used = mask_of(hand + table + theirs + mine)
-    rest = [c for c in range(40) if not used >> c & 1]
+    rest = _rest(hand, table, theirs, mine)
     then = Game(rules)
     then.setup(hands=[rest[:3], hand], table=table, piles=[mine, theirs], deck=rest[3:], dealer=0, to_move=1)
     move = then.move_of_action(NormalAgent(rules, count_last=0).act(then.observation(1)))
@@ -2181,8 +2180,7 @@ def test_the_normal_model_judges_an_earlier_move_with_the_movers_own_pile():
     k = len(then.legal_action_ids())
     # now, the last deal: the opponent holds 5B 7S (the unseen cards), one hand to weigh
     opp, now_hand, now_table = ["5B", "7S"], ["3C", "6B", "8C"], ["8S"]
-    used = mask_of(opp + now_hand + now_table)
-    rest = [c for c in range(40) if not used >> c & 1]
+    rest = _rest(opp, now_hand, now_table)
     g = Game(rules)
     g.setup(hands=[now_hand, opp], table=now_table, piles=[rest[::2], rest[1::2]], deck=[], dealer=1, to_move=0)
     base = np.zeros(core.STATE_SIZE, dtype=np.int64)
