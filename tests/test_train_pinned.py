@@ -523,6 +523,17 @@ def test_every_share_is_within_0_1(name):
     make_config(**{name: 1.0})                            # the bound itself is fine
 
 
+def test_run_name_and_final_table_bounds_at_their_edges():
+    """A run name of 101 characters is refused (100 is the bound: only 300 was tried), and the
+    final table needs an opponent from one match on (only the default 200 was tried): each passed
+    with its bound moved by one (a mutation review)."""
+    with pytest.raises(ScopaError, match="'run_name' must be at most 100 characters, got 101$"):
+        make_config(run_name="b" * 101)
+    with pytest.raises(ScopaError, match="'final_opponents' needs at least one opponent while final_matches > 0"):
+        make_config(final_matches=1, final_opponents=())
+    make_config(final_matches=0, final_opponents=())           # no final table, none needed
+
+
 @pytest.mark.parametrize("name", ["vf_coef", "ent_coef"])
 def test_loss_coefficients_upper_bound(name):
     with pytest.raises(ScopaError, match=f"'{name}' must be at least 0 and at most 100, got 101.0"):
