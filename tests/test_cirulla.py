@@ -268,26 +268,6 @@ def test_the_layout_grows_only_under_hand_bonus():
     assert obs.shape == (634,) and view(obs, "shown").shape == (4, 40)
 
 
-def test_shown_cards_are_never_unseen_in_a_pairs_game():
-    """The many-player observation counts the cards shown for a bonus as seen, as the 2-player one
-    does (with them left out, only an arena run of cirulla-pairs noticed: a mutation review)."""
-    from scopa_env.cards import cards_of
-    checked = 0
-    for seed in range(40):
-        g = Game("cirulla-pairs", seed)
-        rng = np.random.default_rng(seed)
-        while not g.hand_over and checked < 100:
-            shown = cards_of(int(g.state[core.SHOWN]))
-            if shown:
-                for me in range(4):
-                    assert not view(observe(g.state, me), "unseen")[shown].any(), (seed, me)
-                checked += 1
-            moves = g.legal_moves()
-            move = moves[rng.integers(len(moves))]
-            g.play(move.card, move.captured)
-    assert checked == 100
-
-
 def test_the_search_view_holds_the_shown_cards_where_they_are():
     """What hard and normal rebuild from an observation (agents/_rollout.View): a shown hand sits
     in its seat's hand, only the rest is dealt at random in a world, and the bonus state (points,
