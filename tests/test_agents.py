@@ -86,6 +86,32 @@ def test_a_napola_blocked_by_a_3d_in_another_pile_gains_nothing():
         pytest.approx(_scoring.NAPOLA_HALF)
 
 
+def test_the_napola_counts_from_the_pile_held_and_runs_to_the_10d():
+    """Progress towards a napola is measured from the pile the cards join: from an empty pile
+    the 1D is worth NAPOLA_CARD and 1D 2D together NAPOLA_CARD + NAPOLA_HALF. A run of nine
+    denari makes the 10D worth its last point, to whoever takes it, and 10D taking 8D with a
+    pile of 1D-7D and 9D adds three (the joint term's default cap is the napola's 10). (A
+    mutation review: progress read from the cards taken, the 10D left out of card_values'
+    napola, and a joint cap of 9 all went unseen but for one random game's long run.)"""
+    none, two = np.int64(0), np.zeros(2, dtype=np.int64)
+    assert _scoring.napola_gain(np.int64(mask_of(["1D"])), none, none, 10) == pytest.approx(_scoring.NAPOLA_CARD)
+    both = np.int64(mask_of(["1D", "2D"]))
+    assert 2 * _scoring.NAPOLA_CARD + _scoring.napola_joint(both, two, 2, 0) == \
+        pytest.approx(_scoring.NAPOLA_CARD + _scoring.NAPOLA_HALF)
+    run = [f"{r}D" for r in range(1, 10)]
+    ten = parse_card("10D")
+    for mine, theirs in ((run, []), ([], run)):
+        on, off = np.zeros(40), np.zeros(40)
+        _scoring.card_values(mask_of(mine), mask_of(theirs), True, _scoring.WEIGHTS, on)
+        _scoring.card_values(mask_of(mine), mask_of(theirs), False, _scoring.WEIGHTS, off)
+        assert on[ten] - off[ten] == pytest.approx(1.0)
+    pile = ["1D", "2D", "3D", "4D", "5D", "6D", "7D", "9D"]
+    move = [("10D", ["8D", "2C"])]
+    on, _ = _judged(["10D", "5S"], ["8D", "2C"], move, my_pile=pile, napola=True)
+    off, _ = _judged(["10D", "5S"], ["8D", "2C"], move, my_pile=pile, napola=False)
+    assert on[0] - off[0] == pytest.approx(3.0)
+
+
 def test_normal_plays_the_lowest_action_id_of_equal_moves():
     """Two nines take the table's nine alike, with the deck not yet out (judged, not counted
     out): their values are equal, and normal plays the lower id, as its text says (a mutation

@@ -567,6 +567,23 @@ def test_the_napola_and_napoleone_in_the_cards_worth():
     assert _values(cirulla, (), ["1D"])[five] == pytest.approx(_values(plain, (), ["1D"])[five])
 
 
+def test_a_moves_joint_napola_and_grande_terms_count_the_played_card_and_the_cap():
+    """score_any's joint terms: the 10D taking 8D 2C makes two of the grande at once (the
+    played card is taken too), worth GRANDE_PROGRESS[2] over the same move without the grande;
+    2S taking 6D 7D for 15 beside my 1D-5D runs the napola to 7, one point more than cirulla's
+    piccola (napola_max 6) lets it score. (A mutation review: the grande's joint term without
+    the played card, and the napola's at a cap of 10, went unseen.)"""
+    cirulla = rules_from_preset("cirulla")
+    kw = dict(hand=["10D"], table=["8D", "2C"], sizes=(1, 1), deck_left=10)
+    move = _move("10D", ["8D", "2C"])
+    assert _judge(cirulla, **kw)[move] - _judge(cirulla.replace(grande=False), **kw)[move] == \
+        pytest.approx(_scoring.GRANDE_PROGRESS[2])
+    kw = dict(hand=["2S"], table=["6D", "7D"], piles=[["1D", "2D", "3D", "4D", "5D"]], sizes=(1, 1),
+              deck_left=10)
+    move = _move("2S", ["6D", "7D"])
+    assert _judge(cirulla.replace(napola_max=10), **kw)[move] - _judge(cirulla, **kw)[move] == pytest.approx(1.0)
+
+
 def test_an_ace_that_sweeps_is_a_scopa_only_with_ace_scopa():
     """Under scopa d'assi an ace taking the table is no scopa unless ace_scopa (asso piglia
     tutto): my own ace sweep is worth the scopa more with it, and an unseen ace that could sweep

@@ -312,7 +312,10 @@ def test_the_levels_value_the_grande():
     g = lambda cards: np.int64(mask(cards))                         # noqa: E731
     nine, none = g(["9D"]), np.int64(0)
     assert _scoring.grande_gain(nine, g(["8D", "10D"]), none) == 5.0
+    assert _scoring.grande_gain(nine, g(["8D", "10D"]), g(["1D", "5D"])) == 5.0   # other denari: no matter
     assert 0 < _scoring.grande_gain(nine, g(["8D"]), none) < 5.0
+    # progress from the pile the card joins: the first of the three, the first part
+    assert _scoring.grande_gain(nine, none, none) == pytest.approx(_scoring.GRANDE_PROGRESS[1])
     assert _scoring.grande_gain(nine, g(["8D"]), g(["10D"])) == 0.0     # another side holds one
     assert _scoring.grande_gain(g(["1D"]), g(["8D", "10D"]), none) == 0.0
 
@@ -333,6 +336,10 @@ def test_the_levels_value_the_grande():
     without = values(plain, 0, mask(["8D", "10D"]))
     assert with_grande[nine_d] - without[nine_d] == pytest.approx(5.0)
     assert with_grande[nine_s] == without[nine_s]
+    # each of the three is valued, the 8D (card 7) too
+    eight_d = parse_card("8D")
+    assert values(cirulla, mask(["9D", "10D"]), 0)[eight_d] - values(plain, mask(["9D", "10D"]), 0)[eight_d] == \
+        pytest.approx(5.0)
 
 
 def _score_any(state, sizes, unseen, cards, masks):
