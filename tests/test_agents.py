@@ -101,10 +101,7 @@ def test_the_napola_counts_from_the_pile_held_and_runs_to_the_10d():
     run = [f"{r}D" for r in range(1, 10)]
     ten = parse_card("10D")
     for mine, theirs in ((run, []), ([], run)):
-        on, off = np.zeros(40), np.zeros(40)
-        _scoring.card_values(mask_of(mine), mask_of(theirs), True, _scoring.WEIGHTS, on)
-        _scoring.card_values(mask_of(mine), mask_of(theirs), False, _scoring.WEIGHTS, off)
-        assert on[ten] - off[ten] == pytest.approx(1.0)
+        assert _values(mine, theirs, napola=True)[ten] - _values(mine, theirs)[ten] == pytest.approx(1.0)
     pile = ["1D", "2D", "3D", "4D", "5D", "6D", "7D", "9D"]
     move = [("10D", ["8D", "2C"])]
     on, _ = _judged(["10D", "5S"], ["8D", "2C"], move, my_pile=pile, napola=True)
@@ -592,9 +589,9 @@ def test_normal_takes_the_settebello_where_an_equal_capture_could_take_another_s
     assert blind.actions.decode(blind.act(g.observation(0))) == (parse_card("10C"), mask_of(["4D", "6D"]))
 
 
-def _values(my_pile, opp_pile):
+def _values(my_pile, opp_pile, napola=False):
     vals = np.empty(40)
-    _scoring.card_values(mask_of(my_pile), mask_of(opp_pile), False, _scoring.WEIGHTS, vals)
+    _scoring.card_values(mask_of(my_pile), mask_of(opp_pile), napola, _scoring.WEIGHTS, vals)
     return vals
 
 
