@@ -716,24 +716,16 @@ def test_any_rules_keep_a_point_open_while_the_other_side_can_still_tie_it():
     no other side can reach the count (20 cards against none, 20 left: a tie, no point, still
     open), the denari point likewise (5 against none, 5 left). A point taken as decided at a
     possible tie passed every test (a mutation review); the classic card_values has its own test."""
-    w = _scoring.WEIGHTS
-    st = np.zeros(core.STATE_SIZE, dtype=np.int64)
-    st[:core.HEADER_SIZE] = Rules(re_bello=True).to_header()
-
-    def values(mine, theirs):
-        vals = np.zeros(40)
-        piles = np.array([mask_of(mine), mask_of(theirs), 0, 0, 0, 0], dtype=np.int64)
-        _scoring.values_any(st, piles, 2, 0, w, vals)
-        return vals
+    w, rules = _scoring.WEIGHTS, Rules(re_bello=True)
     many = [c for c in range(10, 40) if c % 10 != 8]      # no 9: the 9C has no primiera weight
     nine_c, nine_d = parse_card("9C"), parse_card("9D")
     for mine, theirs, card in ((many[:20], [], w[_scoring.I_CARD]), ([], many[:20], w[_scoring.I_CARD]),
                                (many[:21], [], 0.0), ([], many[:21], 0.0)):
-        assert values(mine, theirs)[nine_c] == pytest.approx(card), (len(mine), len(theirs))
+        assert _values(rules, mine, theirs)[nine_c] == pytest.approx(card), (len(mine), len(theirs))
     five = ["1D", "2D", "3D", "4D", "5D"]
     for mine, theirs, denaro in ((five, [], w[_scoring.I_DENARO]), ([], five, w[_scoring.I_DENARO]),
                                  (five + ["6D"], [], 0.0), ([], five + ["6D"], 0.0)):
-        vals = values(mine, theirs)
+        vals = _values(rules, mine, theirs)
         assert vals[nine_d] - vals[nine_c] == pytest.approx(denaro), (mine, theirs)
 
 
