@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from scopa_env.cards import number_text
 from scopa_env.errors import ScopaError
 from scopa_env.game import Game
 from scopa_env.presets import resolve_rules
@@ -90,7 +91,7 @@ def play_match(seats: list[Agent], rules: Rules, seed: int, seat_seeds: list[int
     # zip cut a short list: the seats past it were never reset, and the match was another each
     # time (review)
     if not isinstance(seat_seeds, (list, tuple)) or len(seat_seeds) != len(seats):
-        raise ScopaError(f"seat_seeds: one seed per seat, {len(seats)} of them, got {seat_seeds!r}")
+        raise ScopaError(f"seat_seeds: one seed per seat, {len(seats)} of them, got {number_text(seat_seeds)}")
     for a, s in zip(seats, seat_seeds):
         a.reset(s)
     g = Game(rules, seed)
@@ -241,9 +242,11 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
     process only, after the workers are terminated. rules: a Rules object, a preset name or None.
     """
     rules = resolve_rules(rules)
-    # 1.5, None or "2" were a TypeError in min(); 0 and -1 ran as 1 (review)
-    if type(workers) is not int or workers < 1:
-        raise ScopaError(f"workers must be a whole number of processes, at least 1, got {workers!r}")
+    # 1.5, None or "2" were a TypeError in min(); 0 and -1 ran as 1 (review); a numpy integer
+    # counts, as it does for matches and seed
+    if isinstance(workers, (bool, np.bool_)) or not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ScopaError(f"workers must be a whole number of processes, at least 1, got {number_text(workers)}")
+    workers = int(workers)
     if on_record is not None:
         if not callable(on_record):
             raise ScopaError(f"on_record must be a function of one game record, got {on_record!r}")
@@ -358,9 +361,9 @@ def check_matches(matches, rules: Rules) -> int:
         raise ScopaError(f"matches must be at most {MAX_MATCHES:,}, got {matches:,}")
     if not ok:
         if sides == 2:
-            raise ScopaError(f"matches must be an even number >= 2 (each deal is played twice), got {matches!r}")
+            raise ScopaError(f"matches must be an even number >= 2 (each deal is played twice), got {number_text(matches)}")
         raise ScopaError(f"matches must be a multiple of {sides} (each deal is played once with the agent "
-                         f"on each of the {sides} sides), got {matches!r}")
+                         f"on each of the {sides} sides), got {number_text(matches)}")
     return int(matches)
 
 

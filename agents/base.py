@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from scopa_env.actions import ActionTable, action_table
+from scopa_env.cards import number_text
 from scopa_env.errors import ScopaError
 from scopa_env.observation import layout_for
 from scopa_env.presets import resolve_rules
@@ -151,13 +152,13 @@ def whole_option(agent: str, name: str, v, low: int, high: int = WHOLE_MAX, why:
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or \
             not low <= v <= high:
         raise ScopaError(f"{agent} option {name} must be a whole number from {low} to "
-                         f"{high:,}{why}, got {v!r}")
+                         f"{high:,}{why}, got {number_text(v)}")
     return int(v)
 
 
 def number_option(agent: str, name: str, v) -> float:
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise ScopaError(f"{agent} option {name} must be a number, got {v!r}")
+        raise ScopaError(f"{agent} option {name} must be a number, got {number_text(v)}")
     try:
         return float(v)
     except OverflowError:       # epsilon=10**400 was the OverflowError's traceback (review)
@@ -167,7 +168,7 @@ def number_option(agent: str, name: str, v) -> float:
 
 def flag_option(agent: str, name: str, v) -> bool:
     if not isinstance(v, (bool, np.bool_)):
-        raise ScopaError(f"{agent} option {name} must be true or false, got {v!r}")
+        raise ScopaError(f"{agent} option {name} must be true or false, got {number_text(v)}")
     return bool(v)
 
 
@@ -183,9 +184,9 @@ def weights_option(agent: str, v, size: int) -> np.ndarray:
                          f"';'), got {given!r}") from None
     if w.shape != (size,):
         # the shape, not the count: 16 numbers nested in a list said "need 16 values, got 16"
-        got = (f"{w.size}" if w.ndim == 1 else f"a single value, {given!r}" if w.ndim == 0
+        got = (f"{w.size}" if w.ndim == 1 else f"a single value, {number_text(given)}" if w.ndim == 0
                else f"{w.size} nested as an array of shape {w.shape}")
         raise ScopaError(f"{agent} weights need {size} values, got {got}")
     if not np.isfinite(w).all():
-        raise ScopaError(f"{agent} weights must be finite numbers, got {given!r}")
+        raise ScopaError(f"{agent} weights must be finite numbers, got {number_text(given)}")
     return w

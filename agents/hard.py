@@ -69,6 +69,7 @@ import numpy as np
 
 from scopa_env import core
 from scopa_env.core import seed_rng
+from scopa_env.cards import number_text
 from scopa_env.errors import ScopaError
 from scopa_env.observation import SLICES
 
@@ -139,20 +140,20 @@ class HardAgent(Agent):
         self.endgame_margin = whole_option("hard", "endgame_margin", endgame_margin, 0)
         self.epsilon = number_option("hard", "epsilon", epsilon)
         if not 0.0 <= self.epsilon <= 1.0:
-            raise ScopaError(f"hard option epsilon must be in [0, 1], got {epsilon!r}")
+            raise ScopaError(f"hard option epsilon must be in [0, 1], got {number_text(epsilon)}")
         self.time_budget = None if time_budget is None else number_option("hard", "time_budget", time_budget)
         if self.time_budget is not None and not self.time_budget > 0:     # nan too
-            raise ScopaError(f"hard option time_budget must be > 0 seconds, got {time_budget!r}")
+            raise ScopaError(f"hard option time_budget must be > 0 seconds, got {number_text(time_budget)}")
         self.exact_last_deal = flag_option("hard", "exact_last_deal", exact_last_deal)
         self.infer = flag_option("hard", "infer", infer)
         self.easy_last_deal = flag_option("hard", "easy_last_deal", False if easy_last_deal is None else easy_last_deal)
         self.match_equity = flag_option("hard", "match_equity", False if match_equity is None else match_equity)
         self.infer_eps = number_option("hard", "infer_eps", INFER_EPS if infer_eps is None else infer_eps)
         if not 0.0 < self.infer_eps <= 1.0:
-            raise ScopaError(f"hard option infer_eps must be in (0, 1], got {infer_eps!r}")
+            raise ScopaError(f"hard option infer_eps must be in (0, 1], got {number_text(infer_eps)}")
         self.infer_beta = number_option("hard", "infer_beta", INFER_BETA if infer_beta is None else infer_beta)
         if not 0.0 <= self.infer_beta <= 100.0:
-            raise ScopaError(f"hard option infer_beta must be in [0, 100], got {infer_beta!r}")
+            raise ScopaError(f"hard option infer_beta must be in [0, 100], got {number_text(infer_beta)}")
         # the inference's options do nothing without it: refused, as the learned agent's
         # easy_last_deal without search is (they were accepted without a word), false as well
         # (`hard:match_equity=false` passed, named a player that plays as `hard`; review)

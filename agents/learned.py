@@ -57,6 +57,7 @@ import numpy as np
 import torch
 
 from scopa_env.actions import TAKES_TABLE
+from scopa_env.cards import number_text
 from scopa_env.errors import RulesMismatch, ScopaError
 from scopa_env.observation import layout_for
 from scopa_env.presets import preset_name, resolve_rules
@@ -132,7 +133,7 @@ class LearnedAgent(Agent):
         weight_given = search_weight is not None
         search_weight = number_option("learned", "search_weight", 0.5 if search_weight is None else search_weight)
         if not 0.0 <= search_weight <= 1.0:
-            raise ScopaError(f"learned option search_weight must be a number in [0, 1], got {search_weight!r}")
+            raise ScopaError(f"learned option search_weight must be a number in [0, 1], got {number_text(search_weight)}")
         if weight_given and not search:      # accepted without a word, and did nothing
             raise ScopaError("learned option search_weight blends the search: give search > 0 too")
         if search and not classic:

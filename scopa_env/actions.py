@@ -49,7 +49,7 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from .cards import N_CARDS, as_card, as_mask, card_str, cards_str, rank_of, suit_of
+from .cards import N_CARDS, as_card, as_mask, card_str, cards_str, number_text, rank_of, suit_of
 from .errors import ScopaError
 from .presets import resolve_rules
 from .rules import Rules
@@ -233,7 +233,7 @@ class ActionTable:
         (cards or a mask) and returns it as the captured mask."""
         a = action_id(action)
         if not 0 <= a < self.size:
-            raise ScopaError(f"action id {action!r} is not in 0..{self.size - 1}")
+            raise ScopaError(f"action id {number_text(action)} is not in 0..{self.size - 1}")
         m = int(self.captured[a])
         if m == TAKES_TABLE:
             if table is None:
@@ -269,7 +269,7 @@ def action_id(action, who: str = "") -> int:
     except (ValueError, TypeError):
         arr = None
     if arr is None or arr.size != 1 or not np.issubdtype(arr.dtype, np.integer):
-        raise ScopaError(f"{who + ': ' if who else ''}an action is an integer id, got {action!r}")
+        raise ScopaError(f"{who + ': ' if who else ''}an action is an integer id, got {number_text(action)}")
     return int(arr.reshape(()))
 
 

@@ -51,7 +51,7 @@ from pettingzoo.utils import wrappers
 from . import core
 from .actions import TAKES_TABLE, action_id, action_table, encode_moves_on
 from .batched import check_episode_reward, resolve_rules, side_rewards
-from .cards import cards_str
+from .cards import cards_str, number_text
 from .errors import ScopaError
 from .game import Game
 from .observation import layout_for, observe
@@ -151,7 +151,7 @@ class raw_env(AECEnv):
                              f"None, got {render_mode!r}")
         if render_player is not None and not self.rules.is_seat(render_player):
             raise ScopaError(f"render_player must be a seat 0..{n - 1} or None, "
-                             f"got {render_player!r}")
+                             f"got {number_text(render_player)}")
         self.render_mode = render_mode
         self.render_player = None if render_player is None else int(render_player)
         self.table = action_table(self.rules)
@@ -230,7 +230,7 @@ class raw_env(AECEnv):
                 # PettingZoo's own error was a bare ValueError naming neither agent nor action
                 done = "terminated" if self.terminations[agent] else "truncated"
                 raise ScopaError(f"{agent} is {done}: its one step is step(None), which removes "
-                                 f"it; got {action!r}")
+                                 f"it; got {number_text(action)}")
             return self._was_dead_step(action)
         a = self._check_action(agent, action)
         g = self.game
@@ -318,7 +318,7 @@ def illegal_message(env: raw_env, agent: str, action) -> str:
         inside = 0 <= a < t.size
         what = f"action {a} ({t.describe(a, table) if inside else f'outside 0..{t.size - 1}'})"
     except (TypeError, ValueError):
-        what = f"action {action!r}"
+        what = f"action {number_text(action)}"
     legal = "; ".join(f"{i} {t.describe(i, table)}" for i in env._legal)
     return f"illegal move by {agent}: {what} is not legal now (legal: {legal})"
 

@@ -66,6 +66,7 @@ from numba import njit
 
 from . import core
 from .actions import _encode, action_table, encode_move, is_classic
+from .cards import number_text
 from .errors import ScopaError
 from .observation import layout_for, write_observation
 from .presets import resolve_rules
@@ -276,7 +277,7 @@ class BatchedScopa:
                  target: int | None = None):
         if (isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer))
                 or not 1 <= num_envs <= MAX_ENVS):      # 2**70 was numpy's "maximum dimension" (review)
-            raise ScopaError(f"num_envs must be a whole number from 1 to {MAX_ENVS:,}, got {num_envs!r}")
+            raise ScopaError(f"num_envs must be a whole number from 1 to {MAX_ENVS:,}, got {number_text(num_envs)}")
         reward = check_episode_reward(episode, reward)
         self.rules = resolve_rules(rules, napola, target)
         self.num_envs = B = int(num_envs)

@@ -56,7 +56,7 @@ def suit_of(card: int) -> int:
 def card_str(card: int) -> str:
     """The RULES.md notation of a card id, e.g. 6 -> '7D'."""
     if not is_whole(card) or not 0 <= card < N_CARDS:
-        raise ScopaError(f"card id {card!r} is not in 0..39")
+        raise ScopaError(f"card id {number_text(card)} is not in 0..39")
     return f"{rank_of(card)}{SUITS[suit_of(card)]}"
 
 
@@ -80,8 +80,17 @@ def parse_card(text: str) -> int:
 
 def number_text(value) -> str:
     """A value as a message shows it: a whole number as Python prints one (numpy 2's repr of
-    np.int64(5) is 'np.int64(5)'), anything else by its repr."""
-    return str(int(value)) if is_whole(value) else repr(value)
+    np.int64(5) is 'np.int64(5)'), another numpy number or bool as the Python value it holds
+    (np.float64(2.5) as 2.5), a list or tuple item by item, anything else by its repr."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if is_whole(value):
+        return str(int(value))
+    if type(value) is list:
+        return "[" + ", ".join(number_text(v) for v in value) + "]"
+    if type(value) is tuple:
+        return "(" + ", ".join(number_text(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    return repr(value)
 
 
 def as_card(card: int | str) -> int:
@@ -103,12 +112,12 @@ def mask_of(cards: Iterable[int | str]) -> int:
     try:
         items = iter(cards)
     except TypeError:
-        raise ScopaError(f"cards are a list like ['7C', '3S'], got {cards!r}") from None
+        raise ScopaError(f"cards are a list like ['7C', '3S'], got {number_text(cards)}") from None
     m = 0
     for c in items:
         bit = 1 << as_card(c)
         if m & bit:
-            raise ScopaError(f"card {card_str(as_card(c))} is listed twice in {cards!r}")
+            raise ScopaError(f"card {card_str(as_card(c))} is listed twice in {number_text(cards)}")
         m |= bit
     return m
 
@@ -116,14 +125,14 @@ def mask_of(cards: Iterable[int | str]) -> int:
 def as_mask(cards, what: str = "cards") -> int:
     """Cards given as a mask (an int of 40 bits) or as a list of ids or notation -> mask."""
     if isinstance(cards, bool):
-        raise ScopaError(f"{what} are a list like ['7C', '3S'] or a 40-bit mask, got {cards!r}")
+        raise ScopaError(f"{what} are a list like ['7C', '3S'] or a 40-bit mask, got {number_text(cards)}")
     if is_whole(cards):
         m = int(cards)
         if not 0 <= m <= ALL_CARDS_MASK:
             raise ScopaError(f"{what}: the mask {m} is not in 0..2^40-1")
         return m
     if not is_list(cards):
-        raise ScopaError(f"{what} are a list like ['7C', '3S'] or a 40-bit mask, got {cards!r}")
+        raise ScopaError(f"{what} are a list like ['7C', '3S'] or a 40-bit mask, got {number_text(cards)}")
     return mask_of(cards)
 
 
@@ -138,7 +147,7 @@ def cards_str(mask_or_cards) -> list[str]:
     if is_whole(mask_or_cards):
         return [card_str(c) for c in cards_of(as_mask(mask_or_cards))]
     if not is_list(mask_or_cards):
-        raise ScopaError(f"cards are a list like ['7C', '3S'] or a 40-bit mask, got {mask_or_cards!r}")
+        raise ScopaError(f"cards are a list like ['7C', '3S'] or a 40-bit mask, got {number_text(mask_or_cards)}")
     return [card_str(as_card(c)) for c in mask_or_cards]
 
 

@@ -31,7 +31,7 @@ def _cards_once(cards, what: str) -> list[int]:
     if isinstance(cards, str):
         raise ScopaError(f"{what} must be a list of cards, got the text {cards!r}")
     if not is_list(cards):
-        raise ScopaError(f"{what} must be a list of cards or a 40-bit mask, got {cards!r}")
+        raise ScopaError(f"{what} must be a list of cards or a 40-bit mask, got {number_text(cards)}")
     ids = [as_card(c) for c in cards]
     twice = sorted({c for c in ids if ids.count(c) > 1})
     if twice:
@@ -217,7 +217,7 @@ class Game:
         for what, value in (("hands", hands), ("piles", piles), ("scope", scope), ("scores", scores)):
             if (value is not None or what == "hands") and not is_list(value):
                 raise ScopaError(f"setup {what} must be a list, one entry per "
-                                 f"{'side' if what == 'scores' else 'seat'}, got {value!r}")
+                                 f"{'side' if what == 'scores' else 'seat'}, got {number_text(value)}")
         # as lists (a numpy array's truth value, a generator's length were errors mid-write)
         hands = list(hands)
         piles = [[]] * n if piles is None else list(piles)
@@ -239,7 +239,7 @@ class Game:
             if not all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
                        and 0 <= v <= SETUP_COUNT_MAX for v in values):
                 raise ScopaError(f"setup {what} must be whole numbers 0..{SETUP_COUNT_MAX:,}, "
-                                 f"got {list(values)!r}")
+                                 f"got {number_text(list(values))}")
         for what, given in (("hands", hands), ("piles", piles)):
             # each named alone: 'needs 2 hands and 2 piles' named piles nobody had given (review)
             if len(given) != n:

@@ -52,6 +52,7 @@ from . import core
 from .actions import action_id, action_table
 from .aec import hand_totals, render_mode_text
 from .batched import check_episode_reward, resolve_rules, side_rewards
+from .cards import number_text
 from .errors import ScopaError
 from .game import Game
 from .observation import layout_for, observe
@@ -71,7 +72,7 @@ class ScopaGymEnv(gymnasium.Env):
         self.reward_kind = check_episode_reward(episode, reward)
         if learner_seat is not None and not self.rules.is_seat(learner_seat):
             raise ScopaError(f"learner_seat must be a seat 0..{n - 1} or None, "
-                             f"got {learner_seat!r}")
+                             f"got {number_text(learner_seat)}")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ScopaError(f"render_mode must be one of {self.metadata['render_modes']} or "
                              f"None, got {render_mode!r}")

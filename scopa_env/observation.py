@@ -140,7 +140,7 @@ def layout(players: int = 2, hand_cards: int = 3, bonus: bool = False) -> Layout
     hand size in `high` (the Box bound); the slices depend on `players` and on `bonus` (the
     hand bonuses' parts) alone."""
     if players not in PLAYER_COUNTS:
-        raise ScopaError(f"players must be one of {PLAYER_COUNTS}, got {players!r}")
+        raise ScopaError(f"players must be one of {PLAYER_COUNTS}, got {number_text(players)}")
     slices = {}
     at = 0
     for name, size in _fields(players, bonus):

@@ -103,12 +103,12 @@ class Rules:
                      "free_capture", "re_redeal", "dealer_sweep", "equal_first", "ace_redeal", "grande", "hand_bonus",
                      "joker"):
             if not isinstance(getattr(self, name), bool):
-                raise ScopaError(f"rules option {name} must be true or false, got {getattr(self, name)!r}")
+                raise ScopaError(f"rules option {name} must be true or false, got {number_text(getattr(self, name))}")
         _whole(self.target, "target", 1, TARGET_MAX)
         _whole(self.capotto, "capotto", 0, 1000)
         _whole(self.napola_max, "napola_max", 3, 10)
         if _whole(self.players, "players", 2, 6) not in PLAYER_COUNTS:
-            raise ScopaError(f"rules option players must be one of 2, 3, 4, 6, got {self.players!r}")
+            raise ScopaError(f"rules option players must be one of 2, 3, 4, 6, got {number_text(self.players)}")
         _whole(self.hand_cards, "hand_cards", 1, 20)
         _whole(self.table_cards, "table_cards", 0, 10)   # a bigger start table is no game the seeds know
         for name, allowed in (("napoleone", NAPOLEONE), ("quindici", QUINDICI),
@@ -226,7 +226,7 @@ def option_text(value) -> str:
 
 def _whole(value, name: str, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ScopaError(f"rules option {name} must be a whole number {lo}..{hi}, got {value!r}")
+        raise ScopaError(f"rules option {name} must be a whole number {lo}..{hi}, got {number_text(value)}")
     return value
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .cards import number_text
 from .errors import ScopaError
 
 SEED_LIMIT = 2**63
@@ -16,7 +17,7 @@ def check_seed(seed, name: str = "seed") -> int:
     """`seed` as an int in 0..2**63-1, else a ScopaError naming `name` (e.g. '--seed')."""
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) \
             or not 0 <= seed < SEED_LIMIT:
-        raise ScopaError(f"{name} must be a whole number 0..2**63-1, got {seed!r}")
+        raise ScopaError(f"{name} must be a whole number 0..2**63-1, got {number_text(seed)}")
     return int(seed)
 
 

@@ -2873,11 +2873,25 @@ def test_option_checks_take_numpy_numbers_and_refuse_booleans_as_counts():
     assert number_option("hard", "epsilon", np.int64(2)) == 2.0
     assert whole_option("hard", "worlds", np.int64(7), 1) == 7
     for v in (True, np.bool_(True)):
-        with pytest.raises(ScopaError, match=r"hard option worlds must be a whole number from 1 to "
-                                             r"1,000,000,000, got (np\.)?True_?$"):
+        with pytest.raises(ScopaError, match=r"^hard option worlds must be a whole number from 1 to "
+                                             r"1,000,000,000, got True$"):
             whole_option("hard", "worlds", v, 1)
     with pytest.raises(ScopaError, match=r"must be a whole number from 1 .*got True"):
         make_agent("hard", worlds=True)
+    # a refused numpy number is said as the number (numpy 2's repr: 'got np.float64(2.0)'), and
+    # a numpy count of workers counts, as matches and seed do
+    for kwargs, message in ((dict(epsilon=np.float64(2.0)), "hard option epsilon must be in [0, 1], got 2.0"),
+                            (dict(infer=np.int64(1)), "hard option infer must be true or false, got 1"),
+                            (dict(worlds=np.int64(0)), "hard option worlds must be a whole number from 1 to "
+                                                       "100,000 (more: one decision would run for hours "
+                                                       "and Ctrl-C cannot stop it), got 0")):
+        with pytest.raises(ScopaError, match=f"^{re.escape(message)}$"):
+            make_agent("hard", **kwargs)
+    with pytest.raises(ScopaError, match=r"^matches must be an even number >= 2 \(each deal is played twice\), got 3$"):
+        evaluate("easy", "random", np.int64(3))
+    with pytest.raises(ScopaError, match=r"^workers must be a whole number of processes, at least 1, got 0$"):
+        evaluate("easy", "random", 2, workers=np.int64(0))
+    assert evaluate("easy", "random", 2, workers=np.int64(1))["matches"] == 2
     for v in (5.0, None):
         with pytest.raises(ScopaError, match=rf"^normal weights need 16 values, got a single value, {v!r}$"):
             weights_option("normal", v, 16)

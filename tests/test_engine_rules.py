@@ -663,11 +663,39 @@ def test_rules_take_numpy_scalars_as_the_python_values():
     plain = Rules(target=21, napola=True, quindici="both")
     assert r == plain and hash(r) == hash(plain) and type(r.target) is int and type(r.napola) is bool
     assert scopa_env.raw_env(target=np.int64(21)).rules.target == 21
-    for bad, words in ((dict(target=np.float64(21.0)), r"target must be a whole number 1\.\.100, got np\.float64\(21\.0\)"),
+    for bad, words in ((dict(target=np.float64(21.0)), r"target must be a whole number 1\.\.100, got 21\.0"),
                        (dict(target=np.bool_(True)), r"target must be a whole number 1\.\.100, got True"),
                        (dict(napola=np.int64(1)), "napola must be true or false, got 1")):
         with pytest.raises(ScopaError, match=f"^rules option {words}$"):
             Rules(**bad)
+
+
+def test_errors_say_numpy_numbers_as_the_python_numbers_they_hold():
+    """numpy 2's repr of np.int64(45) is 'np.int64(45)': messages said 'card id np.int64(45)',
+    'got np.float64(2.5)', 'listed twice in [np.int64(3), np.int64(3)]'. Each says the number."""
+    import scopa_env
+    from scopa_env.actions import decode
+    from scopa_env.cards import number_text
+    i, f = np.int64, np.float64
+    assert (number_text(i(5)), number_text(f(2.5)), number_text(np.bool_(True))) == ("5", "2.5", "True")
+    assert number_text([i(3), "7D", (f(1.5),)]) == "[3, '7D', (1.5,)]" and number_text(()) == "()"
+    assert number_text("5") == "'5'" and number_text(np.array([1, 2])) == "array([1, 2])"
+    for call, message in (
+            (lambda: card_str(i(45)), "card id 45 is not in 0..39"),
+            (lambda: decode(i(99999)), "action id 99999 is not in 0..16199"),
+            (lambda: Rules(target=f(2.5)), "rules option target must be a whole number 1..100, got 2.5"),
+            (lambda: Rules(players=i(5)), "rules option players must be one of 2, 3, 4, 6, got 5"),
+            (lambda: Game(seed=i(-1)), "seed must be a whole number 0..2**63-1, got -1"),
+            (lambda: mask_of([i(3), i(3)]), "card 4D is listed twice in [3, 3]"),
+            (lambda: as_mask(f(1.5)), "cards are a list like ['7C', '3S'] or a 40-bit mask, got 1.5"),
+            (lambda: scopa_env.BatchedScopa(num_envs=i(-1)),
+             "num_envs must be a whole number from 1 to 1,048,576, got -1"),
+            (lambda: scopa_env.ScopaGymEnv(learner_seat=i(5)), "learner_seat must be a seat 0..1 or None, got 5"),
+            (lambda: scopa_env.raw_env(render_player=i(7)), "render_player must be a seat 0..1 or None, got 7"),
+            (lambda: Game(seed=0).setup([[], []], [], scores=[i(-1), i(0)]),
+             "setup scores must be whole numbers 0..1,000,000,000, got [-1, 0]")):
+        with pytest.raises(ScopaError, match=f"^{re.escape(message)}$"):
+            call()
 
 
 def test_setup_checks_everything_before_it_writes():
