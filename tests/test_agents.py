@@ -1,7 +1,6 @@
 """The rule levels: interface, decisions from the observation alone, and what each level does."""
 import copy
 import re
-import os
 from pathlib import Path
 
 import numpy as np
@@ -19,6 +18,8 @@ from scopa_env.errors import ScopaError
 from scopa_env.game import Game
 from scopa_env.observation import SLICES
 from scopa_env.rules import Rules
+
+from positions import unused_cards
 
 LEVELS = ["random", "easy", "normal", "hard"]
 CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "scopa-default.pt"
@@ -68,7 +69,7 @@ def test_the_threat_of_a_low_table_of_five_to_seven_cards():
     for _ in range(200):
         cards = [low[i] for i in rng.permutation(12)[:int(rng.integers(5, 8))]]
         table = np.int64(sum(1 << c for c in cards))
-        rest = [c for c in range(40) if not table >> c & 1]
+        rest = unused_cards(table)
         unseen = np.int64(sum(1 << int(c) for c in rng.choice(rest, int(rng.integers(1, 12)), replace=False)))
         vals, h, last = rng.random(40), int(rng.integers(1, 4)), bool(rng.integers(2))
         _threat_agrees_with_the_engine(table, unseen, h, last, vals)
@@ -357,7 +358,7 @@ def test_a_sampled_world_deals_the_unseen_cards_uniformly():
     time (mutation testing: Sattolo's shuffle, drawing below i instead of i + 1, went unseen; it
     puts the lowest card in the hand about 0.4 of the time from cards in id order)."""
     hands, table, deck = [["1D", "2D", "3D"], ["4D", "5D", "6D"]], ["7D"], ["1C", "2C", "3C"]
-    rest = _rest(*hands, table, deck)
+    rest = unused_cards(*hands, table, deck)
     g = Game(Rules()).setup(hands=hands, table=table, piles=[rest[::2], rest[1::2]], deck=deck, dealer=1, to_move=0)
     obs = g.observation(0)["observation"]
     base = np.zeros(core.STATE_SIZE, dtype=np.int64)
@@ -514,7 +515,7 @@ def test_a_search_plays_each_world_with_the_drawn_hand_and_the_rest_as_the_deck(
 def _position(hand, table, opp_hand, piles=None, scores=None, dealer=1):
     """Me (seat 0) to move; 24 unseen cards in the deck, the other cards split between the piles."""
     piles = [list(p) for p in (piles or [[], []])]
-    rest = _rest(hand, table, opp_hand, *piles)
+    rest = unused_cards(hand, table, opp_hand, *piles)
     deck, left = rest[:24], rest[24:]
     piles[0] += left[::2]
     piles[1] += left[1::2]
@@ -534,14 +535,6 @@ def _play(name, g, seed=0, worlds=40):
     a = agent(name, seed=seed, rules=g.rules, **({"worlds": worlds} if name == "hard" else {}))
     card, captured = a.actions.decode(a.act(g.observation(0)))
     return card, captured
-
-
-def _rest(*used):
-    """The cards not in `used`, in id order."""
-    taken = 0
-    for group in used:
-        taken |= mask_of(group)
-    return [c for c in range(40) if not taken >> c & 1]
 
 
 def test_easy_always_captures_when_it_can():
@@ -764,7 +757,7 @@ def test_the_deals_last_card_leaves_a_table_the_next_deals_leader_cannot_take():
     9s). 7S takes 2C 5C, leaving 3D 4C, which none of those can take (every 3, 4 and 7 is in a
     pile); taking 3D 4C would leave 2C 5C to a 2 or a 5."""
     hand, table, deck = ["7S"], ["2C", "5C", "3D", "4C"], ["2S", "2B", "5S", "5B", "9S", "9B"]
-    rest = _rest(hand, table, deck)
+    rest = unused_cards(hand, table, deck)
     den = [c for c in rest if c < 10]
     mine = den[:4] + [c for c in rest if c >= 10][:10]
     g = Game(Rules()).setup(hands=[hand, []], table=table, piles=[mine, [c for c in rest if c not in mine]],
@@ -831,7 +824,7 @@ def test_completes_a_napola(name):
     times; 17 of those were before the last deal's count-out, and it now takes all 17.)"""
     hand, table, opp = ["4D", "10D", "6S"], ["1D", "2D", "3D", "9S"], ["7C", "1S", "8S"]
     g = Game(Rules(napola=True))
-    g.setup(hands=[hand, opp], table=table, piles=[[], []], deck=_rest(hand, table, opp), dealer=1,
+    g.setup(hands=[hand, opp], table=table, piles=[[], []], deck=unused_cards(hand, table, opp), dealer=1,
             to_move=0)
     assert _play(name, g, worlds=40) == (parse_card("6S"), mask_of(["1D", "2D", "3D"]))
 
@@ -843,7 +836,7 @@ def test_napola_keeping_is_not_counted_twice():
     review in normal's self-play under the napola; hard's rollouts take the scopa)."""
     hand, table, opp = ["3D", "2B", "8S"], ["2D", "1C", "5S"], ["4C", "9C", "10B"]
     piles = [["5D", "10D"], ["1D", "6D", "7D", "9D"]]
-    rest = _rest(hand, table, opp, *piles)
+    rest = unused_cards(hand, table, opp, *piles)
     deck, left = rest[:12], rest[12:]
     piles[0] += left[::2]
     piles[1] += left[1::2]
@@ -931,7 +924,7 @@ def test_hard_rows_read_the_last_capturer_from_the_opponents_side():
     Seat 1 leads 5D x 5C; I lay 2S; it takes 1B 6C 2S with 9B (it captured last: 1); I take 10S
     with 10B; it lays 3C (I captured last: 2)."""
     hand, table, opp = ["2S", "8B", "10B"], ["5C", "1B", "6C", "10S"], ["5D", "9B", "3C"]
-    rest = _rest(hand, table, opp)
+    rest = unused_cards(hand, table, opp)
     g = Game(Rules()).setup(hands=[hand, opp], table=table, piles=[rest[24:27], rest[27:]],
                             deck=rest[:24], dealer=0, to_move=1)
     me = HardAgent(worlds=2, infer=True)
@@ -2084,8 +2077,7 @@ def test_a_checkpoint_spec_starting_with_a_tilde_is_the_home_folders(tmp_path, m
 # ---- Behaviour pinned by mutation testing (review) -------------------------------------------
 
 def _easy_position(hand, table, opp):
-    used = mask_of(hand) | mask_of(table) | mask_of(opp)
-    rest = [c for c in range(40) if not used >> c & 1]
+    rest = unused_cards(hand, table, opp)
     deck, left = rest[:24], rest[24:]
     g = Game(Rules())
     g.setup(hands=[hand, opp], table=table, piles=[left[::2], left[1::2]], deck=deck, dealer=1, to_move=0)
@@ -2140,8 +2132,7 @@ def test_normal_values_its_own_sweep_a_point_more():
     """normal.py: 'what I take now (+1 for a scopa)' (mutation testing: normal's own scopa bonus
     dropped went unseen; only hard's was tested)."""
     hand, table, opp = ["5D", "9C", "1B"], ["5C"], ["2D", "8S", "4B"]
-    used = mask_of(hand + table + opp)
-    rest = [c for c in range(40) if not used >> c & 1]
+    rest = unused_cards(hand, table, opp)
     g = Game(Rules())
     g.setup(hands=[hand, opp], table=table, piles=[rest[24::2], rest[25::2]], deck=rest[:24], dealer=1, to_move=0)
     a = make_agent("normal")
@@ -2165,8 +2156,7 @@ def _one_hand_weights(card, captured, eps=0.3, beta=2.5, opp=("10S", "2C")):
     from agents._scoring import WEIGHTS
     # last deal: the opponent holds exactly `opp` (the unseen cards), so one hand is weighed
     hand, opp, table = ["3C", "6B", "7S"], list(opp), ["8D"]
-    used = mask_of(hand + opp + table)
-    rest = [c for c in range(40) if not used >> c & 1]
+    rest = unused_cards(hand, opp, table)
     g = Game(Rules())
     g.setup(hands=[hand, opp], table=table, piles=[rest[::2], rest[1::2]], deck=[], dealer=1, to_move=0)
     obs = g.observation(0)["observation"]
@@ -2195,7 +2185,7 @@ def test_the_normal_model_judges_an_earlier_move_with_the_movers_own_pile():
     hand, table = ["5B", "3D", "7S"], ["2D", "1C", "4S"]
     theirs = ["10S", "9D", "9B", "8D", "1D", "4D", "7B", "7D"]
     mine = ["3C", "4B", "9S", "6S", "1B", "1S", "10C", "6B", "9C", "7C", "6D"]
-    rest = _rest(hand, table, theirs, mine)
+    rest = unused_cards(hand, table, theirs, mine)
     then = Game(rules)
     then.setup(hands=[rest[:3], hand], table=table, piles=[mine, theirs], deck=rest[3:], dealer=0, to_move=1)
     move = then.move_of_action(NormalAgent(rules, count_last=0).act(then.observation(1)))
@@ -2203,7 +2193,7 @@ def test_the_normal_model_judges_an_earlier_move_with_the_movers_own_pile():
     k = len(then.legal_action_ids())
     # now, the last deal: the opponent holds 5B 7S (the unseen cards), one hand to weigh
     opp, now_hand, now_table = ["5B", "7S"], ["3C", "6B", "8C"], ["8S"]
-    rest = _rest(opp, now_hand, now_table)
+    rest = unused_cards(opp, now_hand, now_table)
     g = Game(rules)
     g.setup(hands=[now_hand, opp], table=now_table, piles=[rest[::2], rest[1::2]], deck=[], dealer=1, to_move=0)
     base = np.zeros(core.STATE_SIZE, dtype=np.int64)
@@ -2774,7 +2764,7 @@ def test_normal_with_a_count_last_past_the_solvers_judges_a_longer_last_deal():
     from agents.normal import NormalAgent
     rules = Rules(re_bello=True)
     me, op, tab = ["1D", "2C", "3S", "4B", "5D"], ["6C", "7S", "8B", "9D", "10C"], ["1C", "2S"]
-    rest = [c for c in range(40) if not mask_of(me + op + tab) >> c & 1]
+    rest = unused_cards(me, op, tab)
     g = Game(rules)
     g.setup(hands=[me, op], table=tab, piles=[rest[:15], rest[15:]], deck=[], dealer=1)
     obs = g.observation(0)

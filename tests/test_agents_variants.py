@@ -20,6 +20,8 @@ from scopa_env.game import Game
 from scopa_env.presets import PRESETS, rules_from_preset
 from scopa_env.rules import Rules
 
+from positions import seat0_values, unused_cards
+
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = list(PRESETS)
 TINY = {"hard": {"worlds": 2}}
@@ -137,8 +139,7 @@ def test_the_view_names_the_one_seat_left_holding_cards(hands, holder):
     one of them gave it every unseen card, an impossible world counted out exactly (holder's
     'more than one' read as 'more than two' passed: a mutation review)."""
     rules = rules_from_preset("three-players")
-    used = mask_of([c for h in hands for c in h] + ["5B"])
-    rest = [c for c in range(40) if not used >> c & 1]
+    rest = unused_cards(*hands, ["5B"])
     g = Game(rules)
     g.setup(hands=hands, table=["5B"], piles=[rest[0::3], rest[1::3], rest[2::3]], deck=[], dealer=2, to_move=0)
     view = _rollout.View(g.observation(0)["observation"], rules, np.asarray(rules.to_header(), dtype=np.int64))
@@ -203,8 +204,7 @@ def _position(rules, hand, table, others, piles=None, scores=None):
     """Seat 0 to move in the last deal (empty deck); every other card in the piles."""
     n = rules.players
     hands = [hand] + list(others)
-    used = mask_of([c for h in hands for c in h] + list(table))
-    rest = [c for c in range(40) if not used >> c & 1]
+    rest = unused_cards(*hands, table)
     piles = [list(p) for p in (piles or [[] for _ in range(n)])]
     for i, c in enumerate(x for x in rest if not mask_of([p for q in piles for p in q]) >> x & 1):
         piles[i % n].append(c)
@@ -508,16 +508,6 @@ def _judge(rules, hand, table, piles=(), sizes=(3, 3), deck_left=30, last_captur
     return {(int(buf[0, i]), int(buf[1, i])): out[i] for i in range(n)}
 
 
-def _values(rules, my_pile=(), opp_pile=()):
-    """values_any: what each card is worth to seat 0 under `rules`, given the two piles."""
-    state = np.zeros(core.STATE_SIZE, dtype=np.int64)
-    state[:core.HEADER_SIZE] = rules.to_header()
-    piles = np.array([mask_of(list(my_pile)), mask_of(list(opp_pile)), 0, 0, 0, 0], dtype=np.int64)
-    vals = np.zeros(40)
-    _scoring.values_any(state, piles, 2, 0, _scoring.WEIGHTS, vals)
-    return vals
-
-
 def _move(card, captured=()):
     """A move as _judge's keys: the card's id and the captured mask."""
     return parse_card(card), mask_of(list(captured))
@@ -560,11 +550,11 @@ def test_the_napola_and_napoleone_in_the_cards_worth():
     napoleone's 'other side' unchecked.)"""
     cirulla = rules_from_preset("cirulla")
     run, seven = ["1D", "2D", "3D", "4D", "5D", "6D"], parse_card("7D")
-    assert _values(cirulla.replace(napola_max=10), run)[seven] - _values(cirulla, run)[seven] == pytest.approx(1.0)
+    assert seat0_values(cirulla.replace(napola_max=10), run)[seven] - seat0_values(cirulla, run)[seven] == pytest.approx(1.0)
     five = parse_card("5D")
     plain = cirulla.replace(napoleone="off")
-    assert _values(cirulla, ["1D"])[five] - _values(plain, ["1D"])[five] == pytest.approx(_scoring.NAPOLEONE_CARD[1])
-    assert _values(cirulla, (), ["1D"])[five] == pytest.approx(_values(plain, (), ["1D"])[five])
+    assert seat0_values(cirulla, ["1D"])[five] - seat0_values(plain, ["1D"])[five] == pytest.approx(_scoring.NAPOLEONE_CARD[1])
+    assert seat0_values(cirulla, (), ["1D"])[five] == pytest.approx(seat0_values(plain, (), ["1D"])[five])
 
 
 def test_a_moves_joint_napola_and_grande_terms_count_the_played_card_and_the_cap():
@@ -721,11 +711,11 @@ def test_any_rules_keep_a_point_open_while_the_other_side_can_still_tie_it():
     nine_c, nine_d = parse_card("9C"), parse_card("9D")
     for mine, theirs, card in ((many[:20], [], w[_scoring.I_CARD]), ([], many[:20], w[_scoring.I_CARD]),
                                (many[:21], [], 0.0), ([], many[:21], 0.0)):
-        assert _values(rules, mine, theirs)[nine_c] == pytest.approx(card), (len(mine), len(theirs))
+        assert seat0_values(rules, mine, theirs)[nine_c] == pytest.approx(card), (len(mine), len(theirs))
     five = ["1D", "2D", "3D", "4D", "5D"]
     for mine, theirs, denaro in ((five, [], w[_scoring.I_DENARO]), ([], five, w[_scoring.I_DENARO]),
                                  (five + ["6D"], [], 0.0), ([], five + ["6D"], 0.0)):
-        vals = _values(rules, mine, theirs)
+        vals = seat0_values(rules, mine, theirs)
         assert vals[nine_d] - vals[nine_c] == pytest.approx(denaro), (mine, theirs)
 
 
@@ -736,7 +726,7 @@ def test_any_rules_fear_the_next_seats_last_card_sweep_as_a_scopa_only_if_i_stil
     scopa (judged so whatever I held passed: a mutation review)."""
     w = _scoring.WEIGHTS
     rules = Rules(re_bello=True)
-    rest = [c for c in range(40) if not mask_of(["5C", "9S", "4B", "9C"]) >> c & 1]
+    rest = unused_cards(["5C", "9S", "4B", "9C"])
     lay = (parse_card("5C"), 0)
     kept = _judge(rules, ["5C", "9S"], ["4B"], piles=[rest, []], sizes=(2, 1), deck_left=0)[lay]
     last = _judge(rules, ["5C"], ["4B"], piles=[rest + [parse_card("9S")], []], sizes=(1, 1), deck_left=0)[lay]

@@ -5,6 +5,7 @@ import json
 import numpy as np
 import pytest
 
+from positions import seat0_values
 from reference_rules import check_record
 from reference_rules import hand_bonus as reference_bonus
 from reference_rules import DEFAULTS, sweep_only
@@ -319,26 +320,18 @@ def test_the_levels_value_the_grande():
     assert _scoring.grande_gain(nine, g(["8D"]), g(["10D"])) == 0.0     # another side holds one
     assert _scoring.grande_gain(g(["1D"]), g(["8D", "10D"]), none) == 0.0
 
-    def values(rules, my_pile, opp_pile):
-        state = np.zeros(core.STATE_SIZE, dtype=np.int64)
-        state[:core.HEADER_SIZE] = rules.to_header()
-        piles = np.array([my_pile, opp_pile, 0, 0, 0, 0], dtype=np.int64)
-        vals = np.zeros(40)
-        _scoring.values_any(state, piles, 2, 0, _scoring.WEIGHTS, vals)
-        return vals
-
     # the opponent holds 8D and 10D: taking the 9D keeps 5 points from it; without the option
     # the 9D is worth what the 9S is, a denaro more
     cirulla = rules_from_preset("cirulla")
     plain = cirulla.replace(grande=False)
     nine_d, nine_s = parse_card("9D"), parse_card("9S")
-    with_grande = values(cirulla, 0, mask(["8D", "10D"]))
-    without = values(plain, 0, mask(["8D", "10D"]))
+    with_grande = seat0_values(cirulla, 0, mask(["8D", "10D"]))
+    without = seat0_values(plain, 0, mask(["8D", "10D"]))
     assert with_grande[nine_d] - without[nine_d] == pytest.approx(5.0)
     assert with_grande[nine_s] == without[nine_s]
     # each of the three is valued, the 8D (card 7) too
     eight_d = parse_card("8D")
-    assert values(cirulla, mask(["9D", "10D"]), 0)[eight_d] - values(plain, mask(["9D", "10D"]), 0)[eight_d] == \
+    assert seat0_values(cirulla, mask(["9D", "10D"]), 0)[eight_d] - seat0_values(plain, mask(["9D", "10D"]), 0)[eight_d] == \
         pytest.approx(5.0)
 
 
