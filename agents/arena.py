@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from scopa_env.cards import number_text
+from scopa_env.cards import is_whole, number_text
 from scopa_env.errors import ScopaError
 from scopa_env.game import Game
 from scopa_env.presets import resolve_rules
@@ -244,7 +244,7 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
     rules = resolve_rules(rules)
     # 1.5, None or "2" were a TypeError in min(); 0 and -1 ran as 1 (review); a numpy integer
     # counts, as it does for matches and seed
-    if isinstance(workers, (bool, np.bool_)) or not isinstance(workers, (int, np.integer)) or workers < 1:
+    if not is_whole(workers) or workers < 1:
         raise ScopaError(f"workers must be a whole number of processes, at least 1, got {number_text(workers)}")
     workers = int(workers)
     if on_record is not None:
