@@ -148,7 +148,7 @@ class raw_env(AECEnv):
         n = self.rules.players
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ScopaError(f"render_mode must be one of {self.metadata['render_modes']} or "
-                             f"None, got {render_mode!r}")
+                             f"None, got {number_text(render_mode)}")
         if render_player is not None and not self.rules.is_seat(render_player):
             raise ScopaError(f"render_player must be a seat 0..{n - 1} or None, "
                              f"got {number_text(render_player)}")
@@ -284,7 +284,7 @@ class raw_env(AECEnv):
         # tuple.index's ValueError did not say which agents exist; a str first: `in` on an array
         # was numpy's "truth value is ambiguous" (review)
         if not isinstance(agent, str) or agent not in self._names:
-            raise ScopaError(f"unknown agent {agent!r} (this env's agents: {', '.join(self._names)})")
+            raise ScopaError(f"unknown agent {number_text(agent)} (this env's agents: {', '.join(self._names)})")
         self._check_started("observe", over_too=True)     # an ended episode is seen, all-zero mask
         p = self._names.index(agent)
         # an agent done and removed (its last step(None)) has no entry left: it is not live

@@ -93,11 +93,11 @@ def side_rewards(values) -> list[float]:
 def check_episode_reward(episode: str, reward: str | None) -> str:
     """Validate the episode/reward options (shared by every env); returns the reward to use."""
     if episode not in ("match", "hand"):
-        raise ScopaError(f"episode must be 'match' or 'hand', got {episode!r}")
+        raise ScopaError(f"episode must be 'match' or 'hand', got {number_text(episode)}")
     if reward is None:
         reward = "win" if episode == "match" else "points"
     if reward not in ("win", "points"):
-        raise ScopaError(f"reward must be 'win' or 'points', got {reward!r}")
+        raise ScopaError(f"reward must be 'win' or 'points', got {number_text(reward)}")
     if reward == "win" and episode == "hand":
         raise ScopaError("reward='win' pays only when a match ends: with episode='hand' use "
                          "reward='points'")

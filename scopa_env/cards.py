@@ -63,7 +63,7 @@ def card_str(card: int) -> str:
 def parse_card(text: str) -> int:
     """'7D', '10b', ' 1c ' -> card id. Anything else raises ScopaError naming the text."""
     if not isinstance(text, str):
-        raise ScopaError(f"a card is written as text like '7D', got {text!r}")
+        raise ScopaError(f"a card is written as text like '7D', got {number_text(text)}")
     t = text.strip()
     # ascii before upper(): '7\u017f' (a long s) upper-cased to '7S' and was read as a card (review)
     t = t.upper() if t.isascii() else ""

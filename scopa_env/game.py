@@ -292,7 +292,7 @@ class Game:
         ace_redeal) is refused: the engine's own dealer deals again there."""
         if not is_list(deck):
             # a text was read letter by letter, a number was a TypeError
-            raise ScopaError(f"a deal is a list of the 40 cards in dealing order, got {deck!r}")
+            raise ScopaError(f"a deal is a list of the 40 cards in dealing order, got {number_text(deck)}")
         cards = [as_card(c) for c in deck]
         if sorted(cards) != list(range(40)):
             raise ScopaError(f"a deal must hold each of the 40 cards once, got {len(cards)} cards "
@@ -595,7 +595,7 @@ def primiera(cards, scale: str = "standard") -> float:
     mask = as_mask(cards, "cards")     # a bad mask was read as other cards (review)
     scales = ("standard", "figures0", "veneto", "southern")
     if not isinstance(scale, str) or scale not in scales:       # an array: numpy's ValueError (review)
-        raise ScopaError(f"primiera scale must be one of {', '.join(scales)}, got {scale!r}")
+        raise ScopaError(f"primiera scale must be one of {', '.join(scales)}, got {number_text(scale)}")
     half = int(core.primiera_half_points(np.int64(mask), scales.index(scale)))
     if half < 0:
         return 0

@@ -75,7 +75,7 @@ class ScopaGymEnv(gymnasium.Env):
                              f"got {number_text(learner_seat)}")
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ScopaError(f"render_mode must be one of {self.metadata['render_modes']} or "
-                             f"None, got {render_mode!r}")
+                             f"None, got {number_text(render_mode)}")
         if partner is not None and self.rules.teams == n:
             raise ScopaError(f"partner is for pairs (4 or 6 players); these rules have {n} "
                              "players each for self")

@@ -693,7 +693,16 @@ def test_errors_say_numpy_numbers_as_the_python_numbers_they_hold():
             (lambda: scopa_env.ScopaGymEnv(learner_seat=i(5)), "learner_seat must be a seat 0..1 or None, got 5"),
             (lambda: scopa_env.raw_env(render_player=i(7)), "render_player must be a seat 0..1 or None, got 7"),
             (lambda: Game(seed=0).setup([[], []], [], scores=[i(-1), i(0)]),
-             "setup scores must be whole numbers 0..1,000,000,000, got [-1, 0]")):
+             "setup scores must be whole numbers 0..1,000,000,000, got [-1, 0]"),
+            (lambda: parse_card(i(5)), "a card is written as text like '7D', got 5"),
+            (lambda: Game(seed=0).deal_hand(0, i(5)), "a deal is a list of the 40 cards in dealing order, got 5"),
+            (lambda: primiera([], np.str_("x")),
+             "primiera scale must be one of standard, figures0, veneto, southern, got 'x'"),
+            (lambda: scopa_env.BatchedScopa(2, episode=np.str_("x")), "episode must be 'match' or 'hand', got 'x'"),
+            (lambda: scopa_env.ScopaGymEnv(render_mode=np.str_("x")),
+             "render_mode must be one of ['human', 'ansi'] or None, got 'x'"),
+            (lambda: scopa_env.raw_env().observe(np.str_("player_9")),
+             "unknown agent 'player_9' (this env's agents: player_0, player_1)")):
         with pytest.raises(ScopaError, match=f"^{re.escape(message)}$"):
             call()
 
