@@ -2149,22 +2149,17 @@ def _card_id(c):
     return mask_of([c]).bit_length() - 1
 
 
-def _one_hand_weights(card, captured, eps=0.3, beta=2.5, opp=("10S", "2C")):
-    """The three models' chances of one earlier move (on 5C 4B 1S, the opponent then holding
-    `card` and `opp`, playing `card` x `captured`), for the one hand the last deal leaves it
-    (mutation testing: each model's likelihood could change unseen; values worked by hand below)."""
+def _last_deal_weights(rules, hand, opp, table, row, eps=0.3, beta=2.5):
+    """The three models' chances (normal, easy, soft) of one earlier move of the opponent, `row`
+    as hard's history rows hold it, for the one hand a last deal leaves it: seat 0 holds `hand`
+    on `table`, the opponent exactly `opp` (the unseen cards), every other card in the piles."""
     from agents._scoring import WEIGHTS
-    # last deal: the opponent holds exactly `opp` (the unseen cards), so one hand is weighed
-    hand, opp, table = ["3C", "6B", "7S"], list(opp), ["8D"]
     rest = unused_cards(hand, opp, table)
-    g = Game(Rules())
+    g = Game(rules)
     g.setup(hands=[hand, opp], table=table, piles=[rest[::2], rest[1::2]], deck=[], dealer=1, to_move=0)
-    obs = g.observation(0)["observation"]
     base = np.zeros(core.STATE_SIZE, dtype=np.int64)
-    unseen = _rollout.build_base(obs, 11, base)
+    unseen = _rollout.build_base(g.observation(0)["observation"], 11, base)
     assert unseen == mask_of(opp)
-    # one earlier move on 5C 4B 1S: it held `card` 10S 2C and played `card` taking `captured`
-    row = [mask_of(["5C", "4B", "1S"]), _card_id(card), mask_of(captured), 0, 0, 3, 0, 0, 1 << _card_id(card)]
     hands = np.zeros(4, dtype=np.int64)
     wn, we, ws = np.zeros(4), np.zeros(4), np.zeros(4)
     n = _rollout.hand_weights(base, unseen, 2, np.array([row], dtype=np.int64), 1, WEIGHTS, eps, beta,
@@ -2173,12 +2168,20 @@ def _one_hand_weights(card, captured, eps=0.3, beta=2.5, opp=("10S", "2C")):
     return wn[0], we[0], ws[0]
 
 
+def _one_hand_weights(card, captured, eps=0.3, beta=2.5, opp=("10S", "2C")):
+    """The three models' chances of one earlier move (on 5C 4B 1S, the opponent then holding
+    `card` and `opp`, playing `card` x `captured`), for the one hand the last deal leaves it
+    (mutation testing: each model's likelihood could change unseen; values worked by hand below)."""
+    # one earlier move on 5C 4B 1S: it held `card` 10S 2C and played `card` taking `captured`
+    row = [mask_of(["5C", "4B", "1S"]), _card_id(card), mask_of(captured), 0, 0, 3, 0, 0, 1 << _card_id(card)]
+    return _last_deal_weights(Rules(), ["3C", "6B", "7S"], list(opp), ["8D"], row, eps, beta)
+
+
 def test_the_normal_model_judges_an_earlier_move_with_the_movers_own_pile():
     """hand_weights judges each earlier move of the opponent as normal would from its seat: its
     own pile as "mine". Under the napola the two piles weigh differently (here 2D and 3D complete
     the opponent's 1D 4D napola), so the piles passed the other way round made 3D x 2D 1C look
     like a mistake (a mutation review: without the napola the judgement is the same both ways)."""
-    from agents._scoring import WEIGHTS
     from agents.normal import NormalAgent
     rules = Rules(napola=True)
     # the earlier position, the opponent (seat 1) to move with 5B 3D 7S on 2D 1C 4S
@@ -2192,20 +2195,10 @@ def test_the_normal_model_judges_an_earlier_move_with_the_movers_own_pile():
     assert str(move) == "3D x 2D 1C"
     k = len(then.legal_action_ids())
     # now, the last deal: the opponent holds 5B 7S (the unseen cards), one hand to weigh
-    opp, now_hand, now_table = ["5B", "7S"], ["3C", "6B", "8C"], ["8S"]
-    rest = unused_cards(opp, now_hand, now_table)
-    g = Game(rules)
-    g.setup(hands=[now_hand, opp], table=now_table, piles=[rest[::2], rest[1::2]], deck=[], dealer=1, to_move=0)
-    base = np.zeros(core.STATE_SIZE, dtype=np.int64)
-    unseen = _rollout.build_base(g.observation(0)["observation"], 11, base)
     row = [mask_of(table), parse_card("3D"), mask_of(["1C", "2D"]), mask_of(theirs), mask_of(mine), 3,
            40 - then.state[core.DECK_POS], 0, mask_of(["3D"])]
-    hands = np.zeros(4, dtype=np.int64)
-    wn, we, ws = np.zeros(4), np.zeros(4), np.zeros(4)
-    n = _rollout.hand_weights(base, unseen, 2, np.array([row], dtype=np.int64), 1, WEIGHTS, 0.3, 2.5,
-                              hands, wn, we, ws)
-    assert n == 1 and hands[0] == mask_of(opp)
-    assert wn[0] == pytest.approx(0.7 + 0.3 / k)      # normal's best move, not the eps share
+    wn, _, _ = _last_deal_weights(rules, ["3C", "6B", "8C"], ["5B", "7S"], ["8S"], row)
+    assert wn == pytest.approx(0.7 + 0.3 / k)      # normal's best move, not the eps share
 
 
 def test_easy_model_is_uniform_over_the_captures():
