@@ -1651,7 +1651,6 @@ def test_export_writes_only_a_regular_file(tmp_path, capsys, monkeypatch, fifo):
     """--export OUT: a folder, a FIFO (a device would be the same), a missing or non-folder
     parent, '' or the exported checkpoint itself is one error and nothing is replaced; an
     OSError while writing is one line naming the path."""
-    import os
     run = Run(tiny_cfg(tmp_path, run_name="ex"), log=lambda *_: None)
     run.save()
     src = str(tmp_path / "ck" / "ex" / "latest.pt")

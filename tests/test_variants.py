@@ -923,15 +923,18 @@ def test_a_rules_mismatch_names_the_options_that_differ():
         make_agent("checkpoints/scopa-default.pt", rules=Rules(target=21))
 
 
-def test_preset_flags_give_back_the_rules():
+def test_preset_flags_give_back_the_rules(tmp_path):
     """The flags the scripts name for a checkpoint's rules (preset_flags) give exactly those
     rules through the three scripts' own parsing, for every rules set: options no preset gives
     (a run's `--set rules.fewest_cards=true`, a napola a preset has turned off) by --rule, which
-    evaluate.py and play.py lacked (review: such checkpoints played from Python only)."""
+    evaluate.py and play.py lacked (review: such checkpoints played from Python only). The
+    third script is scopa_env.simulate, read back from the rules its record carries (its import
+    here went unused until 2026-12-07)."""
     import evaluate
     import play
     from scopa_env import simulate
     from scopa_env.presets import PRESETS, preset_flags, rules_from_flags
+    from scopa_env.records import read, rules_of
     cases = [p.rules for p in PRESETS.values()] + [
         Rules(napola=True, target=31), Rules(target=16), PRESETS["scopone"].rules.replace(napola=True),
         PRESETS["scopone-milanese"].rules.replace(napola=False), Rules(fewest_cards=True),
@@ -944,6 +947,10 @@ def test_preset_flags_give_back_the_rules():
         assert evaluate.build_rules(args) == rules, (flags, rules)
         args = play.parse_args(flags.split())
         assert rules_from_flags(args.rules, args.napola, args.target, args.rule) == rules, (flags, rules)
+        out = tmp_path / "one.jsonl"
+        assert simulate.main([*flags.split(), "--matches", "1", "--seed", "0", "--out", str(out),
+                              "--no-check"]) == 0
+        assert [rules_of(r) for r in read(str(out))] == [rules], (flags, rules)
     assert preset_flags(PRESETS["scopone-milanese"].rules.replace(napola=False)) == \
         "--rules scopone-milanese --rule napola=false"
     assert preset_flags(Rules(fewest_cards=True)) == "--rules classic --rule fewest_cards=true"
