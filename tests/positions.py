@@ -4,6 +4,7 @@ import numpy as np
 from agents import _scoring
 from scopa_env import core
 from scopa_env.cards import as_mask
+from scopa_env.game import Game
 
 
 def unused_cards(*used):
@@ -24,3 +25,16 @@ def seat0_values(rules, my_pile=(), opp_pile=()):
     vals = np.zeros(40)
     _scoring.values_any(state, piles, 2, 0, _scoring.WEIGHTS, vals)
     return vals
+
+
+def random_play(rules, seed, plies):
+    """The game `seed` under `rules` after `plies` random legal moves (a generator seeded with
+    `seed` picks them), or None when the hand ends before."""
+    g = Game(rules, seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(plies):
+        ids = g.legal_action_ids()
+        g.play_action(ids[rng.integers(len(ids))])
+        if g.hand_over:
+            return None
+    return g

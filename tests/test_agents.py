@@ -19,7 +19,7 @@ from scopa_env.game import Game
 from scopa_env.observation import SLICES
 from scopa_env.rules import Rules
 
-from positions import unused_cards
+from positions import random_play, unused_cards
 
 LEVELS = ["random", "easy", "normal", "hard"]
 CHECKPOINT = Path(__file__).resolve().parents[1] / "checkpoints" / "scopa-default.pt"
@@ -186,13 +186,9 @@ def test_plays_whole_matches_legally(name):
 
 def _mid_hand(seed, plies):
     """A position reached by random play: (setup kwargs, player to move)."""
-    g = Game(Rules(), seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(plies):
-        ids = g.legal_action_ids()
-        g.play_action(ids[rng.integers(len(ids))])
-        if g.hand_over:
-            return None
+    g = random_play(Rules(), seed, plies)
+    if g is None:
+        return None
     st = g.state
     kw = dict(hands=[g.hand(0), g.hand(1)], table=g.table, piles=[g.pile(0), g.pile(1)],
               deck=[int(c) for c in st[core.DECK + st[core.DECK_POS]:core.DECK + 40]],
@@ -979,21 +975,26 @@ def _brute_force_values(obs, ids):
     return values
 
 
-def test_last_deal_is_solved_exactly():
-    table = make_agent("random").actions
-    rng = np.random.default_rng(1)
-    checked = 0
+def _last_deal_choices(rng):
+    """(observation, legal action ids) at each choice of the last deal of games 0-11, played by
+    random moves drawn from `rng`."""
     for seed in range(12):
         g = Game(Rules(), seed)
         while not g.hand_over:
             ids = g.legal_action_ids()
             if g.deck_left == 0 and len(ids) > 1:
-                obs = g.observation(g.to_move)["observation"]
-                out = np.zeros(len(ids))
-                _rollout.last_deal_values(obs, 11, table.card[ids], table.captured[ids], len(ids), _exact.POINTS, out)
-                assert out.tolist() == _brute_force_values(obs, ids)
-                checked += 1
+                yield g.observation(g.to_move)["observation"], ids
             g.play_action(ids[rng.integers(len(ids))])
+
+
+def test_last_deal_is_solved_exactly():
+    table = make_agent("random").actions
+    checked = 0
+    for obs, ids in _last_deal_choices(np.random.default_rng(1)):
+        out = np.zeros(len(ids))
+        _rollout.last_deal_values(obs, 11, table.card[ids], table.captured[ids], len(ids), _exact.POINTS, out)
+        assert out.tolist() == _brute_force_values(obs, ids)
+        checked += 1
     assert checked >= 10
 
 
@@ -1085,28 +1086,21 @@ def test_dealt_last_deals_stay_far_below_the_node_cap():
 
 def test_last_deal_against_easy_is_its_mean_outcome():
     table = make_agent("random").actions
-    rng = np.random.default_rng(2)
     checked = differs = 0
-    for seed in range(12):
-        g = Game(Rules(), seed)
-        while not g.hand_over:
-            ids = g.legal_action_ids()
-            if g.deck_left == 0 and len(ids) > 1:
-                obs = g.observation(g.to_move)["observation"]
-                out, worst = np.zeros(len(ids)), np.zeros(len(ids))
-                _rollout.last_deal_values_easy(obs, 11, table.card[ids], table.captured[ids], len(ids), _exact.POINTS, out)
-                _rollout.last_deal_values(obs, 11, table.card[ids], table.captured[ids], len(ids), _exact.POINTS, worst)
-                base = np.zeros(core.STATE_SIZE, dtype=np.int64)
-                base[core.HANDS + 1] = _rollout.build_base(obs, 11, base)
-                for j, a in enumerate(ids):
-                    child = base.copy()
-                    flags = core.apply_move(child, table.card[a], table.captured[a])
-                    ref = _exact.outcome_any(child, _exact.POINTS) if flags & core.F_HAND_OVER else _brute_force_easy(child)
-                    assert out[j] == pytest.approx(ref)
-                    assert out[j] >= worst[j] - 1e-9          # a mean is never below the worst case
-                differs += not np.allclose(out, worst)
-                checked += 1
-            g.play_action(ids[rng.integers(len(ids))])
+    for obs, ids in _last_deal_choices(np.random.default_rng(2)):
+        out, worst = np.zeros(len(ids)), np.zeros(len(ids))
+        _rollout.last_deal_values_easy(obs, 11, table.card[ids], table.captured[ids], len(ids), _exact.POINTS, out)
+        _rollout.last_deal_values(obs, 11, table.card[ids], table.captured[ids], len(ids), _exact.POINTS, worst)
+        base = np.zeros(core.STATE_SIZE, dtype=np.int64)
+        base[core.HANDS + 1] = _rollout.build_base(obs, 11, base)
+        for j, a in enumerate(ids):
+            child = base.copy()
+            flags = core.apply_move(child, table.card[a], table.captured[a])
+            ref = _exact.outcome_any(child, _exact.POINTS) if flags & core.F_HAND_OVER else _brute_force_easy(child)
+            assert out[j] == pytest.approx(ref)
+            assert out[j] >= worst[j] - 1e-9          # a mean is never below the worst case
+        differs += not np.allclose(out, worst)
+        checked += 1
     assert checked >= 10 and differs >= 1
 
 

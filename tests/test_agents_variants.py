@@ -20,7 +20,7 @@ from scopa_env.game import Game
 from scopa_env.presets import PRESETS, rules_from_preset
 from scopa_env.rules import Rules
 
-from positions import seat0_values, unused_cards
+from positions import random_play, seat0_values, unused_cards
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = list(PRESETS)
@@ -69,17 +69,6 @@ def test_levels_only_choose_legal_actions(name):
     assert _checked_hand(rules, 7) == 40 - rules.table_cards
 
 
-def _mid_hand(rules, seed, plies):
-    g = Game(rules, seed)
-    rng = np.random.default_rng(seed)
-    for _ in range(plies):
-        ids = g.legal_action_ids()
-        g.play_action(ids[rng.integers(len(ids))])
-        if g.hand_over:
-            return None
-    return g
-
-
 def _hidden_reshuffled(g, rng):
     """The same position with every hidden card (other hands, deck) dealt differently."""
     st = g.state.copy()
@@ -105,7 +94,7 @@ def test_decisions_depend_on_the_observation_and_seed_only(name):
     hard, normal = HardAgent(rules=rules, worlds=3), level("normal", rules)
     checked = 0
     for seed in range(1, 40):
-        g = _mid_hand(rules, seed, int(rng.integers(0, 12)))
+        g = random_play(rules, seed, int(rng.integers(0, 12)))
         if g is None or len(g.legal_action_ids()) < 2:
             continue
         me = g.to_move
@@ -153,7 +142,7 @@ def test_the_world_is_rebuilt_from_the_observation(name):
     n, sides = rules.players, rules.teams
     last_capturers = set()
     for seed in range(1, 6):
-        g = _mid_hand(rules, seed, 5)
+        g = random_play(rules, seed, 5)
         if g is None:
             continue
         me = g.to_move
@@ -188,7 +177,7 @@ def test_the_world_is_rebuilt_from_the_observation(name):
 
 def test_a_broken_observation_is_a_scopa_error():
     rules = rules_from_preset("scopone")
-    g = _mid_hand(rules, 3, 2)
+    g = random_play(rules, 3, 2)
     o = g.observation(g.to_move)
     bad = {"observation": o["observation"].copy(), "action_mask": o["action_mask"]}
     bad["observation"][80] ^= 1            # one unseen card more or less
@@ -437,7 +426,7 @@ def test_hard_under_other_rules_shares_its_budget_over_hands_and_deck():
     no world at all under a spent budget, went unseen)."""
     rules = rules_from_preset("cirulla")
     for seed in range(1, 6):
-        g = _mid_hand(rules, seed, 3)
+        g = random_play(rules, seed, 3)
         if g is not None and len(g.legal_action_ids()) > 1 and g.deck_left > 0:
             break
     assert g is not None and len(g.legal_action_ids()) > 1 and g.deck_left > 0
@@ -688,7 +677,7 @@ def test_a_rollout_under_any_rules_plays_every_seat_as_the_normal_level_judges(n
     rules = rules_from_preset(name)
     for seed in range(1, 21):
         for plies in (0, 5, 13, 22):
-            g = _mid_hand(rules, seed, plies)
+            g = random_play(rules, seed, plies)
             if g is None:
                 continue
             st = g.state.copy()
@@ -741,7 +730,7 @@ def test_a_rollouts_random_moves_come_with_the_chance_epsilon():
     the mean outcome is (1 - epsilon) x 2 + epsilon x 10 / 3, for the classic rollout and the
     any-rules one alike. (No test ran a rollout with epsilon > 0: a mutation review.)"""
     rules = Rules()
-    g = _mid_hand(rules, 49, 33)
+    g = random_play(rules, 49, 33)
     buf = core.new_move_buffer()
     n = core.legal_moves(g.state.copy(), buf)
     ends = []
@@ -801,13 +790,13 @@ def test_a_rollout_under_cirulla_pairs_sees_the_cards_other_seats_showed():
     that move's line ends. With two players the cards a seat showed are the next seat's (held for
     sure either way) or already played; with four, a partner's or the third seat's shown cards
     left unseen would count as cards the next seat may hold. These four positions are ones where
-    that changes the move (7 of the 1,592 positions _mid_hand gives for seeds 1-199 at eight ply
+    that changes the move (7 of the 1,592 positions random_play gives for seeds 1-199 at eight ply
     counts; a mutation review found the shown cards left out of the rollout's seen cards
     unchecked), and another move's line ends otherwise, so the check can fail."""
     from scopa_env.cards import cards_of
     rules = rules_from_preset("cirulla-pairs")
     for seed, plies in ((37, 26), (46, 17), (86, 13), (193, 13)):
-        g = _mid_hand(rules, seed, plies)
+        g = random_play(rules, seed, plies)
         st, p = g.state, g.to_move
         values = _judge(rules, cards_of(st[core.HANDS + p]), cards_of(st[core.TABLE]),
                         [cards_of(st[core.PILES + s]) for s in range(4)],
