@@ -59,8 +59,8 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from agents import make_agent, split_spec
     from agents.arena import check_matches, evaluate, round_matches
     from agents.stats import Z95, elo, no_interval_reason, points_interval_text, t95, wilson
-    from scopa_env.cli import (Parser, StdoutFailed, first_repeat, flags_given, list_rules_alone, quiet_stdout,
-                               rules_hint, run_main)
+    from scopa_env.cli import (Parser, StdoutFailed, add_rules_flags, first_repeat, flags_given, list_rules_alone,
+                               quiet_stdout, rules_hint, run_main)
     from scopa_env.errors import ScopaError
     from scopa_env.presets import changed_options, list_rules_text, rules_from_flags, rules_from_preset
     from scopa_env.rules import option_text
@@ -108,17 +108,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                         "each deal is played once with the agent on each side; 3 with three-players); "
                         "default 200, 201 with three sides")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents, default 0")
-    p.add_argument("--rules", default="classic", metavar="PRESET",
-                   help="rules preset (see --list-rules), default classic")
-    p.add_argument("--list-rules", action="store_true", help="list the rules presets and exit")
+    add_rules_flags(p)
     p.add_argument("--partner", metavar="SPEC",
                    help="in pairs: the agent's partner (default: a copy of the agent)")
-    p.add_argument("--napola", action="store_true", help="score the napola (overrides the preset)")
-    p.add_argument("--target", type=int, default=None,
-                   help="points that end a match (overrides the preset; classic 11)")
-    p.add_argument("--rule", action="append", default=[], metavar="OPTION=VALUE",
-                   help="set one rules option (scopa_env.rules.Rules, e.g. fewest_cards=true, "
-                        "napola=false); repeat for several")
     p.add_argument("--workers", type=int, default=1, help="processes to use, default 1")
     p.add_argument("--record", metavar="FILE", help="write every match as a game record (JSON Lines); "
                                                     "two different agents the records would name "

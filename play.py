@@ -29,7 +29,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from scopa_env.actions import action_table
     from scopa_env.cards import (SETTEBELLO, SUIT_SYMBOLS, SUITS, card_id, card_name_compact, card_name_it,
                                  parse_card, rank_of, suit_of)
-    from scopa_env.cli import Parser, list_rules_alone, rules_hint, run_main
+    from scopa_env.cli import Parser, add_rules_flags, list_rules_alone, rules_hint, run_main
     from scopa_env.errors import RulesMismatch, ScopaError
     from scopa_env.game import Game, Move, primiera
     from scopa_env.presets import PRESETS, changed_options, list_rules_text, preset_name, rules_from_flags
@@ -914,9 +914,7 @@ class PlaySession:
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = Parser(prog="play.py", description="Play scopa against the computer in the terminal.")
-    p.add_argument("--rules", default="classic", metavar="PRESET",
-                   help="the rules preset to play (classic; scopone, pairs, ...: see --list-rules)")
-    p.add_argument("--list-rules", action="store_true", help="list the rules presets and exit")
+    add_rules_flags(p)
     p.add_argument("--opponent", default=None,
                    help="a level (easy, normal, hard; also random) or a checkpoint .pt "
                         "(default: checkpoints/scopa-default.pt:search=9000 when present and trained for "
@@ -924,12 +922,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--partner", default=None, metavar="SPEC",
                    help="in pairs (4 or 6 players): your partner, a level or a checkpoint .pt "
                         "(default: the same as the opponents)")
-    p.add_argument("--napola", action="store_true", help="score the napola")
-    p.add_argument("--target", type=int, default=None,
-                   help="points that end the match (default: the preset's, 11 for classic)")
-    p.add_argument("--rule", action="append", default=[], metavar="OPTION=VALUE",
-                   help="set one rules option (scopa_env.rules.Rules, e.g. fewest_cards=true, "
-                        "napola=false); repeat for several")
     p.add_argument("--seed", type=int, default=None,
                    help="deal the first match from this seed, the next ones from seed+1, ... "
                         "(default: a fresh seed, shown at the start of each match)")

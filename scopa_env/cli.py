@@ -49,6 +49,22 @@ def first_repeat(values, key=lambda v: v) -> tuple | None:
     return None
 
 
+def add_rules_flags(parser: argparse.ArgumentParser) -> None:
+    """The rules flags of the scripts that play matches (evaluate.py, play.py, `python -m
+    scopa_env.simulate`): --rules PRESET, --list-rules, --napola, --target T and --rule
+    OPTION=VALUE, which `scopa_env.presets.rules_from_flags` turns into Rules. train.py names the
+    rules in its config instead (`--set rules...`, `--rules`, `--rule` among its config flags)."""
+    parser.add_argument("--rules", default="classic", metavar="PRESET",
+                        help="rules preset (classic; scopone, pairs, ...: see --list-rules), default classic")
+    parser.add_argument("--list-rules", action="store_true", help="list the rules presets and exit")
+    parser.add_argument("--napola", action="store_true", help="score the napola (on top of the preset)")
+    parser.add_argument("--target", type=int, default=None,
+                        help="points that end a match (default: the preset's, 11 for classic)")
+    parser.add_argument("--rule", action="append", default=[], metavar="OPTION=VALUE",
+                        help="set one rules option (scopa_env.rules.Rules, e.g. fewest_cards=true, "
+                             "napola=false); repeat for several")
+
+
 def list_rules_alone(parser: argparse.ArgumentParser, args) -> None:
     """--list-rules with another flag is a parser error: the other was ignored without a word,
     a bad value included (review)."""

@@ -18,7 +18,7 @@ import sys
 import numpy as np
 
 from .atomic import AtomicFile
-from .cli import Parser, StdoutFailed, list_rules_alone, run_main
+from .cli import Parser, StdoutFailed, add_rules_flags, list_rules_alone, run_main
 from .errors import ScopaError
 from .game import Game
 from .presets import changed_options, list_rules_text, rules_from_flags, rules_from_preset
@@ -52,12 +52,7 @@ def main(argv=None) -> int:
     ap.add_argument("--matches", type=int, help="number of matches")
     ap.add_argument("--seed", type=int, help="seed of the first match")
     ap.add_argument("--out", help="JSON Lines file to write (- for standard output)")
-    ap.add_argument("--rules", default="classic", help="rules preset (see --list-rules; default classic)")
-    ap.add_argument("--list-rules", action="store_true", help="list the rules presets and exit")
-    ap.add_argument("--napola", action="store_true", help="score the napola (on top of the preset)")
-    ap.add_argument("--target", type=int, default=None, help="points that end a match (default: the preset's)")
-    ap.add_argument("--rule", action="append", default=[], metavar="OPTION=VALUE",
-                    help="set one rules option (scopa_env.rules.Rules, e.g. fewest_cards=true); repeat for several")
+    add_rules_flags(ap)
     ap.add_argument("--with-legal", action="store_true", help="write every move's legal moves too")
     ap.add_argument("--no-check", action="store_true", help="do not replay each record after writing it")
     args = ap.parse_args(argv)
