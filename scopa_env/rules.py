@@ -88,6 +88,25 @@ class Rules:
     bonus (and keeps that capture value until it is captured or the deal ends), on a first table
     for the value that makes the dealer's 15 or 30. Needs hand_bonus or dealer_sweep."""
 
+    def __new__(cls, *args, **options):
+        # Rules(quindic="both") was Python's own TypeError ("unexpected keyword argument"), where
+        # from_dict, replace and --rule name the unknown option and the known ones: now it is too
+        cls._refuse_unknown(options)
+        return super().__new__(cls)
+
+    @classmethod
+    def _refuse_unknown(cls, options, stored: bool = False) -> None:
+        """One ScopaError naming the first option (a key of `options`) no field of Rules has,
+        with the known ones; `stored`: the options come from a file (from_dict)."""
+        known = _OPTIONS
+        unknown = sorted(set(options) - known, key=repr)     # keys of two types: no TypeError (review)
+        if unknown:
+            if stored:
+                raise ScopaError(f"unknown rules option {unknown[0]!r}: {NEWER_FILE} (this version "
+                                 f"knows: {', '.join(sorted(known))})")
+            raise ScopaError(
+                f"unknown rules option {unknown[0]!r} (known: {', '.join(sorted(known))})")
+
     def __post_init__(self):
         # numpy's scalars (a loop over np.arange, a value read from an array) are stored as the
         # Python values they stand for, so equal rules compare, hash and print alike
@@ -176,14 +195,7 @@ class Rules:
             raise ScopaError(f"rules must be a table of options, got "
                              f"{'null' if d is None else type(d).__name__}")
         d = dict(d or {})
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(d) - known, key=repr)     # keys of two types: no TypeError (review)
-        if unknown:
-            if stored:
-                raise ScopaError(f"unknown rules option {unknown[0]!r}: {NEWER_FILE} (this version "
-                                 f"knows: {', '.join(sorted(known))})")
-            raise ScopaError(
-                f"unknown rules option {unknown[0]!r} (known: {', '.join(sorted(known))})")
+        cls._refuse_unknown(d, stored)
         return cls(**d)
 
     def replace(self, **changes) -> "Rules":
@@ -217,6 +229,9 @@ class Rules:
         mine, theirs = self.to_dict(), other.to_dict()
         return "; ".join(f"{k} {option_text(mine[k])} {mine_at}, {option_text(theirs[k])} {theirs_at}"
                          for k in mine if mine[k] != theirs[k])
+
+
+_OPTIONS = frozenset(f.name for f in fields(Rules))     # the option names Rules(...) takes
 
 
 def option_text(value) -> str:

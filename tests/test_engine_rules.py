@@ -1,5 +1,7 @@
 """Rules tests: the worked examples of RULES.md and the capture rules, one by one."""
+import copy
 import json
+import pickle
 import re
 
 import numpy as np
@@ -335,6 +337,14 @@ def test_ambiguous_card_without_capture_choice_names_the_options():
 def test_unknown_rules_option():
     with pytest.raises(ScopaError, match="unknown rules option 'scopone'"):
         Rules.from_dict({"scopone": True})
+    # Rules(...) itself: this was Python's TypeError "unexpected keyword argument" (2026-12-07)
+    for make in (lambda: Rules(quindic="both"), lambda: Rules(napola=True, quindic="both", zz=1),
+                 lambda: Rules().replace(quindic="both")):
+        with pytest.raises(ScopaError, match=r"^unknown rules option 'quindic' \(known: ace_redeal, .*, "
+                                             r"quindici, re_bello, re_redeal, table_cards, target\)$"):
+            make()
+    r = Rules(True, 21)             # positional options, copies and pickles go through as before
+    assert (r.napola, r.target) == (True, 21) and pickle.loads(pickle.dumps(r)) == r == copy.deepcopy(r)
     with pytest.raises(ScopaError, match=r"^rules option target must be a whole number 1\.\.100, got 0$"):
         Rules(target=0)
     with pytest.raises(ScopaError, match="^rules option napola must be true or false, got 'yes'$"):
