@@ -96,7 +96,6 @@ class ScopaGymEnv(gymnasium.Env):
         self.observation_space = spaces.Box(0, obs_layout.high, shape=(obs_layout.size,),
                                             dtype=np.int8)
         self.action_space = spaces.Discrete(self.table.size)
-        self._opponent_spec = opponent
         self._partner_spec = opponent if partner is None else partner
         # one agent per seat, for both possible sides of every seat (the learner's seat may change)
         self._opponents = self._make_agents(opponent, "opponent")

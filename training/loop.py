@@ -233,7 +233,6 @@ class Run:
         elif cfg.init_from:         # another checkpoint's network: same rules, same shape
             load_init_from(cfg, self.model)
         self.ckpt_dir = Path(cfg.checkpoints_dir) / self.name
-        self.last_eval: dict | None = None
         self._lock = None           # the checkpoint folder's lock while train() runs
         # whether this run has a latest.pt to resume from (a resumed run has; Ctrl-C says which)
         self.checkpointed = self.resumed
@@ -599,7 +598,6 @@ class Run:
                 # new run of this name is rightly refused)
                 self._write_first(d)
             self._write(d, self.ckpt_dir / "best.pt")
-        self.last_eval = results
 
     # ---- the loop ----------------------------------------------------------------------------
     def train(self, stop_at: int | None = None) -> dict:
