@@ -243,6 +243,3 @@ def _whole(value, name: str, lo: int, hi: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise ScopaError(f"rules option {name} must be a whole number {lo}..{hi}, got {number_text(value)}")
     return value
-
-
-CLASSIC = Rules()
