@@ -98,14 +98,13 @@ class Rules:
     def _refuse_unknown(cls, options, stored: bool = False) -> None:
         """One ScopaError naming the first option (a key of `options`) no field of Rules has,
         with the known ones; `stored`: the options come from a file (from_dict)."""
-        known = _OPTIONS
-        unknown = sorted(set(options) - known, key=repr)     # keys of two types: no TypeError (review)
+        unknown = sorted(set(options) - _OPTIONS, key=repr)     # keys of two types: no TypeError (review)
         if unknown:
+            known = ", ".join(sorted(_OPTIONS))
             if stored:
                 raise ScopaError(f"unknown rules option {unknown[0]!r}: {NEWER_FILE} (this version "
-                                 f"knows: {', '.join(sorted(known))})")
-            raise ScopaError(
-                f"unknown rules option {unknown[0]!r} (known: {', '.join(sorted(known))})")
+                                 f"knows: {known})")
+            raise ScopaError(f"unknown rules option {unknown[0]!r} (known: {known})")
 
     def __post_init__(self):
         # numpy's scalars (a loop over np.arange, a value read from an array) are stored as the
