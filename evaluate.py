@@ -608,7 +608,7 @@ def pool(paths: list[str]) -> dict:
         runs.append(run)
     first = runs[0]
     rules = Rules.from_dict(first["rules"]).to_dict()
-    for path, run in zip(paths[1:], runs[1:]):
+    for path, run in zip(paths[1:], runs[1:], strict=True):
         for key in ("agent", "partner"):
             # one agent by any spelling evaluate.py takes for it ('Easy', options in any order)
             if _agent_key(run[key]) != _agent_key(first[key]):
@@ -626,7 +626,7 @@ def pool(paths: list[str]) -> dict:
         raise ScopaError(f"seed {twice[0]} appears twice: the same deals would count twice")
     for note in notes:                     # after every check: an error stays one line
         print(note, file=sys.stderr)
-    for path, run in zip(paths, runs):
+    for path, run in zip(paths, runs, strict=True):
         if "intervals" not in run:      # said, not assumed in silence
             print(f"evaluate.py: note: {path} carries no intervals mark (written before 2026-12-02 06:40 UTC): "
                   f"pooled as if its intervals were made as this version's (those written before "
@@ -640,7 +640,7 @@ def _same_networks(paths: list[str], runs: list[dict]) -> list[str]:
     compared: the notes that say so, for after every check."""
     seen: dict = {}     # same_agent_key -> (path, spec, digest)
     notes = []
-    for path, run in zip(paths, runs):
+    for path, run in zip(paths, runs, strict=True):
         if any(v.startswith("sha256:") for v in run.get("checkpoints", {}).values()):
             # the whole file's checksum, which a finished run resumed changed with the network
             # unchanged (review): not comparable with a network's digest, nor trusted to differ
@@ -667,7 +667,7 @@ def _same_networks(paths: list[str], runs: list[dict]) -> list[str]:
 
 def _pooled(paths: list[str], first: dict, seeds: list, runs: list[dict]) -> dict:
     rows: dict = {}     # opponent's same_agent_key -> (seed, its row) per run
-    for seed, run in zip(seeds, runs):
+    for seed, run in zip(seeds, runs, strict=True):
         for r in run["results"]:
             rows.setdefault(same_agent_key(r["opponent"]), []).append((seed, r))
     results = []
@@ -679,22 +679,22 @@ def _pooled(paths: list[str], first: dict, seeds: list, runs: list[dict]) -> dic
         hands = sum(r["hands"] for r in rs)
         wins = sum(r["wins"] for r in rs)
         w = [r["hands"] / hands for r in rs]
-        pph = sum(wi * r["points_per_hand"] for wi, r in zip(w, rs))
+        pph = sum(wi * r["points_per_hand"] for wi, r in zip(w, rs, strict=True))
         # each run's standard error from its interval and its own t quantile (deals - 1 degrees
         # of freedom, as agents.stats.ratio_ci made it); a run without an interval (one deal,
         # or deals all alike: written as null) leaves the pool without one
         dfs = [r["matches"] // sides - 1 for r in rs]
         whole = all(None not in r["points_ci"] for r in rs) and min(dfs) >= 1
         se = math.sqrt(sum((wi * (r["points_ci"][1] - r["points_ci"][0]) / (2 * t95(df))) ** 2
-                           for wi, r, df in zip(w, rs, dfs))) if whole else math.inf
+                           for wi, r, df in zip(w, rs, dfs, strict=True))) if whole else math.inf
         z = t95(sum(dfs)) if whole else Z95
         lo, hi = wilson(wins, matches)
         results.append({
             "agent": first["agent"], "opponent": opp, "matches": matches, "hands": hands,
             "wins": wins, "win_rate": wins / matches, "win_ci": [lo, hi], "points_per_hand": pph,
             "points_ci": [pph - z * se, pph + z * se],
-            "scope_per_hand": sum(wi * r["scope_per_hand"] for wi, r in zip(w, rs)),
-            "opp_scope_per_hand": sum(wi * r["opp_scope_per_hand"] for wi, r in zip(w, rs)),
+            "scope_per_hand": sum(wi * r["scope_per_hand"] for wi, r in zip(w, rs, strict=True)),
+            "opp_scope_per_hand": sum(wi * r["opp_scope_per_hand"] for wi, r in zip(w, rs, strict=True)),
             "seeds": [seed for seed, _ in pairs],
         })
     # every option, as pool() compared them: not as the first file happens to write them (one
@@ -761,7 +761,7 @@ def commit(outs: dict[str, AtomicFile]) -> None:
         for f in outs.values():
             f.replace()
     finally:
-        for s, handler in zip(held, old):
+        for s, handler in zip(held, old, strict=True):
             signal.signal(s, handler)
 
 

@@ -122,7 +122,7 @@ class Quit(Exception):
 
 
 # what a terminal without the suit symbols gets: the card letters of the notation, '-' for '·'
-ASCII_TEXT = str.maketrans({**dict(zip(SUIT_SYMBOLS, SUITS)), "\u00b7": "-"})
+ASCII_TEXT = str.maketrans({**dict(zip(SUIT_SYMBOLS, SUITS, strict=True)), "\u00b7": "-"})
 # where the symbols explain the letters, a screen of letters drops them ("D denari D")
 ASCII_PHRASES = ((SUIT_HELP, "D denari, C coppe, S spade, B bastoni"), (HEART_HINT, ""), (CLUB_HINT, ""))
 FALLBACK_LEVEL = "normal"   # the default opponent when there is no usable shipped agent
@@ -167,7 +167,7 @@ def parse_move_text(text: str) -> tuple[str, list[str] | None]:
     The separator 'x' is optional, commas and '+' count as spaces, and the suit symbols of the
     compact names ('7♦') read as their letters. None means "not said"; [] means "takes nothing".
     """
-    for symbol, letter in zip(SUIT_SYMBOLS, SUITS):
+    for symbol, letter in zip(SUIT_SYMBOLS, SUITS, strict=True):
         text = text.replace(symbol, letter)
     tokens = text.replace(",", " ").replace("+", " ").split()
     if not tokens:

@@ -109,7 +109,7 @@ def mixed(target: int, weights) -> np.ndarray:
     if len(weights) != len(tables):
         raise ValueError(f"{len(tables)} model weights expected ({', '.join(MODELS)}), got {len(weights)}")
     out = np.zeros_like(tables[0])
-    for w, t in zip(weights, tables):
+    for w, t in zip(weights, tables, strict=True):
         out += float(w) * t
     return out
 

@@ -233,7 +233,8 @@ class Workers:
     def close(self, finished: bool) -> None:
         """Stop the workers: asked to (None) once all went well, else terminated where they stand
         (safe: they share nothing with this process but their own pipes)."""
-        for proc, conn in zip(self.procs, self.conns):
+        # strict=False: a worker whose start failed left its pipe in conns (closed below), not in procs
+        for proc, conn in zip(self.procs, self.conns, strict=False):
             if finished:
                 try:
                     conn.send(None)

@@ -92,7 +92,7 @@ def play_match(seats: list[Agent], rules: Rules, seed: int, seat_seeds: list[int
     # time (review)
     if not isinstance(seat_seeds, (list, tuple)) or len(seat_seeds) != len(seats):
         raise ScopaError(f"seat_seeds: one seed per seat, {len(seats)} of them, got {number_text(seat_seeds)}")
-    for a, s in zip(seats, seat_seeds):
+    for a, s in zip(seats, seat_seeds, strict=True):
         a.reset(s)
     g = Game(rules, seed)
     recorder = Recorder(g, [a.name for a in seats]) if record else None

@@ -419,7 +419,7 @@ class HardAgent(Agent):
         updates model_weights (normal, easy, soft)."""
         hands, models = self._weigh(obs, self.rows)
         p = np.zeros(len(hands))
-        for weight, wm in zip(self.model_weights, models):
+        for weight, wm in zip(self.model_weights, models, strict=True):
             if wm.sum() > 0:
                 p += weight * wm / wm.sum()
         if p.sum() <= 0:              # no hand explains the moves under any model

@@ -120,7 +120,7 @@ def compare(args, rng: np.random.Generator) -> None:
             for k in (("base", "this") if r % 2 == 0 else ("this", "base")):
                 res[k].append(run(envs[k], "index", args.seconds, rng))
         b, t = statistics.median(res["base"]), statistics.median(res["this"])
-        pairs = sorted(x / y for x, y in zip(res["this"], res["base"]))
+        pairs = sorted(x / y for x, y in zip(res["this"], res["base"], strict=True))
         print(f"{B:6d} {b:14,.0f} {t:14,.0f} {t / b:7.3f}  "
               + " ".join(f"{x:.2f}" for x in pairs))
 

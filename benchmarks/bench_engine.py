@@ -112,7 +112,7 @@ def compare(args) -> None:
             e.random_hands(1, args.hands, 2, 0, 11)
             times[k].append(time.perf_counter() - t)
     rates = {k: args.hands / statistics.median(v) for k, v in times.items()}
-    pairs = [b / t for b, t in zip(times["baseline"], times["this checkout"])]
+    pairs = [b / t for b, t in zip(times["baseline"], times["this checkout"], strict=True)]
     print(f"compiled engine, classic rules, {args.repeats} interleaved pairs of {args.hands:,} hands; "
           f"baseline {args.baseline}")
     for k, r in rates.items():

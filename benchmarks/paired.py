@@ -111,7 +111,9 @@ def compare(path_a: str, path_b: str, players: list[str] | None = None) -> dict:
     deals: dict[int, list[int]] = {}
     points: dict[int, list[int]] = {}
     lines: dict[int, int] = {}      # match seed -> its first line in A
-    for (seed, seat, win_a, line_a, pa, ha), (seed_b, seat_b, win_b, line_b, pb, hb) in zip(a, b):
+    # as far as the shorter goes (strict=False): a deal that differs is named first, then the lengths
+    pairs = zip(a, b, strict=False)
+    for (seed, seat, win_a, line_a, pa, ha), (seed_b, seat_b, win_b, line_b, pb, hb) in pairs:
         lines.setdefault(seed, line_a)
         if (seed, seat) != (seed_b, seat_b):
             raise ScopaError(f"{path_b}:{line_b} is not the deal of {path_a}:{line_a} (match seed "
@@ -139,7 +141,7 @@ def compare(path_a: str, path_b: str, players: list[str] | None = None) -> dict:
                else "no spread" if lo == hi else False)
     if bounded:
         lo, hi = few_differ_ci(b_only, a_only, len(a))
-    per_hand, per_hand_ci = ratio_difference_ci(*zip(*points.values()))
+    per_hand, per_hand_ci = ratio_difference_ci(*zip(*points.values(), strict=True))
     return {"per_hand": per_hand, "per_hand_ci": per_hand_ci, "hands": (sum(r[5] for r in a), sum(r[5] for r in b)),
             "a": (name_a, sum(r[2] for r in a)), "b": (name_b, sum(r[2] for r in b)),
             "matches": len(a), "deals": len(deals), "opponent": opp_a,

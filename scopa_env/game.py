@@ -486,7 +486,7 @@ class Game:
         if self.hand_over:
             return []
         buf, n = self._legal()
-        return [Move(int(c), int(m)) for c, m in zip(buf[0, :n], buf[1, :n])]
+        return [Move(int(c), int(m)) for c, m in zip(buf[0, :n], buf[1, :n], strict=True)]
 
     def legal_action_ids(self) -> np.ndarray:
         """Action ids (scopa_env/actions.py) of the legal moves, in the engine's move order."""

@@ -296,7 +296,7 @@ def _check_seed_deck(deck: list[int], game: Game, rules: Rules, seed) -> None:
     """The first hand's deals, strung into one deck, are the deck `seed` dealt (game as the seed
     made it); deal 0 alone was compared, so later deals of the first hand could be any cards."""
     seeded = [int(c) for c in game.state[core.DECK:core.DECK + 40]]
-    for i, (c, want) in enumerate(zip(deck, seeded)):
+    for i, (c, want) in enumerate(zip(deck, seeded, strict=True)):
         if c != want:
             first = rules.players * rules.hand_cards + rules.table_cards
             k = 0 if i < first else 1 + (i - first) // (rules.players * rules.hand_cards)
@@ -372,7 +372,7 @@ def _same(recorded, engine) -> bool:
             all(_same(recorded[k], engine[k]) for k in engine)
     if isinstance(engine, list):
         return isinstance(recorded, list) and len(recorded) == len(engine) and \
-            all(_same(r, e) for r, e in zip(recorded, engine))
+            all(_same(r, e) for r, e in zip(recorded, engine, strict=True))
     if engine is None:
         return recorded is None
     return type(recorded) is int and recorded == engine

@@ -259,7 +259,7 @@ def check_record(record: dict, require_legal: bool = False) -> None:
         side_bonus = [sum(bonus[p] for p in range(n) if p % sides == s) for s in range(sides)]
         expected = score(side_piles, side_scope, r, side_bonus)
         assert expected == hand["score"], f"score {hand['score']} != {expected}"
-        totals = [t + s["total"] for t, s in zip(totals, expected)]
+        totals = [t + s["total"] for t, s in zip(totals, expected, strict=True)]
         all_denari = [s for s in range(sides) if all(f"{k}D" in side_piles[s] for k in range(1, 11))]
         if r["napoleone"] == "win" and all_denari:
             winner = all_denari[0]

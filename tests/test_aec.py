@@ -124,7 +124,7 @@ def test_resets_without_a_seed_draw_from_the_seeded_generator():
             out.append(e.game.state.copy())
         return out
     a, b, c = games(3), games(3), games(4)
-    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
     assert not np.array_equal(a[0], a[1]) and not np.array_equal(a[0], c[0])
 
 

@@ -137,7 +137,7 @@ def test_normals_weights_are_the_measured_ones():
     assert sorted(map(card_str, g.table)) == ["1D", "2D", "3D", "9S"]
     a = make_agent("normal", seed=0)
     legal, values = a.scores(o)
-    by_move = dict(zip(map(int, legal), values))
+    by_move = dict(zip(map(int, legal), values, strict=True))
     take_two, take_three = scopa_env.encode("4D", ["1D", "3D"]), scopa_env.encode("6S", ["1D", "2D", "3D"])
     assert a.act(o) == take_two and by_move[take_two] - by_move[take_three] == pytest.approx(0.0446, abs=1e-3)
 
@@ -440,7 +440,7 @@ def _outcomes(world, cards, masks):
     bufs = np.empty((_exact.EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
     states = np.zeros((_exact.EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
     out = []
-    for c, m in zip(cards, masks):
+    for c, m in zip(cards, masks, strict=True):
         sim = world.copy()
         if core.apply_move(sim, c, m) & core.F_HAND_OVER:
             v = _exact.outcome_any(sim, _exact.POINTS)
@@ -1077,7 +1077,7 @@ def test_dealt_last_deals_stay_far_below_the_node_cap():
             if not core.apply_move(child, table.card[a], table.captured[a]) & core.F_HAND_OVER:
                 _exact.expectimax_easy(child.copy(), _exact.POINTS, states, bufs, counts[0], 0)
                 _exact.minimax_any(child, _exact.POINTS, states, bufs, counts[1], 0)
-        most = [max(m, int(c[0])) for m, c in zip(most, counts)]
+        most = [max(m, int(c[0])) for m, c in zip(most, counts, strict=True)]
     assert 0 < max(most) < 1000 and 1000 * 1000 <= _exact.EXACT_NODES, most
     # and no higher: docs/experiments.md's times (0.36 s to give up on a 30-card table) are this cap's
     # (100 million passed every test, and a set-up position took minutes again: a mutation review)
@@ -1510,7 +1510,7 @@ def test_learned_agent_search_blends_the_network_with_hard_inference():
                 search = copy.deepcopy(a._hard)           # the same generator state as a's search
                 search.observe(o)
                 probes = [copy.copy(a) for _ in range(2)]         # the blend itself, on and off
-                for probe, on in zip(probes, (True, False)):
+                for probe, on in zip(probes, (True, False), strict=True):
                     probe._hard, probe.blend_deciding = copy.deepcopy(a._hard), on
                 legal, net = a.scores(obs)
                 action = a.act(obs)
@@ -1522,7 +1522,7 @@ def test_learned_agent_search_blends_the_network_with_hard_inference():
                     if endgame:         # the search's values are chances of the match there too
                         assert ((values >= 0) & (values <= 1)).all(), values
                     assert want[list(legal).index(action)] == want.max()
-                    for probe, expected in zip(probes, (want, values if endgame else want)):
+                    for probe, expected in zip(probes, (want, values if endgame else want), strict=True):
                         probe._hard.observe(o)
                         np.testing.assert_allclose(probe.blend(obs, net), expected, rtol=0, atol=1e-12)
                     blended += not endgame
@@ -2247,7 +2247,7 @@ def test_hard_draws_hands_from_the_model_mixture():
             hands, models = hard._weigh(obs["observation"], hard.rows)
             if len(hands) > 1:
                 _, cdf = hard.hand_posterior(obs["observation"])
-                want = sum(w * m / m.sum() for w, m in zip(hard.model_weights, models))
+                want = sum(w * m / m.sum() for w, m in zip(hard.model_weights, models, strict=True))
                 assert np.allclose(np.diff(np.concatenate([[0.0], cdf])), want / want.sum(), atol=1e-9)
                 checked += 1
             g.play_action(hard.act(obs))

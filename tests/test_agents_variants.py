@@ -276,7 +276,7 @@ def test_the_count_out_with_partners_is_exact():
     o = g.observation(0)
     legal, v = n._any_values(o, True)
     table = n.actions
-    for a, val in zip(legal, v):
+    for a, val in zip(legal, v, strict=True):
         child = g.copy()
         child.play_action(a)
         buf = core.new_move_buffer()

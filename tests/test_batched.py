@@ -91,7 +91,7 @@ def test_seeded_and_distinct():
         return out
 
     a, b, c = run(3), run(3), run(4)
-    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
     assert not np.array_equal(a[0], c[0])
     # games inside one batch are different deals
     assert len({row.tobytes() for row in a[0]}) == 16
@@ -249,7 +249,7 @@ def _max_legal_bound() -> int:
                 elif not ss.get(v, 0):
                     outs = [tuple(x + (i == v - 1) for i, x in enumerate(c))]
                 else:
-                    outs = [tuple(a - b for a, b in zip(c, rm)) for rm in removals(c, v)]
+                    outs = [tuple(a - b for a, b in zip(c, rm, strict=True)) for rm in removals(c, v)]
                 for d in outs:
                     if d not in seen:
                         seen.add(d)
@@ -329,7 +329,7 @@ def test_state_dict_resumes_bit_for_bit():
     for _ in range(400):
         idx = _random_index(env, rng)
         a, b = env.step_index(idx), other.step_index(idx)
-        assert all(np.array_equal(x, y) for x, y in zip(a[:3], b[:3]))
+        assert all(np.array_equal(x, y) for x, y in zip(a[:3], b[:3], strict=True))
     assert np.array_equal(env.states, other.states)
     # the seed is state too: reset() without one deals the saved env's games again (other was
     # built with seed 0; a restore that kept it passed the steps above; review)
@@ -381,7 +381,7 @@ def test_a_state_dict_is_a_copy_that_later_steps_do_not_change():
     other.load_state_dict(saved)
     for idx, out in played:
         again = other.step_index(idx)
-        assert all(np.array_equal(x, y) for x, y in zip(out[:3], again[:3]))
+        assert all(np.array_equal(x, y) for x, y in zip(out[:3], again[:3], strict=True))
     assert np.array_equal(env.states, other.states)
 
 

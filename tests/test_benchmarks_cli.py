@@ -420,7 +420,7 @@ def test_paired_win_interval_student_t_or_the_bound_when_few_matches_differ(tmp_
     per_deal = [(0, 0), (0, 0), (0, 1), (1, 0), (1, 1), (1, 1), (0, 0), (0, 1), (1, 1), (1, 1), (0, 0), (1, 0)]
     b_wins = [(1, 1)] * 9 + [(0, 1)] + [(1, 1)] * 2
     rows_a, rows_b = [], []
-    for k, (wa, wb) in enumerate(zip(per_deal, b_wins)):
+    for k, (wa, wb) in enumerate(zip(per_deal, b_wins, strict=True)):
         for seat in (0, 1):
             rows_a.append((100 + k, seat, wa[seat]))
             rows_b.append((100 + k, seat, wb[seat]))
@@ -472,7 +472,7 @@ def test_paired_reads_what_evaluate_records(tmp_path):
     assert r.returncode == 0, r.stderr
     out = r.stdout.splitlines()
     hands = []
-    for line, label, agent in zip(out, "AB", ("easy", "normal")):
+    for line, label, agent in zip(out[:2], "AB", ("easy", "normal"), strict=True):
         run_json = json.loads((tmp_path / f"{label.lower()}.jsonl.json").read_text())
         result = run_json["results"][0]
         assert line == (f"{label} {label.lower()}.jsonl: {agent} won {result['wins']} of 4 matches against "
@@ -493,8 +493,8 @@ def test_paired_reads_what_evaluate_records(tmp_path):
 def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     seats = [(11, 0), (11, 1), (12, 0), (12, 1), (13, 0), (13, 1)]
-    _records(a, "agent:x=1", [(s, t, w) for (s, t), w in zip(seats, [1, 1, 0, 1, 0, 0])])
-    _records(b, "agent:x=2", [(s, t, w) for (s, t), w in zip(seats, [1, 1, 1, 1, 1, 1])])
+    _records(a, "agent:x=1", [(s, t, w) for (s, t), w in zip(seats, [1, 1, 0, 1, 0, 0], strict=True)])
+    _records(b, "agent:x=2", [(s, t, w) for (s, t), w in zip(seats, [1, 1, 1, 1, 1, 1], strict=True)])
     r = run("paired.py", [str(a), str(b)], tmp_path)
     assert r.returncode == 0, r.stderr
     out = r.stdout.splitlines()
@@ -512,7 +512,7 @@ def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
                       "3 deals; 6 and 6 hands)")
     # a deal is its seed's matches wherever they stand in the file (seats apart: six deals of one
     # match each were counted); the same match twice counted its deal twice (review)
-    wins_a, order = dict(zip(seats, [1, 1, 0, 1, 0, 0])), seats[0::2] + seats[1::2]
+    wins_a, order = dict(zip(seats, [1, 1, 0, 1, 0, 0], strict=True)), seats[0::2] + seats[1::2]
     _records(a, "agent:x=1", [(s, t, wins_a[s, t]) for s, t in order])
     _records(b, "agent:x=2", [(s, t, 1) for s, t in order])
     assert run("paired.py", [str(a), str(b)], tmp_path).stdout.splitlines() == out
@@ -520,8 +520,8 @@ def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
     one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
                    "b.jsonl:4: match seed 12 with the agent in seat 0 is also line 2: the same deal "
                    "would count twice")
-    _records(a, "agent:x=1", [(s, t, w) for (s, t), w in zip(seats, [1, 1, 0, 1, 0, 0])])
-    _records(b, "agent:x=2", [(s, t, w) for (s, t), w in zip(seats, [1, 1, 1, 1, 1, 1])])
+    _records(a, "agent:x=1", [(s, t, w) for (s, t), w in zip(seats, [1, 1, 0, 1, 0, 0], strict=True)])
+    _records(b, "agent:x=2", [(s, t, w) for (s, t), w in zip(seats, [1, 1, 1, 1, 1, 1], strict=True)])
     # the agents named: the opponent's name as either file's agent is refused
     r = run("paired.py", [str(a), str(b), "--players", "agent:x=1", "agent:x=2"], tmp_path)
     assert r.stdout.splitlines() == out

@@ -22,7 +22,7 @@ def test_easy_bot_captures_at_random_when_it_can():
     for _ in range(200):
         idx = bot.choose(env, rows)
         assert (idx >= 0).all() and (idx < env.legal_count[rows]).all()
-        for b, i in zip(rows, idx):
+        for b, i in zip(rows, idx, strict=True):
             seen[int(b)].add(int(i))
     checked_capture = checked_lay = 0
     for b in rows:

@@ -286,7 +286,7 @@ def test_the_search_view_holds_the_shown_cards_where_they_are():
     buf, mine = core.new_move_buffer(), core.new_move_buffer()
     n = core.legal_moves(v.base, buf)
     m = core.legal_moves(g.state, mine)
-    assert sorted(zip(buf[0, :n], buf[1, :n])) == sorted(zip(mine[0, :m], mine[1, :m]))
+    assert sorted(zip(buf[0, :n], buf[1, :n], strict=True)) == sorted(zip(mine[0, :m], mine[1, :m], strict=True))
 
 
 

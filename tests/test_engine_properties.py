@@ -153,7 +153,7 @@ def test_replay_catches_tampering():
     table = deals[0]["table"]
     places = [(cards, i) for d in deals for cards in d["hands"] for i, c in enumerate(cards)
               if c.startswith("10")]
-    for t, (cards, i) in zip(range(3 - sum(c.startswith("10") for c in table)), places):
+    for cards, i in places[:3 - sum(c.startswith("10") for c in table)]:
         k = next(j for j, c in enumerate(table) if not c.startswith("10"))
         table[k], cards[i] = cards[i], table[k]
     assert sum(c.startswith("10") for c in table) >= 3

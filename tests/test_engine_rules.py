@@ -1,5 +1,6 @@
 """Rules tests: the worked examples of RULES.md and the capture rules, one by one."""
 import copy
+import itertools
 import json
 import pickle
 import re
@@ -295,7 +296,7 @@ def test_dealer_alternates_and_six_deals_per_hand():
             if not r.match_over:
                 g.next_hand()
                 dealers.append(g.dealer)
-    assert all(a != b for a, b in zip(dealers, dealers[1:]))
+    assert all(a != b for a, b in itertools.pairwise(dealers))
     assert max(g.scores) >= 11 and g.scores[g.winner] == max(g.scores)
 
 
@@ -820,7 +821,7 @@ def test_deal_hand_refuses_a_deck_whose_first_table_is_void(rules, table, words)
     if words.startswith("3"):
         fewer = deck[:]
         spare = [i for i in range(n + 4, 40) if fewer[i] % 10 != 9]
-        for i, j in zip([i for i in range(n, n + 4) if fewer[i] % 10 == 9][2:], spare):
+        for i, j in zip([i for i in range(n, n + 4) if fewer[i] % 10 == 9][2:], spare, strict=False):
             fewer[i], fewer[j] = fewer[j], fewer[i]
         dealt = ((rules.replace(re_redeal=False), deck), (rules, fewer))
     else:

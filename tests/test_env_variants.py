@@ -106,7 +106,7 @@ def test_a_joker_table_without_fifteens_or_ace_sweeps_is_not_the_classic_kernel(
     # id past the classic ones, through the compiled encoder, each on a table of its own cards
     ids = np.arange(CLASSIC_SIZE, t.size)
     ids = ids[t.captured[ids] != TAKES_TABLE]
-    got = [encode_move(t.kernel, c, m, m) for c, m in zip(t.card[ids], t.captured[ids])]
+    got = [encode_move(t.kernel, c, m, m) for c, m in zip(t.card[ids], t.captured[ids], strict=True)]
     assert got == ids.tolist()
     for a in ids[::50]:     # and the envs' batch encoder (is_classic picks its path)
         assert t.encode_moves(t.card[[a]], t.captured[[a]], 1, int(t.captured[a]))[0] == a
@@ -121,7 +121,7 @@ def _every_move_has_one_id(rules):
         moves = g.legal_moves()
         ids = g.legal_action_ids()
         assert len(set(ids.tolist())) == len(moves)
-        for m, a in zip(moves, ids):
+        for m, a in zip(moves, ids, strict=True):
             assert encode_move(t.kernel, m.card, m.captured, table) == a
             assert t.encode(m.card, m.captured, table=table) == a
             assert t.decode(a, table) == (m.card, m.captured)

@@ -1,5 +1,6 @@
 """Statistics on known inputs, the duplicate arena, and the evaluate.py command line."""
 import importlib.util
+import itertools
 import json
 import math
 import re
@@ -64,7 +65,7 @@ def test_ratio_difference_ci_pairs_the_clusters():
     # equal counts: the mean of the per-cluster differences per hand, and its t interval
     ya = [2, 5, -1, 0]
     d, (lo, hi) = ratio_difference_ci(ya, [4] * 4, yb, [4] * 4)
-    m, (mlo, mhi) = mean_ci([(b - a) / 4 for a, b in zip(ya, yb)])
+    m, (mlo, mhi) = mean_ci([(b - a) / 4 for a, b in zip(ya, yb, strict=True)])
     assert (d, lo, hi) == pytest.approx((m, mlo, mhi))
     # the same run twice: no difference and no spread, so no interval; nor from one cluster
     assert ratio_difference_ci(yb, xb, yb, xb) == (0.0, (-math.inf, math.inf))
@@ -865,7 +866,7 @@ def test_t95_against_known_quantiles_and_the_normal():
         assert t95(df) == pytest.approx(q, abs=1e-4)
     assert t95(math.inf) == Z95
     qs = [t95(df) for df in range(1, 400)]
-    assert all(a > b for a, b in zip(qs, qs[1:])) and qs[-1] > Z95
+    assert all(a > b for a, b in itertools.pairwise(qs)) and qs[-1] > Z95
     with pytest.raises(ValueError, match=r"^degrees of freedom must be >= 1, got 0$"):
         t95(0)
     # a fractional df up to 30 went to the expansion, 2.5% off at 1.5 (review); past 30 it is fine

@@ -99,7 +99,7 @@ def test_seeded_and_seat_option():
 
     a, _ = run(4)
     b, _ = run(4)
-    assert all(np.array_equal(x, y) for x, y in zip(a, b)) and len(a) == len(b)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True)) and len(a) == len(b)
     for seat in (0, 1):
         _, env = run(9, learner_seat=seat)
         assert env.seat == seat
@@ -130,7 +130,7 @@ def test_resets_without_a_seed_draw_from_the_seeded_generator():
             out.append((env.game.state.copy(), env.seat, env.opponent.rng.integers(2**62)))
         return out
     a, b = games(3), games(3)
-    assert all(np.array_equal(x[0], y[0]) and x[1:] == y[1:] for x, y in zip(a, b))
+    assert all(np.array_equal(x[0], y[0]) and x[1:] == y[1:] for x, y in zip(a, b, strict=True))
     assert len({x[1] for x in a}) == 2 and not np.array_equal(a[0][0], a[1][0])
 
 
@@ -251,7 +251,7 @@ def test_an_instance_is_copied_for_each_env_so_seeded_matches_do_not_depend_on_t
         if not done:
             first.append(obs[0].copy())
     vec.close()
-    assert len(first) == len(alone) - 1 and all(np.array_equal(a, b) for a, b in zip(first, alone))
+    assert len(first) == len(alone) - 1 and all(np.array_equal(a, b) for a, b in zip(first, alone[:-1], strict=True))
     assert mine.rng.bit_generator.state == before
 
 

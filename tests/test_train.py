@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import os
 import pickle
 import re
@@ -1012,7 +1013,7 @@ def test_reply_tactics_of_a_table():
               for n in range(1, 41) for _ in range(8)]
     out = np.zeros((len(tables), 20), dtype=np.float32)
     reply_tactics(np.array(tables, dtype=np.int64), out)
-    for t, row in zip(tables, out):
+    for t, row in zip(tables, out, strict=True):
         ranks = [c % 10 + 1 for c in range(40) if t >> c & 1]
         sums = {sum(x) for k in (2, 3, 4) for x in combinations(ranks, k)}
         assert (np.flatnonzero(row[:10]) + 1).tolist() == [r for r in range(1, 11) if r in ranks or r in sums]
@@ -1036,7 +1037,7 @@ def test_move_features_reply_tactics_are_those_of_the_table_the_move_leaves():
         captured = torch.tensor([[mask_of(m.captured_cards) for m in legal]])
         feats = move_features(table, cards, captured)[0]
         assert feats.shape[-1] == MOVE_FEATURES
-        for m, f in zip(legal, feats):
+        for m, f in zip(legal, feats, strict=True):
             after = (set(g.table) - set(m.captured_cards)) | (set() if m.captured else {m.card})
             want = np.zeros((1, 20), dtype=np.float32)
             reply_tactics(np.array([mask_of(sorted(after))], dtype=np.int64), want)
@@ -2238,11 +2239,11 @@ def test_ppo_opponents_change_only_when_their_game_ends(tmp_path):
         algo.iterate()
         algo.env.step_index = step
         after = opponents()
-        changed_mid_game += sum(b != a for b, a, e in zip(before, after, ended) if not e and b != 0)
+        changed_mid_game += sum(b != a for b, a, e in zip(before, after, ended, strict=True) if not e and b != 0)
         retired = len(algo.pool) - algo.cfg.pool_size
         # a game that ended drew from the newest pool_size (before this iteration's snapshot);
         # the retired snapshots stay only while a game plays them
-        assert all(k >= retired for k, e in zip(algo.opponent, ended) if e)
+        assert all(k >= retired for k, e in zip(algo.opponent, ended, strict=True) if e)
         assert set(range(1, retired + 1)) <= set(algo.opponent.tolist())
         kept, ends = max(kept, retired), ends + int(ended.sum())
     assert changed_mid_game == 0 and kept > 0 and ends > 0
@@ -2276,7 +2277,7 @@ def test_ppo_trains_every_learner_decision_once_on_its_whole_return(tmp_path):
         has_tail = buf["tail"].any(axis=0)
         tail_row = np.argmax(buf["tail"], axis=0)
         tail_step = np.where(has_tail, step[tail_row, games], -1)
-        for t, b in zip(*np.nonzero(buf["learner"] & ~buf["tail"])):
+        for t, b in zip(*np.nonzero(buf["learner"] & ~buf["tail"]), strict=True):
             assert (step[t, b], b) not in trained
             cut = (tail_step[b], buf["value"][tail_row[b], b]) if has_tail[b] else None
             trained[(step[t, b], b)] = (ret[t, b], t == 0, cut)
@@ -2340,7 +2341,7 @@ def test_bot_games_that_leave_a_level_out_are_refused():
     from training.bots import BotSeats
     cfg = make_config(num_envs=8, bot_games=0.5, bot_levels=("easy", "normal"))
     seats = BotSeats(cfg.bot_games, cfg.bot_levels, cfg.num_envs, np.random.default_rng(0))
-    assert {(int(s), int(lv)) for s, lv in zip(seats.seat, seats.level) if s >= 0} == \
+    assert {(int(s), int(lv)) for s, lv in zip(seats.seat, seats.level, strict=True) if s >= 0} == \
         {(0, 0), (1, 0), (0, 1), (1, 1)}
 
 
@@ -2646,7 +2647,7 @@ def test_each_algorithms_own_settings_are_named_and_read_from_files_still(capsys
     tree = ast.parse((ROOT / "training" / "config.py").read_text())
     cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "TrainConfig")
     marked = {"dmc": set(), "ppo": set()}
-    for field, doc in zip(cls.body, cls.body[1:]):
+    for field, doc in itertools.pairwise(cls.body):
         if isinstance(field, ast.AnnAssign) and isinstance(doc, ast.Expr):
             for algo in marked:
                 if doc.value.value.startswith(algo.upper() + ":"):

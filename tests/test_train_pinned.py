@@ -400,7 +400,7 @@ def test_ppo_opponents_snapshots_tails_clipping_and_minibatches(tmp_path):
     algo.optimizer = torch.optim.SGD(algo.model.parameters(), lr=1.0)
     before = [p.detach().clone() for p in algo.model.parameters()]
     algo.learn(buf)
-    moved = torch.norm(torch.stack([(p.detach() - q).norm() for p, q in zip(algo.model.parameters(), before)]))
+    moved = torch.norm(torch.stack([(p.detach() - q).norm() for p, q in zip(algo.model.parameters(), before, strict=True)]))
     assert float(moved) == pytest.approx(0.001, rel=1e-3)
 
     algo, buf = _ppo_setup(tmp_path, minibatch_size=64)

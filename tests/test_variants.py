@@ -811,7 +811,7 @@ def test_ace_sweep_through_an_action_id():
     g = position(rules, ["1D", "4C"], ["5S", "3B"])
     ids = g.legal_action_ids()
     assert len(ids) == 2 and (ids >= 0).all()
-    sweep = [a for a, m in zip(ids, g.legal_moves()) if m.card == 0][0]
+    sweep = [a for a, m in zip(ids, g.legal_moves(), strict=True) if m.card == 0][0]
     r = g.play_action(sweep)
     assert r.move.captured_cards == [24, 32] and not r.scopa and g.table == []   # 5S 3B
 
@@ -872,7 +872,7 @@ def hand_ends(draw):
                   primiera=draw(st.sampled_from(["standard", "figures0", "veneto", "southern", "most_sevens"])))
     order = draw(st.permutations([f"{r}{s}" for s in "DCSB" for r in range(1, 11)]))
     owners = draw(st.lists(st.integers(0, players - 1), min_size=39, max_size=39))
-    piles = [[c for c, o in zip(order[1:], owners) if o == p] for p in range(players)]
+    piles = [[c for c, o in zip(order[1:], owners, strict=True) if o == p] for p in range(players)]
     if draw(st.booleans()):
         denari = [c for p in piles for c in p if c.endswith("D")]
         piles = [[c for c in p if not c.endswith("D")] for p in piles]

@@ -44,7 +44,7 @@ def misshapen(have, want, path: str) -> str | None:
         return None
     free = _FREE_DIMS.get(path, _FREE_DIMS.get(path.rpartition(".")[0], ()))
     fits = (isinstance(have, torch.Tensor) and have.dtype == want.dtype and have.dim() == want.dim()
-            and all(a == b or i in free for i, (a, b) in enumerate(zip(have.shape, want.shape))))
+            and all(a == b or i in free for i, (a, b) in enumerate(zip(have.shape, want.shape, strict=True))))
     if fits:
         return None
     return f"{path} ({_kind(have)}; a fresh run's {_kind(want, free)})"
@@ -67,7 +67,7 @@ def misshapen_optimizer(optimizer: torch.optim.Optimizer, model: torch.nn.Module
     first step raised), or None. The moments are read from `saved`, the file's own optimizer
     state_dict: loading cast an int or complex moment to float32."""
     loaded = optimizer.state_dict()
-    for i, (have, want) in enumerate(zip(loaded["param_groups"], fresh["param_groups"])):
+    for i, (have, want) in enumerate(zip(loaded["param_groups"], fresh["param_groups"], strict=True)):
         for key, v in want.items():
             # a setting the file lacks (one a torch version added) is torch's default, as fresh
             if key != "params" and key in have and not _same_setting(have[key], v):
@@ -101,7 +101,7 @@ def _same_setting(a, b) -> bool:
         return isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.shape == b.shape \
             and bool(torch.equal(a, b))
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):   # betas: a list once saved
-        return len(a) == len(b) and all(_same_setting(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_same_setting(x, y) for x, y in zip(a, b, strict=True))
     return type(a) is type(b) and a == b
 
 
