@@ -60,3 +60,19 @@ def test_the_shipped_agent_plays_the_tables_first_matches_as_the_quoted_run(oppo
     assert digest == TABLE_RUN[opponent], (
         f"the agent plays the table's deals against {opponent} otherwise than the run the README "
         f"quotes: run that command again, update the table and this digest")
+
+
+def test_the_readmes_links_lead_somewhere():
+    """The contents line's anchors are headings of the README (GitHub's rule: lower case, spaces
+    to hyphens, other punctuation dropped; headings inside code blocks are not headings), and
+    its relative links are files of the repository."""
+    text = README.read_text(encoding="utf-8")
+    prose = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    anchors = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
+               for h in re.findall(r"^#{1,6} (.+)$", prose, re.M)}
+    links = re.findall(r"\]\(([^)\s]+)\)", prose)
+    inside = [link[1:] for link in links if link.startswith("#")]
+    files = [link for link in links if not link.startswith(("#", "http://", "https://"))]
+    assert len(inside) >= 10 and files
+    assert [a for a in inside if a not in anchors] == []
+    assert [f for f in files if not (README.parent / f.split("#")[0]).exists()] == []
