@@ -1,7 +1,8 @@
 """What the opponent's hidden hand is worth: the same search with and without being told it.
 
     python benchmarks/hand_value.py [--opponent easy] [--matches 300] [--seed 11] [--budget 9000]
-        [--workers 2] [--told-deals 1,2,3,4,5] [--agent hard | checkpoints/scopa-default.pt]
+        [--workers 2] [--told-deals 1,2,3,4,5] [--told-at every | blind | seen]
+        [--agent hard | checkpoints/scopa-default.pt]
 
 Plays the same duplicate deals (seats swapped, the deal and agent seeds evaluate.py uses) twice:
 once with `hard:infer=true` (the search of the shipped agent's `search` option: it sees what a
@@ -12,10 +13,15 @@ checkpoint as `PATH.pt:search=BUDGET`, the shipped agent's form with the default
 same agent twice, the second with its search told the hand. `--told-deals` tells it only in
 those deals of each hand (1 to 5; the sixth is solved exactly by both, nothing being hidden
 then) and lets it infer like the other in the rest: where in the hand the hidden cards cost
-most. It prints both lines and their difference per deal. The told search is not an agent: it
-reads the game, which no agent may (agents/base.py), so it lives here, as a measure of how much
-of the gap to a target is hidden information rather than play. docs/experiments.md ("How far
-the targets are") quotes what it printed.
+most. `--told-at blind` tells it only at the decisions before the opponent's first move of the
+deal (it still holds every card of the deal: no player has seen anything of them, so no
+inference could know more than the prior there), `--told-at seen` only at the others (after at
+least one of its moves): the told gain at `seen` bounds what inferring the hand from the
+opponent's moves could give this search. It prints both lines and their difference per deal.
+The told search is not an agent: it reads the game, which no agent may (agents/base.py), so it
+lives here, as a measure of how much of the gap to a target is hidden information rather than
+play. docs/experiments.md ("How far the targets are", "Where in a deal the hidden hand costs")
+quotes what it printed.
 """
 from __future__ import annotations
 
@@ -40,6 +46,9 @@ from scopa_env.seeds import offset_seed  # noqa: E402
 
 
 DEALS = 6          # deals of a classic 2-player hand: deal k leaves 36 - 6k cards in the deck
+# --told-at: at which decisions of a told deal the search is told (module text)
+TOLD_AT = {"every": "", "blind": "before the opponent's first move of the deal",
+           "seen": "after the opponent's first move of the deal"}
 
 
 class ToldHard(HardAgent):
@@ -57,9 +66,11 @@ class ToldHard(HardAgent):
         return np.array([self.told], dtype=np.int64), np.array([1.0 + 1e-12])
 
 
-def play(agent, opponent, rules: Rules, seed: int, seat: int, told_deals=frozenset()) -> MatchResult:
+def play(agent, opponent, rules: Rules, seed: int, seat: int, told_deals=frozenset(),
+         told_at: str = "every") -> MatchResult:
     """One match of deal `seed` with the agent in `seat`, as evaluate.py plays it
-    (agents.arena.play_match), the told search told the opponent's hand in `told_deals`."""
+    (agents.arena.play_match), the told search told the opponent's hand in `told_deals`, at
+    the decisions `told_at` names (TOLD_AT)."""
     seats = [opponent, opponent]
     seats[seat] = agent
     seeds = [agent_seed(seed, OPPONENT)] * 2
@@ -70,7 +81,9 @@ def play(agent, opponent, rules: Rules, seed: int, seat: int, told_deals=frozens
     def tell(g, p):
         if p == seat and told is not None:
             deal = DEALS - g.deck_left // (2 * rules.hand_cards)
-            told.told = sum(1 << c for c in g.hand(1 - p)) if deal in told_deals else None
+            blind = len(g.hand(1 - p)) == rules.hand_cards     # it has not moved in this deal
+            at = told_at == "every" or blind == (told_at == "blind")
+            told.told = sum(1 << c for c in g.hand(1 - p)) if deal in told_deals and at else None
 
     return play_match(seats, rules, seed, seeds, agent_seat=seat, before_move=tell)
 
@@ -109,9 +122,9 @@ def _told_search(agent):
     return search if isinstance(search, ToldHard) else None
 
 
-def _init(agent: str, opponent: str, budget: int, seed: int, told_deals: frozenset) -> None:
+def _init(agent: str, opponent: str, budget: int, seed: int, told_deals: frozenset, told_at: str) -> None:
     rules = Rules()
-    _JOB.update(rules=rules, seed=seed, told_deals=told_deals,
+    _JOB.update(rules=rules, seed=seed, told_deals=told_deals, told_at=told_at,
                 opponent=make_agent(opponent, rules, offset_seed(seed, 1)),
                 agents=fair_and_told(agent, rules, seed, budget))
 
@@ -120,7 +133,7 @@ def _deal(index: int) -> list[list[MatchResult]]:
     """Both agents on duplicate deal `index`: [[fair seat 0, seat 1], [told seat 0, seat 1]]."""
     j = _JOB
     seed = pair_seed(j["seed"], index)
-    return [[play(a, j["opponent"], j["rules"], seed, s, j["told_deals"]) for s in (0, 1)]
+    return [[play(a, j["opponent"], j["rules"], seed, s, j["told_deals"], j["told_at"]) for s in (0, 1)]
             for a in j["agents"]]
 
 
@@ -134,6 +147,9 @@ def main(argv=None) -> int:
     p.add_argument("--workers", type=positive_int, default=2)
     p.add_argument("--told-deals", default="1,2,3,4,5",
                    help="the deals of each hand (1-5) in which the told search is told the hand")
+    p.add_argument("--told-at", choices=list(TOLD_AT), default="every",
+                   help="the decisions of a told deal at which it is told: every one, those before "
+                        "the opponent's first move of the deal (blind), or those after it (seen)")
     p.add_argument("--agent", default="hard",
                    help="hard (hard:infer=true, the default) or a DMC checkpoint PATH.pt, played as "
                         "PATH.pt:search=BUDGET")
@@ -151,18 +167,19 @@ def main(argv=None) -> int:
         p.error(str(e))
     start = time.perf_counter()
     if args.workers <= 1:
-        _init(args.agent, args.opponent, args.budget, args.seed, told_deals)
+        _init(args.agent, args.opponent, args.budget, args.seed, told_deals, args.told_at)
         deals = [_deal(i) for i in range(pairs)]
     else:
         with Workers(min(args.workers, pairs), _init, _deal) as crew:     # evaluate.py's workers
-            crew.hand_out((args.agent, args.opponent, args.budget, args.seed, told_deals))
+            crew.hand_out((args.agent, args.opponent, args.budget, args.seed, told_deals, args.told_at))
             deals = list(crew.run(list(range(pairs))))
     fair = [r for d in deals for r in d[0]]
     told = [r for d in deals for r in d[1]]
     print(f"opponent {args.opponent}: {args.matches} matches per agent ({pairs} deals x 2 seats), "
           f"seed {args.seed}, budget {args.budget} plies, {time.perf_counter() - start:.0f} s"
           + ("" if len(told_deals) == DEALS - 1 else
-             f"; told in deals {','.join(map(str, sorted(told_deals)))} only"))
+             f"; told in deals {','.join(map(str, sorted(told_deals)))} only")
+          + (f"; told only at decisions {TOLD_AT[args.told_at]}" if TOLD_AT[args.told_at] else ""))
     print(f"{'agent':52s} {'win rate [95% CI]':>24s} {'points/hand [95% CI]':>26s}")
     name = "hard:infer=true" if args.agent == "hard" else f"{Path(args.agent).stem}:search={args.budget}"
     for label, results in ((f"{name} (sees what a player sees)", fair),

@@ -72,6 +72,7 @@ CASES = [
     ("hand_value.py", ["--matches", "3"], "even"),
     ("hand_value.py", ["--matches", "2"], "--matches needs at least 4 (two deals)"),
     ("hand_value.py", ["--told-deals", "6"], "--told-deals"),
+    ("hand_value.py", ["--told-at", "never"], "argument --told-at: invalid choice: 'never'"),
     ("hand_value.py", ["--agent", "missing.pt"], "checkpoint 'missing.pt' does not exist"),
     ("hand_value.py", ["--agent", "hard:infer=true"], "--agent takes hard or a checkpoint's path without options"),
     # it said "checkpoint 'easy' does not exist" (review)
@@ -678,6 +679,49 @@ def test_hand_value_told_agent_plays_as_the_agent_when_nothing_is_told():
             assert (a.hand_points, a.winner) == (b.hand_points, b.winner)
     told_all = hand_value.play(told, opponent, rules, pair_seed(11, 0), 0, frozenset({1, 2, 3, 4, 5}))
     assert told_all.hand_points != hand_value.play(fair, opponent, rules, pair_seed(11, 0), 0).hand_points
+
+
+def test_hand_value_tells_the_search_only_at_the_decisions_told_at_names(monkeypatch, tmp_path):
+    """--told-at blind: told only while the opponent holds the whole deal (it has not moved in
+    it), seen: only after its first move, every: at both; and nothing outside --told-deals."""
+    r = run("hand_value.py", ["--agent", "hard", "--matches", "4", "--budget", "300", "--workers", "1",
+                              "--told-at", "seen", "--told-deals", "2"], tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0].endswith(" s; told in deals 2 only; told only at decisions after the "
+                                             "opponent's first move of the deal"), r.stdout
+    # the workers are told it too: on these deals --told-at every prints another told line
+    two = run("hand_value.py", ["--agent", "hard", "--matches", "4", "--budget", "300", "--workers", "2",
+                                "--told-at", "seen", "--told-deals", "2"], tmp_path)
+    assert two.returncode == 0, two.stderr
+    assert two.stdout.splitlines()[1:] == r.stdout.splitlines()[1:], (two.stdout, r.stdout)
+    sys.path.insert(0, str(BENCH.parent))
+    from agents import make_agent
+    from agents._rollout import _DECK_LEFT, _OPP_HAND_SIZE
+    from agents.arena import pair_seed
+    from benchmarks import hand_value
+    from scopa_env.rules import Rules
+    rules = Rules()
+    asked = []
+    posterior = hand_value.ToldHard.hand_posterior
+
+    def spy(self, obs):
+        deal = hand_value.DEALS - int(obs[_DECK_LEFT]) // (2 * rules.hand_cards)
+        asked.append((self.told is not None, int(obs[_OPP_HAND_SIZE]) == rules.hand_cards, deal))
+        return posterior(self, obs)
+    monkeypatch.setattr(hand_value.ToldHard, "hand_posterior", spy)
+    opponent = make_agent("easy", rules, 1)
+    for told_at, deals in (("every", {1, 2, 3, 4, 5}), ("blind", {1, 2, 3, 4, 5}), ("seen", {1, 2, 3, 4, 5}),
+                           ("every", {2})):
+        asked.clear()
+        told = hand_value.fair_and_told("hard", rules, 11, 300)[1]
+        for seat in (0, 1):
+            hand_value.play(told, opponent, rules, pair_seed(11, 0), seat, frozenset(deals), told_at)
+        # both kinds of decision came up, in told deals and (with {2}) outside them
+        assert {(blind, deal in deals) for _, blind, deal in asked} >= \
+            ({(True, True), (False, True)} | ({(True, False), (False, False)} if deals == {2} else set()))
+        for was_told, blind, deal in asked:
+            assert was_told == (deal in deals and (told_at == "every" or blind == (told_at == "blind"))), \
+                (told_at, deals, was_told, blind, deal)
 
 
 def test_paired_bounds_deals_that_all_differ_alike_and_refuses_half_deals(tmp_path):
