@@ -346,8 +346,14 @@ def test_main_prints_the_per_deal_gain_with_students_t_interval(monkeypatch, cap
     monkeypatch.setattr(hand_value, "_init", lambda *a: inits.append(a))
     it = iter(deals)
     assert hand_value.main(["--matches", "6", "--workers", "1", "--budget", "10", "--told-deals", "5,2"]) == 0
-    assert inits[0][-1] == frozenset({2, 5}) and hand_value.parse_deals("2,5") == frozenset({2, 5})
+    assert inits[0][-2:] == (frozenset({2, 5}), "every") and hand_value.parse_deals("2,5") == frozenset({2, 5})
     assert capsys.readouterr().out.splitlines()[0].endswith("; told in deals 2,5 only")
+    # and --told-at, named at the header's end
+    it = iter(deals)
+    assert hand_value.main(["--matches", "6", "--workers", "1", "--budget", "10", "--told-at", "blind"]) == 0
+    assert inits[1][-2:] == (frozenset({1, 2, 3, 4, 5}), "blind")
+    assert capsys.readouterr().out.splitlines()[0].endswith(
+        " s; told only at decisions before the opponent's first move of the deal")
 
 
 # ---- opponent_fit.py -------------------------------------------------------------------------
