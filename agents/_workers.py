@@ -134,9 +134,11 @@ class Workers:
                 mine, theirs = ctx.Pipe()
                 proc = ctx.Process(target=_serve, args=(theirs, self.init, self.task), daemon=True)
                 self.conns.append(mine)
-                proc.start()
+                try:
+                    proc.start()
+                finally:        # the child holds its own copy: ours closed even if start() fails
+                    theirs.close()
                 self.procs.append(proc)
-                theirs.close()
         finally:
             release_sigint(held)
 

@@ -330,6 +330,54 @@ def test_handing_out_to_a_worker_already_dead_is_its_death_named():
     assert len(crew.conns[0].got) == 1 and crew.conns[2].got == []
 
 
+
+def test_a_worker_that_fails_to_start_leaves_no_pipe_open(monkeypatch):
+    """If a worker process cannot be started (out of processes, a spawn that fails), the child's
+    end of its pipe was left for the garbage collector; now it is closed at once, and the
+    parent's ends by the `with`, before the error goes on."""
+    import agents._workers as workers_module
+    from agents._workers import Workers
+
+    made = []
+
+    class Conn:
+        closed = False
+
+        def close(self):
+            self.closed = True
+
+    class Proc:
+        def __init__(self, target, args, daemon):
+            self.n = len(made) // 2 - 1     # this worker's number: its pipe is made
+
+        def start(self):
+            if self.n == 1:
+                raise OSError(11, "Resource temporarily unavailable")
+
+        def terminate(self):
+            pass
+
+        def join(self, timeout=None):
+            pass
+
+        exitcode = 0
+
+        def close(self):
+            pass
+
+    class Context:
+        def Pipe(self):
+            made.extend([Conn(), Conn()])
+            return made[-2], made[-1]
+
+        Process = Proc
+
+    monkeypatch.setattr(workers_module.mp, "get_context", lambda kind: Context())
+    with pytest.raises(OSError, match="Resource temporarily unavailable"), Workers(3, dict, bytes):
+        pass
+    assert len(made) == 4 and all(conn.closed for conn in made)
+
+
 MID_WRITE = """
 import time
 from agents._workers import Workers
