@@ -61,20 +61,24 @@ def card_str(card: int) -> str:
 
 
 def parse_card(text: str) -> int:
-    """'7D', '10b', ' 1c ' -> card id. Anything else raises ScopaError naming the text."""
+    """'7D', '10b', ' 1c ' -> card id. Anything else raises ScopaError naming the text (a long
+    text cut short in the message)."""
     if not isinstance(text, str):
         raise ScopaError(f"a card is written as text like '7D', got {number_text(text)}")
+    shown = repr(text) if len(text) <= 40 else f"{text[:30]!r}... ({len(text):,} characters)"
     t = text.strip()
     # ascii before upper(): '7\u017f' (a long s) upper-cased to '7S' and was read as a card (review)
     t = t.upper() if t.isascii() else ""
     if len(t) < 2 or not t[:-1].isdigit() or t[-1] not in SUITS:
         raise ScopaError(
-            f"bad card {text!r}: write rank 1-10 then suit D/C/S/B, e.g. '7D' or '10B'")
+            f"bad card {shown}: write rank 1-10 then suit D/C/S/B, e.g. '7D' or '10B'")
     if t[0] == "0" and t[:-1].strip("0"):     # '07D' was read as 7D: the notation has no leading zeros
-        raise ScopaError(f"bad card {text!r}: write the rank without leading zeros, e.g. '7D'")
+        raise ScopaError(f"bad card {shown}: write the rank without leading zeros, e.g. '7D'")
+    if len(t) > 20:     # before int(): Python refuses more than 4,300 digits (a ValueError, review)
+        raise ScopaError(f"bad card {shown}: the rank is not in 1..10")
     rank = int(t[:-1])
     if not 1 <= rank <= 10:
-        raise ScopaError(f"bad card {text!r}: rank {rank} is not in 1..10")
+        raise ScopaError(f"bad card {shown}: rank {rank} is not in 1..10")
     return card_id(rank, SUITS.index(t[-1]))
 
 

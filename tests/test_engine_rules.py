@@ -67,6 +67,26 @@ def test_card_errors_say_what_is_wrong_and_name_the_card():
         as_mask(2**40, "the table")
 
 
+
+def test_a_card_with_a_huge_rank_is_the_parsers_error_cut_short():
+    """A rank of more than 4,300 digits reached int(), which Python refuses with its own
+    ValueError (review): Game.setup and record replays raised it past their ScopaError. A long
+    text is shown cut short, not repeated whole in the message."""
+    for digit in "10":
+        bad = digit * 5000 + "D"
+        want = rf"^bad card '{digit * 30}'\.\.\. \(5,001 characters\): the rank is not in 1\.\.10$"
+        with pytest.raises(ScopaError, match=want):
+            parse_card(bad)
+        with pytest.raises(ScopaError, match=want):
+            Game().setup(hands=[[bad], ["2D"]], table=[])
+    with pytest.raises(ScopaError, match=r"^bad card '123456789012345678D': rank 123456789012345678 is "):
+        parse_card("123456789012345678D")       # a rank short enough to show is shown
+    with pytest.raises(ScopaError, match=rf"^bad card '{'x' * 30}'\.\.\. \(41 characters\): {_WRITE_CARD}$"):
+        parse_card("x" * 41)
+    with pytest.raises(ScopaError, match=rf"^bad card '{'x' * 40}': {_WRITE_CARD}$"):
+        parse_card("x" * 40)
+
+
 # ---- primiera and napola: the worked examples ------------------------------------------------
 def test_primiera_worked_examples():
     assert primiera(["7D", "7C", "6B", "1S"]) == 21 + 21 + 18 + 16 == 76
