@@ -76,3 +76,61 @@ def test_the_readmes_links_lead_somewhere():
     assert len(inside) >= 10 and files
     assert [a for a in inside if a not in anchors] == []
     assert [f for f in files if not (README.parent / f.split("#")[0]).exists()] == []
+
+
+def _commands(script: str) -> list[str]:
+    """Every `python <script> ...` the README and docs/experiments.md show: in code spans (which
+    may wrap over lines) and on the lines of code blocks (a comment cut off, a line ending in a
+    backslash joined to the next)."""
+    found = []
+    for doc in (README, README.parent / "docs" / "experiments.md"):
+        text = doc.read_text(encoding="utf-8")
+        blocks = re.findall(r"^```[a-z]*\n(.*?)^```", text, re.S | re.M)
+        for block in blocks:
+            for line in block.replace("\\\n", " ").splitlines():
+                if line.startswith(f"python {script}"):
+                    found.append(line.split(" #")[0].strip())
+        prose = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+        found += [" ".join(span.split()) for span in re.findall(rf"`(python {re.escape(script)}[^`]*)`", prose)]
+    return found
+
+
+def test_the_train_commands_shown_are_commands_train_py_takes(capsys):
+    """A scopone row of the README's table read `... --total-steps 2000000 ...`, and the row above
+    it with those flags is refused (`--total-steps given twice`; review). Every train.py command
+    shown parses; every new run's config is made and checked (--print-config, which trains
+    nothing); a resumed run needs its checkpoint, so those are parsed only."""
+    pytest.importorskip("torch")
+    import shlex
+
+    import train
+    commands = _commands("train.py")
+    assert len(commands) >= 20
+    for command in commands:
+        argv = shlex.split(command)[2:]
+        args = train.build_parser().parse_args(argv)
+        if args.resume is None and not args.export:
+            assert train.main([*argv, "--print-config"]) == 0, command
+    capsys.readouterr()
+
+
+def test_no_command_is_shown_by_its_tail_alone():
+    """`... --total-steps 2000000` left the reader to guess the rest (the row above's command
+    with these flags is refused: given twice); a command is shown whole."""
+    for doc in (README, README.parent / "docs" / "experiments.md"):
+        tails = re.findall(r"`\.\.\. ?--[^`]*`", doc.read_text(encoding="utf-8"))
+        assert not tails, (doc.name, tails)
+
+
+def test_the_evaluate_commands_shown_parse():
+    """The same for evaluate.py's commands: each is one its parser takes (running them is the
+    figures' business: minutes each). A template's optional [flags] are taken as given, its seed
+    S as a number; one that says `...` or names a flag alone (`--pool`) is no command."""
+    import shlex
+
+    import evaluate
+    commands = [c.replace("[", "").replace("]", "").replace("--seed S ", "--seed 5 ")
+                for c in _commands("evaluate.py") if "..." not in c and c != "python evaluate.py --pool"]
+    assert len(commands) >= 15
+    for command in commands:
+        evaluate.parse_args(shlex.split(command)[2:])
