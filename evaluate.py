@@ -187,6 +187,11 @@ def parse_args(argv=None) -> argparse.Namespace:
             if name and name.endswith(".pt") and path and os.path.realpath(name) == os.path.realpath(path):
                 # it replaced the checkpoint under evaluation, exit 0 and no word
                 p.error(f"{flag} {path} is the checkpoint of the agent {spec}: it would be replaced")
+        if path and _zip_file(path):
+            # another run's latest.pt was replaced by JSON, exit 0, and could not be resumed
+            # (review): what --json and --record write is text, never a zip as torch saves
+            p.error(f"{flag} {path} is a zip file (a checkpoint?): it would be replaced; write to "
+                    f"another file")
     if args.workers < 1:
         p.error("--workers must be >= 1")
     try:
@@ -194,6 +199,17 @@ def parse_args(argv=None) -> argparse.Namespace:
     except ScopaError as e:
         p.error(str(e))
     return args
+
+
+def _zip_file(path: str) -> bool:
+    """Whether `path` is a regular file that starts as a zip (torch.save's format) does."""
+    try:
+        if not os.path.isfile(path):
+            return False
+        with open(path, "rb") as f:
+            return f.read(4) == b"PK\x03\x04"
+    except OSError:         # unreadable: the write is tried, and its error says why
+        return False
 
 
 def unwritable(path: str) -> str | None:

@@ -156,6 +156,13 @@ def export_target(out: str, src: str) -> Path:
             if Path(src).exists() and path.samefile(src):
                 raise ScopaError(f"--export output {out!r} is the checkpoint it exports: write "
                                  "the agent to another file")
+            if _resumable_file(path):
+                # a run's latest.pt replaced by an agent-only file could no longer be resumed,
+                # silently (review); another agent-only file may be replaced
+                raise ScopaError(f"--export output {out!r} is a run's resumable checkpoint (it holds "
+                                 "the optimizer and environment state): an agent-only file would "
+                                 "replace it and the run could not be resumed; write the agent to "
+                                 "another file")
         parent = path.parent
         if not parent.is_dir():
             what = "is not a folder" if parent.exists() else "does not exist"
@@ -163,6 +170,16 @@ def export_target(out: str, src: str) -> Path:
     except OSError as e:
         raise ScopaError(f"--export output {out!r}: {e.strerror or e}") from None
     return path
+
+
+def _resumable_file(path: Path) -> bool:
+    """Whether `path` is a checkpoint --resume can continue (one that does not load is not)."""
+    from agents import checkpoint
+    try:
+        ckpt = checkpoint.load(path)
+    except ScopaError:
+        return False
+    return "algo_state" in ckpt and "optimizer" in ckpt
 
 
 def export(src: str, out: str) -> None:
@@ -272,6 +289,14 @@ def main(argv=None) -> int:
         else:
             path = DEFAULT_CONFIG if args.config is None else args.config
             loaded = load_toml(path)
+            for key in ("init_from", "run_name"):
+                # an empty value where the config has none changes nothing: an unset shell
+                # variable ($CKPT), and a fine-tune silently started from random weights (review);
+                # emptying a value the config sets (finetune.toml's init_from) is a choice
+                if overrides.get(key) == "" and not loaded.get(key):
+                    raise ScopaError(f"config key {key!r} is given empty on the command line (an "
+                                     f"unset shell variable?), and {path} sets none either: give "
+                                     f"a value, or leave it out")
             try:
                 cfg = checked_config(loaded, **overrides)
             except ScopaError as e:

@@ -1074,6 +1074,23 @@ def test_an_output_named_like_a_level_is_no_checkpoint(tmp_path):
     assert p.returncode == 2 and "is the checkpoint of the agent x.pt" in p.stderr
 
 
+def test_an_output_never_replaces_a_checkpoint(tmp_path):
+    """`--json` or `--record` naming another run's latest.pt replaced it with text, exit 0, and
+    the run could not be resumed (review): a zip file (what torch.save writes) is refused before
+    anything is played, and stays as it was; a text file of that name is replaced as before."""
+    ckpt = tmp_path / "latest.pt"
+    ckpt.write_bytes((ROOT / "checkpoints" / "scopa-default.pt").read_bytes())
+    for flag in ("--json", "--record"):
+        p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", flag, str(ckpt))
+        assert p.returncode == 2 and p.stdout == "", p.stderr
+        assert p.stderr.splitlines()[-1] == (f"evaluate.py: error: {flag} {ckpt} is a zip file (a "
+                                             f"checkpoint?): it would be replaced; write to another file")
+    assert ckpt.read_bytes() == (ROOT / "checkpoints" / "scopa-default.pt").read_bytes()
+    (tmp_path / "old.json").write_text("an older run's numbers")
+    p = run_cli("--agent", "easy", "--opponent", "random", "--matches", "2", "--json", str(tmp_path / "old.json"))
+    assert p.returncode == 0 and json.loads((tmp_path / "old.json").read_text())["results"][0]["matches"] == 2, p.stderr
+
+
 def _evaluate_cli():
     spec = importlib.util.spec_from_file_location("evaluate_cli", ROOT / "evaluate.py")
     cli = importlib.util.module_from_spec(spec)

@@ -1689,6 +1689,22 @@ def test_export_writes_only_a_regular_file(tmp_path, capsys, monkeypatch, fifo):
     r = run_main(capsys, "--export", src, str(tmp_path / "old.pt"))
     assert r.returncode == 0, r.stderr
     assert "optimizer" not in checkpoint.load(tmp_path / "old.pt")
+    r = run_main(capsys, "--export", src, str(tmp_path / "old.pt"))     # an export, again
+    assert r.returncode == 0, r.stderr
+
+
+def test_export_never_replaces_a_runs_resumable_checkpoint(tmp_path, capsys):
+    """--export over another run's latest.pt wrote an agent-only file there, exit 0, and the run
+    could no longer be resumed (review): refused, and the run resumes."""
+    for name in ("one", "two"):
+        Run(tiny_cfg(tmp_path, run_name=name), log=lambda *_: None).save()
+    src, other = (str(tmp_path / "ck" / name / "latest.pt") for name in ("one", "two"))
+    before = Path(other).read_bytes()
+    _one_line_error(run_main(capsys, "--export", src, other),
+                    "is a run's resumable checkpoint (it holds the optimizer and environment state)",
+                    repr(other))
+    assert Path(other).read_bytes() == before
+    assert "optimizer" in checkpoint.load(other)
 
 
 def test_export_refuses_a_checkpoint_that_changes_while_it_reads(tmp_path, capsys, monkeypatch):
@@ -3109,6 +3125,23 @@ def test_blank_values_and_a_broken_link_are_refused_as_such(tmp_path, capsys):
     _one_line_error(run_main(capsys, "--export", str(ROOT / "checkpoints" / "scopa-default.pt"), str(link)),
                     "exists and is not a regular file (a device, a pipe or a broken link): it is not replaced")
     assert link.is_symlink() and not link.exists()
+
+
+def test_an_empty_init_from_or_run_name_that_changes_nothing_is_refused(tmp_path, capsys):
+    """`--init-from "$CKPT"` with CKPT unset started a fine-tune from random weights, exit 0
+    (review). An empty value where the config has none is refused; emptying the value a config
+    sets (finetune.toml's init_from: its settings, from random weights) is a choice, and taken."""
+    default = str(ROOT / "configs" / "default.toml")
+    for args in (("--init-from", ""), ("--run-name", ""), ("--set", "init_from=''")):
+        key = args[0][2:].replace("-", "_") if args[0] != "--set" else "init_from"
+        _one_line_error(run_main(capsys, *args, "--print-config"),
+                        f"config key {key!r} is given empty on the command line (an unset shell "
+                        f"variable?), and {default} sets none either")
+    r = run_main(capsys, "--config", str(ROOT / "configs" / "finetune.toml"), "--init-from", "",
+                 "--print-config")
+    assert r.returncode == 0 and 'init_from = ""' in r.stdout.splitlines(), r.stderr
+    r = run_main(capsys, "--run-name", "named", "--print-config")
+    assert r.returncode == 0 and 'run_name = "named"' in r.stdout.splitlines(), r.stderr
 
 
 def test_a_run_folder_names_its_checkpoints_and_nothing_else(tmp_path, capsys, monkeypatch):
