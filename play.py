@@ -721,8 +721,10 @@ class PlaySession:
         elif CARD_TEXT.fullmatch(first) or NUMBER.match(first):
             card = read_card(first)      # '7z', '12d': the card's own error, not "not a command"
             if card not in hand:
+                # '1c' for the screen's 1 of clubs: the hint the table's cards get (review)
+                clubs = suit_of(card) == 1 and card_id(rank_of(card), 3) in hand
                 raise ScopaError(f"you don't hold {self.name(card)}: your hand is "
-                                 f"{self.names(hand)}")
+                                 f"{self.names(hand)}{CLUB_HINT if clubs else ''}")
         else:
             raise ScopaError(f"{echo(line)} is not a command: type {span(len(hand))} or ? for help")
         options = [m for m in g.legal_moves() if m.card == card]

@@ -1108,6 +1108,19 @@ def test_capturing_cards_not_on_the_table_says_so_and_hints_at_bastoni():
     assert "illegal capture: 4♦ is not on the table\n" in text
 
 
+def test_playing_a_card_typed_c_for_clubs_hints_at_bastoni():
+    """`7c` for the screen's 7♣ said only "you don't hold 7♥" (review); the capture's hint is
+    given here too, and not where no held card of that rank is bastoni."""
+    s, out, _ = session(["7c", "1b", "q"])
+    g = Game(Rules(), seed=0)
+    run_from(s, g.setup(hands=[["7B", "1C", "1S"], ["10B", "10C", "10S"]],
+                        table=["4C", "3S", "5S", "2B"], deck=["6C", "6S", "6B", "8C", "8S", "8D"],
+                        dealer=1))
+    text = out.getvalue()
+    assert "you don't hold 7♥: your hand is 1♥  1♠  7♣ (the screen's ♣ is B, bastoni; C is coppe ♥)\n" in text
+    assert "you don't hold 1♣: your hand is 1♥  1♠  7♣\n" in text
+
+
 def test_capotto_ending_says_why():
     """A match the capotto ended short of the target showed 'wins the match 5-0' with no
     reason (review)."""
