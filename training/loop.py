@@ -177,8 +177,14 @@ def load_init_from(cfg: TrainConfig, model: MoveScorer | None = None) -> MoveSco
     old, new = have.get("features"), want["features"]
     if {k: have.get(k) for k in shape} != {k: want[k] for k in shape} or \
             old not in FEATURE_SIZES or old > new:
-        raise InitFromError(f"init_from {path!r} holds a network of another shape ({have}), this "
-                             f"run builds {want}")
+        # the keys that differ, not every key: features 3 against 4 is no problem (it widens;
+        # review: the message named it beside the hidden size that was)
+        differ = [k for k in shape if have.get(k) != want[k]]
+        if old not in FEATURE_SIZES or old > new:
+            differ.append("features")
+        said = ", ".join(f"{k} {have.get(k)!r} where this run builds {want[k]!r}" for k in differ)
+        raise InitFromError(f"init_from {path!r} holds a network of another shape: {said} "
+                            f"({have}; this run: {want})")
     try:
         state = ckpt["model"]
         if old < new:     # an earlier features version: the new inputs start at zero weight
