@@ -206,6 +206,7 @@ def test_illegal_action_wrapped_env_terminates_with_reason():
         warnings.simplefilter("ignore")
         e.step(bad)
     assert all(e.terminations.values())
+    assert all(e.truncations.values())      # PettingZoo's wrapper sets both (README says so)
     assert e._cumulative_rewards[offender] == -1 and e._cumulative_rewards[other] == 0
     msg = e.infos[offender]["illegal_move"]
     assert f"action {bad}" in msg and "legal:" in msg
