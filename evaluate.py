@@ -435,13 +435,14 @@ def round_robin(args, rules: Rules, records) -> dict:
     for i, s in enumerate(specs):
         cells = []
         for j in range(k):
-            cells.append("-" if i == j else f"{100 * wins[i, j] / games[i, j]:.1f}% ({pph[i, j]:+.2f})")
+            cells.append("-" if i == j else f"{100 * wins[i, j] / games[i, j]:.1f}% ({pph[i, j]:+z.2f})")
         print(f"{s:<{width}}" + "".join(f"{c:>{width + 8}}" for c in cells))
     ratings, (lo, hi) = elo(wins, games)
     print("\nElo (mean 0, 95% interval; one virtual draw per pair keeps sweeps finite)")
     order = np.argsort(-ratings)
     for i in order:
-        print(f"{specs[i]:<{width}} {ratings[i]:+7.0f}  [{lo[i]:+.0f}, {hi[i]:+.0f}]")
+        # 'z': a rating that rounds to 0 is +0, not -0 (review)
+        print(f"{specs[i]:<{width}} {ratings[i]:+z7.0f}  [{lo[i]:+z.0f}, {hi[i]:+z.0f}]")
     return {"rules": rules.to_dict(), "preset": args.rules, "seed": args.seed, "results": results,
             "elo": [{"agent": specs[i], "rating": float(ratings[i]), "ci": [float(lo[i]), float(hi[i])]}
                     for i in range(k)], "checkpoints": digests}

@@ -1769,6 +1769,17 @@ def test_round_robin_elo_is_best_first(capsys):
     assert len(ratings) == 3 and ratings == sorted(ratings, reverse=True) and ratings[0] > ratings[-1]
 
 
+def test_round_robin_prints_no_negative_zero(capsys):
+    """A rating or a points figure that rounds to zero printed as '-0' ('easy -0 [-85, +85]';
+    review): '+0'."""
+    evaluate = _evaluate_module()
+    evaluate.elo = lambda wins, games: (np.array([0.3, -0.3]), (np.array([-85.2, -85.8]),
+                                                                  np.array([85.8, 85.2])))
+    assert evaluate.main(["--round-robin", "random", "easy", "--matches", "2"]) == 0
+    out = capsys.readouterr().out.split("Elo (")[1].splitlines()[1:]
+    assert [line.split()[1:] for line in out if line.strip()] == [["+0", "[-85,", "+86]"], ["+0", "[-86,", "+85]"]]
+
+
 def test_cli_defaults_pool_rows_and_elo_intervals_as_documented(tmp_path, capsys):
     """Mutation testing found these unchecked: --seed is 0 when not given (its help says so) and
     the JSON says 0; --pool of one file is refused; a pooled row names the seeds that played
