@@ -3040,6 +3040,14 @@ def test_best_pt_is_judged_on_the_mean_over_the_evaluation_opponents(tmp_path):
     run.train()
     best = checkpoint.load(tmp_path / "ck" / "b" / "best.pt")["counters"]
     assert (best["steps"], best["best_score"]) == (1024, 1.5)
+    # a tie keeps the earlier best.pt (README says so)
+    cfg = tiny_cfg(tmp_path, total_steps=1024, eval_every=512, eval_matches=2, run_name="t",
+                   eval_opponents=("random", "easy"), checkpoint_every=0)
+    run = Run(cfg, log=lambda *_: None)
+    scores = iter([{"random": 3.0, "easy": -1.0}, {"random": 2.0, "easy": 0.0}])    # means 1.0, 1.0
+    run.evaluate = evaluate
+    run.train()
+    assert checkpoint.load(tmp_path / "ck" / "t" / "best.pt")["counters"]["steps"] == 512
 
 
 def test_the_progress_bar_shows_when_stderr_is_a_terminal(tmp_path, monkeypatch, capsys):
