@@ -161,6 +161,12 @@ class HardAgent(Agent):
                             ("easy_last_deal", easy_last_deal), ("match_equity", match_equity)):
             if value is not None and not self.infer:
                 raise ScopaError(f"hard option {name} is the inference's: give infer=true too")
+        if self.match_equity and self.rules.napola:
+            # its chances come from hand scores measured without the napola, where a hand scores
+            # less: used under it they would be off without a word (review)
+            raise ScopaError("hard option match_equity counts the match's chances from hand scores "
+                             "measured without the napola (agents/_equity.py), and these rules "
+                             "score it: leave match_equity out")
         self.weights = weights_option("hard", WEIGHTS if weights is None else weights, WEIGHTS.size)
         self.last_worlds = 0
         self._classic = _rollout.classic_rules(self.rules)

@@ -171,6 +171,12 @@ def test_match_equity_options():
     a = make_agent("checkpoints/scopa-default.pt:search=100,match_equity=false")
     assert a._hard.match_equity is False
     assert make_agent("checkpoints/scopa-default.pt:search=100")._hard.match_equity is False
+    # its tables are hands without the napola: refused under it (review), any target taken
+    with pytest.raises(ScopaError, match=r"^hard option match_equity counts the match's chances from "
+                                         r"hand scores measured without the napola"):
+        make_agent("hard:infer=true,match_equity=true", rules=Rules(napola=True))
+    assert make_agent("hard:infer=true,match_equity=true", rules=Rules(target=21)).match_equity
+    assert not make_agent("hard:infer=true", rules=Rules(napola=True)).match_equity
 
 
 # ---- the equity table and the exact solver, pinned by mutation testing (2026-12-04) ---------
