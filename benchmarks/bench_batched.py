@@ -82,7 +82,7 @@ def main(argv=None) -> int:
     ap.add_argument("--rules", nargs="+", default=["classic"], metavar="PRESET")
     ap.add_argument("--baseline", metavar="DIR", help="another checkout to compare with")
     args = ap.parse_args(argv)
-    if args.baseline is not None and args.rules != ["classic"]:
+    if args.baseline is not None and [preset_key(r) for r in args.rules] != [preset_key("classic")]:
         # the other checkout's classic env is what it times: --rules was dropped without a word
         ap.error("--baseline times the classic batched env only: drop --rules")
     distinct(ap, "--sizes", args.sizes)

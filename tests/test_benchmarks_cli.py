@@ -15,6 +15,9 @@ CASES = [
     # --rules was dropped without a word: --baseline times the classic env (review)
     ("bench_batched.py", ["--rules", "pairs", "--baseline", "."],
      "--baseline times the classic batched env only: drop --rules"),
+    # classic in any case is classic, as every preset name is (it was refused as another: review)
+    ("bench_batched.py", ["--rules", "Classic", "--baseline", "no-such-folder"],
+     "--baseline no-such-folder: not a checkout"),
     ("bench_hard.py", ["--matches", "0"], "argument --matches: must be a whole number from 1 to 2,147,483,647"),
     # past int64 these were tracebacks (OverflowError, numpy's ValueError) or named --seed
     ("bench_hard.py", ["--matches", "99999999999999999999"], "argument --matches: must be a whole number"),
