@@ -449,6 +449,10 @@ class PlaySession:
                 joker = f" with the {self.name(JOKER)} as {value_words(value)}"
             self.log.append(f"The table dealt ({self.names(by_rank(first))}) sums to "
                             f"{15 * sweep}{joker}: {who}, {sweep} scop{'a' if sweep == 1 else 'e'}.")
+        elif g.to_move != HUMAN and g.first_table():
+            # others play before the person's first screen: the table they chose from was never
+            # shown, only what it became (review)
+            self.log.append(f"Table dealt: {self.names(by_rank(g.first_table()))}")
         self.say_bonuses()
 
     def say_bonuses(self) -> None:

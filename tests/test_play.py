@@ -1121,6 +1121,25 @@ def test_playing_a_card_typed_c_for_clubs_hints_at_bastoni():
     assert "you don't hold 1♣: your hand is 1♥  1♠  7♣\n" in text
 
 
+def test_the_dealt_table_is_shown_when_others_play_first():
+    """When the person deals, the computer's first move came before any table was shown: the
+    four cards it chose from were never seen (review). The dealt table is said under the banner
+    then, and not when the person plays first (the screen shows it)."""
+    for seed, first_is_computer in ((11, True), (12, True), (3, False)):
+        s, out, _ = session(["q"], seed=seed, opponent="easy")
+        s.run()
+        text = out.getvalue()
+        g = Game(Rules(), seed=seed)
+        dealt = "  ".join(s.name(c) for c in play.by_rank(g.first_table()))
+        assert ("you deal" in text.splitlines()[2].lower()) is first_is_computer, text
+        if first_is_computer:
+            banner = text.index("--- Hand 1:")
+            assert text.index(f"Table dealt: {dealt}\n") > banner
+            assert text.index(f"Table dealt: {dealt}\n") < text.index("Computer played")
+        else:
+            assert "Table dealt" not in text
+
+
 def test_capotto_ending_says_why():
     """A match the capotto ended short of the target showed 'wins the match 5-0' with no
     reason (review)."""
