@@ -65,7 +65,7 @@ def parse_card(text: str) -> int:
     text cut short in the message)."""
     if not isinstance(text, str):
         raise ScopaError(f"a card is written as text like '7D', got {number_text(text)}")
-    shown = repr(text) if len(text) <= 40 else f"{text[:30]!r}... ({len(text):,} characters)"
+    shown = shown_text(text, 40)
     t = text.strip()
     # ascii before upper(): '7\u017f' (a long s) upper-cased to '7S' and was read as a card (review)
     t = t.upper() if t.isascii() else ""
@@ -80,6 +80,11 @@ def parse_card(text: str) -> int:
     if not 1 <= rank <= 10:
         raise ScopaError(f"bad card {shown}: rank {rank} is not in 1..10")
     return card_id(rank, SUITS.index(t[-1]))
+
+
+def shown_text(text: str, most: int = 60) -> str:
+    """`text` quoted, cut short when long (a 5,000-digit value was echoed whole, twice)."""
+    return repr(text) if len(text) <= most else f"{text[:most]!r}... ({len(text):,} characters)"
 
 
 def number_text(value) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .cards import shown_text
 from .errors import ScopaError
 from .rules import NAPOLEONE, PRIMIERA_SCALES, QUINDICI, Rules, option_text
 
@@ -107,11 +108,6 @@ def preset_name(rules: Rules) -> str | None:
     return None
 
 
-def _shown(text: str, most: int = 60) -> str:
-    """`text` quoted, cut short when long (a 5,000-digit value was echoed whole, twice)."""
-    return repr(text) if len(text) <= most else f"{text[:most]!r}... ({len(text):,} characters)"
-
-
 def _kinds() -> dict[str, type]:
     from dataclasses import fields
     return {f.name: type(f.default) for f in fields(Rules)}
@@ -123,19 +119,19 @@ def rule_option(text: str) -> tuple[str, object]:
     case, as true/false and the preset names). ScopaError names an unknown option or a value
     of the wrong kind; Rules checks the ranges."""
     if not isinstance(text, str) or "=" not in text:
-        raise ScopaError(f"--rule {_shown(str(text))} must look like OPTION=VALUE (e.g. --rule "
+        raise ScopaError(f"--rule {shown_text(str(text))} must look like OPTION=VALUE (e.g. --rule "
                          f"fewest_cards=true)")
     name, raw = (part.strip() for part in text.split("=", 1))
     kinds = _kinds()
-    flag = f"--rule {_shown(text)}"
+    flag = f"--rule {shown_text(text)}"
     if name not in kinds:
-        raise ScopaError(f"{flag}: unknown rules option {_shown(name)} (known: {', '.join(kinds)}; "
+        raise ScopaError(f"{flag}: unknown rules option {shown_text(name)} (known: {', '.join(kinds)}; "
                          f"--list-rules shows their values)")
     kind = kinds[name]
     if kind is bool:
         if raw.lower() in ("true", "false"):
             return name, raw.lower() == "true"
-        raise ScopaError(f"{flag}: {name} is true or false, got {_shown(raw)}")
+        raise ScopaError(f"{flag}: {name} is true or false, got {shown_text(raw)}")
     if kind is int:
         digits = raw[1:] if raw[:1] in "+-" else raw
         if digits.isascii() and digits.isdigit():
@@ -143,10 +139,10 @@ def rule_option(text: str) -> tuple[str, object]:
                 raise ScopaError(f"{flag}: {name} is out of range ({len(digits):,} digits; "
                                  f"--list-rules shows the classic value)")
             return name, int(raw)
-        raise ScopaError(f"{flag}: {name} is a whole number, got {_shown(raw)}")
+        raise ScopaError(f"{flag}: {name} is a whole number, got {shown_text(raw)}")
     if raw.lower() in CHOICES.get(name, ()):
         return name, raw.lower()
-    raise ScopaError(f"{flag}: {name} is one of {', '.join(CHOICES[name])}, got {_shown(raw)}")
+    raise ScopaError(f"{flag}: {name} is one of {', '.join(CHOICES[name])}, got {shown_text(raw)}")
 
 
 def rules_from_flags(preset: str, napola: bool = False, target: int | None = None,
@@ -169,7 +165,7 @@ def rules_from_flags(preset: str, napola: bool = False, target: int | None = Non
     try:
         return rules.replace(**changes)
     except ScopaError as e:     # a range, or options that do not go together: said as the flags'
-        raise ScopaError(f"{' '.join(f'--rule {_shown(t)}' for t in options)}: {e}") from None
+        raise ScopaError(f"{' '.join(f'--rule {shown_text(t)}' for t in options)}: {e}") from None
 
 
 def changed_options(rules: Rules, preset: str, leave=()) -> str:

@@ -74,14 +74,14 @@ def test_a_card_with_a_huge_rank_is_the_parsers_error_cut_short():
     text is shown cut short, not repeated whole in the message."""
     for digit in "10":
         bad = digit * 5000 + "D"
-        want = rf"^bad card '{digit * 30}'\.\.\. \(5,001 characters\): the rank is not in 1\.\.10$"
+        want = rf"^bad card '{digit * 40}'\.\.\. \(5,001 characters\): the rank is not in 1\.\.10$"
         with pytest.raises(ScopaError, match=want):
             parse_card(bad)
         with pytest.raises(ScopaError, match=want):
             Game().setup(hands=[[bad], ["2D"]], table=[])
     with pytest.raises(ScopaError, match=r"^bad card '123456789012345678D': rank 123456789012345678 is "):
         parse_card("123456789012345678D")       # a rank short enough to show is shown
-    with pytest.raises(ScopaError, match=rf"^bad card '{'x' * 30}'\.\.\. \(41 characters\): {_WRITE_CARD}$"):
+    with pytest.raises(ScopaError, match=rf"^bad card '{'x' * 40}'\.\.\. \(41 characters\): {_WRITE_CARD}$"):
         parse_card("x" * 41)
     with pytest.raises(ScopaError, match=rf"^bad card '{'x' * 40}': {_WRITE_CARD}$"):
         parse_card("x" * 40)
