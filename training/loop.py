@@ -175,13 +175,12 @@ def load_init_from(cfg: TrainConfig, model: MoveScorer | None = None) -> MoveSco
     have = saved_model_config(ckpt)
     shape = [k for k in want if k != "features"]
     old, new = have.get("features"), want["features"]
-    if {k: have.get(k) for k in shape} != {k: want[k] for k in shape} or \
-            old not in FEATURE_SIZES or old > new:
-        # the keys that differ, not every key: features 3 against 4 is no problem (it widens;
-        # review: the message named it beside the hidden size that was)
-        differ = [k for k in shape if have.get(k) != want[k]]
-        if old not in FEATURE_SIZES or old > new:
-            differ.append("features")
+    # the keys that differ are named, not every key: features 3 against 4 is no problem (it
+    # widens; review: the message named it beside the hidden size that was)
+    differ = [k for k in shape if have.get(k) != want[k]]
+    if old not in FEATURE_SIZES or old > new:
+        differ.append("features")
+    if differ:
         said = ", ".join(f"{k} {have.get(k)!r} where this run builds {want[k]!r}" for k in differ)
         raise InitFromError(f"init_from {path!r} holds a network of another shape: {said} "
                             f"({have}; this run: {want})")
@@ -817,7 +816,7 @@ def start(cfg: TrainConfig, resume: str | None = None, overrides: dict | None = 
             raise
         raise ScopaError(f"{e}; the run's newest other checkpoint is {str(other)!r}: --resume "
                          f"{str(other)} continues from it") from None
-    if "algo_state" not in ckpt or "optimizer" not in ckpt:
+    if not checkpoint.resumable(ckpt):
         raise ScopaError(f"{resume!r} holds an agent only (no optimizer/environment state): "
                          "it cannot be resumed")
     overrides = dict(overrides or {})
