@@ -179,7 +179,7 @@ def _resumable_file(path: Path) -> bool:
         ckpt = checkpoint.load(path)
     except ScopaError:
         return False
-    return "algo_state" in ckpt and "optimizer" in ckpt
+    return checkpoint.resumable(ckpt)
 
 
 def export(src: str, out: str) -> None:

@@ -330,13 +330,19 @@ COUNTERS = {"steps": "count", "iterations": "count", "elapsed_s": "time", "best_
             "next_eval": "count", "next_checkpoint": "count", "run_name": "name"}
 
 
+def resumable(ckpt: dict) -> bool:
+    """Whether a checkpoint holds a run's training state (--resume continues it), not an agent's
+    alone (agent_only, --export)."""
+    return "optimizer" in ckpt and "algo_state" in ckpt
+
+
 def _check_counters(ckpt: dict, where: str) -> None:
     """A resumable checkpoint (optimizer and algo_state) must have every counter; any file's
     counters must be of their kinds. The run name becomes a folder under checkpoints_dir and
     runs_dir, so it is one plain name: no path separator, not '.' or '..', no NUL."""
-    resumable = "optimizer" in ckpt and "algo_state" in ckpt
+    run_state = resumable(ckpt)
     if "counters" not in ckpt:
-        if resumable:
+        if run_state:
             raise ScopaError(f"checkpoint {where!r} lacks counters")
         return
     counters = ckpt["counters"]
@@ -344,7 +350,7 @@ def _check_counters(ckpt: dict, where: str) -> None:
         raise ScopaError(f"checkpoint {where!r} has counters {show_value(counters)}, not a table of counters")
     for key, kind in COUNTERS.items():
         if key not in counters:
-            if resumable:
+            if run_state:
                 raise ScopaError(f"checkpoint {where!r} lacks counter {key!r}")
             continue
         v = counters[key]
