@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 README = Path(__file__).resolve().parents[1] / "README.md"
+DOCS = (README, README.parent / "docs" / "experiments.md")     # the documents that show commands
 BLOCKS = re.findall(r"^```python\n(.*?)^```", README.read_text(encoding="utf-8"), re.S | re.M)
 
 
@@ -62,12 +63,16 @@ def test_the_shipped_agent_plays_the_tables_first_matches_as_the_quoted_run(oppo
         f"quotes: run that command again, update the table and this digest")
 
 
+def _prose(text: str) -> str:
+    """`text` without its fenced code blocks."""
+    return re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+
+
 def test_the_readmes_links_lead_somewhere():
     """The contents line's anchors are headings of the README (GitHub's rule: lower case, spaces
     to hyphens, other punctuation dropped; headings inside code blocks are not headings), and
     its relative links are files of the repository."""
-    text = README.read_text(encoding="utf-8")
-    prose = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    prose = _prose(README.read_text(encoding="utf-8"))
     anchors = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-")
                for h in re.findall(r"^#{1,6} (.+)$", prose, re.M)}
     links = re.findall(r"\]\(([^)\s]+)\)", prose)
@@ -83,15 +88,15 @@ def _commands(script: str) -> list[str]:
     may wrap over lines) and on the lines of code blocks (a comment cut off, a line ending in a
     backslash joined to the next)."""
     found = []
-    for doc in (README, README.parent / "docs" / "experiments.md"):
+    for doc in DOCS:
         text = doc.read_text(encoding="utf-8")
         blocks = re.findall(r"^```[a-z]*\n(.*?)^```", text, re.S | re.M)
         for block in blocks:
             for line in block.replace("\\\n", " ").splitlines():
                 if line.startswith(f"python {script}"):
                     found.append(line.split(" #")[0].strip())
-        prose = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
-        found += [" ".join(span.split()) for span in re.findall(rf"`(python {re.escape(script)}[^`]*)`", prose)]
+        found += [" ".join(span.split())
+                  for span in re.findall(rf"`(python {re.escape(script)}[^`]*)`", _prose(text))]
     return found
 
 
@@ -117,7 +122,7 @@ def test_the_train_commands_shown_are_commands_train_py_takes(capsys):
 def test_no_command_is_shown_by_its_tail_alone():
     """`... --total-steps 2000000` left the reader to guess the rest (the row above's command
     with these flags is refused: given twice); a command is shown whole."""
-    for doc in (README, README.parent / "docs" / "experiments.md"):
+    for doc in DOCS:
         tails = re.findall(r"`\.\.\. ?--[^`]*`", doc.read_text(encoding="utf-8"))
         assert not tails, (doc.name, tails)
 
