@@ -11,7 +11,7 @@ A checkpoint is a dict of tensors, numbers, strings, lists and dicts, so
 | model_config            | {"kind": "MoveScorer", "hidden": H, "features": F,             |
 |                         |  "players": N, "hand_cards": K} (the last two: 2, 3 if absent) |
 |                         |  and "bonus": true for rules with hand_bonus (else absent)     |
-|                         | F: move features version, 3 or 4 (agents/network.py); a key    |
+|                         | F: move features version, 3, 4 or 5 (agents/network.py); a key |
 |                         | not listed here is refused (MODEL_CONFIG_KEYS)                 |
 | model                   | the network's state_dict                                       |
 | optimizer               | the optimizer's state_dict (absent in an exported agent)       |

@@ -10,8 +10,12 @@ sums slowly. Features version 4 adds what the next player might do to that table
 cards the mover has not seen: per rank, how many unseen cards of it would capture and sweep, and
 the chance that the next player's hand (its size is in the observation) holds a capturing card,
 and a sweeping one (`risk_features`; version 3 networks, without them, still load and play, and
-`widen_features` turns one into a version 4 network that scores every move as before, for
-fine-tuning). So the 16,200 action ids never need one output each: the network sees the
+`widen_features` turns one into a later version's network that scores every move as before, for
+fine-tuning). Version 5 (2026-12-07) reads the next player's hand right where a deal ends: after
+the last card of a deal, with cards left in the deck, the next player holds none yet but plays
+from a fresh hand of `hand_cards`, where version 4 took its hand as empty and the two chances as
+0 (about one move in seven of a classic hand: the last card of each deal but the last). Version 4
+networks still load and play as they were trained. So the 16,200 action ids never need one output each: the network sees the
 observation once, then gives
 every legal move a score (DMC: the move's expected return; PPO: its logit). PPO also reads a state
 value from the observation part.
@@ -37,10 +41,11 @@ from scopa_env.observation import OBS_HIGH, layout
 
 MOVE_FEATURES = 143
 RISK_FEATURES = 22
-FEATURES_VERSION = 4
+FEATURES_VERSION = 5
 # move features of each version this code builds networks for: 3 (checkpoints before the risk
-# features; still loaded and played) and 4
-FEATURE_SIZES = {3: MOVE_FEATURES, 4: MOVE_FEATURES + RISK_FEATURES}
+# features; still loaded and played), 4 (the risk features, with the next deal's hand read as
+# empty; still loaded and played) and 5
+FEATURE_SIZES = {3: MOVE_FEATURES, 4: MOVE_FEATURES + RISK_FEATURES, 5: MOVE_FEATURES + RISK_FEATURES}
 _BITS = torch.tensor([1 << c for c in range(40)], dtype=torch.int64)
 _RANKS = torch.tensor([c % 10 + 1 for c in range(40)], dtype=torch.float32)
 
@@ -137,7 +142,7 @@ class MoveScorer(nn.Module):
 
     `players`, `hand_cards` and `bonus` (cirulla's hand bonuses) pick the observation layout
     (its size and highs): 2, 3 and False are the classic game's version-1 layout. `features`:
-    the move features' version (3 without the risk features, 4 with them)."""
+    the move features' version (3 without the risk features, 4 and 5 with them)."""
 
     def __init__(self, hidden: int = 256, players: int = 2, hand_cards: int = 3,
                  features: int = FEATURES_VERSION, bonus: bool = False):
@@ -159,6 +164,8 @@ class MoveScorer(nn.Module):
         at = lay.slices["opp_hand_size"].start if self.players == 2 else lay.slices["hand_size"].start + 1
         self._next_hand = at
         self._next_high = float(lay.high[at])
+        self._deck = lay.slices["deck_left"].start
+        self._deck_high = float(lay.high[self._deck])
         self.encoder = nn.Sequential(
             nn.Linear(self.obs_size, hidden), nn.ReLU(),
             nn.Linear(hidden, hidden), nn.ReLU(),
@@ -191,6 +198,12 @@ class MoveScorer(nn.Module):
         feats = move_features(obs[:, self._table], cards, captured)
         if self.features >= 4:
             next_hand = torch.round(obs[:, self._next_hand] * self._next_high)
+            if self.features >= 5:
+                # the next player holds no card and the deck has some: this move ends the deal,
+                # and the next player replies from a fresh hand (every seat's count is equal)
+                deck = torch.round(obs[:, self._deck] * self._deck_high)
+                next_hand = torch.where((next_hand == 0) & (deck > 0),
+                                        torch.full_like(next_hand, self.hand_cards), next_hand)
             feats = torch.cat([feats, risk_features(feats[..., MOVE_FEATURES - 20:], obs[:, self._unseen],
                                                     next_hand)], dim=-1)
         z = self.state_part(h).unsqueeze(1) + self.move_part(feats)

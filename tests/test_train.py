@@ -237,7 +237,7 @@ def test_resume_keeps_the_checkpoints_features_version(tmp_path, monkeypatch):
     half.train(stop_at=1024)
     assert whole.model.features == half.model.features == 3
     monkeypatch.undo()
-    assert loop.FEATURES_VERSION == 4
+    assert loop.FEATURES_VERSION == 5
     resumed = start(tiny_cfg(tmp_path), resume=str(tmp_path / "ck" / "half"), log=lambda *_: None)
     assert resumed.model.features == 3
     resumed.train()
@@ -1091,7 +1091,7 @@ def test_an_empty_batch_scores_to_an_empty_batch():
 def test_a_network_of_an_unknown_features_version_is_refused_by_its_constructor():
     from agents.network import MoveScorer
 
-    with pytest.raises(ValueError, match="^move features version 99, this code builds 3, 4$"):
+    with pytest.raises(ValueError, match="^move features version 99, this code builds 3, 4, 5$"):
         MoveScorer(16, features=99)
 
 
@@ -1112,7 +1112,7 @@ def test_older_feature_networks_load_and_widen_unchanged(tmp_path):
         a = old.score_moves(obs, old.encode(obs), cards, captured)
         b = new.score_moves(obs, new.encode(obs), cards, captured)
     assert torch.allclose(a, b)
-    with pytest.raises(ValueError, match="features version 99, this code builds 3, 4$"):
+    with pytest.raises(ValueError, match="features version 99, this code builds 3, 4, 5$"):
         build_model(dict(model_config(old), features=99))
     # another kind of network, or none named, is refused, not built as a MoveScorer (a mutation
     # review found the check unchecked); in a checkpoint, one line naming the file
@@ -1186,10 +1186,45 @@ def test_risk_features_are_given_the_next_players_hand_size_as_its_count(rules, 
     for n in range(rules.hand_cards + 1):
         r = raw.copy()
         r[net._next_hand] = n
+        r[net._deck] = 0          # with cards in the deck an empty hand is a fresh one (the test below)
         obs = net.obs_tensor(r[None])
         with torch.no_grad():
             net.score_moves(obs, net.encode(obs), cards, captured)
         assert seen[-1] == [float(n)], (n, seen[-1])
+
+
+def test_where_a_deal_ends_the_next_player_replies_from_a_fresh_hand(monkeypatch):
+    """Features version 5 (review, 2026-12-07): the dealer's last card of a deal, with cards in
+    the deck, leaves the next player no card yet, but it plays next from a fresh hand of 3, so
+    the risk features count one; version 4 read an empty hand and gave both chances as 0 (kept so
+    for its checkpoints). The dealer lays 2D on 5C (table 2+5: a 2, a 5 or a 7 captures, a 7
+    sweeps); the unseen cards are the 6 in the deck, 5S and 7B among them."""
+    from math import comb
+
+    import agents.network as network
+    from scopa_env.cards import parse_card
+    deck = ["5S", "7B", "4C", "8C", "9C", "10C"]
+    rest = [c for c in range(40) if c not in {parse_card(x) for x in ["2D", "5C", *deck]}]
+    game = Game().setup([["2D"], []], ["5C"], piles=[[], rest], deck=deck, dealer=0, to_move=0)
+    obs = game.observation(0)
+    raw = np.asarray(obs["observation"], dtype=np.int8)
+    chances = {}
+    real = network.risk_features
+
+    def spy(tactics, unseen, next_hand):
+        out = real(tactics, unseen, next_hand)
+        chances[version] = (next_hand.tolist(), out[0, 0, 20:].tolist())
+        return out
+    monkeypatch.setattr(network, "risk_features", spy)
+    for version in (4, 5):
+        net = network.MoveScorer(16, features=version)
+        x = net.obs_tensor(raw[None])
+        with torch.no_grad():
+            net.score_moves(x, net.encode(x), torch.tensor([[parse_card("2D")]]), torch.zeros(1, 1, dtype=torch.int64))
+    assert chances[4] == ([0.0], [0.0, 0.0])
+    hand, (capture, sweep) = chances[5]
+    assert hand == [3.0]
+    assert capture == pytest.approx(1 - comb(4, 3) / comb(6, 3)) and sweep == pytest.approx(1 - comb(5, 3) / comb(6, 3))
 
 
 def test_init_from_an_older_features_network(tmp_path):
