@@ -56,7 +56,7 @@ from pathlib import Path
 try:    # Ctrl-C while the modules load (numba's caches, about half a second): one line too
     import numpy as np
 
-    from agents import make_agent, split_spec
+    from agents import make_agent, player_key, split_spec
     from agents.arena import check_matches, evaluate, round_matches
     from agents.stats import Z95, elo, no_interval_reason, points_interval_text, t95, wilson
     from scopa_env.cli import (Parser, StdoutFailed, add_rules_flags, first_repeat, flags_given, list_rules_alone,
@@ -64,7 +64,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from scopa_env.errors import ScopaError
     from scopa_env.presets import changed_options, list_rules_text, rules_from_flags, rules_from_preset
     from scopa_env.rules import option_text
-    from scopa_env.atomic import AtomicFile
+    from scopa_env.atomic import AtomicFile, refuse_checkpoint
     from scopa_env.records import dumps, unique_keys
     from scopa_env.rules import Rules
     from scopa_env.seeds import SEED_LIMIT, check_seed
@@ -77,13 +77,13 @@ def same_agent_key(spec: str):
     """What makes two specs one agent: the level's name in any case, or the checkpoint file
     (its real path); the options in any order, name= aside. A spec that does not parse is its own key (the agent
     checks report it)."""
-    try:
-        head, options = split_spec(spec)
-    except ScopaError:
+    key = player_key(spec)
+    if len(key) == 1:
         return spec
+    head, options = key
     # the file itself (a link to it, another spelling of its path), whatever name= shows it as
     head = os.path.realpath(os.path.expanduser(head)) if head.endswith(".pt") else head.lower()
-    return head, tuple(sorted((k, repr(v)) for k, v in options.items() if k != "name"))
+    return head, options
 
 
 def _agent_key(spec: str | None):
@@ -187,11 +187,11 @@ def parse_args(argv=None) -> argparse.Namespace:
             if name and name.endswith(".pt") and path and os.path.realpath(name) == os.path.realpath(path):
                 # it replaced the checkpoint under evaluation, exit 0 and no word
                 p.error(f"{flag} {path} is the checkpoint of the agent {spec}: it would be replaced")
-        if path and _zip_file(path):
-            # another run's latest.pt was replaced by JSON, exit 0, and could not be resumed
-            # (review): what --json and --record write is text, never a zip as torch saves
-            p.error(f"{flag} {path} is a zip file (a checkpoint?): it would be replaced; write to "
-                    f"another file")
+        if path:
+            try:       # what --json and --record write is text, never a zip as torch saves
+                refuse_checkpoint(path, flag)
+            except ScopaError as e:
+                p.error(str(e))
     if args.workers < 1:
         p.error("--workers must be >= 1")
     try:
@@ -199,17 +199,6 @@ def parse_args(argv=None) -> argparse.Namespace:
     except ScopaError as e:
         p.error(str(e))
     return args
-
-
-def _zip_file(path: str) -> bool:
-    """Whether `path` is a regular file that starts as a zip (torch.save's format) does."""
-    try:
-        if not os.path.isfile(path):
-            return False
-        with open(path, "rb") as f:
-            return f.read(4) == b"PK\x03\x04"
-    except OSError:         # unreadable: the write is tried, and its error says why
-        return False
 
 
 def unwritable(path: str) -> str | None:

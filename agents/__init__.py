@@ -88,6 +88,17 @@ def split_spec(spec: str) -> tuple[str, dict]:
     return head, options
 
 
+def player_key(spec: str) -> tuple:
+    """What makes two spellings one agent: the head as written (a level, a checkpoint) and the
+    options in any order, name= aside ('hard:worlds=2,rollouts=1' and 'hard:rollouts=1,worlds=2';
+    a game record names a player so too). A spec that does not parse is its own key."""
+    try:
+        head, options = split_spec(spec)
+    except ScopaError:
+        return (spec,)
+    return head, tuple(sorted((k, repr(v)) for k, v in options.items() if k != "name"))
+
+
 def _check_options(cls, name: str, options: dict, also: tuple = ()) -> None:
     """Refuse an option `cls` does not take; `also`: options make_agent takes for it (a level's
     name=), listed among the known ones (a level's said 'known: none' without it)."""

@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agents import player_key  # noqa: E402
 from benchmarks._cli import errors_as_one_line, parser  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.records import read_numbered, rules_of, seat_of, two_totals  # noqa: E402
@@ -64,7 +65,7 @@ def count_hands(paths: list[str], player: str) -> dict[tuple[int, int], int]:
                                  f"the match-equity tables are for")
             if first is None:
                 first = (f"{path}:{n}", opponent)
-            elif opponent != first[1]:
+            elif player_key(opponent) != player_key(first[1]):     # options in any order (review)
                 raise ScopaError(f"{path}:{n}: against {opponent!r}, {first[0]} against {first[1]!r}: "
                                  f"count the hands against one opponent at a time")
             # the same match twice (two runs with one --seed, or a file copied into another)

@@ -40,6 +40,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.stats import mean_ci, points_interval_text, ratio_difference_ci, wilson  # noqa: E402
+from agents import player_key  # noqa: E402
 from benchmarks._cli import errors_as_one_line, parser  # noqa: E402
 from scopa_env.errors import ScopaError  # noqa: E402
 from scopa_env.records import read_numbered, rules_of, seat_of, two_totals  # noqa: E402
@@ -75,7 +76,7 @@ def load(path: str, player: str | None) -> tuple[str, str, dict, list[tuple[int,
                              f"({type(e).__name__}: {e})") from None
         if rules is None:
             rules, opponent, first = these, names[1 - seat], n
-        elif names[1 - seat] != opponent:
+        elif player_key(names[1 - seat]) != player_key(opponent):
             raise ScopaError(f"{path}:{n}: against {names[1 - seat]!r}, the file's first record against "
                              f"{opponent!r}: one opponent per file (evaluate.py --record once per "
                              f"opponent)")
@@ -99,7 +100,9 @@ def compare(path_a: str, path_b: str, players: list[str] | None = None) -> dict:
     name_a, opp_a, rules_a, a = load(path_a, players[0] if players else None)
     name_b, opp_b, rules_b, b = load(path_b, players[1] if players else None)
     # one opponent and one rules set per file (load): their first records stand for all
-    if opp_a != opp_b:
+    # one opponent however its options were ordered (evaluate.py names a player with its options
+    # as typed: 'hard:worlds=2,rollouts=1' and 'hard:rollouts=1,worlds=2' were refused; review)
+    if player_key(opp_a) != player_key(opp_b):
         raise ScopaError(f"{path_a}:{a[0][3]} is against {opp_a!r}, {path_b}:{b[0][3]} against "
                          f"{opp_b!r}: compare runs against the same opponent")
     if rules_a != rules_b:

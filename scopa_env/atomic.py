@@ -45,6 +45,23 @@ def _problem(e: OSError) -> str:
     return e.strerror or str(e)
 
 
+def refuse_checkpoint(path, what: str) -> None:
+    """A ScopaError when `path` is a regular file that starts as a zip (torch.save's format, a
+    checkpoint): the writers of text (game records, evaluation JSON) would replace it. Another
+    run's latest.pt was replaced by text, exit 0, and could not be resumed (review). An unreadable
+    file passes: the write is tried, and its error says why."""
+    try:
+        if not os.path.isfile(path):
+            return
+        with open(path, "rb") as f:
+            if f.read(4) != b"PK\x03\x04":
+                return
+    except OSError:
+        return
+    raise ScopaError(f"{what} {path} is a zip file (a checkpoint?): it would be replaced; write to "
+                     f"another file")
+
+
 class AtomicFile:
     """A text file being written to a temporary name next to `path`; see the module text."""
 

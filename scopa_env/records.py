@@ -18,7 +18,7 @@ import os
 from typing import Iterable, Iterator
 
 from . import core
-from .atomic import AtomicFile
+from .atomic import AtomicFile, refuse_checkpoint
 from .cards import card_str, cards_str, parse_card
 from .errors import ScopaError, regular_file
 from .game import Game, PlayResult
@@ -90,11 +90,13 @@ def dumps(record: dict) -> str:
 
 
 def write(records: Iterable[dict], path: str) -> int:
-    """Write records as JSON Lines, whole or not at all (scopa_env/atomic.py); returns how many."""
+    """Write records as JSON Lines, whole or not at all (scopa_env/atomic.py), never over a
+    checkpoint (a zip file: ScopaError); returns how many."""
     if isinstance(records, dict):       # its keys were written, a line each
         raise ScopaError("write takes a list of records: got one record (a dict); write([record], path)")
     if not isinstance(path, (str, os.PathLike)):    # None wrote a file named 'None'
         raise ScopaError(f"write needs a file path, got {path!r}")
+    refuse_checkpoint(path, "records file")
     n = 0
     with AtomicFile(path) as f:
         for r in records:
@@ -240,16 +242,15 @@ def two_totals(hand: dict) -> list[int]:
 
 def rules_of(record: dict) -> Rules:
     """A record's rules as replay reads them: options it lacks (written before they existed) at
-    their classic defaults. A ValueError for what is not a table of options (paired.py and
-    hand_points.py compare files by it: two records of the same rules, one older, compared their
-    dicts and differed)."""
+    their classic defaults (paired.py and hand_points.py compare files by it: two records of the
+    same rules, one older, compared their dicts and differed). A ValueError for what is not a
+    table of options; Rules' own ScopaError for a table it refuses (an option a newer version
+    wrote: the readers name that alone, where as a ValueError it read as a record they could not
+    use, the reason in parentheses; review)."""
     d = record["rules"]
     if not isinstance(d, dict):
         raise ValueError(f"rules {d!r}")
-    try:
-        return Rules.from_dict(d, stored=True)
-    except ScopaError as e:
-        raise ValueError(str(e)) from None
+    return Rules.from_dict(d, stored=True)
 
 
 def _deck_of(hand: dict, rules: Rules, h: int) -> list[int]:

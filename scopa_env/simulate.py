@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 
-from .atomic import AtomicFile
+from .atomic import AtomicFile, refuse_checkpoint
 from .cli import Parser, StdoutFailed, add_rules_flags, list_rules_alone, run_main
 from .errors import ScopaError
 from .game import Game
@@ -78,7 +78,9 @@ def main(argv=None) -> int:
             write_records(sys.stdout, rules, args)
             sys.stdout.flush()
         else:
-            # a temporary file renamed over --out when complete: a failure or Ctrl-C keeps the old file
+            # a temporary file renamed over --out when complete: a failure or Ctrl-C keeps the old
+            # file; never over a checkpoint (evaluate.py's --record refused it, this did not; review)
+            refuse_checkpoint(args.out, "--out")
             with AtomicFile(args.out) as f:
                 write_records(f, rules, args)
     except BrokenPipeError:         # the reader stopped (| head): run_main ends quietly

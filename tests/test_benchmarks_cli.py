@@ -311,6 +311,16 @@ def test_hand_points_counts_hands_and_names_bad_records(tmp_path):
     one_line_error(run("hand_points.py", [str(rec), str(other), "--player", "agent"], tmp_path),
                    "hand_points.py", f"o.jsonl:1: against 'normal', {rec}:1 against 'easy': count the hands "
                    "against one opponent at a time")
+    # one opponent whatever the order of its options (review, 2026-12-07: refused as two)
+    rec.write_text(good.replace('"easy"', '"hard:worlds=2,rollouts=1"'))
+    other.write_text(good.replace('"easy"', '"hard:rollouts=1,worlds=2"').replace('"seed": 7', '"seed": 8'))
+    r = run("hand_points.py", [str(rec), str(other), "--player", "agent"], tmp_path)
+    assert r.returncode == 0 and r.stdout.splitlines()[0] == "# 6 hands, mean margin +1.000", r
+    rec.write_text(good)
+    other.write_text(good.replace('"target": 11', '"target": 11, "future_opt": 1'))
+    one_line_error(run("hand_points.py", [str(rec), str(other), "--player", "agent"], tmp_path),
+                   "hand_points.py", "o.jsonl:1: unknown rules option 'future_opt': written by a newer "
+                   "version of scopa-rl, or edited")
     other.write_text(good.replace('"target": 11', '"target": 21'))
     one_line_error(run("hand_points.py", [str(rec), str(other), "--player", "agent"], tmp_path),
                    "hand_points.py", "o.jsonl:1: rules target=21, not the classic game the "
@@ -571,6 +581,20 @@ def test_paired_counts_wins_and_the_difference_over_deals(tmp_path):
     _records(b, "agent:x=2", [(s, t, 1) for s, t in seats], opponent="normal")
     one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
                    "against 'easy'")
+    # one opponent whatever the order of its options: evaluate.py names a player with its
+    # options as typed (review, 2026-12-07: refused as two opponents)
+    _records(a, "agent:x=1", [(s, t, 0) for s, t in seats], opponent="hard:worlds=2,rollouts=1")
+    _records(b, "agent:x=2", [(s, t, 1) for s, t in seats], opponent="hard:rollouts=1,worlds=2")
+    r = run("paired.py", [str(a), str(b)], tmp_path)
+    assert r.returncode == 0 and "against hard:worlds=2,rollouts=1" in r.stdout, r.stderr
+    _records(b, "agent:x=2", [(s, t, 1) for s, t in seats], opponent="hard:worlds=3,rollouts=1")
+    one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
+                   "against 'hard:worlds=3,rollouts=1': compare runs against the same opponent")
+    # a rules option of a newer version is the error named, not "not a finished record (...)"
+    _records(b, "agent:x=2", [(s, t, 1) for s, t in seats], rules=dict(Rules().to_dict(), future_opt=False))
+    one_line_error(run("paired.py", [str(a), str(b)], tmp_path), "paired.py",
+                   "b.jsonl:1: unknown rules option 'future_opt': written by a newer version of scopa-rl, or edited")
+    _records(a, "agent:x=1", [(s, t, w) for (s, t), w in zip(seats, [1, 1, 0, 1, 0, 0], strict=True)])
     rules = b'"rules": {"target": 11}, '
     for bad in (b'{"seed": 1, "players": ["a", "b"]}\n', b'{"seed": 1, "players": ["a", "b"], "winner": 0}\n',
                 b'{%s"seed": "1", "players": ["a", "b"], "winner": 0}\n' % rules,

@@ -308,6 +308,18 @@ def test_simulate_failure_or_ctrl_c_keeps_the_old_file(tmp_path, monkeypatch, ca
     assert simulate.main(["--matches", "1", "--seed", "1", "--out", ""]) == 2
     assert capsys.readouterr().err == "python -m scopa_env.simulate: error: --out needs a file name\n"
     assert len(list(records.read(str(out)))) == 4
+    # a checkpoint (a zip, as torch.save writes) is never replaced by records, here nor from
+    # records.write, as evaluate.py --record refuses it (review, 2026-12-07: it was, exit 0)
+    ckpt = tmp_path / "latest.pt"
+    ckpt.write_bytes(b"PK\x03\x04 a checkpoint")
+    capsys.readouterr()
+    assert simulate.main(["--matches", "1", "--seed", "1", "--out", str(ckpt)]) == 2
+    assert capsys.readouterr().err == (f"python -m scopa_env.simulate: error: --out {ckpt} is a zip file "
+                                       f"(a checkpoint?): it would be replaced; write to another file\n")
+    import pytest
+    with pytest.raises(records.ScopaError, match=r"^records file .*latest\.pt is a zip file \(a checkpoint\?\)"):
+        records.write(list(records.read(str(out))), str(ckpt))
+    assert ckpt.read_bytes() == b"PK\x03\x04 a checkpoint"
 
 def test_random_hands_kernel_is_deterministic():
     assert core.random_hands(7, 200, 2, 0, 11) == core.random_hands(7, 200, 2, 0, 11)
@@ -694,7 +706,7 @@ def test_a_record_with_a_rules_option_this_version_lacks_says_it_is_newer(tmp_pa
     words = "unknown rules option 'future_opt': written by a newer version of scopa-rl, or edited"
     with pytest.raises(ScopaError, match=re.escape(f"{path}:1: {words}")):
         records.replay_file(path)
-    with pytest.raises(ValueError, match="^" + re.escape(words)):
+    with pytest.raises(ScopaError, match="^" + re.escape(words)):
         records.rules_of(rec)
     with pytest.raises(ScopaError, match=r"^unknown rules option 'future_opt' \(known: "):
         Rules.from_dict({"future_opt": False})       # typed, not stored: no such guess
