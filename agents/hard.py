@@ -30,7 +30,8 @@ the play with the best average outcome. Here:
   kernel for both sides (agents/_scoring.py, in the rollouts of agents/_rollout.py, compiled);
 - in the last deal (empty deck) the opponent's hand is exactly the unseen cards, so the deal is
   solved exactly instead (alpha-beta, `_rollout.last_deal_values`); with `infer` and option
-  `easy_last_deal` (off by default: measured, it cost a little against hard, docs/experiments.md), once the
+  `easy_last_deal` (off for the level, which stays as the ladder measured it; on in the learned
+  agent's search, docs/experiments.md, "Opponent modelling"), once the
   inference takes the opponent for easy (its model weight >= 0.5) the deal is played for the
   mean outcome over easy's random captures instead of the worst case (expectimax,
   `_rollout.last_deal_values_easy`): minimax assumes a best reply easy does not make (docs/experiments.md,

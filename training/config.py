@@ -160,9 +160,11 @@ class TrainConfig:
     torch_threads: int = 2
     """Threads torch may use (the machine's cores; 1..256)."""
     run_name: str = ""
-    """Name of the run ('' = scopa__{algo}__{seed}__{unix time}): a plain folder name of at most
-    100 characters (no '/', '\\' or control characters). A new run refuses a name whose
-    checkpoints folder already holds checkpoints (--resume continues that run)."""
+    """Name of the run ('' = scopa__{algo}__{seed}__{unix time}; scopa-{preset}__... or
+    scopa-variant__... under other rules than the classic; a -2 suffix for a name taken in the
+    same second): a plain folder name of at most 100 characters (no '/', '\\' or control
+    characters). A new run refuses a name whose checkpoints folder already holds checkpoints
+    (--resume continues that run)."""
     runs_dir: str = "runs"
     """TensorBoard logs go to runs_dir/run_name (not empty)."""
     checkpoints_dir: str = "checkpoints"

@@ -1,9 +1,10 @@
 """A training run: set up, iterate the algorithm, log, evaluate, checkpoint, resume.
 
 Each iteration of the algorithm (training/dmc.py, training/ppo.py) plays and learns; between
-iterations the loop logs to TensorBoard (`runs/<run>`), evaluates against the rule bots every
-`eval_every` steps (writing best.pt when the mean points per hand over the evaluation opponents
-improves), and writes `step_<N>.pt` + `latest.pt` every `checkpoint_every` steps and at the end.
+iterations the loop logs to TensorBoard (`runs/<run>`), evaluates against the levels
+(agents/arena.py) every `eval_every` steps (writing best.pt when the mean points per hand over
+the evaluation opponents improves), and writes `step_<N>.pt` + `latest.pt` every
+`checkpoint_every` steps, and `latest.pt` at the end.
 Checkpoints are taken only between iterations and hold everything random (generators, environment
 state, unfinished episodes), so a resumed run makes the same updates as one never stopped.
 """
