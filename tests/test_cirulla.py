@@ -41,6 +41,7 @@ BONUS_CASES = [
     (["1D", "1C", "8S"], False, 0, 0),     # a figure counts its capture value (8)
     # the joker for the 3 points: the engine shows it as an ace (any value up to 9 - 5 would do)
     (["2D", "3C", "7C"], True, 3, 1),
+    (["3D", "5C", "7C"], True, 3, 1),      # 3 + 5 + 1 = 9, the bound itself (mutation review)
     (["4D", "5C", "7C"], True, 0, 0),      # 4 + 5 + 1 = 10: no value makes it
     # the joker among two aces: three aces (10), not 1 + 1 + 7 = 9 (3)
     (["1D", "1S", "7C"], True, 10, 1),
@@ -87,6 +88,22 @@ def test_the_first_player_declares_before_its_first_card_and_the_other_at_its_tu
     obs1 = observe(g.state, 1)
     assert view(obs1, "opp_bonus")[0] == 10 and view(obs1, "my_bonus")[0] == 3
     assert view(obs1, "my_shown").sum() == 2 and view(obs1, "opp_shown").sum() == 3
+
+
+def test_a_hand_without_a_bonus_stays_hidden():
+    """Only a hand that declares a bonus is shown (RULES.md: the opponent's cards are never seen
+    otherwise). A mutation review (2026-12-07) marked every hand shown at its first turn and no
+    test noticed: the hidden-cards test takes the engine's own shown cards as its truth."""
+    g = deal(CIRULLA, ["9D", "10C", "8S"], ["6D", "6C", "6S"], ["5B", "8B", "9B", "10B"])
+    hidden = [parse_card(c) for c in ["9D", "10C", "8S"]]
+    assert g.hand_bonus(1) == 0 and g.shown(1) == []
+    g.play("9D")                                  # seat 1 has had its turn: still nothing shown
+    assert g.shown(1) == [] and g.hand_bonus(0) == 10
+    obs0 = observe(g.state, 0)
+    assert view(obs0, "opp_shown").sum() == 0 and view(obs0, "opp_bonus")[0] == 0
+    assert view(obs0, "unseen")[hidden[1:]].all()       # 9D was played: seen
+    obs1 = observe(g.state, 1)
+    assert view(obs1, "my_shown").sum() == 0
 
 
 def test_the_bonuses_score_in_the_hand_total():

@@ -95,6 +95,21 @@ def test_primiera_worked_examples():
     assert primiera(["7D", "1D", "8C", "10S", "2B"]) == 21 + 10 + 10 + 12
 
 
+
+def test_every_primiera_value_and_a_point_the_threes_decide():
+    """RULES.md's table, each rank's value alone (four of a rank: 4 x its value). A mutation
+    review (2026-12-07) changed the 3's 13 and the 4's 14 and only a pinned checksum noticed: no
+    worked example held a 3 or a 4 as a suit's best card."""
+    values = {7: 21, 6: 18, 1: 16, 5: 15, 4: 14, 3: 13, 2: 12, 8: 10, 9: 10, 10: 10}
+    for rank, value in values.items():
+        assert primiera([f"{rank}{s}" for s in "DCSB"]) == 4 * value, rank
+    # 52 against 51 (2 + 2 + 2 + 5 = 12 x 3 + 15), then 56 against 54 (5 + 3 x 3 = 15 + 39)
+    for a, b in ((["3D", "3C", "3S", "3B"], ["2D", "2C", "2S", "5B"]),
+                 (["4D", "4C", "4S", "4B"], ["5D", "3C", "3S", "3B"])):
+        sa, sb = _score([a, b], [0, 0])
+        assert (sa["primiera"], sb["primiera"]) == (1, 0), (a, primiera(a), b, primiera(b))
+
+
 def test_napola_worked_example():
     assert napola(["1D", "2D", "3D", "4D", "5D", "8D"]) == 5
     assert napola(["1D", "2D", "3D"]) == 3
