@@ -9,16 +9,17 @@ most of the game's tactics (the `normal` level's whole idea) and a small network
 sums slowly. Features version 4 adds what the next player might do to that table, from the
 cards the mover has not seen: per rank, how many unseen cards of it would capture and sweep, and
 the chance that the next player's hand (its size is in the observation) holds a capturing card,
-and a sweeping one (`risk_features`; version 3 networks, without them, still load and play, and
-`widen_features` turns one into a later version's network that scores every move as before, for
-fine-tuning). Version 5 (2026-12-07) reads the next player's hand right where a deal ends: after
-the last card of a deal, with cards left in the deck, the next player holds none yet but plays
-from a fresh hand of `hand_cards`, where version 4 took its hand as empty and the two chances as
-0 (about one move in seven of a classic hand: the last card of each deal but the last). Version 4
-networks still load and play as they were trained. So the 16,200 action ids never need one output each: the network sees the
-observation once, then gives
-every legal move a score (DMC: the move's expected return; PPO: its logit). PPO also reads a state
-value from the observation part.
+and a sweeping one (`risk_features`). Version 5 (2026-12-07) reads the next player's hand right
+where a deal ends: after the last card of a deal, with cards left in the deck, the next player
+holds none yet but replies from a fresh hand of `hand_cards`, where version 4 took that hand as
+empty and both chances as 0 (about one move in seven of a classic hand). Version 3 and 4
+networks still load and play as they were trained; for fine-tuning, `widen_features` makes a
+version 3 network one of a later version that scores every move as before (a version 4 one
+scores all but the moves that end a deal as before).
+
+So the 16,200 action ids never need one output each: the network sees the observation once, then
+gives every legal move a score (DMC: the move's expected return; PPO: its logit). PPO also reads a
+state value from the observation part.
 
 Inputs are the int8 observation of scopa_env/observation.py in the layout of the rules' player
 count (`layout(players)`: 291 values for 2 players, the version-1 layout, 469 for 4; with
@@ -251,7 +252,9 @@ def build_model(cfg: dict) -> MoveScorer:
 
 def widen_features(state: dict, old: int, new: int) -> dict:
     """A state_dict of a network with move features `old` made one with `new` (a later version):
-    the added features' weights start at zero, so the network scores every move as before."""
+    the added features' weights start at zero, so from version 3 the network scores every move
+    as before. From version 4 to 5 nothing is added, but the risk inputs of a move that ends a
+    deal change (module text): those moves score otherwise until fine-tuning adapts to them."""
     out = dict(state)
     w = out["move_part.weight"]
     extra = FEATURE_SIZES[new] - FEATURE_SIZES[old]

@@ -8,7 +8,8 @@ Match i is dealt from seed S + i, and its random player draws from its own gener
 (`player_rng(S, i)`), so any single match can be regenerated alone. Every record written is replayed
 through the engine (records.replay) before the next one, unless --no-check. The file is written
 to a temporary name and renamed over --out when complete: an error or Ctrl-C (exit 130) leaves
-an existing --out as it was. `--out -` writes the records to standard output as they are made
+an existing --out as it was, and an --out that is a zip file (a checkpoint, as torch saves
+one) is refused. `--out -` writes the records to standard output as they are made
 (and the closing line to standard error), for a pipe.
 """
 from __future__ import annotations

@@ -1193,21 +1193,24 @@ def test_risk_features_are_given_the_next_players_hand_size_as_its_count(rules, 
         assert seen[-1] == [float(n)], (n, seen[-1])
 
 
-def test_where_a_deal_ends_the_next_player_replies_from_a_fresh_hand(monkeypatch):
+@pytest.mark.parametrize("hand_cards,others", [(3, ["4C", "8C", "9C", "10C"]),
+                                                 (6, ["1C", "3C", "4C", "6C", "8C", "9C", "10C", "1S", "3S", "4S"])])
+def test_where_a_deal_ends_the_next_player_replies_from_a_fresh_hand(monkeypatch, hand_cards, others):
     """Features version 5 (review, 2026-12-07): the dealer's last card of a deal, with cards in
-    the deck, leaves the next player no card yet, but it plays next from a fresh hand of 3, so
-    the risk features count one; version 4 read an empty hand and gave both chances as 0 (kept so
-    for its checkpoints). The dealer lays 2D on 5C (table 2+5: a 2, a 5 or a 7 captures, a 7
-    sweeps); the unseen cards are the 6 in the deck, 5S and 7B among them."""
+    the deck, leaves the next player no card yet, but it plays next from a fresh hand of
+    hand_cards, so the risk features draw that many; version 4 read an empty hand and gave both
+    chances as 0 (kept so for its checkpoints). The dealer lays 2D on 5C (table 2+5: a 2, a 5 or
+    a 7 captures, a 7 sweeps); the unseen cards are the deck's, 5S and 7B among them. Hands of 6
+    too (a review: 3 written for hand_cards passed with 3-card hands alone)."""
     from math import comb
 
     import agents.network as network
     from scopa_env.cards import parse_card
-    deck = ["5S", "7B", "4C", "8C", "9C", "10C"]
+    deck = ["5S", "7B", *others]
+    rules = Rules(hand_cards=hand_cards, table_cards=4)
     rest = [c for c in range(40) if c not in {parse_card(x) for x in ["2D", "5C", *deck]}]
-    game = Game().setup([["2D"], []], ["5C"], piles=[[], rest], deck=deck, dealer=0, to_move=0)
-    obs = game.observation(0)
-    raw = np.asarray(obs["observation"], dtype=np.int8)
+    game = Game(rules).setup([["2D"], []], ["5C"], piles=[[], rest], deck=deck, dealer=0, to_move=0)
+    raw = np.asarray(game.observation(0)["observation"], dtype=np.int8)
     chances = {}
     real = network.risk_features
 
@@ -1217,14 +1220,16 @@ def test_where_a_deal_ends_the_next_player_replies_from_a_fresh_hand(monkeypatch
         return out
     monkeypatch.setattr(network, "risk_features", spy)
     for version in (4, 5):
-        net = network.MoveScorer(16, features=version)
+        net = network.MoveScorer.for_rules(16, rules, features=version)
         x = net.obs_tensor(raw[None])
         with torch.no_grad():
             net.score_moves(x, net.encode(x), torch.tensor([[parse_card("2D")]]), torch.zeros(1, 1, dtype=torch.int64))
     assert chances[4] == ([0.0], [0.0, 0.0])
     hand, (capture, sweep) = chances[5]
-    assert hand == [3.0]
-    assert capture == pytest.approx(1 - comb(4, 3) / comb(6, 3)) and sweep == pytest.approx(1 - comb(5, 3) / comb(6, 3))
+    n = len(deck)
+    assert hand == [float(hand_cards)]
+    assert capture == pytest.approx(1 - comb(n - 2, hand_cards) / comb(n, hand_cards))
+    assert sweep == pytest.approx(1 - comb(n - 1, hand_cards) / comb(n, hand_cards))
 
 
 def test_init_from_an_older_features_network(tmp_path):
@@ -1238,6 +1243,25 @@ def test_init_from_an_older_features_network(tmp_path):
     w = ft.model.state_dict()["move_part.weight"]
     assert torch.equal(w[:, :src.move_part.weight.shape[1]], src.move_part.weight)
     assert not w[:, src.move_part.weight.shape[1]:].any()
+
+
+def test_init_from_a_version_4_network_keeps_its_weights(tmp_path):
+    """Version 4 to 5 adds no input: the weights load as they are (the risk inputs of a move
+    that ends a deal are read otherwise, README "init_from"); a later version is refused."""
+    from agents.network import MoveScorer, model_config
+    src = MoveScorer(TINY["hidden"], features=4)
+    ckpt = Run(tiny_cfg(tmp_path, run_name="v4"), log=lambda *_: None).to_checkpoint()
+    ckpt["model_config"] = model_config(src)
+    ckpt["model"] = src.state_dict()
+    checkpoint.save_atomic(ckpt, tmp_path / "v4.pt")
+    ft = Run(tiny_cfg(tmp_path, run_name="ft4", init_from=str(tmp_path / "v4.pt")), log=lambda *_: None)
+    assert ft.model.features == 5
+    for k, v in src.state_dict().items():
+        assert torch.equal(ft.model.state_dict()[k], v), k
+    ckpt["model_config"] = dict(model_config(src), features=6)
+    checkpoint.save_atomic(ckpt, tmp_path / "v6.pt")
+    with pytest.raises(ScopaError, match="features 6 where this run builds 5"):
+        Run(tiny_cfg(tmp_path, run_name="ft6", init_from=str(tmp_path / "v6.pt")), log=lambda *_: None)
 
 
 def random_positions(B=32, seed=4, steps=12):
