@@ -103,7 +103,14 @@ def play_match(seats: list[Agent], rules: Rules, seed: int, seat_seeds: list[int
             p = g.to_move
             if before_move is not None:
                 before_move(g, p)
-            play(seats[p].act(g.observation(p)))
+            action = seats[p].act(g.observation(p))
+            try:
+                play(action)
+            except ScopaError as e:
+                # the engine's words alone named neither the agent nor its answer: someone's own
+                # agent was hard to tell from a bug of the game (review)
+                raise ScopaError(f"agent {seats[p].name!r} (seat {p}) chose illegal action "
+                                 f"{number_text(action)}: {e}") from None
         score = g.hand_score()
         points.append([s["total"] for s in score])
         scope.append([s["scope"] for s in score])

@@ -222,15 +222,19 @@ class raw_env(AECEnv):
         if not self.agents and not over_too:    # every agent stepped out: a KeyError on the
             raise ScopaError(f"the episode is over: call reset() before {what}()")     # last one's name
 
+    def _done_step_error(self, agent: str, action) -> ScopaError:
+        """A done agent's step other than None (PettingZoo's own error was a bare ValueError
+        naming neither agent nor action)."""
+        done = "terminated" if self.terminations[agent] else "truncated"
+        return ScopaError(f"{agent} is {done}: its one step is step(None), which removes it; "
+                          f"got {number_text(action)}")
+
     def step(self, action) -> None:
         self._check_started("step")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
-                # PettingZoo's own error was a bare ValueError naming neither agent nor action
-                done = "terminated" if self.terminations[agent] else "truncated"
-                raise ScopaError(f"{agent} is {done}: its one step is step(None), which removes "
-                                 f"it; got {number_text(action)}")
+                raise self._done_step_error(agent, action)
             return self._was_dead_step(action)
         a = self._check_action(agent, action)
         g = self.game
@@ -331,8 +335,12 @@ class IllegalMoveWrapper(wrappers.TerminateIllegalWrapper):
         raw = self.env.unwrapped
         agent = raw.agent_selection
         message = None
-        if (not raw.terminations[agent] and not raw.truncations[agent]
-                and not raw._mask[int(action)]):
+        done = raw.terminations[agent] or raw.truncations[agent]
+        if done and action is not None:
+            # after an illegal move this wrapper's own check came first: PettingZoo's bare
+            # ValueError, where every other end gave raw_env's ScopaError (review)
+            raise raw._done_step_error(agent, action)
+        if not done and not raw._mask[int(action)]:
             message = illegal_message(raw, agent, action)
         super().step(action)
         if message is not None:

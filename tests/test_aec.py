@@ -453,6 +453,24 @@ def test_a_move_for_a_done_agent_names_it_and_changes_nothing(make):
     assert e.agents == []
 
 
+def test_after_an_illegal_move_a_done_agents_move_is_the_same_error():
+    """The wrapped env ended by an illegal move: a done agent's step other than None reached
+    PettingZoo's TerminateIllegalWrapper first, a bare ValueError, where the episode's other
+    ends give the ScopaError above (review, 2026-12-07)."""
+    import scopa_env
+    e = scopa_env.env()
+    e.reset(seed=0)
+    e.step(int(np.flatnonzero(e.last()[0]["action_mask"] == 0)[0]))
+    agent, left = e.agent_selection, list(e.agents)
+    with pytest.raises(ScopaError, match=rf"^{agent} is terminated: its one step is step\(None\), "
+                                         rf"which removes it; got 0$"):
+        e.step(0)
+    assert e.agents == left and e.agent_selection == agent
+    for _ in e.agent_iter():
+        e.step(None)
+    assert e.agents == []
+
+
 def test_the_wrapped_env_says_the_same_of_last_after_the_episode():
     """scopa_env.env()'s last() is PettingZoo's AECEnv.last on the outer wrapper, which never
     reaches raw_env.last: after the episode it was a KeyError on the last agent's name

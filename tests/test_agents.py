@@ -2965,3 +2965,23 @@ def test_a_fresh_agent_reads_an_opening_move_only_before_its_own_first_move():
     h = HardAgent(infer=True, worlds=2)
     h.observe(o)
     assert h.rows == []
+
+
+def test_an_agents_illegal_answer_in_evaluate_names_the_agent_and_its_answer():
+    """evaluate() passed an agent's answer straight to the game: '1D is not in player 0's hand'
+    named neither the agent nor the id it chose (review, 2026-12-07; Scopa-v0 named both)."""
+    class Bad(Agent):
+        name = "bad"
+
+        def __init__(self, answer):
+            super().__init__()
+            self.answer = answer
+
+        def act(self, observation):
+            return self.answer
+    with pytest.raises(ScopaError, match=r"^agent 'bad' \(seat 0\) chose illegal action 0: 1D is not in "
+                                         r"player 0's hand"):
+        evaluate(Bad(0), "easy", matches=2, seed=0)
+    with pytest.raises(ScopaError, match=r"^agent 'bad' \(seat 0\) chose illegal action 1\.5: an action "
+                                         r"is an integer id"):
+        evaluate(Bad(1.5), "easy", matches=2, seed=0)
