@@ -680,7 +680,10 @@ class PlaySession:
                 self.show_state()
             elif command in ("?", "h", "help"):
                 dealt = self.rules.hand_cards
-                self.say(HELP if dealt == 3 else HELP.replace("1 2 3      ", f"1 2 ... {dealt:<3}", 1))
+                text = HELP if dealt == 3 else HELP.replace("1 2 3      ", f"1 2 ... {dealt:<3}", 1)
+                if self.rules.quindici == "only":       # 7 + 4 + 3 is no 15: its example (review)
+                    text = text.replace("7d x 4c 3s", "7d x 5c 3s", 1)
+                self.say(text)
             elif command in QUIT_WORDS:
                 raise Quit
             elif command == "d":

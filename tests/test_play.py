@@ -209,6 +209,16 @@ def test_help_and_quit():
     assert len(script.prompts) == 2
 
 
+def test_help_gives_a_15_for_its_capture_example_where_only_15s_capture():
+    """7 + 4 + 3 is no 15: the example was an illegal capture in escoba and quindici (review,
+    2026-12-07); where both capture (quindici-both) the classic example is still one."""
+    from scopa_env.presets import rules_from_preset
+    for preset, example in (("escoba", "7d x 5c 3s"), ("quindici", "7d x 5c 3s"), ("quindici-both", "7d x 4c 3s")):
+        s, out, _ = session(["?", "q"], rules=rules_from_preset(preset))
+        assert s.run() == 0
+        assert example in out.getvalue() and "7d x" not in out.getvalue().replace(example, ""), preset
+
+
 def test_prompt_keeps_the_cards_in_hand_after_help():
     # with 2 cards left, help (which lists the 3 of a deal) used to make the next prompt say 1-3
     s, out, script = session(["1", "?", "q"])
