@@ -70,6 +70,12 @@ LINE_LABELS = dict(SCORE_LINES, re_bello="re bello", napoleone="napoleone", gran
                    hand_bonus="hand bonus")
 
 
+def line_label(key: str, rules: Rules) -> str:
+    """A score line's label: beside cirulla's grande the napola is the piccola (RULES.md; a
+    Genoese player's word, review)."""
+    return "piccola" if key == "napola" and rules.grande else LINE_LABELS[key]
+
+
 def seat_names(players: int) -> tuple[str, ...]:
     """What the screen calls each seat: 'You', the 'Computer' of the 2-player game; with more
     players the opponents in turn order and, in pairs, the 'Partner' sitting opposite."""
@@ -842,7 +848,7 @@ class PlaySession:
         }
         self.say(f"\n{f'Hand {g.hand_no + 1} score':<16}{'You':>5}{'Computer':>10}")
         for key in g.score_lines()[:-1]:       # the classic rules: SCORE_LINES' order
-            label = LINE_LABELS[key]
+            label = line_label(key, self.rules)
             if key == "napola" and not self.rules.napola or key == "napoleone" and self.rules.napoleone == "win":
                 continue            # napoleone "win" ends the match instead: its line is always 0
             extra = f"   ({detail[key]})" if key in detail else ""
@@ -885,7 +891,7 @@ class PlaySession:
                     (key == "napoleone" and rules.napoleone == "win"):
                 continue
             extra = f"   ({detail[key]})" if key in detail else ""
-            self.say(f"  {LINE_LABELS[key]:<14}" + "".join(f"{ln[key]:>{w}}" for ln in lines) + extra)
+            self.say(f"  {line_label(key, rules):<14}" + "".join(f"{ln[key]:>{w}}" for ln in lines) + extra)
         self.say(f"  {'hand total':<14}" + "".join(f"{ln['total']:>{w}}" for ln in lines))
         if g.napoleone_side is not None:
             self.say(f"Napoleone: {side_subject(sides[g.napoleone_side])} took all ten denari.")

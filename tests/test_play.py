@@ -1081,6 +1081,8 @@ def test_cirulla_bonuses_and_the_joker_are_said():
     assert "(shown: 1\u2665  7\u2665; the 7\u2665 as an ace)" in text
     assert "The 7\u2665 captures as an ace until it is taken or this deal ends." in text      # later, in the person's hand
     assert "  grande  " in text and "  hand bonus  " in text
+    # beside the grande the napola is the piccola, its name in cirulla (review, 2026-12-07)
+    assert "  piccola  " in text and "  napola  " not in text
 
 
 def test_the_joker_in_the_dealers_sweep_is_named():
