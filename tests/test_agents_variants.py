@@ -784,6 +784,42 @@ def test_a_rollout_counts_out_the_last_eight_cards():
     assert differ > 0                 # the judgement alone plays some of these ends otherwise
 
 
+@pytest.mark.parametrize("preset", ["pairs", "six-players"])
+def test_the_exact_solver_lets_partners_play_for_their_side(preset):
+    """minimax_any with partners: every seat of side 0 maximises, the other sides minimise (a
+    mutation review, 2026-12-07: the partner minimising passed every test, the count-out's only
+    pairs position having an opponent alone to move). Against a brute force over the last plies
+    of dealt games, where partners move."""
+    rules = rules_from_preset(preset)
+    sides = rules.teams
+
+    def brute(state):
+        if all(int(state[core.HANDS + s]) == 0 for s in range(rules.players)):
+            return _exact.outcome_any(state, _exact.POINTS)
+        buf = core.new_move_buffer()
+        outs = []
+        for i in range(core.legal_moves(state, buf)):
+            child = state.copy()
+            core.apply_move(child, buf[0, i], buf[1, i])
+            outs.append(brute(child))
+        return max(outs) if state[core.TO_MOVE] % sides == 0 else min(outs)
+
+    partner_moved = 0
+    for seed in range(8):
+        g = Game(rules, seed=seed)
+        rng = np.random.default_rng(seed)
+        while (g.state[core.DECK_POS] < 40
+               or sum(int(g.state[core.HANDS + s]).bit_count() for s in range(rules.players)) > 6):
+            ids = g.legal_action_ids()
+            g.play_action(int(ids[rng.integers(len(ids))]))
+        states = np.zeros((_exact.EXACT_PLIES + 1, core.STATE_SIZE), dtype=np.int64)
+        bufs = np.empty((_exact.EXACT_PLIES + 1, 3, core.MAX_MOVES), dtype=np.int64)
+        exact = _exact.minimax_any(g.state.copy(), _exact.POINTS, states, bufs, np.zeros(1, dtype=np.int64), 0)
+        assert exact == brute(g.state.copy()), (preset, seed)
+        partner_moved += int(g.state[core.HANDS + sides]) != 0      # seat 0's partner holds a card
+    assert partner_moved
+
+
 def test_a_rollout_under_cirulla_pairs_sees_the_cards_other_seats_showed():
     """A rollout's mover judges with the cards any seat showed (a cirulla hand bonus) as seen:
     its first move is score_any's best (the first of equals) with them seen, so the hand ends as
