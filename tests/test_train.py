@@ -1232,32 +1232,26 @@ def test_where_a_deal_ends_the_next_player_replies_from_a_fresh_hand(monkeypatch
     assert sweep == pytest.approx(1 - comb(n - 1, hand_cards) / comb(n, hand_cards))
 
 
-def test_init_from_an_older_features_network(tmp_path):
+@pytest.mark.parametrize("old", [3, 4])
+def test_init_from_an_older_features_network(tmp_path, old):
+    """A version 3 network widens (the risk inputs at zero weight); version 4 to 5 adds no input,
+    so its weights load as they are (the risk inputs of a move that ends a deal are read
+    otherwise, README "init_from"); a later version than this code's is refused."""
     from agents.network import MoveScorer, model_config
-    src = MoveScorer(TINY["hidden"], features=3)
+    src = MoveScorer(TINY["hidden"], features=old)
     ckpt = Run(tiny_cfg(tmp_path, run_name="old"), log=lambda *_: None).to_checkpoint()
     ckpt["model_config"] = model_config(src)
     ckpt["model"] = src.state_dict()
     checkpoint.save_atomic(ckpt, tmp_path / "old.pt")
     ft = Run(tiny_cfg(tmp_path, run_name="ft", init_from=str(tmp_path / "old.pt")), log=lambda *_: None)
-    w = ft.model.state_dict()["move_part.weight"]
-    assert torch.equal(w[:, :src.move_part.weight.shape[1]], src.move_part.weight)
-    assert not w[:, src.move_part.weight.shape[1]:].any()
-
-
-def test_init_from_a_version_4_network_keeps_its_weights(tmp_path):
-    """Version 4 to 5 adds no input: the weights load as they are (the risk inputs of a move
-    that ends a deal are read otherwise, README "init_from"); a later version is refused."""
-    from agents.network import MoveScorer, model_config
-    src = MoveScorer(TINY["hidden"], features=4)
-    ckpt = Run(tiny_cfg(tmp_path, run_name="v4"), log=lambda *_: None).to_checkpoint()
-    ckpt["model_config"] = model_config(src)
-    ckpt["model"] = src.state_dict()
-    checkpoint.save_atomic(ckpt, tmp_path / "v4.pt")
-    ft = Run(tiny_cfg(tmp_path, run_name="ft4", init_from=str(tmp_path / "v4.pt")), log=lambda *_: None)
     assert ft.model.features == 5
+    state = ft.model.state_dict()
     for k, v in src.state_dict().items():
-        assert torch.equal(ft.model.state_dict()[k], v), k
+        if k != "move_part.weight":
+            assert torch.equal(state[k], v), k
+    w, width = state["move_part.weight"], src.move_part.weight.shape[1]
+    assert torch.equal(w[:, :width], src.move_part.weight) and not w[:, width:].any()
+    assert w.shape[1] - width == (22 if old == 3 else 0)
     ckpt["model_config"] = dict(model_config(src), features=6)
     checkpoint.save_atomic(ckpt, tmp_path / "v6.pt")
     with pytest.raises(ScopaError, match="features 6 where this run builds 5"):
