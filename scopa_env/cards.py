@@ -65,21 +65,21 @@ def parse_card(text: str) -> int:
     text cut short in the message)."""
     if not isinstance(text, str):
         raise ScopaError(f"a card is written as text like '7D', got {number_text(text)}")
-    shown = shown_text(text, 40)
     t = text.strip()
     # ascii before upper(): '7\u017f' (a long s) upper-cased to '7S' and was read as a card (review)
     t = t.upper() if t.isascii() else ""
     if len(t) < 2 or not t[:-1].isdigit() or t[-1] not in SUITS:
-        raise ScopaError(
-            f"bad card {shown}: write rank 1-10 then suit D/C/S/B, e.g. '7D' or '10B'")
-    if t[0] == "0" and t[:-1].strip("0"):     # '07D' was read as 7D: the notation has no leading zeros
-        raise ScopaError(f"bad card {shown}: write the rank without leading zeros, e.g. '7D'")
-    if len(t) > 20:     # before int(): Python refuses more than 4,300 digits (a ValueError, review)
-        raise ScopaError(f"bad card {shown}: the rank is not in 1..10")
-    rank = int(t[:-1])
-    if not 1 <= rank <= 10:
-        raise ScopaError(f"bad card {shown}: rank {rank} is not in 1..10")
-    return card_id(rank, SUITS.index(t[-1]))
+        problem = "write rank 1-10 then suit D/C/S/B, e.g. '7D' or '10B'"
+    elif t[0] == "0" and t[:-1].strip("0"):     # '07D' was read as 7D: the notation has no leading zeros
+        problem = "write the rank without leading zeros, e.g. '7D'"
+    elif len(t) > 20:     # before int(): Python refuses more than 4,300 digits (a ValueError, review)
+        problem = "the rank is not in 1..10"
+    elif not 1 <= int(t[:-1]) <= 10:
+        problem = f"rank {int(t[:-1])} is not in 1..10"
+    else:
+        return card_id(int(t[:-1]), SUITS.index(t[-1]))
+    # the text shown only for an error (records replay parses every card of every move)
+    raise ScopaError(f"bad card {shown_text(text, 40)}: {problem}")
 
 
 def shown_text(text: str, most: int = 60) -> str:
