@@ -30,7 +30,7 @@ Two players (`SLICES`, `OBS_SIZE`, `OBS_HIGH`; "me" is the viewer, "opp" the oth
 | i_deal           | 1    | 1 if I am the dealer                                           |
 | napola           | 1    | 1 if napola is scored                                          |
 | last_capturer    | 1    | 0 nobody yet, 1 me, 2 the opponent                             |
-| to_move          | 1    | 1 if it is my turn                                             |
+| to_move          | 1    | 1 if it is my turn (0 once the hand is over)                   |
 
 Total 291 values.
 
@@ -54,7 +54,7 @@ N / 2 and shares my side (`my_side`).
 | napola        | 1      | 1 if napola is scored                                             |
 | dealer        | N      | one-hot: the dealer's seat                                        |
 | last_capturer | N      | one-hot: the seat that captured last (all 0: nobody yet)          |
-| to_move       | N      | one-hot: the seat to move                                         |
+| to_move       | N      | one-hot: the seat to move (all 0 once the hand is over)           |
 | my_side       | N      | 1 for the seats on my side (me, and my partner in pairs)          |
 
 Sizes: 3 players 384, 4 players 469, 6 players 642. Card masks index cards by id (cards.py).
@@ -217,7 +217,7 @@ def _write_two(state, player, out):
     out[_SCALARS + 8] = 1 if state[core.NAPOLA] else 0
     lc = state[core.LAST_CAPTURER]
     out[_SCALARS + 9] = 0 if lc < 0 else (1 if lc == player else 2)
-    out[_SCALARS + 10] = 1 if state[core.TO_MOVE] == player else 0
+    out[_SCALARS + 10] = 1 if state[core.TO_MOVE] == player and state[core.PHASE] == core.PLAYING else 0
 
 
 @njit(cache=True)
@@ -251,11 +251,12 @@ def _write_many(state, player, out):
     out[at + 2] = 1 if state[core.NAPOLA] else 0
     at += 3
     lc = state[core.LAST_CAPTURER]
+    mover = state[core.TO_MOVE] if state[core.PHASE] == core.PLAYING else -1
     for k in range(n):
         s = (player + k) % n
         out[at + k] = 1 if state[core.DEALER] == s else 0
         out[at + n + k] = 1 if lc == s else 0
-        out[at + 2 * n + k] = 1 if state[core.TO_MOVE] == s else 0
+        out[at + 2 * n + k] = 1 if mover == s else 0
         out[at + 3 * n + k] = 1 if k % sides == 0 else 0
 
 

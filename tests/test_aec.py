@@ -656,3 +656,32 @@ def test_reset_clears_the_public_rewards_of_the_last_hand():
     assert a.rewards == {"player_0": 2.0, "player_1": -2.0}
     a.reset()
     assert a.rewards == {"player_0": 0.0, "player_1": 0.0}
+
+
+@pytest.mark.parametrize("rules", [None, "three-players", "scopone"])
+@pytest.mark.parametrize("episode", ["hand", "match"])
+def test_nobody_is_to_move_in_a_finished_hands_observation(rules, episode):
+    """Docstring (observation.py): to_move says whose turn it is; once the hand is over nobody's
+    (every mask is zero then). A review found the engine's turn slot, the seat after the last
+    mover, still shown there in every finished match of 8 presets: the last observation of
+    the AEC and Gymnasium envs told one agent it was to move, with no move to make."""
+    from scopa_env.observation import layout
+    e = raw_env(rules=rules, episode=episode)
+    e.reset(seed=3)
+    where = layout(len(e.possible_agents)).slices["to_move"]   # seat 0 of the slice: the viewer
+    rng = np.random.default_rng(3)
+    playing = 0
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        if term or trunc:
+            e.step(None)
+            continue
+        assert [int(e.observe(a)["observation"][where.start]) for a in e.possible_agents] == \
+            [int(a == agent) for a in e.possible_agents]
+        playing += 1
+        e.step(_random_action(obs, rng))
+    assert playing > 0 and e.game.hand_over
+    for a in e.possible_agents:
+        o = e.observe(a)
+        assert not o["action_mask"].any()
+        assert not o["observation"][where].any(), a
