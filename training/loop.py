@@ -388,6 +388,10 @@ class Run:
         holding checkpoints: a name given in the config is refused (--resume continues that run);
         a default name, taken within the same second by a run of the same algo and seed, gets a
         suffix (-2, -3, ...)."""
+        # the config goes to TensorBoard as TOML (_train): a value TOML cannot hold (a byte that
+        # is not UTF-8 in --run-name or --runs-dir) is refused here, before any folder is made;
+        # it was a traceback from TensorBoard's writer after both were (review)
+        self.cfg.to_toml()
         base, k = self.name, 1
         while True:
             # the folders this start creates, deepest first: a failed start removes them
