@@ -510,8 +510,10 @@ def check_pool_row(r, rules: Rules) -> str | None:
         return f"wins must be a whole number from 0 to matches ({m}), got {r['wins']!r}"
     for key in ("points_per_hand", "scope_per_hand", "opp_scope_per_hand"):
         if not _points(r[key]) or (key != "points_per_hand" and r[key] < 0):
-            return (f"{key} must be a{'' if key == 'points_per_hand' else ' non-negative'} number "
-                    f"{POINTS_RANGE}, got {r[key]!r}")
+            # scope rates: from 0, not the range's low end ("a non-negative number from
+            # -1,000,000", review)
+            within = POINTS_RANGE if key == "points_per_hand" else f"from 0 to {POINTS_MAX:,}"
+            return f"{key} must be a number {within}, got {r[key]!r}"
     ci = r["points_ci"]
     if not (isinstance(ci, list) and len(ci) == 2 and (ci == [None, None] or
                                                        (all(map(_points, ci)) and ci[0] <= ci[1]))):

@@ -826,8 +826,8 @@ def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, sig, cold, tmp_path)
     ({"hands": 2**70}, "hands must be a whole number, at least matches (4), at most 1e+15; got "),
     # a mutation review (2026-12-06): each bound below was unpinned
     ({"seed": 2**63}, "seed must be a whole number 0..2**63-1"),
-    ({"scope_per_hand": -0.5}, "scope_per_hand must be a non-negative number"),
-    ({"opp_scope_per_hand": -0.5}, "opp_scope_per_hand must be a non-negative number"),
+    ({"scope_per_hand": -0.5}, "scope_per_hand must be a number from 0 to 1,000,000, got -0.5"),
+    ({"opp_scope_per_hand": -0.5}, "opp_scope_per_hand must be a number from 0 to 1,000,000, got -0.5"),
     ({"win_rate": 0.75 + 1e-6}, "is not wins / matches (3 / 4)"),
     ({"win_ci": [-0.5, 0.9]}, "does not hold wins / matches (3 / 4)"),
     ({"points_per_hand": 0.05}, "points_per_hand 0.05 lies outside its points_ci [0.1, 0.9]"),

@@ -500,7 +500,9 @@ def load_toml(path: str | Path) -> dict:
     """The key/value pairs of a config file, checked against the fields (ScopaError names a bad one)."""
     path = regular_file("config file", path)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        # utf-8-sig: a byte order mark at the start (Windows Notepad writes one) is skipped, as
+        # the record readers skip it; tomllib refused it as "Invalid statement" at 1:1 (review)
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
     except OSError as e:        # no read permission: a PermissionError traceback (review)
         raise ScopaError(f"config file {str(path)!r} cannot be read ({e.strerror or e})") from None
     except (ValueError, UnicodeDecodeError) as e:
