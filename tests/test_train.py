@@ -213,6 +213,9 @@ def test_a_new_step_budget_on_resume_keeps_the_exploration_schedule(tmp_path):
     assert run.cfg.total_steps == 20_480 and run.algo.epsilon_span == 1024
     steps = run.counters["steps"]
     assert epsilon_at(run.cfg, steps, run.algo.epsilon_span) == pytest.approx(TINY_EPS_END)
+    # and the one played (a mutation review: iterate() taking the span from the new budget
+    # passed, the attribute being right)
+    assert run.algo.iterate()["charts/epsilon"] == pytest.approx(TINY_EPS_END)
     old = torch.load(path, weights_only=True)
     del old["algo_state"]["epsilon_span"]
     del old["checksum"]
@@ -2741,7 +2744,7 @@ def test_each_algorithms_own_settings_are_named_and_read_from_files_still(capsys
     assert r.returncode == 0 and 'algo = "ppo"' in out and "clip_coef = 0.3" in out and "td_lambda = 0.8" in out
 
 
-def test_resume_of_a_default_named_run_takes_its_own_name(tmp_path):
+def test_resume_of_a_default_named_run_takes_its_own_name(tmp_path, monkeypatch):
     """`--resume NAME --run-name NAME` on a run named by default (its config's run_name is '')
     was 'run_name cannot change when resuming' (review); another name still is."""
     Run(tiny_cfg(tmp_path), log=lambda *_: None).train(stop_at=512)
@@ -2749,6 +2752,17 @@ def test_resume_of_a_default_named_run_takes_its_own_name(tmp_path):
     run = start(tiny_cfg(tmp_path), resume=str(folder), overrides={"run_name": folder.name},
                 log=lambda *_: None)
     assert run.name == folder.name
+    # resumed in a later second (a default name holds the time it was made) it keeps its name
+    # and its folder: a mutation review dropped the stored name, and the test, within one
+    # second of the run, made the same name again
+    import training.loop as loop
+    later = loop.time.time() + 100
+    monkeypatch.setattr(loop.time, "time", lambda: later)
+    run = start(tiny_cfg(tmp_path), resume=str(folder), log=lambda *_: None)
+    assert run.name == folder.name
+    run.train(stop_at=1024)
+    assert [p.name for p in (tmp_path / "ck").iterdir()] == [folder.name]
+    assert checkpoint.load(folder / "latest.pt")["counters"]["steps"] >= 1024
     with pytest.raises(ScopaError, match="config key 'run_name' cannot change when resuming"):
         start(tiny_cfg(tmp_path), resume=str(folder), overrides={"run_name": "other"}, log=lambda *_: None)
 
@@ -3106,6 +3120,11 @@ def test_best_pt_is_judged_on_the_mean_over_the_evaluation_opponents(tmp_path):
     run.train()
     best = checkpoint.load(tmp_path / "ck" / "b" / "best.pt")["counters"]
     assert (best["steps"], best["best_score"]) == (1024, 1.5)
+    # written as every checkpoint is, through save_atomic with its checksum (a mutation review
+    # wrote it with a bare torch.save, which loads as a file from before checksums)
+    for name in ("best.pt", "latest.pt"):
+        raw = torch.load(tmp_path / "ck" / "b" / name, weights_only=True)
+        assert raw["checksum"] == checkpoint.digest(raw), name
     # a tie keeps the earlier best.pt (README says so)
     cfg = tiny_cfg(tmp_path, total_steps=1024, eval_every=512, eval_matches=2, run_name="t",
                    eval_opponents=("random", "easy"), checkpoint_every=0)
@@ -3341,3 +3360,76 @@ def test_the_quiet_thread_hook_silences_only_the_writers_os_errors():
     finally:
         threading.excepthook = before
     assert seen == [("_AsyncWriterThread", "ValueError"), ("Thread", "OSError")]
+
+
+def test_a_resumed_fine_tuning_run_keeps_its_trained_weights(tmp_path):
+    """README: --resume ignores init_from (the run continues from its checkpoint). A mutation
+    review loaded the init_from network again over the resumed weights, keeping the optimizer's
+    state, and no test failed."""
+    Run(tiny_cfg(tmp_path, run_name="src"), log=lambda *_: None).train(stop_at=512)
+    src = tmp_path / "ck" / "src" / "latest.pt"
+    Run(tiny_cfg(tmp_path, run_name="ft", init_from=str(src)), log=lambda *_: None).train(stop_at=1024)
+    saved = checkpoint.load(tmp_path / "ck" / "ft" / "latest.pt")["model"]
+    assert any(not torch.equal(saved[k], v) for k, v in checkpoint.load(src)["model"].items())
+    run = start(tiny_cfg(tmp_path), resume=str(tmp_path / "ck" / "ft"), log=lambda *_: None)
+    for k, v in run.model.state_dict().items():
+        assert torch.equal(v, saved[k]), k
+
+
+def test_the_seed_drives_the_first_weights_and_the_runs_generator(tmp_path):
+    """Config docstring: the seed drives everything random. A mutation review fixed the torch
+    seed, and then the numpy generator's, at 1, and no test failed."""
+    a, b, a2 = (Run(tiny_cfg(tmp_path, run_name=f"s{i}", seed=seed), log=lambda *_: None)
+                for i, seed in enumerate((1, 2, 1)))
+    wa, wb, wa2 = (r.model.state_dict() for r in (a, b, a2))
+    assert all(torch.equal(wa[k], wa2[k]) for k in wa)
+    assert not all(torch.equal(wa[k], wb[k]) for k in wa)
+    draws = [r.rng.random(4).tolist() for r in (a, b, a2)]
+    assert draws[0] == draws[2] != draws[1]
+
+
+def test_a_checkpoint_whose_rules_differ_from_its_config_is_refused(tmp_path):
+    """A file whose rules table says napola where its config's rules do not (an edited file,
+    its checksum made again) resumed silently under the config's rules in a mutation review."""
+    Run(tiny_cfg(tmp_path, run_name="r"), log=lambda *_: None).train(stop_at=512)
+    d = checkpoint.load(tmp_path / "ck" / "r" / "latest.pt")
+    d["rules"] = dict(d["rules"], napola=True)
+    checkpoint.save_atomic(d, tmp_path / "edited.pt")
+    with pytest.raises(ScopaError, match=r"checkpoint rules \(.*napola.*\) do not match its config's"):
+        start(tiny_cfg(tmp_path), resume=str(tmp_path / "edited.pt"), log=lambda *_: None)
+
+
+def test_dmc_bootstraps_from_the_score_of_the_greedy_move(tmp_path):
+    """lambda-returns (td_lambda < 1, the default config's 0.8) bootstrap from the best score at
+    each position, recorded as the move is chosen. A mutation review recorded 0 there and no
+    test failed (the pinned tests build it by hand). Greedy play without bots: the recorded
+    value is the network's score of the move played."""
+    from agents.network import masked_scores
+    run = Run(tiny_cfg(tmp_path, run_name="v", bot_games=0.0), log=lambda *_: None)
+    buf, _ = run.algo.rollout(0.0)
+    T, B = buf["card"].shape
+    m = run.model
+    with torch.no_grad():
+        scores, _ = masked_scores(m, m.obs_tensor(buf["obs"].reshape(T * B, -1)),
+                                  torch.from_numpy(buf["card"].reshape(T * B, 1)),
+                                  torch.from_numpy(buf["captured"].reshape(T * B, 1)),
+                                  torch.ones(T * B, dtype=torch.int64))
+    assert np.abs(buf["vmax"]).max() > 0
+    np.testing.assert_allclose(buf["vmax"].reshape(-1), scores[:, 0].numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_a_runs_evaluation_is_evaluate_pys_on_the_runs_deals():
+    """The run's evaluations are arena.evaluate (evaluate.py's path) of the network on its seed's
+    deals: a mutation review shifted evaluate_model's seed by one, and the test comparing the run
+    with evaluate_model carried the shift on both sides."""
+    from agents.arena import evaluate
+    from agents.learned import LearnedAgent
+    from agents.network import MoveScorer
+    from training.evaluation import evaluate_model
+    torch.manual_seed(0)
+    model, rules = MoveScorer(16), Rules()
+    got = evaluate_model(model, ["random"], 4, seed=7, rules=rules)["random"]
+    want = evaluate(LearnedAgent(rules=rules, seed=7, model=copy.deepcopy(model).eval()), "random",
+                    4, seed=7, rules=rules)
+    for key in ("wins", "hands", "points_per_hand", "win_rate"):
+        assert got[key] == want[key], key
