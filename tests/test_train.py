@@ -1534,14 +1534,15 @@ def test_print_config_escapes_control_characters(tmp_path, capsys, monkeypatch):
     assert make_config(tomllib.loads(r.stdout)).init_from == odd
     # a byte that is not UTF-8 (a path from the command line): one error, not invalid TOML
     _one_line_error(run_main(capsys, "--print-config", "--checkpoints-dir", "ck\udcffx"),
-                    "a config value holds a byte that is not UTF-8 text (b'\\xff')")
+                    "config key 'checkpoints_dir' holds a byte that is not UTF-8 text (b'\\xff')")
     # and in a run, before any folder is made: a run name or log folder with such a byte was a
     # traceback from TensorBoard's writer, after both folders were made (review)
     for names in (("a\udcff", "runs"), ("a", "r\udcff")):
         r = run_main(capsys, "--total-steps", "64", "--num-envs", "8", "--rollout-steps", "8",
                      "--eval-every", "0", "--final-matches", "0", "--hidden", "16",
                      "--checkpoints-dir", "ck", "--run-name", names[0], "--runs-dir", names[1])
-        _one_line_error(r, "a config value holds a byte that is not UTF-8 text (b'\\xff')")
+        _one_line_error(r, f"config key '{'run_name' if names[1] == 'runs' else 'runs_dir'}' holds a "
+                           "byte that is not UTF-8 text (b'\\xff')")
         assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["p.toml", odd]), names
 
 

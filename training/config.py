@@ -186,11 +186,11 @@ class TrainConfig:
         d = self.to_dict()
         rules = d.pop("rules")
         for k, v in d.items():
-            lines.append(f"{k} = {_toml_value(v)}")
+            lines.append(f"{k} = {_toml_line(k, v)}")
         lines.append("")
         lines.append("[rules]")
         for k, v in rules.items():
-            lines.append(f"{k} = {_toml_value(v)}")
+            lines.append(f"{k} = {_toml_line('rules.' + k, v)}")
         return "\n".join(lines) + "\n"
 
 
@@ -283,10 +283,24 @@ def _toml_char(ch: str) -> str:
     if ch in _TOML_ESCAPES:
         return _TOML_ESCAPES[ch]
     if 0xD800 <= ord(ch) <= 0xDFFF:     # a byte that was not UTF-8 (a path from the command line)
-        byte = ch.encode("utf-8", "surrogateescape")
-        raise ScopaError(f"a config value holds a byte that is not UTF-8 text ({byte!r}): a config "
-                         f"file cannot hold it; use a path in UTF-8")
+        raise _NotUtf8(ch.encode("utf-8", "surrogateescape"))
     return ch if 32 <= ord(ch) != 127 else f"\\u{ord(ch):04x}"
+
+
+class _NotUtf8(ScopaError):
+    def __init__(self, byte: bytes):
+        super().__init__(f"a config value holds a byte that is not UTF-8 text ({byte!r})")
+        self.byte = byte
+
+
+def _toml_line(key: str, v) -> str:
+    """The TOML of one config value; ScopaError naming the key for a byte TOML cannot hold."""
+    try:
+        return _toml_value(v)
+    except _NotUtf8 as e:       # the message named no key, and "a config file" (review)
+        raise ScopaError(f"config key {key!r} holds a byte that is not UTF-8 text ({e.byte!r}): a "
+                         f"run keeps its config as TOML (checkpoints, TensorBoard, --print-config), "
+                         f"which cannot hold it; use a name in UTF-8") from None
 
 
 def _toml_value(v) -> str:
