@@ -377,6 +377,8 @@ class Game:
 
     @property
     def to_move(self) -> int:
+        """The seat to move while the hand is in play; once it is over (`hand_over`), the seat
+        after the last mover, which has no move: the observations then show nobody to move."""
         return int(self.state[core.TO_MOVE])
 
     @property
