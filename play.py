@@ -710,14 +710,14 @@ class PlaySession:
 
     def read_move(self, line: str) -> Move | None:
         """The move a line means, None if the person cancelled a choice; ScopaError if none. A
-        rank and a lone suit letter ('8 c') that mean no move add that a card is written
-        without a space: they read as play 8 taking 'c' (review)."""
+        rank and a lone suit letter ('8 c', '8 c x 2d 6s') that mean no move add that a card is
+        written without a space: they read as play 8 taking 'c' (review)."""
         try:
             return self._read_move(line)
         except ScopaError as e:
             first, captures = parse_move_text(line)
             if NUMBER.fullmatch(first) and len(first) <= 2 and 1 <= int(first) <= 10 and \
-                    captures is not None and len(captures) == 1 and captures[0].upper() in SUITS:
+                    captures and captures[0].upper() in SUITS:     # '8 b x 2c 6s' too (review)
                 raise ScopaError(f"{e} (a card is written without a space: {first}{captures[0]})") from None
             raise
 

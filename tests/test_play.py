@@ -296,7 +296,8 @@ def test_levels_play_a_short_match(level):
 
 
 JUNK = ["", "   ", "hello", "²", "²d", "١", "1 x ²d", "0", "4", "9", "10", "7", "11d", "7z", "x", "1 x 99d", "1 2",
-        "zz 3", "+", ",,", "xx", "ñ", "💥", "1 x", "d d", "ll", "?!", "-1", "1.5", "3 x 1d 1d", "9 c"]
+        "zz 3", "+", ",,", "xx", "ñ", "💥", "1 x", "d d", "ll", "?!", "-1", "1.5", "3 x 1d 1d", "9 c",
+        "8 b x 2c 6s"]
 
 
 def test_bad_input_never_crashes_and_says_something():
@@ -309,6 +310,7 @@ def test_bad_input_never_crashes_and_says_something():
     assert "bad card '7z': write rank 1-10 then suit" in text      # a card's error, not a command's
     # a card with a stray space (review)
     assert "or ? for help (a card is written without a space: 9c)" in text
+    assert "or ? for help (a card is written without a space: 8b)" in text   # with captures too
     assert s.game.hand_no == 0 and len(s.game.hand(0)) in (2, 3)
 
 
@@ -1284,15 +1286,17 @@ def test_an_italian_yes_starts_a_new_match_and_a_pair_wins_in_the_plural():
 def test_typed_moves_read_x_and_h_in_either_case_and_three_digits_as_bad_notation():
     """Seed 3's first position: hand 2S 6S 8D, table 1C 3B 5D 5B. 'X' is 'x' (takes nothing, or
     the word before the captures), '8H' gets the coppe hint as '8h' does, '100d' the notation
-    help (not 'rank 100 is not in 1..10'), 'h' is help at the turn prompt, and '8 c 3s' is not
-    hinted as a card with a stray space (that hint is for one suit letter alone)."""
+    help (not 'rank 100 is not in 1..10'), 'h' is help at the turn prompt, and '8 c 3s' is
+    hinted as a card with a stray space (that hint was for one suit letter alone; a bad-input
+    review found '8 b x 2c 6s' answered "type 1-3" alone, which pointed at the wrong thing)."""
     s, out, _ = session(["100d", "8d X", "8H", "8 c 3s", "h", "8d X 5d 3b", "q"])
     s.run()
     text = out.getvalue()
     assert "bad card '100d': write rank 1-10 then suit D/C/S/B, e.g. 7d or 10b\n" in text
     assert "illegal capture: 8♦ must take something (legal: 8♦ x 3♣  5♦; 8♦ x 3♣  5♣)" in text
     assert "bad card '8H': write rank 1-10 then suit D/C/S/B, e.g. 7d or 10b (the screen's ♥ is C, coppe)" in text
-    assert "8 c 3s\n  you hold 3 cards: type 1-3, a card like 7d, or ? for help\n" in text
+    assert "8 c 3s\n  you hold 3 cards: type 1-3, a card like 7d, or ? for help (a card is " \
+        "written without a space: 8c)\n" in text
     assert "h\n  1 2 3           play that card of your hand" in text
     assert "You played 8♦ and took 3♣  5♦" in text
 
