@@ -74,10 +74,11 @@ def parse_card(text: str) -> int:
         problem = "write the rank without leading zeros, e.g. '7D'"
     elif len(t) > 20:     # before int(): Python refuses more than 4,300 digits (a ValueError, review)
         problem = "the rank is not in 1..10"
-    elif not 1 <= int(t[:-1]) <= 10:
-        problem = f"rank {int(t[:-1])} is not in 1..10"
     else:
-        return card_id(int(t[:-1]), SUITS.index(t[-1]))
+        rank = int(t[:-1])
+        if 1 <= rank <= 10:
+            return card_id(rank, SUITS.index(t[-1]))
+        problem = f"rank {rank} is not in 1..10"
     # the text shown only for an error (records replay parses every card of every move)
     raise ScopaError(f"bad card {shown_text(text, 40)}: {problem}")
 
