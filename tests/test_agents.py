@@ -2985,3 +2985,21 @@ def test_an_agents_illegal_answer_in_evaluate_names_the_agent_and_its_answer():
     with pytest.raises(ScopaError, match=r"^agent 'bad' \(seat 0\) chose illegal action 1\.5: an action "
                                          r"is an integer id"):
         evaluate(Bad(1.5), "easy", matches=2, seed=0)
+
+
+def test_a_networks_digest_covers_its_model_config():
+    """Weights alone do not say how a network plays: features versions 4 and 5 are both 165
+    wide, so a network widened 4 -> 5 before any training step has the weights of the version 4
+    one and plays otherwise. evaluate.py --pool tells networks apart by this digest (a review:
+    leaving `model_config` out of it passed every test)."""
+    from agents import checkpoint
+
+    ckpt = checkpoint.load(CHECKPOINT)
+    digest = checkpoint.network_digest(ckpt)
+    assert digest == checkpoint.network_digest(copy.deepcopy(ckpt))
+    other = copy.deepcopy(ckpt)
+    other["model_config"]["features"] = 5 if ckpt["model_config"]["features"] == 4 else 4
+    assert checkpoint.network_digest(other) != digest
+    for key in ("config", "rules", "counters", "checksum"):   # what plays is the network alone
+        other = {k: v for k, v in ckpt.items() if k != key}
+        assert checkpoint.network_digest(other) == digest

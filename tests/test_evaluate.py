@@ -707,6 +707,32 @@ def test_cli_failed_write_keeps_the_old_files(tmp_path, monkeypatch, capsys):
     assert json.loads(out.read_text())["results"][0]["matches"] == 2 and len(rec.read_text().splitlines()) == 2
 
 
+def test_cli_outputs_the_file_system_will_not_let_us_write_are_refused_and_kept(tmp_path, monkeypatch,
+                                                                             capsys):
+    """A read-only --json or --record file would be replaced after the run (a rename needs only
+    the folder's permission), and a read-only folder found only then. Running as root (as CI
+    does) every os.access check says yes, so the file system's answer is stood in for here."""
+    import os
+    spec = importlib.util.spec_from_file_location("evaluate_cli", ROOT / "evaluate.py")
+    cli = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cli)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    out = tmp_path / "out.json"
+    out.write_text("old json\n")
+    real_access = os.access
+    refused = {out, locked}
+    monkeypatch.setattr(os, "access", lambda path, mode, *a, **kw:
+                        not (mode == os.W_OK and Path(path) in refused) and real_access(path, mode, *a, **kw))
+    for flag, path in (("--json", out), ("--record", out), ("--json", locked / "new.json"),
+                       ("--record", locked / "games.jsonl")):
+        with pytest.raises(SystemExit) as e:
+            cli.main(["--agent", "easy", "--opponent", "random", "--matches", "2", flag, str(path)])
+        assert e.value.code == 2
+        assert capsys.readouterr().err.endswith(f"evaluate.py: error: {flag} {path}: not writable\n")
+    assert out.read_text() == "old json\n" and list(locked.iterdir()) == []
+
+
 def test_cli_outputs_are_tried_for_real_before_playing(tmp_path):
     """os.access says yes to /proc/x.json as root: the temporary file is created before any match
     (hard over 2,000 matches would take minutes); an empty file name is an error, not ignored."""
