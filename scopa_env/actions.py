@@ -331,7 +331,7 @@ def encode_move(kernel, card, mask, table):
     i = _in_block(j_offset, j_masks, card, mask)
     if i >= 0:
         return starts[2] + i
-    if mask != 0 and mask == table:
+    if mask != 0 and mask == table and not mask & (np.int64(1) << card):   # a card never takes itself
         if starts[1] >= 0 and card % 10 == 0:
             return starts[1] + card // 10
         if starts[3] >= 0 and card == JOKER:

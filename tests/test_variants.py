@@ -1094,6 +1094,24 @@ def test_only_an_ace_gets_the_take_the_table_id():
         t.encode("2D", ["3C", "4S"], table=["3C", "4S"])
     ace = t.encode("1D", ["3C", "4S"], table=["3C", "4S"])
     assert t.decode(ace, ["3C", "4S"])[0] == parse_card("1D")
+    # a table holding the played card is no position the rules reach: the sweep id took it, as
+    # '1D x 1D 5S' (a review; encode('7D', ['7D']) was refused already)
+    with pytest.raises(ScopaError, match="is not a move the rules allow"):
+        t.encode("1D", ["1D", "5S"], table=["1D", "5S"])
+
+
+def test_only_the_joker_gets_the_jokers_take_the_table_id():
+    """hand_bonus with joker and ace_takes_all: the joker's sweep id is 7C's alone; another 7
+    that would sweep the table is no move (a mutation review: any 7 got 7C's id, which decodes
+    to a move by another card), and the joker does not take itself."""
+    from scopa_env.actions import action_table
+    t = action_table(Rules(hand_bonus=True, joker=True, ace_takes_all=True))
+    with pytest.raises(ScopaError, match="is not a move the rules allow"):
+        t.encode("7D", ["1D", "2D"], table=["1D", "2D"])
+    joker = t.encode("7C", ["1D", "2D"], table=["1D", "2D"])
+    assert t.decode(joker, ["1D", "2D"])[0] == parse_card("7C")
+    with pytest.raises(ScopaError, match="is not a move the rules allow"):
+        t.encode("7C", ["7C", "2D"], table=["7C", "2D"])
 
 
 # ---- Rules and --rule, pinned by mutation testing (2026-12-05) ----------------------------
