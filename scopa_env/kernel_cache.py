@@ -123,7 +123,7 @@ def drop_stale(folder: Path, sources: list[Path]) -> bool:
         return False
     stamp = cache / STAMP
     try:
-        if stamp.read_text(encoding="ascii") == digest.hexdigest():
+        if stamp.read_bytes() == digest.hexdigest().encode():   # any other bytes: stale (never decoded)
             return False
     except OSError:
         pass

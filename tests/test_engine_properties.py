@@ -387,6 +387,28 @@ def test_kernel_caches_are_dropped_where_numba_keeps_them(tmp_path, monkeypatch)
     assert not list(cache.glob("*.nb?")) and not (pkg / "__pycache__" / "kernels.sha256").exists()
 
 
+def test_drop_stale_never_raises_on_a_damaged_stamp_or_a_cache_it_cannot_write(tmp_path, monkeypatch):
+    """Its promise, on which `import scopa_env` rests: a stamp of bytes that are not ASCII raised
+    UnicodeDecodeError (a ValueError) out of the import (a review); a full disk while writing the
+    stamp leaves the cache to numba."""
+    from numba.core import config
+    from scopa_env.kernel_cache import STAMP, drop_stale, kernel_sources
+    monkeypatch.setattr(config, "CACHE_DIR", "")
+    pkg = tmp_path / "pkg"
+    (pkg / "__pycache__").mkdir(parents=True)
+    (pkg / "k.py").write_text("@njit(cache=True)\ndef f(): return 1\n")
+    stamp = pkg / "__pycache__" / STAMP
+    stamp.write_bytes(b"\xff")
+    assert drop_stale(pkg, kernel_sources(pkg))      # stale: dropped, and stamped anew
+    assert not drop_stale(pkg, kernel_sources(pkg))
+    stamp.write_bytes(b"\xff")
+
+    def full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(Path, "write_text", full)
+    assert not drop_stale(pkg, kernel_sources(pkg))
+
+
 def test_reading_records_refuses_what_is_not_a_record_file(tmp_path):
     import pytest
     from scopa_env import ScopaError
