@@ -407,3 +407,26 @@ def test_v2_migration_keeps_the_last_header_slot_ace_redeal():
     other.reset()
     set_env_state(other, saved)
     assert (other.states[:, core.ACE_REDEAL] == 1).all()
+
+
+@pytest.mark.parametrize("rules", [Rules(players=3, target=16), rules_from_preset("six-players")],
+                         ids=["three-players", "six-players"])
+def test_v2_migration_keeps_the_score_lines_of_every_side(rules):
+    """A version-2 env state of a run with three or six sides keeps the score lines of sides 2
+    and up (a mutation review: copying the lines of sides 0 and 1 alone passed every test, all of
+    2-sided games)."""
+    from training.env import env_state, migrate_v2_states, set_env_state
+    env = BatchedScopa(4, rules=rules, seed=5)
+    env.reset()
+    for _ in range(120):
+        env.step_index(np.zeros(4, dtype=np.int64))
+    side2 = slice(core.LINES + 2 * core.NLINES, core.LINES + 3 * core.NLINES)
+    assert env.states[:, side2].any()                  # there is something to keep
+    v2 = to_v2_layout(env.states.copy())
+    assert np.array_equal(migrate_v2_states(v2), env.states)
+    saved = env_state(env)
+    saved["states"] = torch.from_numpy(v2)
+    other = BatchedScopa(4, rules=rules, seed=99)
+    other.reset()
+    set_env_state(other, saved)
+    assert np.array_equal(other.states, env.states)
