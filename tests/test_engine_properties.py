@@ -1249,6 +1249,11 @@ def test_simulate_says_what_it_checked_and_what_an_interrupt_kept(tmp_path, caps
     monkeypatch.setattr(simulate, "replay", interrupted)
     assert simulate.main(["--matches", "1", "--seed", "1", "--out", "-"]) == 130
     assert capsys.readouterr().err == "python -m scopa_env.simulate: interrupted\n"
+    monkeypatch.undo()
+    # a preset as it is says no 'changed:' (a review: the line was checked only for --napola)
+    assert simulate.main(["--matches", "1", "--seed", "1", "--out", str(out), "--rules", "napola"]) == 0
+    assert capsys.readouterr().out == f"wrote 1 match under rules napola (napola=true, target=21) to " \
+                                      f"{out}; each replayed through the engine\n"
 
 
 # ---- atomic writes and deferred interrupts, pinned by mutation testing (2026-12-05) ---------
@@ -1276,6 +1281,39 @@ def test_atomic_file_leaves_no_temporary_file_when_it_fails(tmp_path, monkeypatc
     assert [p.name for p in moved.iterdir()] == ["o.json"]
     with pytest.raises(ScopaError, match=re.escape(f"cannot write {moved / 'o.json'}: is a folder")):
         AtomicFile(moved / "o.json")
+
+
+def test_a_file_the_os_will_not_let_us_create_or_read_is_one_error_or_passes(tmp_path, monkeypatch):
+    """The temporary file refused (EACCES, EROFS) is 'cannot write PATH: ...', not a raw OSError
+    naming the temporary file; an existing --out that cannot be read is not taken for a
+    checkpoint (the write is tried, and says why). Root (as in CI) can read and create anything,
+    so the OS's answer is stood in for (a mutation review)."""
+    import builtins
+    import pytest
+    import tempfile
+    from scopa_env import ScopaError
+    from scopa_env import atomic
+    from scopa_env.atomic import AtomicFile, refuse_checkpoint
+
+    def refused(**kw):
+        raise OSError(errno.EACCES, "Permission denied")
+    with monkeypatch.context() as m:
+        m.setattr(tempfile, "mkstemp", refused)
+        with pytest.raises(ScopaError, match=f"^cannot write {re.escape(str(tmp_path / 'o.json'))}: "
+                                             f"Permission denied$"):
+            AtomicFile(tmp_path / "o.json")
+    kept = tmp_path / "kept.jsonl"
+    kept.write_bytes(b"PK\x03\x04")
+    with pytest.raises(ScopaError, match="is a zip file"):
+        refuse_checkpoint(str(kept), "--out")
+    real_open = builtins.open
+
+    def unreadable(path, *args, **kwargs):
+        if str(path) == str(kept):
+            raise PermissionError(errno.EACCES, "Permission denied", str(path))
+        return real_open(path, *args, **kwargs)
+    monkeypatch.setattr(atomic, "open", unreadable, raising=False)
+    assert refuse_checkpoint(str(kept), "--out") is None
 
 
 def test_signals_are_held_by_the_os_while_the_handlers_change():

@@ -51,6 +51,15 @@ def test_bad_card_notation_is_one_clear_error(bad, why):
         parse_card(bad)
 
 
+def test_a_card_of_a_very_long_rank_is_refused_without_quoting_the_number():
+    """Past 20 digits the rank is not read (Python's int() refuses 4,300 digits) nor repeated
+    (a mutation review: reading up to 4,300 digits printed all of them in the message)."""
+    with pytest.raises(ScopaError, match=r"^bad card '1{40}'\.\.\. \(101 characters\): the rank is not in 1\.\.10$"):
+        parse_card("1" * 100 + "D")
+    with pytest.raises(ScopaError, match=r"^bad card '1{19}D': rank 1{19} is not in 1\.\.10$"):
+        parse_card("1" * 19 + "D")
+
+
 def test_card_errors_say_what_is_wrong_and_name_the_card():
     """A mutation review found these unchecked: any white space around a card is read (tabs and
     newlines too); a rank of zeros is out of range, not a leading zero; the range named is

@@ -1127,6 +1127,16 @@ def test_rules_options_at_their_edges_and_in_numpy_types():
         Rules.from_dict({"aaa": 1, "zzz": 2}, stored=True)
 
 
+def test_a_switch_is_true_or_false_in_words_only():
+    """'--rule napola=1' is refused, not read as a switch (a mutation review: taking 1/0 too
+    passed every test, only 'yes' was tried)."""
+    from scopa_env.presets import rule_option
+    assert rule_option("napola=TRUE") == ("napola", True) and rule_option("napola = false") == ("napola", False)
+    for raw in ("1", "0", "on", ""):
+        with pytest.raises(ScopaError, match=f"^--rule 'napola={raw}': napola is true or false, got '{raw}'$"):
+            rule_option(f"napola={raw}")
+
+
 def test_rule_option_text_reads_one_equals_ascii_digits_and_shows_60_characters_whole():
     from scopa_env.presets import rule_option
     assert rule_option("capotto=" + "0" * 99 + "5") == ("capotto", 5)          # 100 digits: read
