@@ -3003,3 +3003,68 @@ def test_a_networks_digest_covers_its_model_config():
     for key in ("config", "rules", "counters", "checksum"):   # what plays is the network alone
         other = {k: v for k, v in ckpt.items() if k != key}
         assert checkpoint.network_digest(other) == digest
+
+
+# ---- hard.py's options reach its kernels, pinned by mutation testing (2026-12-07) -------------
+def _classic_decision(seed):
+    """Seat 0 to move with more than one legal move, with cards still in the deck."""
+    g = Game(Rules(), seed)
+    rng = np.random.default_rng(seed)
+    while not (g.to_move == 0 and len(g.legal_action_ids()) > 1 and g.deck_left > 0):
+        ids = g.legal_action_ids()
+        g.play_action(int(ids[rng.integers(len(ids))]))
+    return g
+
+
+@pytest.mark.parametrize("opts", [dict(epsilon=0.3), dict(rollouts=3, epsilon=0.2), dict(exact_last_deal=True)])
+def test_hard_passes_its_rollout_options_to_the_search(opts):
+    """move_values are the search kernel's with the agent's own epsilon, rollouts and
+    exact_last_deal (a review: each could be dropped, the default passed instead, unseen)."""
+    obs = _classic_decision(3).observation(0)
+    h = HardAgent(seed=9, worlds=20, **opts)
+    legal, values = h.move_values(obs)
+    rng = np.zeros(1, dtype=np.int64)
+    core.seed_rng(rng, 0, int(HardAgent(seed=9).rng.integers(1, 2**62)))   # the agent's first draw
+    rollouts = opts.get("rollouts", 1)
+    totals = np.zeros(len(legal))
+    _rollout.search(obs["observation"], 11, h.actions.card[legal].astype(np.int64),
+                    h.actions.captured[legal].astype(np.int64), len(legal), 20, rollouts,
+                    h.equity(obs["observation"]), _scoring.WEIGHTS, opts.get("epsilon", 0.0),
+                    opts.get("exact_last_deal", False), np.zeros(0, dtype=np.int64), np.zeros(0), 0,
+                    rng, totals)
+    np.testing.assert_allclose(values, totals / (20 * rollouts), rtol=1e-12)
+
+
+def test_a_time_budget_never_plays_more_worlds_than_asked():
+    """worlds=6 with time to spare plays 6 worlds, not two steps of 4 (a review)."""
+    obs = _classic_decision(4).observation(0)
+    a = HardAgent(seed=3, worlds=6, time_budget=60.0)
+    a.move_values(obs)
+    assert a.last_worlds == 6
+
+
+def test_the_inference_uses_the_agents_eps_beta_and_weights():
+    """The model chances are those of the agent's infer_eps, infer_beta and weights, not the
+    defaults (a review: the options were range-checked and stored, and never used, unseen)."""
+    w = _scoring.WEIGHTS.copy()
+    w[_scoring.I_REPLY] = 0.5
+    h = HardAgent(seed=1, worlds=2, infer=True, infer_eps=0.3, infer_beta=0.7, weights=w)
+    normal = make_agent("normal")
+    g = Game(Rules(), 3)
+    checked = 0
+    while g.deck_left > 0 and checked < 4:
+        obs = g.observation(g.to_move)
+        if g.to_move == 0:
+            h.observe(obs["observation"])
+            if h.rows:
+                hands, models = h._weigh(obs["observation"], h.rows)
+                want, wn, we, ws = _hand_weights(obs["observation"], h.rows, w, 0.3, 0.7)
+                assert np.array_equal(hands, want)
+                np.testing.assert_allclose(models, np.stack([wn, we, ws]), rtol=1e-12)
+                checked += 1
+            a = int(h.legal_actions(obs)[0])      # any move: what is checked is the weighing
+            h.remember(obs["observation"], a)
+        else:
+            a = normal.act(obs)
+        g.play_action(a)
+    assert checked >= 2

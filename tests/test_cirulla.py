@@ -494,6 +494,29 @@ def test_the_observation_stays_within_its_box_with_a_joker_shown_as_a_re_and_the
     assert view(obs, "my_bonus")[0] == 60 and (obs <= lay.high).all()
 
 
+def test_hard_under_cirulla_gives_the_search_its_hidden_counts_and_options():
+    """The hard agent's values under any rules are the search kernel's, given the number of
+    hidden cards beside the shown ones (view.hidden, not the hand sizes: a world then dealt the
+    showing seat two cards too many) and the agent's epsilon, rollouts and exact_last_deal (a
+    mutation review: the test below calls the kernel itself, so the agent's plumbing went unseen)."""
+    from agents import _exact, _rollout
+    from agents.hard import HardAgent
+    g = deal(CIRULLA, ["9D", "9C", "7C"], ["6D", "8C", "5S"], ["10S", "10B", "8S", "4B"])
+    g.play("9D")
+    obs = g.observation(0)
+    h = HardAgent(CIRULLA, seed=1, worlds=50, exact_last_deal=True, epsilon=0.2, rollouts=2)
+    legal, values = h.move_values(obs)
+    v = _rollout.View(obs["observation"], CIRULLA, np.asarray(CIRULLA.to_header(), dtype=np.int64))
+    assert v.hidden[1] == 0 and v.deck_left > 0      # seat 1 holds its shown 9C 7C, nothing else
+    rng = np.zeros(1, dtype=np.int64)
+    core.seed_rng(rng, 0, int(HardAgent(CIRULLA, seed=1).rng.integers(1, 2**62)))   # the agent's first draw
+    masks = _rollout.resolve_masks(h.actions, legal, int(v.base[core.TABLE]))
+    totals = np.zeros(len(legal))
+    _rollout.search_any(v.base, v.hidden, v.unseen, h.actions.card[legal].astype(np.int64), masks, len(legal),
+                        50, 2, _exact.POINTS, h.weights, 0.2, True, _rollout.classic_captures(CIRULLA), rng, totals)
+    np.testing.assert_allclose(values, totals / 100, rtol=1e-12)
+
+
 def test_a_search_world_keeps_the_cards_a_seat_showed_in_its_hand():
     """search_any deals a world's hidden cards beside the cards each seat showed, not in their
     place. The position of the test above, with the deck taken out so that nothing is left to
