@@ -118,7 +118,8 @@ def drop_stale(folder: Path, sources: list[Path]) -> bool:
     digest = hashlib.sha256()
     try:
         for p in sources:
-            digest.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+            # fsencode: a file name that is not UTF-8 (surrogate escapes) raised UnicodeEncodeError
+            digest.update(os.fsencode(p.name) + b"\0" + p.read_bytes() + b"\0")
     except OSError:
         return False
     stamp = cache / STAMP

@@ -409,6 +409,24 @@ def test_drop_stale_never_raises_on_a_damaged_stamp_or_a_cache_it_cannot_write(t
     assert not drop_stale(pkg, kernel_sources(pkg))
 
 
+def test_drop_stale_takes_a_kernel_file_whose_name_is_not_utf8(tmp_path, monkeypatch):
+    """A stray kernel file named with bytes that are not UTF-8 (a review: its name's str.encode()
+    raised UnicodeEncodeError out of `import scopa_env`) is hashed by its bytes; a file of
+    another name is another set of sources."""
+    from numba.core import config
+    from scopa_env.kernel_cache import drop_stale, kernel_sources
+    monkeypatch.setattr(config, "CACHE_DIR", "")
+    pkg = tmp_path / "pkg"
+    (pkg / "__pycache__").mkdir(parents=True)
+    odd = pkg / os.fsdecode(b"\xff.py")
+    odd.write_text("@njit(cache=True)\ndef f(): return 1\n")
+    assert kernel_sources(pkg) == [odd]
+    assert drop_stale(pkg, kernel_sources(pkg))
+    assert not drop_stale(pkg, kernel_sources(pkg))
+    odd.rename(pkg / os.fsdecode(b"\xfe.py"))
+    assert drop_stale(pkg, kernel_sources(pkg))
+
+
 def test_reading_records_refuses_what_is_not_a_record_file(tmp_path):
     import pytest
     from scopa_env import ScopaError
