@@ -35,7 +35,7 @@ def _option_value(text: str):
     if low in ("true", "false"):
         return low == "true"
     if low.lstrip("+-").isdigit() and len(low) > 100:
-        # int() refuses 4,300 digits and more, and float() then read them as inf
+        # int() refuses more than 4,300 digits, and float() then read them as inf
         raise ScopaError(f"an option value of {len(low):,} digits is no number an option takes")
     if text.isascii():      # as config values: int() alone read other scripts' digits, '٣' as 3 (review)
         for kind in (int, float):

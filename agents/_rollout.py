@@ -125,7 +125,7 @@ def sample_world(base, unseen_ids, n_unseen, opp_n, rng, world):
 def finish_hand(state, buf, w, values, scratch, rng, epsilon, equity, exact_last, states, bufs):
     """Play the hand to its end, both sides by the normal kernel (epsilon: random moves), and
     return outcome_any() for seat 0. With exact_last the last deal (empty deck) is played perfectly,
-    as both levels play it, by minimax_any (when at most EXACT_PLIES cards are left: a set-up
+    as hard plays it, by minimax_any (when at most EXACT_PLIES cards are left: a set-up
     position may hold more)."""
     while True:
         if exact_last and state[DECK_POS] >= 40 and cards_in_hands(state) <= EXACT_PLIES:
@@ -170,7 +170,7 @@ ROW_SIZE = 9
 MAX_HANDS = 100_000
 
 
-# nogil on the kernels Python calls (here and agents/_exact.py exact_values_any): play.py's
+# nogil on the search kernels hard calls from Python (here and agents/_exact.py exact_values_any): play.py's
 # notice of a slow move runs on a timer thread, which a kernel holding the GIL kept waiting
 # until the move was made (review). They touch only the arrays they are given.
 @njit(cache=True, nogil=True)
@@ -397,7 +397,7 @@ def finish_hand_any(state, buf, w, values, scratch, rng, epsilon, equity, exact_
 @njit(cache=True, nogil=True)
 def search_any(base, sizes, unseen, cards, masks, k, worlds, rollouts, equity, w, epsilon, exact_last,
                classic_caps, rng, totals):
-    """search for any rules. `base` (from base_state) is the observer's world with every hidden
+    """search for any rules. `base` (hard.py's View.base) is the observer's world with every hidden
     card left out, the observer at seat 0 to move; a world deals `unseen` at random: sizes[s]
     cards to seat s = 1.., the rest to the deck in a random order. Adds the outcome_any of
     candidate j over worlds x rollouts to totals[j] (same worlds for every candidate)."""

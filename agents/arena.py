@@ -244,7 +244,8 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
     80 KB a match; review).
 
     agent/opponent/partner: Agent objects or specs for make_agent; the other seats get copies.
-    `progress(n_matches_done)` is called as deals finish. `workers` is capped at `pairs` (the
+    `progress(n)` is called as each deal finishes, with the n matches it just finished (a step,
+    as tqdm's update(n) takes it, not a running total). `workers` is capped at `pairs` (the
     numbers are the same with any count). Ctrl-C raises KeyboardInterrupt here, in the calling
     process only, after the workers are terminated. rules: a Rules object, a preset name or None.
     """
@@ -356,7 +357,7 @@ def round_matches(matches: int, rules: Rules) -> int:
     return max(sides, -(-int(matches) // sides) * sides)
 
 
-MAX_MATCHES = 100_000_000      # about four years of evaluate.py at 1,000 matches a second
+MAX_MATCHES = 100_000_000      # about 28 hours of evaluate.py at 1,000 matches a second
 
 
 def check_matches(matches, rules: Rules) -> int:

@@ -84,7 +84,7 @@ EASY = 1               # model_weights: normal, easy, soft
 EASY_GATE = 0.5        # the last deal is played against easy's policy from this model weight on
 MAX_WORLDS = 100_000   # worlds, min_worlds, max_worlds: at most this many per decision
 MAX_ROLLOUTS = 1_000
-INFER_EPS = 0.02       # infer_eps: the chance the normal model gives a move off its judgement
+INFER_EPS = 0.02       # infer_eps: the chance the normal model's move is a uniformly random legal one
 INFER_BETA = 2.5       # infer_beta: the soft model's exp(beta x score) (benchmarks/opponent_fit.py)
 
 

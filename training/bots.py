@@ -1,7 +1,8 @@
 """Rule-bot opponents inside the batched environment (training only).
 
 `BotSeats` gives a share of the training games (config `bot_games`) a rule-bot opponent in one
-seat: game b < n_bot has its bot in seat b % 2, of level `bot_levels[(b // 2) % len(bot_levels)]`
+seat: game b < n_bot has a bot against the learner (DMC: the bot in seat b % 2; PPO: the learner in
+seat b % sides, the bot in the others), of level `bot_levels[(b // 2) % len(bot_levels)]`
 (so every level sits in both seats: the config asks for at least 2 bot games per level). The
 bots' moves are made here, never trained on.
 

@@ -51,8 +51,8 @@ MAX_RUN_NAME = 100
 @dataclass(frozen=True)
 class TrainConfig:
     """Everything a training run depends on. Same config and seed, same run, bit for bit
-    (unless `max_minutes` stops it early). Every whole-number key is at most 2**53 (where its
-    docstring gives no other bound), every number a float can hold."""
+    (unless `max_minutes` stops it early). Every whole-number key but `seed` (0..2**63-1) is at most 2**53
+    (where its docstring gives no other bound), every number a float can hold."""
 
     algo: str = "dmc"
     """'dmc' (Deep Monte-Carlo action values, DouZero-style) or 'ppo' (PPO with action masking
@@ -139,15 +139,15 @@ class TrainConfig:
     """Environment steps between evaluations during training (0 = none)."""
     eval_matches: int = 100
     """Matches per opponent in each periodic evaluation (duplicate deals, each played once per
-    side: rounded up to a multiple of the number of sides, 2 in the 2-player game, and the run's
-    first line says so; at least 1 while eval_every > 0: eval_every = 0 turns the evaluations
+    side: rounded up to a multiple of the number of sides, 2 in the 2-player game, and a line at
+    the run's start says so; at least 1 while eval_every > 0: eval_every = 0 turns the evaluations
     off; at most 100,000,000 once rounded)."""
     eval_opponents: tuple = ("easy", "normal")
     """Opponents of the periodic evaluations (at least one while eval_every > 0); best.pt keeps
     the best mean points per hand over them."""
     final_matches: int = 200
     """Matches per opponent in the evaluation table at the end (0 = none; rounded up to a
-    multiple of the number of sides, as eval_matches, and the run's first line says so; at most
+    multiple of the number of sides, as eval_matches, and a line at the run's start says so; at most
     100,000,000 once rounded)."""
     final_opponents: tuple = ("easy", "normal")
     """Opponents of the evaluation table at the end (at least one while final_matches > 0; 'hard'
