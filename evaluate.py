@@ -105,7 +105,7 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="play every pair of these agents; cross table and Elo ratings")
     p.add_argument("--matches", type=int, default=None,
                    help="matches per opponent: a multiple of the number of sides (even with two: "
-                        "each deal is played once with the agent on each side; 3 with three-players); "
+                        "each deal is played once with the agent on each side; 3 with three sides); "
                         "default 200, 201 with three sides")
     p.add_argument("--seed", type=int, default=0, help="seed of the deals and the agents, default 0")
     add_rules_flags(p)
@@ -560,7 +560,7 @@ def check_pool_run(path: str, run) -> None:
             isinstance(k, str) and isinstance(v, str) and v.startswith(("net-sha256:", "sha256:"))
             for k, v in run["checkpoints"].items())):
         raise ScopaError(f"{path}: checkpoints must map each checkpoint spec to its network's "
-                         f"\"net-sha256:HEX\" digest, got {run['checkpoints']!r}")
+                         f"\"net-sha256:HEX\" digest (\"sha256:HEX\" in older files), got {run['checkpoints']!r}")
     if "intervals" in run and run["intervals"] != INTERVALS:
         raise ScopaError(f"{path}: its intervals were made another way ({run['intervals']!r}); "
                          f"--pool combines only intervals made as {INTERVALS!r}")
@@ -758,8 +758,8 @@ def discard(outs: dict[str, AtomicFile]) -> None:
 
 
 def commit(outs: dict[str, AtomicFile]) -> None:
-    """Finish every output, then rename them all over their targets, Ctrl-C and SIGTERM held off
-    for the renames so that they happen together."""
+    """Finish every output, then rename them all over their targets, Ctrl-C and SIGTERM ignored
+    (not delivered later) during the renames so that they happen together."""
     for f in outs.values():
         f.finish()
     main_thread = threading.current_thread() is threading.main_thread()

@@ -1,7 +1,7 @@
 """Play scopa in the terminal against the computer: a rule level or a trained agent.
 
-    python play.py [--rules PRESET] [--opponent easy|normal|hard|PATH.pt] [--partner SPEC]
-                   [--napola] [--target T] [--rule OPTION=VALUE ...] [--seed S]
+    python play.py [--rules PRESET] [--opponent easy|normal|hard|random|PATH.pt] [--partner SPEC]
+                   [--napola] [--target T] [--rule OPTION=VALUE ...] [--seed S] [--italian]
     python play.py --list-rules
 
 You are seat 0, the computer the other seats; the match seed decides who deals the first hand,
@@ -283,7 +283,8 @@ def primiera_detail(piles, scale: str) -> str:
 
 
 class PlaySession:
-    """One person against one computer opponent, over as many matches as they like.
+    """One person against the computer seats (one opponent, or partners and opponents in pairs and
+    3-player games), over as many matches as they like.
 
     `input_fn(prompt) -> str` reads a line (EOFError ends the session); `output` gets the rest.
     """

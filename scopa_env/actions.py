@@ -22,7 +22,7 @@ are the classic ones in every table, with the same meaning; the variants only ap
   15 - v, sorted by mask: 84,448 ids (an ace has 6,405 sets summing to 14 without itself, a re 100
   summing to 5). A set is never both a classic capture of c and a 15-capture of c (its sum is v or
   15 - v), so no move has two ids.
-- `ace_takes_all`: then 4 last ids, one per ace (D, C, S, B): "this ace takes the whole table".
+- `ace_takes_all`: then 4 more ids, one per ace (D, C, S, B): "this ace takes the whole table".
   Its captured set is the table at that moment, so decoding it needs the table (`decode(id,
   table=...)`; `captured[id]` holds TAKES_TABLE). An ace capture that a fixed id describes
   (the burned ace taking the one ace on the table, a 15-capture that happens to be the whole
@@ -341,7 +341,7 @@ def encode_move(kernel, card, mask, table):
 
 @njit(cache=True, inline="always")
 def is_classic(kernel):
-    """Whether `kernel` is the classic table (no 15-captures, no ace sweep ids)."""
+    """Whether `kernel` is the classic table (no 15-captures, no ace sweep ids, no joker ids)."""
     return kernel[4].shape[0] == 0 and kernel[5][1] < 0 and kernel[7].shape[0] == 0
 
 

@@ -2,7 +2,7 @@
 when complete (the pattern of agents/checkpoint.py's save_atomic, for text and without torch).
 
     out = AtomicFile("results.json")   # creates the temporary file now: a real writability test
-    out.file.write(...)                # any failure: out.discard() leaves the target as it was
+    out.write(text)                    # any failure: out.discard() leaves the target as it was
     out.commit()                       # fsync, then os.replace onto the target
 
 or as a context manager (commit on success, discard on any exception, Ctrl-C included). An error

@@ -24,8 +24,8 @@ SETUP_COUNT_MAX = 1_000_000_000     # scope and scores of a set-up position
 
 
 def _cards_once(cards, what: str) -> list[int]:
-    """A list of cards (ids or notation; a mask as its cards) as ids, each once: mask_of merges
-    a card given twice within one list, and setup dealt it twice."""
+    """A list of cards (ids or notation; a mask as its cards) as ids; a card given twice in the
+    list is refused, the error naming `what` (the hand, pile, table or deck it was given in)."""
     if is_whole(cards):
         return cards_of(as_mask(cards, what))
     if isinstance(cards, str):

@@ -1,7 +1,7 @@
 """Gymnasium environment `Scopa-v0`: one learner, every other seat played by built-in agents.
 
 The learner sees its own observation vector (scopa_env/observation.py: int8[291] with two
-players); the legal moves come as `info["action_mask"]` and from `action_masks()` (the
+players, 374 under cirulla's hand bonuses); the legal moves come as `info["action_mask"]` and from `action_masks()` (the
 sb3-contrib convention), int8[n_actions] over the rules' action table. The other seats play
 their moves inside `step()` until it is the learner's turn again or the episode is over, so the
 reward of a step includes what happened on their moves.

@@ -2,12 +2,14 @@
 
 Built by a compiled kernel straight from the state array, and only from what that player has
 seen: its own hand, the table, every pile, the cards each player has played this hand, and
-public counts. The other hands (a partner's too) and the deck order never reach it, so two
+public counts (and, under cirulla's hand bonuses, the cards a declared bonus showed: below).
+The other hands (a partner's too) and the deck order never reach it, so two
 states that differ only in hidden cards give the same vector (a test proves it). Every agent
 decides from this vector and the action mask alone.
 
-The layout depends only on the number of players (`layout(players)`); the rules variants are
-not in it (a network is trained per rules set, and checkpoints carry their rules).
+The layout depends only on the number of players and on whether the rules have cirulla's hand
+bonuses (`layout(players, bonus=...)`, the last part below); no other rules option is in it (a
+network is trained per rules set, and checkpoints carry their rules).
 
 Two players (`SLICES`, `OBS_SIZE`, `OBS_HIGH`; "me" is the viewer, "opp" the other player):
 
@@ -309,8 +311,8 @@ def observe(state: np.ndarray, player: int) -> np.ndarray:
 
 def view(obs: np.ndarray, name: str, players: int | None = None) -> np.ndarray:
     """A named part of an observation vector, e.g. view(obs, 'table'). The layout is found from
-    the vector's length unless `players` is given; 'pile' and 'played' of N players come as
-    (..., N, 40)."""
+    the vector's length unless `players` is given; 'pile', 'played' and 'shown' of N players
+    come as (..., N, 40)."""
     found = [(n, b) for n in (PLAYER_COUNTS if players is None else (players,)) for b in (False, True)
              if layout(n, 3, b).size == obs.shape[-1]]
     if not found:

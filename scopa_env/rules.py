@@ -49,11 +49,11 @@ class Rules:
     ace_scopa: bool = False
     """With ace_takes_all: an ace sweep counts as a scopa."""
     burned_ace: bool = True
-    """With ace_takes_all: if an ace is on the table a played ace only takes that ace (False: it may still take all)."""
+    """With ace_takes_all: if an ace is on the table a played ace takes only that ace (with quindici "both" its 15-captures too) and not the table (False: it may still take all)."""
     quindici: str = "off"
     """Scopa a quindici: "off", "only" (a card takes table cards that with it sum to 15), "both" (classic and 15 captures)."""
     fewest_cards: bool = False
-    """Among the captures a card can make, only those with the fewest cards are legal."""
+    """Among the captures a card can make, only those with the fewest cards are legal (an ace's take-the-table move, under ace_takes_all, stays beside them)."""
     free_capture: bool = False
     """A card that can capture may also be laid on the table."""
     primiera: str = "standard"
