@@ -158,7 +158,9 @@ def test_init_from_starts_from_the_checkpoints_network(tmp_path):
     # passed this test (review)
     from training.dmc import epsilon_at
     assert src.optimizer.state and not ft.optimizer.state
-    assert epsilon_at(ft.cfg, ft.counters["steps"], ft.algo.epsilon_span) == ft.cfg.epsilon_start
+    assert ft.algo.steps == 0           # the step count the schedule is read at (review)
+    assert epsilon_at(ft.cfg, ft.algo.steps, ft.algo.epsilon_span) == ft.cfg.epsilon_start
+    assert ft.algo.iterate()["charts/epsilon"] == ft.cfg.epsilon_start
     fresh = Run(tiny_cfg(tmp_path, run_name="fresh", seed=5), log=lambda *_: None)
     assert not all(torch.equal(fresh.model.state_dict()[k], v)
                    for k, v in src.model.state_dict().items())

@@ -522,8 +522,11 @@ def test_cli_pool_adds_runs_on_other_seeds(tmp_path):
     p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "other.json"))
     assert p.returncode == 2 and "agent 'hard' differs" in p.stderr
     assert len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
-    p = run_cli("--pool", str(tmp_path / "s1.json"), "--agent", "easy")
-    assert p.returncode == 2
+    # two files, so that the refusal is the flags' (one file was refused for its count alone,
+    # and --pool ignoring --agent passed: a review)
+    for flags in (["--agent", "easy"], ["--opponent", "easy"], ["--round-robin", "easy", "normal"]):
+        p = run_cli("--pool", str(tmp_path / "s1.json"), str(tmp_path / "s2.json"), *flags)
+        assert p.returncode == 2 and "--pool reads finished runs: drop --agent/--opponent/--round-robin" in p.stderr, flags
 
 
 def test_seeds_from_2_to_the_32_deal_no_other_seeds_deals():

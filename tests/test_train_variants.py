@@ -337,19 +337,44 @@ def test_pre_variant_env_states_are_moved_to_the_new_layout():
 
 def test_ppo_keeps_moves_when_the_env_widens_its_legal_arrays(tmp_path, monkeypatch):
     """The batched env widens its legal arrays when a position has more moves (quindici tables
-    grow); a rollout in progress widens its buffers instead of failing or dropping moves."""
+    grow); a rollout in progress widens its buffers instead of failing or dropping moves: every
+    row, those written before the widening and the carried tail in row 0 included, still holds
+    the moves the env offered (a review: dropping the earlier rows at a widening passed, since
+    only the shapes and the chosen move's row were checked)."""
     import scopa_env.batched as batched
     monkeypatch.setattr(batched, "MAX_LEGAL_QUINDICI", 2)
     run = Run(tiny_cfg(tmp_path, algo="ppo", rules="quindici", run_name="wide"), log=lambda *_: None)
     env = run.algo.env
-    start_width = env.legal_card.shape[1]
-    buf = run.algo.rollout()
-    assert env.legal_card.shape[1] > start_width
-    assert buf["cards"].shape[2] == env.legal_card.shape[1]
-    t, b = np.nonzero(buf["count"] > start_width)
-    assert len(t)                                   # wide positions were met and kept whole
-    chosen = buf["cards"][t, b, buf["idx"][t, b]]
-    assert (chosen >= 0).all() and (buf["idx"][t, b] < buf["count"][t, b]).all()
+    offered = []
+    step_index = env.step_index
+
+    def recording(idx):
+        offered.append((np.maximum(env.legal_card, 0), env.legal_captured.copy(), env.legal_count.copy()))
+        return step_index(idx)
+    monkeypatch.setattr(env, "step_index", recording)
+
+    def same(row, cards, captured, count):
+        w = cards.shape[1]
+        return (np.array_equal(row["cards"][:, :w], cards) and not row["cards"][:, w:].any()
+                and np.array_equal(row["captured"][:, :w], captured) and not row["captured"][:, w:].any()
+                and np.array_equal(row["count"], count))
+    widened_with_a_tail = widened_wide_positions = 0
+    for _ in range(6):
+        tail = {k: run.algo.tail[k].copy() for k in ("cards", "captured", "count", "on")}
+        start_width = env.legal_card.shape[1]
+        offered.clear()
+        buf = run.algo.rollout()
+        assert buf["cards"].shape[2] == env.legal_card.shape[1] and len(offered) == len(buf["count"]) - 1
+        for t, (cards, captured, count) in enumerate(offered, start=1):
+            assert same({k: buf[k][t] for k in ("cards", "captured", "count")}, cards, captured, count), t
+        assert same({k: buf[k][0] for k in ("cards", "captured", "count")},
+                    tail["cards"], tail["captured"], tail["count"])
+        if env.legal_card.shape[1] > start_width:
+            widened_with_a_tail += bool(tail["on"].any() and tail["count"].any())
+            t, b = np.nonzero(buf["count"] > start_width)
+            widened_wide_positions += len(t)
+            assert (buf["idx"][t, b] < buf["count"][t, b]).all()
+    assert widened_with_a_tail and widened_wide_positions      # both cases were met
     run.algo.learn(buf)
 
 
