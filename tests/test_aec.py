@@ -609,6 +609,42 @@ def test_render_text_hand_number_other_hands_and_hand_over():
     assert counted == ["player_3", "player_0", "player_1"]
 
 
+
+def test_render_text_is_each_seats_own_position():
+    """Every line of the text render, in positions where the seats' scores, hands, piles and
+    scope all differ (a review: a scope, a score or the dealer shown as seat 0's, or a fixed
+    deck count, passed, since the renders tested were at 0-0 with no scope)."""
+    from scopa_env.aec import render_text
+    from scopa_env.presets import rules_from_preset
+    g = Game(Rules(), seed=0).setup(hands=[["1C", "2C", "3C"], ["4C", "5C"]], table=["6C", "7S"],
+                                    piles=[["7D", "8D"], ["1D", "2S", "3S"]], scope=[1, 2],
+                                    deck=["9C", "10C", "9S"], dealer=1, scores=[4, 6])
+    assert render_text(g, 1).splitlines() == [
+        "Scopa to 11, classic | hand 1, dealer player_1",
+        "Scores: player_0 4, player_1 6",
+        "Table: 6C 7S",
+        "Deck: 3 cards left",
+        "player_1 hand: 4C 5C",
+        "player_0: 3 cards in hand",
+        "Captured: player_0 2 cards, 1 scope, player_1 3 cards, 2 scope",
+        "To move: player_0"]
+    p = Game(rules_from_preset("pairs"), seed=0).setup(
+        hands=[["1C", "2C"], ["4C"], ["3C", "5C"], ["6S"]], table=["6C"],
+        piles=[["7D"], ["1D", "2S"], ["3S", "4S", "5S"], []], scope=[0, 1, 2, 3],
+        deck=["9C", "10C"], dealer=0, scores=[3, 9])
+    assert render_text(p, 2).splitlines() == [
+        "Scopa to 21, players=4 | hand 1, dealer player_0",
+        "Scores: player_0 & player_2 3, player_1 & player_3 9",
+        "Table: 6C",
+        "Deck: 2 cards left",
+        "player_2 hand: 3C 5C",
+        "player_3: 1 cards in hand",
+        "player_0: 2 cards in hand",
+        "player_1: 1 cards in hand",
+        "Captured: player_0 1 cards, 0 scope, player_1 2 cards, 1 scope, player_2 3 cards, 2 scope, "
+        "player_3 0 cards, 3 scope",
+        "To move: player_1"]
+
 def test_each_agents_hand_score_is_its_own():
     """Every agent's info held the one hand_score list: a change to one agent's changed all of
     them (review). Equal, and each its own."""

@@ -155,6 +155,55 @@ def test_turn_screen_shows_what_the_issue_lists():
         assert part in text, part
 
 
+
+def screen_at(s, game) -> list[str]:
+    """The turn screen of `game`'s position, as play.py shows it, line by line."""
+    s.new_match()
+    s.game, s.out = game, io.StringIO()
+    s.show_state()
+    return s.out.getvalue().splitlines()
+
+
+def test_turn_screen_lines_are_each_seats_own():
+    """Every count on the screen is its own seat's (a review: the computer's line showing the
+    person's hand size or scope passed, since every screen tested had equal hands and no scope)."""
+    s, _, _ = session([])
+    g = Game(Rules(), seed=0).setup(hands=[["1C", "2C", "3C"], ["4C", "5C"]], table=["6C", "7S"],
+                                    piles=[["7D", "8D"], ["1D", "2S", "3S"]], scope=[1, 2],
+                                    deck=["9C", "10C", "9S"], dealer=1, scores=[4, 6])
+    assert screen_at(s, g) == [
+        "--- You 4 · Computer 6 (to 11) · hand 1, computer deals · deck 3 ---",
+        "Table:     6♥  7♠",
+        "Computer:  2 in hand · took 3 cards · 1 denaro · 0 sevens · 2 scope",
+        "You took:  2 cards · 2 denari · settebello · 1 seven · 1 scopa",
+        "Your hand: 1) 1♥   2) 2♥   3) 3♥"]
+
+
+def test_many_seat_screen_lines_are_each_seats_and_sides_own():
+    """With six players in three pairs: each side's score, each seat's hand, pile and scope, and
+    each side's pooled pile are its own (a review: side 0's score or pile on every side's line,
+    or one seat's scope on every seat's, passed: the screens tested were at 0-0, piles empty)."""
+    six = rules_from_preset("six-players")
+    s = play.PlaySession("random", six, 3, input_fn=Script([], io.StringIO()), output=io.StringIO())
+    g = Game(six, seed=0).setup(
+        hands=[["1C", "2C"], ["4C"], ["3C", "5C"], ["6S"], [], ["7C", "8C"]], table=["6C"],
+        piles=[["7D"], ["1D", "2S"], ["3S", "4S", "5S"], [], ["9D", "10D"], ["1S"]],
+        scope=[0, 1, 2, 3, 4, 5], deck=["9C", "10C"], dealer=5, scores=[3, 9, 14])
+    assert screen_at(s, g) == [
+        "--- Us: 3 · Side B: 9 · Side C: 14 (to 21) · hand 1, Opponent C2 deals · deck 2 ---",
+        "Table:     6♥",
+        "Opponent B1: 1 in hand · took 2 cards · 1 denaro · 0 sevens · 1 scopa",
+        "Opponent C1: 2 in hand · took 3 cards · 0 denari · 0 sevens · 2 scope",
+        "Partner:     1 in hand · took 0 cards · 0 denari · 0 sevens · 3 scope",
+        "Opponent B2: 0 in hand · took 2 cards · 2 denari · 0 sevens · 4 scope",
+        "Opponent C2: 2 in hand · took 1 card · 0 denari · 0 sevens · 5 scope",
+        "You took:    1 card · 1 denaro · settebello · 1 seven · 0 scope",
+        "  Us (you + partner) together: 1 card · 1 denaro · settebello · 1 seven · 3 scope",
+        "  Side B together: 4 cards · 3 denari · 0 sevens · 5 scope",
+        "  Side C together: 4 cards · 0 denari · 0 sevens · 7 scope",
+        "Your turn (then Opponent B1, Opponent C1, Partner, Opponent B2, Opponent C2).",
+        "Your hand: 1) 1♥   2) 2♥"]
+
 def hidden_cards_never_shown(s, out):
     """An input_fn for whole matches: at each of the person's prompts, no card another seat holds
     now is named on the screen since the last prompt (in the names the session shows), but those
@@ -602,6 +651,19 @@ def test_pairs_match_scores_each_side_and_partner_follows_the_level():
     header = text.split("Hand 1 score")[1].splitlines()[0]
     assert "Us" in header and "Them" in header
     assert "Match: Us: " in text and ("You and your partner win" in text or "They win" in text)
+    # each side's numbers in its own column, in a hand the sides score unequally (a review:
+    # every side's match total as side 0's, or the hand totals reversed, passed)
+    g = Game(rules.replace(target=21), seed=0).setup(
+        hands=[["1B"], ["2B"], ["9B"], ["4B"]], table=["10S"],
+        piles=[["7D", "1D", "2D", "3D", "4D", "5D", "6D"], ["8S"], ["7C", "7S", "1C", "2C", "3C", "4C"], ["9S"]],
+        scope=[1, 0, 2, 0], deck=[], dealer=3, scores=[5, 8], last_capturer=0)
+    s, out, _ = session(["1", "q"], seed=8, opponent="easy", rules=rules.replace(target=21))
+    run_from(s, g)
+    lines, block = s.game.hand_score(), out.getvalue().split("Hand 1 score")[1]
+    total_row = next(line for line in block.splitlines() if "hand total" in line)
+    assert total_row.split()[2:] == [str(ln["total"]) for ln in lines] and lines[0]["total"] != lines[1]["total"]
+    assert f"Match: Us: {s.game.scores[0]}, Them: {s.game.scores[1]} (to 21)" in block
+    assert s.game.scores[0] != s.game.scores[1]
     s2, _, _ = session(["l", "normal", "q"], seed=1, rules=rules)
     s2.run()
     assert {type(a).__name__ for a in s2.agents.values()} == {"NormalAgent"}
