@@ -457,8 +457,8 @@ def test_scopa_is_announced():
     assert "1 scopa" in out.getvalue()
 
 
-def end_position(scores=(0, 0)) -> Game:
-    g = Game(Rules(napola=True), seed=0)
+def end_position(scores=(0, 0), rules=None) -> Game:
+    g = Game(rules or Rules(napola=True), seed=0)
     # last two plays of a hand: you take 7C with 7B, the computer lays 5C, the table goes to you
     return g.setup(hands=[["7B"], ["5C"]], table=["7C", "9S"],
                    piles=[["1D", "2D", "3D", "4D", "7D", "6D", "7S", "1C"], ["8D", "10C", "2S"]],
@@ -480,6 +480,10 @@ def test_end_of_hand_scoring_line_by_line():
     assert total_row.split()[2:4] == [str(lines[0]["total"]), str(lines[1]["total"])]
     assert f"Match: you {s.game.scores[0]}, computer {s.game.scores[1]} (to 11)" in text
     assert "Enter for the next hand" in text
+    # each side's detail in its own place (a review: the denari or primiera detail reversed passed)
+    for label, detail in (("cards", "(12 - 3)"), ("denari", "(6 - 1)"), ("primiera", "(84 - none)")):
+        row = next(line for line in block.splitlines() if line.strip().startswith(label))
+        assert row.endswith("   " + detail), row
 
 
 def test_enter_goes_on_to_the_next_hand():
@@ -664,6 +668,11 @@ def test_pairs_match_scores_each_side_and_partner_follows_the_level():
     assert total_row.split()[2:] == [str(ln["total"]) for ln in lines] and lines[0]["total"] != lines[1]["total"]
     assert f"Match: Us: {s.game.scores[0]}, Them: {s.game.scores[1]} (to 21)" in block
     assert s.game.scores[0] != s.game.scores[1]
+    # the details are the sides' pooled piles, and the napola's row is left out while it is off
+    for label, detail in (("cards", "(18 - 2)"), ("denari", "(7 - 0)"), ("primiera", "(79 - none)")):
+        row = next(line for line in block.splitlines() if line.strip().startswith(label))
+        assert row.endswith("   " + detail), row
+    assert "  napola " not in block
     s2, _, _ = session(["l", "normal", "q"], seed=1, rules=rules)
     s2.run()
     assert {type(a).__name__ for a in s2.agents.values()} == {"NormalAgent"}
@@ -690,6 +699,101 @@ def test_three_players_new_deal_count_and_who_takes_the_table_left():
                                           last_capturer=capturer))
         assert f"Cards left on the table (1♣  2♣  9♣  10♠) go to Computer {capturer}." in out.getvalue()
         assert len(s.game.pile(capturer)) == 5
+
+
+def test_many_seat_lines_of_a_match():
+    """Lines the 3-6 player screens write apart from the 2-player ones (a review: each could go
+    wrong unseen): the hand's banner names the dealer and the first to play, the table dealt is
+    shown when another seat plays first, a 3-player win is the person's alone, and a pairs
+    napoleone is 'We took'; and escoba's dealer sweep names no joker."""
+    r3 = Rules(players=3)
+    s, out, _ = session(["q"], seed=0, rules=r3)       # Computer 1 deals, Computer 2 leads
+    s.run()
+    text = out.getvalue()
+    assert "--- Hand 1: Computer 1 deals, Computer 2 plays first ---" in text
+    assert text.index("Table dealt: 1♦  5♦  9♣  10♣") > text.index("--- Hand 1:")
+    s, out, _ = session(["q"], seed=2, rules=rules_from_preset("six-players"))
+    s.run()
+    assert "--- Hand 1: Partner deals, Opponent B2 plays first ---" in out.getvalue()
+    # escoba has no joker: its dealer's sweep names no card "as a 7"
+    s, out, _ = session(["q"], seed=203, opponent="easy", rules=rules_from_preset("escoba"))
+    s.run()
+    assert "The table dealt (6♠  7♥  8♠  9♥) sums to 30: the computer takes it, 2 scope." in out.getvalue()
+    g = Game(r3, seed=0).setup(hands=[["7B"], ["2C"], ["3S"]], table=["7C"],
+                               piles=[["1D", "2D", "3D", "4D", "5D", "6D", "7D"], ["8S"], ["9S"]],
+                               dealer=2, scores=[10, 3, 4], last_capturer=0)
+    s, out, _ = session(["1", "n"], seed=8, opponent="easy", rules=r3)
+    run_from(s, g)
+    assert "*** You win the match with 15 (Computer 1: 3, Computer 2: 4)! ***" in out.getvalue()
+    pairs = rules_from_preset("pairs").replace(napoleone="ten")
+    denari = [f"{r}D" for r in range(1, 11)]
+    g = Game(pairs, seed=0).setup(hands=[["1B"], ["2B"], ["9B"], ["4B"]], table=["10S"],
+                                  piles=[denari, ["8S"], ["7C"], ["9S"]], dealer=3, last_capturer=0)
+    s, out, _ = session(["1", "q"], seed=8, opponent="easy", rules=pairs)
+    run_from(s, g)
+    assert "Napoleone: We took all ten denari." in out.getvalue()
+
+
+def shown_cards_and_the_joker_said(s, out):
+    """An input_fn for whole matches: at each of the person's turns, every computer seat's line
+    says the cards it showed with a hand bonus and still holds, and the joker's line is there
+    while the joker holds another value on the table or in the person's hand."""
+    from scopa_env.cards import parse_card
+    joker = parse_card("7C")
+    state = {"seen": 0, "shown": 0, "joker": 0}
+
+    def answer(prompt: str) -> str:
+        text, state["seen"] = out.getvalue()[state["seen"]:], len(out.getvalue())
+        if prompt.startswith("Your play") or prompt.startswith("Your turn"):
+            screen, g = text[text.rindex("\n--- "):], s.game
+            for seat in range(1, g.n_players):
+                line = next(ln for ln in screen.splitlines() if ln.startswith(s.seat_name(seat) + ":"))
+                assert ("(shown: " in line) == bool(g.shown(seat)), (seat, line)
+                state["shown"] += bool(g.shown(seat))
+            told = g.joker_value() != 7 and (joker in g.table or joker in g.hand(0))
+            assert ("captures as" in screen) == told, screen
+            state["joker"] += told
+        return "n" if prompt.startswith("New match?") else "1"
+    return answer, state
+
+
+@pytest.mark.parametrize("rules", [rules_from_preset("cirulla").replace(players=3, target=21),
+                                   rules_from_preset("cirulla-pairs").replace(target=21),
+                                   rules_from_preset("cirulla").replace(target=21)])
+def test_screens_say_the_cards_shown_and_the_jokers_value(rules):
+    """cirulla with 2, 3 and 4 players (a review: with 3 or more, dropping a seat's shown cards or
+    the joker's line from the screen passed; only the 2-player screen was read), and who shows
+    what: the partner's bonus is the partner's (it was said as an opponent's unseen)."""
+    out = io.StringIO()
+    s = play.PlaySession("easy", rules, 1, output=out)
+    s.input_fn, state = shown_cards_and_the_joker_said(s, out)
+    assert s.run() == 0 and s.game.match_over
+    assert state["shown"] and (state["joker"] or rules.players != 3)   # seed 1: a joker told with 3
+    if rules.players == 4:
+        assert ("Partner shows 2♣  6♥  7♥ (three cards summing to 9 or less, the 7♥ as an ace): 3 points."
+                in out.getvalue())
+
+
+def test_two_player_lines_a_review_found_unread():
+    """The table left goes to 'the computer' (not 'Computer'), a laid card 'stays on the table',
+    the napola is marked on the status line, a capotto is not said when the target ended the
+    match, and a 2-card hand is 'you hold 2 cards'."""
+    g = Game(Rules(), seed=0).setup(hands=[["2B"], ["5C"]], table=["7C", "9S"], piles=[["1D"], ["8D"]],
+                                    dealer=1, last_capturer=1)
+    s, out, _ = session(["1", "q"], seed=8, opponent="easy")
+    run_from(s, g)
+    text = out.getvalue()
+    assert "Cards left on the table (2♣  5♥  7♥  9♠) go to the computer." in text
+    assert "Computer played 5♥ (stays on the table)" in text
+    s, _, _ = session([], rules=Rules(napola=True))
+    assert screen_at(s, Game(Rules(napola=True), seed=0))[0].endswith(" · deck 30 · napola ---")
+    capotto = Rules(napola=True, capotto=2, target=8)
+    s, out, _ = session(["1", "q"], rules=capotto)
+    run_from(s, end_position(rules=capotto))
+    assert s.game.match_over and s.game.scores == [8, 0] and "Capotto" not in out.getvalue()
+    s, out, _ = session(["1", "9", "q"], seed=3)       # seed 3: the person plays first
+    s.run()
+    assert "you hold 2 cards: type 1-2" in out.getvalue()
 
 def test_three_players_and_scopa_d_assi_play_a_whole_match():
     """A whole match of each (the computer's ace taking the table: the next test but one)."""
@@ -1165,6 +1269,27 @@ def test_cirulla_bonuses_and_the_joker_are_said():
     assert "  grande  " in text and "  hand bonus  " in text
     # beside the grande the napola is the piccola, its name in cirulla (review, 2026-12-07)
     assert "  piccola  " in text and "  napola  " not in text
+    # the napoleone wins the match under cirulla: no score row for it (a review: shown as 0 0)
+    assert "  napoleone " not in text
+    bonuses_said_add_up(text)
+
+
+def bonuses_said_add_up(text: str) -> None:
+    """Each hand's declared bonuses, as said ("You show ...: 3 points."), add up to its score
+    table's hand bonus row, each side in its column (a review: a bonus said with the running
+    total, or none said after the first hand, passed)."""
+    said_hands = 0
+    parts = re.split(r"^Hand \d+ score.*$", text, flags=re.M)   # [play of hand 1, table 1 + play of hand 2, ...]
+    for k in range(1, len(parts)):
+        played = parts[k - 1] if k == 1 else parts[k - 1].split("\nMatch:", 1)[1]
+        table = parts[k].split("\nMatch:", 1)[0]
+        row = next(line for line in table.splitlines() if line.strip().startswith("hand bonus"))
+        points = [int(n) for n in row.split()[2:]]
+        said = re.findall(r"^(You show|Computer shows) .*\): (\d+) points\.$", played, re.M)
+        for side, who in enumerate(("You show", "Computer shows")):
+            assert sum(int(n) for w, n in said if w == who) == points[side], (who, row, said)
+        said_hands += bool(said)
+    assert said_hands >= 2
 
 
 def test_the_joker_in_the_dealers_sweep_is_named():
