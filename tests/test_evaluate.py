@@ -1894,6 +1894,10 @@ def test_round_robin_cross_table_reads_row_against_column(tmp_path, capsys):
             if line.startswith(("random ", "easy ")) and "%" in line}       # the cross table's rows
     assert f"({r['points_per_hand']:+.2f})" in rows["random"]
     assert f"({-r['points_per_hand']:+.2f})" in rows["easy"]
+    # the win rate is the row's too (a review: the column's rate beside the row's points passed)
+    assert f"{100 * r['wins'] / r['matches']:.1f}% (" in rows["random"]
+    assert f"{100 * (r['matches'] - r['wins']) / r['matches']:.1f}% (" in rows["easy"]
+    assert r["wins"] != r["matches"] - r["wins"]
     # the layout, and the Elo lines' whole-number bounds; the JSON's Elo list in the specs'
     # order (a mutation review, 2026-12-05)
     lines = table.splitlines()
@@ -1904,6 +1908,26 @@ def test_round_robin_cross_table_reads_row_against_column(tmp_path, capsys):
     assert all(re.fullmatch(r"(easy|random) +[+-]\d+  \[[+-]\d+, [+-]\d+\]", line) for line in elo_lines), elo_lines
     assert [e["agent"] for e in json.loads(out.read_text())["elo"]] == ["random", "easy"]
 
+
+
+def test_evaluate_says_what_it_wrote_and_names_the_partner_and_rules_in_its_scheme(tmp_path, capsys):
+    """The closing lines count the records written (every opponent's matches, not --matches) and
+    name the --json file; the scheme names the --partner, in the header and in the JSON alike;
+    the header names the preset and what --rule changed (a review: each went unseen)."""
+    evaluate = _evaluate_module()
+    rec, res = tmp_path / "r.jsonl", tmp_path / "r.json"
+    assert evaluate.main(["--agent", "easy", "--opponent", "random", "--opponent", "normal",
+                          "--matches", "2", "--record", str(rec), "--json", str(res)]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith(f"wrote 4 game records to {rec}\nwrote {res}\n")
+    assert len(rec.read_text().splitlines()) == 4
+    assert evaluate.main(["--rules", "scopone", "--rule", "fewest_cards=true", "--agent", "easy",
+                          "--partner", "random", "--opponent", "random", "--matches", "2",
+                          "--json", str(res)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    data = json.loads(res.read_text())
+    assert "partner random;" in data["scheme"] and first.startswith("agent easy: " + data["scheme"])
+    assert "rules scopone (" in first and ", changed by --rule: fewest_cards=true" in first
 
 def test_evaluate_renames_nothing_until_all_outputs_are_finished(tmp_path, monkeypatch):
     """Outputs are renamed over their targets only when all are complete: --json failing leaves

@@ -1777,6 +1777,17 @@ def test_export_never_replaces_a_runs_resumable_checkpoint(tmp_path, capsys):
     assert "optimizer" in checkpoint.load(other)
 
 
+
+def test_export_says_what_it_wrote_its_size_and_its_source(tmp_path, capsys):
+    """'wrote OUT (N.N MB) from SRC', the size the file's in megabytes (a review: a size in kB
+    called MB, or the output named as its source, passed)."""
+    Run(tiny_cfg(tmp_path, run_name="ex"), log=lambda *_: None).save()
+    src, out = str(tmp_path / "ck" / "ex" / "latest.pt"), tmp_path / "agent.pt"
+    r = run_main(capsys, "--export", src, str(out))
+    m = re.fullmatch(rf"wrote {re.escape(str(out))} \((\d+\.\d) MB\) from {re.escape(src)}\n", r.stdout)
+    assert r.returncode == 0 and m, r.stdout
+    assert float(m[1]) == round(out.stat().st_size / 1e6, 1)
+
 def test_export_refuses_a_checkpoint_that_changes_while_it_reads(tmp_path, capsys, monkeypatch):
     """--export reads the checkpoint, then builds its agent from the file again: a run saving
     latest.pt between the two reads had one network checked and another written. A second read

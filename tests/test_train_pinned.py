@@ -941,7 +941,8 @@ def test_the_first_line_and_the_final_tables_title_give_the_steps_and_whole_seco
     said = []
     Run(cfg(tmp_path, run_name="o", total_steps=1000, final_matches=2, final_opponents=("random",)),
         log=said.append).train()
-    assert any(s.startswith("run o: dmc, 1,000 steps, logs in ") for s in said), said
+    # the two folders each in its place (a review: swapped, they passed)
+    assert f"run o: dmc, 1,000 steps, logs in {tmp_path / 'runs' / 'o'}, checkpoints in {tmp_path / 'ck' / 'o'}" in said, said
     title = next(s for s in said if s.startswith("Final evaluation")).splitlines()[0]
     assert re.fullmatch(r"Final evaluation of o \(1,024 steps; duplicate deals, \d+ s\):", title), title
 

@@ -378,6 +378,15 @@ def test_ppo_keeps_moves_when_the_env_widens_its_legal_arrays(tmp_path, monkeypa
     run.algo.learn(buf)
 
 
+
+def test_the_rounding_notice_counts_sides_not_seats(tmp_path):
+    """Scopone has 4 seats in 2 sides: 3 matches are played as 4, 'a multiple of the 2 sides'
+    (a review: the seats' count passed, the tests having only games where the two agree)."""
+    said = []
+    Run(tiny_cfg(tmp_path, rules="scopone", run_name="sc", total_steps=512, eval_every=512,
+                 eval_matches=3, eval_opponents=("random",)), log=said.append).train()
+    assert "eval_matches 3 is played as 4 (a multiple of the 2 sides: each deal once per side)" in said, said
+
 def test_resume_takes_the_runs_own_rules_given_as_a_preset_and_an_option(tmp_path):
     """README: a key given with the value the run has is accepted on resume. `--rules napola
     --set rules.target=31` on a run of those rules was refused, each key compared alone
