@@ -108,6 +108,15 @@ def test_a_run_whose_stdout_reader_goes_says_it_stopped(tmp_path):
     for args in (["--resume", "piped", "--print-config"], ["--list-rules"]):
         _, code, err = _reader_goes_after_one_line(tmp_path, *args)
         assert code == 0 and err == "", (args, err)
+    # stopped before its first checkpoint (the first evaluation's line comes before its best.pt
+    # and latest.pt), it says there is nothing to resume (a review: 'intact' here passed)
+    line, code, err = _reader_goes_after_one_line(
+        tmp_path, "--total-steps", "200000", "--num-envs", "16", "--rollout-steps", "32", "--hidden", "32",
+        "--eval-every", "512", "--eval-matches", "2", "--eval-opponents", "random", "--checkpoint-every", "0",
+        "--torch-threads", "1", "--run-name", "piped-early")
+    assert code == 1 and err == ("train.py: standard output was closed (its reader has gone): the run "
+                                 "stopped; no checkpoint was written yet (nothing to resume)\n"), (line, code, err)
+    assert not (tmp_path / "checkpoints" / "piped-early" / "latest.pt").exists()
 
 
 def test_checkpoint_round_trip_and_learned_agent(tmp_path):
