@@ -170,9 +170,10 @@ ROW_SIZE = 9
 MAX_HANDS = 100_000
 
 
-# nogil on the search kernels hard calls from Python (here and agents/_exact.py exact_values_any): play.py's
-# notice of a slow move runs on a timer thread, which a kernel holding the GIL kept waiting
-# until the move was made (review). They touch only the arrays they are given.
+# nogil on the search kernels hard calls from Python (here and agents/_exact.py
+# exact_values_any): play.py's notice of a slow move runs on a timer thread, which a kernel
+# holding the GIL kept waiting until the move was made (review). They touch only the arrays
+# they are given.
 @njit(cache=True, nogil=True)
 def hand_weights(base, unseen, h, rows, nrows, w, eps, beta, hands, w_normal, w_easy, w_soft):
     """Every opponent hand of h cards from the `unseen` cards (build_base's base and mask), written to

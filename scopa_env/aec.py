@@ -34,8 +34,9 @@ and actions replay the same games; later resets without a seed draw from that ge
 any seed is given the generator takes OS entropy, as every PettingZoo/Gymnasium env does.
 
 Observations are {"observation": int8 vector (scopa_env/observation.py; 291 values with two
-players, 374 under cirulla's hand bonuses), "action_mask": int8[n_actions] (the rules' action table, scopa_env/actions.py)}; the
-mask is the engine's legal moves for the agent to move and all zeros for the other agents.
+players, 374 under cirulla's hand bonuses), "action_mask": int8[n_actions] (the rules' action
+table, scopa_env/actions.py)}; the mask is the engine's legal moves for the agent to move and
+all zeros for the other agents.
 """
 from __future__ import annotations
 

@@ -1,10 +1,10 @@
 """Gymnasium environment `Scopa-v0`: one learner, every other seat played by built-in agents.
 
 The learner sees its own observation vector (scopa_env/observation.py: int8[291] with two
-players, 374 under cirulla's hand bonuses); the legal moves come as `info["action_mask"]` and from `action_masks()` (the
-sb3-contrib convention), int8[n_actions] over the rules' action table. The other seats play
-their moves inside `step()` until it is the learner's turn again or the episode is over, so the
-reward of a step includes what happened on their moves.
+players, 374 under cirulla's hand bonuses); the legal moves come as `info["action_mask"]` and
+from `action_masks()` (the sb3-contrib convention), int8[n_actions] over the rules' action
+table. The other seats play their moves inside `step()` until it is the learner's turn again or
+the episode is over, so the reward of a step includes what happened on their moves.
 
 Options:
 - `rules` (a Rules object or a preset name; default classic), `napola`, `target`, `episode`,

@@ -3,7 +3,7 @@
 Built by a compiled kernel straight from the state array, and only from what that player has
 seen: its own hand, the table, every pile, the cards each player has played this hand, and
 public counts (and, under cirulla's hand bonuses, the cards a declared bonus showed: below).
-The other hands (a partner's too) and the deck order never reach it, so two
+Any other card of the other hands (a partner's too) and the deck order never reach it, so two
 states that differ only in hidden cards give the same vector (a test proves it). Every agent
 decides from this vector and the action mask alone.
 
