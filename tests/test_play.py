@@ -184,7 +184,7 @@ def test_many_seat_screen_lines_are_each_seats_and_sides_own():
     each side's pooled pile are its own (a review: side 0's score or pile on every side's line,
     or one seat's scope on every seat's, passed: the screens tested were at 0-0, piles empty)."""
     six = rules_from_preset("six-players")
-    s = play.PlaySession("random", six, 3, input_fn=Script([], io.StringIO()), output=io.StringIO())
+    s, _, _ = session([], rules=six)
     g = Game(six, seed=0).setup(
         hands=[["1C", "2C"], ["4C"], ["3C", "5C"], ["6S"], [], ["7C", "8C"]], table=["6C"],
         piles=[["7D"], ["1D", "2S"], ["3S", "4S", "5S"], [], ["9D", "10D"], ["1S"]],
