@@ -84,12 +84,14 @@ def fsync_calls(monkeypatch):
 def fifo(tmp_path):
     """A FIFO at tmp_path/NAME (call with the name). Opening one to read waits for a writer
     forever (one to write, for a reader), so a check that let it through would hang the suite:
-    after 60 s SIGALRM fails the test instead (the blocked open is interrupted by the alarm's
-    exception)."""
+    after 300 s SIGALRM fails the test instead (the blocked open is interrupted by the alarm's
+    exception). The alarm covers the whole test, whose slowest takes about 12 s here: 300 leaves
+    room for a loaded machine (review), and is still half of pytest-timeout's 600, whose timer
+    this alarm replaces."""
     def boom(signum, frame):
-        raise RuntimeError("a FIFO was opened: the check let it through (SIGALRM after 60 s)")
+        raise RuntimeError("a FIFO was opened: the check let it through (SIGALRM after 300 s)")
     old = signal.signal(signal.SIGALRM, boom)
-    signal.alarm(60)
+    signal.alarm(300)
 
     def make(name: str) -> Path:
         path = tmp_path / name

@@ -325,7 +325,7 @@ def test_a_deal_is_played_once_per_side_with_the_same_cards():
 # ---- evaluate.py ----------------------------------------------------------------------------
 def run_cli(*args):
     return subprocess.run([sys.executable, str(ROOT / "evaluate.py"), *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=120)
+                          text=True, cwd=ROOT, timeout=300)
 
 
 def test_cli_rules_smoke(tmp_path):

@@ -98,7 +98,7 @@ CASES = [
 
 def run(script, args, cwd):
     return subprocess.run([sys.executable, str(BENCH / script), *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=60)
+                          text=True, cwd=cwd, timeout=300)
 
 
 @pytest.mark.parametrize("script", sorted(p.name for p in BENCH.glob("*.py") if not p.name.startswith("_")))

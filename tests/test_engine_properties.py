@@ -276,7 +276,7 @@ def test_simulate_out_dash_writes_standard_output(tmp_path):
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
     p.stdout.readline()
     p.stdout.close()
-    assert p.wait(timeout=120) == 0 and p.stderr.read() == b""
+    assert p.wait(timeout=300) == 0 and p.stderr.read() == b""
 
 
 def test_simulate_failure_or_ctrl_c_keeps_the_old_file(tmp_path, monkeypatch, capsys):
@@ -1083,7 +1083,7 @@ def test_the_temporary_kernel_folder_is_removed_at_exit(tmp_path):
         "print(tmp)\n")
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["PYTHONPATH"] = str(ROOT)
-    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300,
                        cwd=ROOT)
     assert p.returncode == 0, p.stderr
     tmp = p.stdout.strip().splitlines()[-1]

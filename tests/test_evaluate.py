@@ -425,7 +425,7 @@ def test_workers_stopped_mid_write_leave_nothing_waiting():
 # ---- the command line ----------------------------------------------------------------------
 def run_cli(*args, cwd=ROOT):
     return subprocess.run([sys.executable, str(ROOT / "evaluate.py"), *args], capture_output=True,
-                          text=True, cwd=cwd, timeout=120)
+                          text=True, cwd=cwd, timeout=300)
 
 
 def test_record_refuses_two_agents_it_would_name_alike(tmp_path):
@@ -791,7 +791,7 @@ def test_cli_outputs_to_stdout_through_a_pipe():
     assert p.returncode == 0, p.stderr
     assert sum(line.startswith('{"format"') for line in p.stdout.splitlines()) == 2
     p = subprocess.run([sys.executable, "-m", "scopa_env.simulate", "--matches", "2", "--seed", "1", "--out",
-                        "/dev/stdout"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+                        "/dev/stdout"], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert p.returncode == 0, p.stderr
     assert sum(line.startswith('{"format"') for line in p.stdout.splitlines()) == 2
 
@@ -829,7 +829,7 @@ def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, sig, cold, tmp_path)
             os.killpg(p.pid, signal.SIGINT)
         else:
             os.kill(p.pid, signal.SIGTERM)
-        _, err = p.communicate(timeout=120)     # a compile under way ends first
+        _, err = p.communicate(timeout=300)     # a compile under way ends first
     finally:
         if p.poll() is None:
             os.killpg(p.pid, signal.SIGKILL)
@@ -1092,14 +1092,14 @@ def test_an_output_named_like_a_level_is_no_checkpoint(tmp_path):
     (tmp_path / "random").write_text("")
     p = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--agent", "easy", "--opponent",
                         "random", "--matches", "2", "--record", "random"], capture_output=True,
-                       text=True, cwd=tmp_path, timeout=120)
+                       text=True, cwd=tmp_path, timeout=300)
     assert p.returncode == 0, p.stderr
     assert len((tmp_path / "random").read_text().splitlines()) == 2
     ckpt = tmp_path / "x.pt"
     ckpt.write_text("")
     p = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--agent", "x.pt", "--opponent",
                         "random", "--matches", "2", "--json", "x.pt"], capture_output=True,
-                       text=True, cwd=tmp_path, timeout=120)
+                       text=True, cwd=tmp_path, timeout=300)
     assert p.returncode == 2 and "is the checkpoint of the agent x.pt" in p.stderr
 
 
@@ -1964,11 +1964,11 @@ def test_records_and_pool_files_with_a_key_twice_and_names_no_encoding_holds(tmp
     env = {**os.environ, "PYTHONIOENCODING": "utf-8"}        # strict: surrogates not allowed
     p = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--agent", "easy:name=\udcff",
                         "--opponent", "random", "--matches", "2", "--record", str(rec), "--json", str(out)],
-                       capture_output=True, text=True, cwd=ROOT, timeout=120, env=env, errors="surrogateescape")
+                       capture_output=True, text=True, cwd=ROOT, timeout=300, env=env, errors="surrogateescape")
     assert p.returncode == 0 and "Traceback" not in p.stderr and "\\udcff" in p.stdout, p.stderr
     rec2.write_text(rec.read_text())
     p = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "paired.py"), str(rec), str(rec2)],
-                       capture_output=True, text=True, cwd=ROOT, timeout=120, env=env)
+                       capture_output=True, text=True, cwd=ROOT, timeout=300, env=env)
     assert p.returncode == 0 and "A " in p.stdout and "\\udcff won" in p.stdout, p.stderr
     assert records.replay_file(str(rec)) == 2
     rec2.write_text(rec.read_text().replace("{", '{"winner": 0, ', 1))
@@ -2018,7 +2018,7 @@ def test_a_name_of_other_bytes_is_written_back_as_typed_under_a_utf8_locale():
     env = {**os.environ, "PYTHONUTF8": "1"}
     env.pop("PYTHONIOENCODING", None)
     p = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--agent", "easy:name=A\udcffB",
-                        "--opponent", "random", "--matches", "2"], capture_output=True, cwd=ROOT, timeout=120, env=env)
+                        "--opponent", "random", "--matches", "2"], capture_output=True, cwd=ROOT, timeout=300, env=env)
     assert p.returncode == 0 and b"name=A\xffB:" in p.stdout, p.stderr
 
 
@@ -2027,10 +2027,10 @@ def test_evaluate_and_train_run_with_standard_output_closed(tmp_path):
     line-buffering set-up read it); now the run's files are written and print() writes nothing."""
     out = tmp_path / "o.json"
     p = subprocess.run(["bash", "-c", f'"{sys.executable}" evaluate.py --agent easy --opponent random '
-                        f'--matches 2 --json "{out}" >&-'], capture_output=True, text=True, cwd=ROOT, timeout=120)
+                        f'--matches 2 --json "{out}" >&-'], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert p.returncode == 0 and "Traceback" not in p.stderr and json.loads(out.read_text())["results"], p.stderr
     p = subprocess.run(["bash", "-c", f'"{sys.executable}" train.py --print-config >&-'], capture_output=True,
-                       text=True, cwd=ROOT, timeout=120)
+                       text=True, cwd=ROOT, timeout=300)
     assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
 
 

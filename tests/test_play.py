@@ -5,6 +5,7 @@ import importlib.util
 import io
 import os
 import re
+import select
 import signal
 import subprocess
 import sys
@@ -89,7 +90,7 @@ def test_full_match_subprocess_stdin():
     """The README command with scripted stdin: a whole match, the winner, the offer, clean EOF."""
     feed = "1\n" * 600
     r = subprocess.run([sys.executable, "play.py", "--opponent", "random", "--seed", "7"],
-                       input=feed, capture_output=True, text=True, cwd=ROOT, timeout=120,
+                       input=feed, capture_output=True, text=True, cwd=ROOT, timeout=300,
                        env={**os.environ, "PYTHONIOENCODING": "utf-8"})
     assert r.returncode == 0, r.stderr
     assert r.stderr == ""
@@ -108,7 +109,7 @@ def test_subprocess_new_match_yes_then_quit():
     # the '1's left over after the match end answer the offer ("answer y or n"), then 'y'
     r = subprocess.run([sys.executable, "play.py", "--opponent", "random", "--seed", "11",
                         "--target", "1", "--napola"],
-                       input=feed, capture_output=True, text=True, cwd=ROOT, timeout=120,
+                       input=feed, capture_output=True, text=True, cwd=ROOT, timeout=300,
                        env={**os.environ, "PYTHONIOENCODING": "utf-8"})
     assert r.returncode == 0, r.stderr
     assert "(seed 11)" in r.stdout and "(seed 12)" in r.stdout
@@ -118,7 +119,7 @@ def test_subprocess_new_match_yes_then_quit():
 def test_subprocess_bad_options_one_line_exit_2():
     for args in (["--opponent", "no-such-level"], ["--opponent", "missing.pt"],
                  ["--target", "0"], ["--seed", "-1"]):
-        r = subprocess.run([sys.executable, "play.py", *args], input="", capture_output=True, text=True, cwd=ROOT, timeout=60)
+        r = subprocess.run([sys.executable, "play.py", *args], input="", capture_output=True, text=True, cwd=ROOT, timeout=300)
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert r.stderr.startswith("play.py: ") and r.stderr.count("\n") == 1, r.stderr
         assert "Traceback" not in r.stderr
@@ -129,10 +130,18 @@ def test_subprocess_ctrl_c_exits_cleanly():
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          cwd=ROOT, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
     seen = b""
-    deadline = time.time() + 60
-    while b"Your play" not in seen and time.time() < deadline:
-        seen += os.read(p.stdout.fileno(), 4096)
-    assert b"Your play" in seen
+    deadline = time.monotonic() + 300   # a first start compiles the kernels (a minute loaded)
+    while b"Your play" not in seen and time.monotonic() < deadline:
+        # waits at most a second, so the deadline holds when play.py says nothing (review)
+        if select.select([p.stdout], [], [], 1.0)[0]:
+            data = os.read(p.stdout.fileno(), 4096)
+            if not data:        # it exited before its prompt: the assertion below says so
+                break
+            seen += data
+    if b"Your play" not in seen:
+        p.kill()
+        _, err = p.communicate()
+        pytest.fail(f"no prompt from play.py: {seen[-300:]!r} {err[-300:]!r}")
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=30)
     assert p.returncode == 0
@@ -568,7 +577,7 @@ def test_main_reports_bad_opponent(capsys):
 
 def test_terminal_without_suit_symbols_falls_back_to_italian_names():
     r = subprocess.run([sys.executable, "play.py", "--opponent", "random", "--seed", "1"],
-                       input="d\n1\nq\n", capture_output=True, text=True, cwd=ROOT, timeout=60,
+                       input="d\n1\nq\n", capture_output=True, text=True, cwd=ROOT, timeout=300,
                        env={**os.environ, "PYTHONIOENCODING": "ascii"}, encoding="ascii",
                        errors="replace")
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
@@ -829,7 +838,7 @@ def test_without_torch_the_clis_say_what_to_install(tmp_path):
     def run(script, *argv, stdin=""):
         code = block.format(argv=[script, *argv], script=str(root / script))
         return subprocess.run([sys.executable, "-c", code], cwd=root, input=stdin, text=True,
-                              capture_output=True, timeout=120)
+                              capture_output=True, timeout=300)
 
     r = run("play.py", "--seed", "1", stdin="q\n")
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
@@ -885,9 +894,6 @@ def test_the_thinking_notice_shows_during_a_long_search(monkeypatch):
 
     g = Game(Rules(), seed=4)
     hard.act(g.observation(g.to_move))                       # compiled before the timed move
-    t0 = time.perf_counter()
-    hard.act(g.observation(g.to_move))
-    move = time.perf_counter() - t0                          # this machine's time for the move
     s, out, _ = session(["q"], seed=4)                       # seed 4: the computer plays first
     s.agents = {1: Watched()}
     notice = s._thinking_notice
@@ -896,11 +902,14 @@ def test_the_thinking_notice_shows_during_a_long_search(monkeypatch):
         times["notice"] = time.perf_counter()
         notice()
     s._thinking_notice = timed_notice
-    monkeypatch.setattr(play, "THINKING_NOTICE_S", move / 5)
+    monkeypatch.setattr(play, "THINKING_NOTICE_S", 0.05)
     s.run()
     assert play.THINKING in out.getvalue()
-    # held back, it came a fraction of a millisecond before the search's end
-    assert times["notice"] < times["end"] - move / 3, (times, move)
+    # held back, it came a fraction of a millisecond before the search's end; judged against
+    # the same move's own time (a second move timed apart from it can take half as long on a
+    # loaded machine: review), so load only lengthens the move and widens the margin
+    move = times["end"] - times["start"]
+    assert times["notice"] - times["start"] < move / 2, (times, move)
 
 
 def test_the_screen_is_flushed_before_the_computer_thinks():
@@ -960,7 +969,7 @@ def test_quitting_after_a_computer_move_exits_cleanly():
     for _ in range(6):     # the output to /dev/null, where it aborted (into a pipe it rarely did)
         r = subprocess.run([sys.executable, "play.py", "--seed", "7"], input="1\n?\nq\n",
                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
-                           timeout=120, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+                           timeout=300, env={**os.environ, "PYTHONIOENCODING": "utf-8"})
         assert r.returncode == 0 and r.stderr == "", (r.returncode, r.stderr)
 
 
@@ -1007,7 +1016,7 @@ def test_lines_the_terminal_cannot_decode_are_answered_not_a_crash():
     assert "could not read that line" in out.getvalue()
     for data, encoding in ((b"7\xe2\x99\xa6\nq\n", "ascii"), (b"\xff\nq\n", "utf-8")):
         r = subprocess.run([sys.executable, "play.py", "--opponent", "easy", "--seed", "3"],
-                           input=data, capture_output=True, cwd=ROOT, timeout=120,
+                           input=data, capture_output=True, cwd=ROOT, timeout=300,
                            env={**os.environ, "PYTHONIOENCODING": encoding})
         assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
 
@@ -1209,7 +1218,7 @@ def test_free_capture_choice_to_lay_the_card_says_so():
 def test_closed_standard_stream_is_one_error(redirect):
     r = subprocess.run(f"{sys.executable} play.py --opponent easy --seed 1 {redirect}", shell=True,
                        cwd=ROOT, capture_output=redirect == "<&-", stderr=subprocess.PIPE
-                       if redirect == ">&-" else None, timeout=120, text=True)
+                       if redirect == ">&-" else None, timeout=300, text=True)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert f"standard {'input' if redirect == '<&-' else 'output'} is closed" in r.stderr
 

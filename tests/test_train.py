@@ -935,10 +935,10 @@ def test_killed_training_leaves_a_loadable_checkpoint_and_resumes(tmp_path):
         start_mtime = latest.stat().st_mtime_ns if latest.exists() else 0
         proc = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *extra, *args], cwd=tmp_path,
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + 300
         while not (latest.exists() and latest.stat().st_mtime_ns != start_mtime):
             assert proc.poll() is None, proc.stderr.read().decode()
-            assert time.monotonic() < deadline, "no checkpoint written in 120 s"
+            assert time.monotonic() < deadline, "no checkpoint written in 300 s"
             time.sleep(0.02)
         time.sleep(delay)
         os.kill(proc.pid, signal.SIGKILL)
@@ -1914,7 +1914,7 @@ def test_a_checkpoint_with_changed_bytes_is_refused_by_its_checksum(tmp_path, ca
         checkpoint.load(bad)
     _one_line_error(run_main(capsys, "--resume", str(bad)), "flipped.pt' is damaged")
     r = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--agent", str(bad), "--opponent",
-                        "random", "--matches", "2"], capture_output=True, text=True, timeout=120)
+                        "random", "--matches", "2"], capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "is damaged" in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
     for change in ({"counters": dict(good["counters"], steps=good["counters"]["steps"] + 1)},
                    {"checksum": torch.zeros(2)}, {"checksum": "sha256:0"}):
@@ -2831,9 +2831,15 @@ def test_a_read_only_run_folder_is_refused_before_training(tmp_path):
     before = sorted(p.name for p in folder.iterdir())
     cmd = [sys.executable, str(ROOT / "train.py"), "--resume", "ro"]
     if os.geteuid() == 0:
+        drop = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner"]
         if shutil.which("setpriv") is None:
             pytest.skip("root without setpriv: a read-only folder cannot be made")
-        cmd = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", *cmd]
+        # a container without CAP_SETPCAP refuses the bounding set itself (review): not the
+        # code under test failing, so a skip, told apart from it by a run of `true` first
+        probe = subprocess.run([*drop, "true"], capture_output=True, text=True, timeout=60)
+        if probe.returncode != 0:
+            pytest.skip(f"setpriv cannot drop capabilities here: {probe.stderr.strip()}")
+        cmd = [*drop, *cmd]
     folder.chmod(0o555)
     try:
         r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)

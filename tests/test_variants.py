@@ -1037,17 +1037,17 @@ def test_rule_flag_in_the_three_scripts(tmp_path):
                          "--out", str(tmp_path / "r.jsonl")]}
     for name, argv in runs.items():
         r = subprocess.run([sys.executable, *argv, "--rule", "fewest=true"], capture_output=True, text=True,
-                           cwd=tmp_path, timeout=120, input="q\n")
+                           cwd=tmp_path, timeout=300, input="q\n")
         assert r.returncode == 2 and "Traceback" not in r.stderr, (name, r.stderr)
         assert r.stderr.count("\n") == 1 and "--rule 'fewest=true': unknown rules option 'fewest'" in r.stderr, \
             (name, r.stderr)
     r = subprocess.run([sys.executable, *runs["simulate"], "--rules", "quindici-both", "--rule", "fewest_cards=true"],
-                       capture_output=True, text=True, cwd=tmp_path, timeout=120)
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stderr
     for line in (tmp_path / "r.jsonl").read_text().splitlines():
         assert Rules.from_dict(json.loads(line)["rules"]) == PRESETS["quindici-both"].rules.replace(fewest_cards=True)
     r = subprocess.run([sys.executable, *runs["play.py"], "--rule", "primiera=veneto"], capture_output=True,
-                       text=True, cwd=tmp_path, timeout=120, input="q\n")
+                       text=True, cwd=tmp_path, timeout=300, input="q\n")
     assert r.returncode == 0 and "primiera=veneto" in r.stdout, (r.stdout, r.stderr)
 
 
