@@ -1,6 +1,6 @@
 """Decision time of the hard level (target: median <= 5 ms, 99th percentile <= 20 ms, one core).
 
-    python benchmarks/bench_hard.py [--matches 20] [--seed 0] [--budget N] [--worlds N] [--rules PRESET]
+    python benchmarks/bench_hard.py [--matches 20] [--seed 0] [--budget N | --worlds N] [--rules PRESET]
         [--infer]
 
 Plays hard against normal (seats alternating) and times every hard decision, and every normal

@@ -141,7 +141,7 @@ def _deal(index: int) -> list[list[MatchResult]]:
 def main(argv=None) -> int:
     p = parser(__file__, __doc__)
     p.add_argument("--opponent", default="easy", help="the opponent's spec (easy, normal, hard, ...)")
-    p.add_argument("--matches", type=int, default=300, help="matches per agent (even)")
+    p.add_argument("--matches", type=int, default=300, help="matches per agent (even, at least 4: two deals)")
     p.add_argument("--seed", type=seed_arg, default=11)
     p.add_argument("--budget", type=positive_int, default=9000, help="the search's plies per decision")
     p.add_argument("--workers", type=positive_int, default=2)

@@ -1,7 +1,7 @@
 """What margin per hand a match win rate needs: the measured hands, resampled into matches.
 
     python benchmarks/match_margin.py --agent checkpoints/scopa-default.pt --opponent easy \
-        [--matches 400] [--seed 0] [--shifts 0,0.25,0.5,0.75,1]
+        [--matches 400] [--seed 0] [--shifts 0,0.25,0.5,0.75,1] [--workers 1] [--samples 40000]
 
 Plays the matches (duplicate deals, seats swapped, as evaluate.py does), keeps every hand's
 points (agent, opponent), and prints the measured match win rate and points per hand. Then it
