@@ -165,7 +165,7 @@ def test_bench_engine_baseline_is_the_other_checkout(tmp_path):
     core_py.write_text(text.replace("seed ^ 0x5DEECE66D", "seed ^ 0x5DEECE66E"))
     r = subprocess.run([sys.executable, str(BENCH / "bench_engine.py"), "--baseline", str(other),
                         "--hands", "500", "--repeats", "1"], capture_output=True, text=True,
-                       cwd=tmp_path, timeout=240)
+                       cwd=tmp_path, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "same hands    : NO: the two engines played different hands" in r.stdout
 
@@ -480,7 +480,7 @@ def test_paired_reads_what_evaluate_records(tmp_path):
     for name, agent in (("a.jsonl", "easy"), ("b.jsonl", "normal")):
         r = subprocess.run([sys.executable, str(BENCH.parent / "evaluate.py"), "--agent", agent, "--opponent",
                             "random", "--matches", "4", "--record", name, "--json", name + ".json"],
-                           capture_output=True, text=True, cwd=tmp_path, timeout=240)
+                           capture_output=True, text=True, cwd=tmp_path, timeout=300)
         assert r.returncode == 0, r.stderr
     r = run("paired.py", ["a.jsonl", "b.jsonl"], tmp_path)
     assert r.returncode == 0, r.stderr

@@ -289,7 +289,7 @@ def test_a_worker_that_cannot_start_raises_as_one_worker_does():
     out (review: the call hung). The worker's first task now raises what its start raised."""
     from isolated import run_isolated
 
-    lines = run_isolated(WORKER_FAILS, 120, "evaluate with a failing worker start").splitlines()
+    lines = run_isolated(WORKER_FAILS, 300, "evaluate with a failing worker start").splitlines()
     said = {tuple(line.split(" ", 2)[:2]): line.split(" ", 2)[2] for line in lines if line[:1] in "12"}
     for case in ("partner", "own"):
         assert said[("2", case)] == said[("1", case)], (case, said)
@@ -416,7 +416,7 @@ def test_workers_stopped_mid_write_leave_nothing_waiting():
     error comes with its traceback text as the cause; the error raised is the first chunk's,
     whichever came first (Pool's imap kept that order; review)."""
     from isolated import run_isolated
-    out = run_isolated(MID_WRITE, 120, "closing workers, one of them mid-write").splitlines()
+    out = run_isolated(MID_WRITE, 300, "closing workers, one of them mid-write").splitlines()
     assert out[0] == "closed True [-15, -15]", out
     assert out[1] == "ValueError: negative count | cause: WorkerTraceback", out
     assert out[2] == "first chunk's error: ZeroDivisionError", out
@@ -1379,7 +1379,7 @@ def test_a_script_without_the_main_guard_gets_an_error_not_endless_workers(tmp_p
     for guard in ("", "if __name__ == '__main__':\n    "):
         script = tmp_path / "s.py"
         script.write_text(body.format(root=str(ROOT), guard=guard))
-        code, out, err = run_in_session([str(script)], 120, f"evaluate(workers=2) "
+        code, out, err = run_in_session([str(script)], 300, f"evaluate(workers=2) "
                                         f"{'with' if guard else 'without'} the guard", cwd=tmp_path)
         if guard:
             assert code == 0 and out.startswith("rate "), err
@@ -1422,7 +1422,7 @@ def test_a_killed_worker_is_one_error_without_a_traceback(tmp_path):
     from isolated import run_in_session
     script = tmp_path / "k.py"
     script.write_text(KILLED_WORKER)
-    code, out, err = run_in_session([str(script)], 120, "evaluate with a killed worker", cwd=tmp_path,
+    code, out, err = run_in_session([str(script)], 300, "evaluate with a killed worker", cwd=tmp_path,
                                     env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert code == 0, err
     assert out == ("ScopaError: a worker process was killed (signal 9) and its deals were lost; run "
@@ -1655,7 +1655,7 @@ def test_worker_errors_are_raised_as_one_worker_raises_them():
     worker; an error whose class cannot be rebuilt comes back as its text; agents that cannot be
     pickled are one ScopaError naming workers=1."""
     from isolated import run_isolated
-    out = run_isolated(WORKER_ERRORS, 180, "evaluate with workers that raise")
+    out = run_isolated(WORKER_ERRORS, 300, "evaluate with workers that raise")
     said = {line.split(" ", 1)[0]: line for line in out.splitlines()}
     assert said["clean"] == "clean [0, 0]"
     for w in (1, 2):
@@ -2087,7 +2087,7 @@ if __name__ == "__main__":
 def test_a_worker_that_exits_0_mid_run_died_it_was_not_killed():
     """Exit code 0 is a process that ended, not a signal: 'killed (signal 0)' was wrong."""
     from isolated import run_isolated
-    out = run_isolated(WORKER_EXITS, 120, "a worker calling sys.exit(0)")
+    out = run_isolated(WORKER_EXITS, 300, "a worker calling sys.exit(0)")
     assert "said: a worker process died as it ran (exit code 0)" in out and "signal" not in out, out
 
 
@@ -2129,7 +2129,7 @@ def test_workers_ignore_ctrl_c_a_dead_one_is_named_and_an_error_stops_the_handin
     error raised was the same either way)."""
     from isolated import run_in_session
     code, out, _ = run_in_session(["-c", WORKER_LIVES, str(tmp_path / "mark"), str(tmp_path / "go")],
-                                  120, "workers that die or fail", stderr=subprocess.STDOUT)
+                                  300, "workers that die or fail", stderr=subprocess.STDOUT)
     assert code == 0, out
     lines = out.splitlines()
     assert lines[0] == "ignored: [True]", out

@@ -298,8 +298,8 @@ def test_forked_workers_with_a_learned_opponent_do_not_hang():
     one thread (scopa_env/__init__.py)."""
     from isolated import run_isolated
 
-    assert "stepped" in run_isolated(ASYNC_LEARNED, 120, "async make_vec with a learned opponent")
-    assert "results [0, 1]" in run_isolated(TORCH_FIRST, 120, "a fork Pool after the parent's torch work")
+    assert "stepped" in run_isolated(ASYNC_LEARNED, 300, "async make_vec with a learned opponent")
+    assert "results [0, 1]" in run_isolated(TORCH_FIRST, 300, "a fork Pool after the parent's torch work")
 
 
 def test_make_vec_end_of_episode_masks_as_the_readme_says():

@@ -906,8 +906,8 @@ def test_the_thinking_notice_shows_during_a_long_search(monkeypatch):
     s.run()
     assert play.THINKING in out.getvalue()
     # held back, it came a fraction of a millisecond before the search's end; judged against
-    # the same move's own time (a second move timed apart from it can take half as long on a
-    # loaded machine: review), so load only lengthens the move and widens the margin
+    # the same move's own time (a move timed apart from it, which load slowed, once took twice
+    # as long as the move under test: review), so load only lengthens the move and widens the margin
     move = times["end"] - times["start"]
     assert times["notice"] - times["start"] < move / 2, (times, move)
 
