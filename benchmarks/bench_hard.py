@@ -1,7 +1,7 @@
 """Decision time of the hard level (target: median <= 5 ms, 99th percentile <= 20 ms, one core).
 
-    python benchmarks/bench_hard.py [--matches 20] [--seed 0] [--budget N | --worlds N] [--rules PRESET]
-        [--infer]
+    python benchmarks/bench_hard.py [--matches 20] [--seed 0] [--budget N | --worlds N]
+        [--rules PRESET] [--infer]
 
 Plays hard against normal (seats alternating) and times every hard decision, and every normal
 decision beside it. With --rules (a preset, default classic) the seats alternate hard, normal,
