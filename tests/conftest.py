@@ -14,9 +14,8 @@ sys.path.insert(0, str(Path(__file__).parent.parent))
 # four files stopped collection with "No module named 'torch'" and no test ran (review)
 # (looked up, not imported: train.py sets torch's threads before its import)
 def pytest_configure(config):
-    if os.environ.get("HYPOTHESIS_PROFILE", "suite") not in PROFILES:
-        raise pytest.UsageError(f"HYPOTHESIS_PROFILE must be {' or '.join(PROFILES)}, got "
-                                f"{os.environ['HYPOTHESIS_PROFILE']!r}")
+    if _profile not in PROFILES:     # read below, where the profile is loaded
+        raise pytest.UsageError(f"HYPOTHESIS_PROFILE must be {' or '.join(PROFILES)}, got {_profile!r}")
     missing = [name for name in ("torch", "tensorboard") if importlib.util.find_spec(name) is None]
     if missing:
         raise pytest.UsageError(f"the tests need the training extras ({' and '.join(missing)} not "

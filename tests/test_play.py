@@ -135,7 +135,7 @@ def test_subprocess_ctrl_c_exits_cleanly():
         # waits at most a second, so the deadline holds when play.py says nothing (review)
         if select.select([p.stdout], [], [], 1.0)[0]:
             data = os.read(p.stdout.fileno(), 4096)
-            if not data:        # it exited before its prompt: the assertion below says so
+            if not data:        # it exited before its prompt: the failure below says so
                 break
             seen += data
     if b"Your play" not in seen:
