@@ -15,12 +15,14 @@ the README's tables give the network alone, `PATH.pt:count_last=0`, too): once t
 the unseen cards are exactly the opponent's hand, so nothing is hidden any more; with at most
 `count_last` cards left in the two hands the agent plays the rest of the deal exactly (alpha-beta
 to the hand's score, the solver the normal level uses for its last 4 cards, agents/_rollout.py).
-6 solves the whole last deal (300 matches against normal: +0.13 points per hand without, +0.47
-with). It is a perfect-information endgame, not a search over hidden cards. As for the
-hard level, when a hand can decide the match (a score within 7 of the target) the solver plays
-for the match (win, then points) rather than for the hand's points. The solver knows the classic
-2-player game (napola and target may vary): for other rules (more players, variant captures or
-scoring) count_last > 0 is a ScopaError, not silently ignored.
+6 solves the whole last deal (300 matches against normal, with the 60M-step network of an earlier
+version: +0.13 points per hand without, +0.47 with; with the shipped 169M one the gain is +0.19,
+docs/experiments.md, "Settings, and longer training"). It is a perfect-information endgame, not
+a search over hidden cards. As for the hard level, when a hand can decide the match (a score
+within 7 of the target) the solver plays for the match (win, then points) rather than for the
+hand's points. The solver knows the classic 2-player game (napola and target may vary): for
+other rules (more players, variant captures or scoring) count_last > 0 is a ScopaError, not
+silently ignored.
 
 `search` (default 0 = off; the classic 2-player game only): until the deck is empty, blend the
 network's scores with the hard level's determinized Monte Carlo with opponent modelling (hard
@@ -47,7 +49,8 @@ MATCH_EQUITY below): once a hand can decide the match, the chance of winning it 
 counted out from measured hand scores against each of the inference's opponent models, weighed
 by the model weights (agents/_equity.py), instead of the levels' guess from the score difference
 (docs/experiments.md, "Match equity").
-A decision costs a few milliseconds (median 3.7 ms on this 2-core machine against hard's 2.7 ms).
+A decision costs a few milliseconds (median 3.7 ms on this 2-core machine against hard's 2.7 ms,
+measured 2026-11-30; the README's bench_hard run of 2026-12-05 gives hard 2.99 ms).
 Off by default: training evaluates with the network alone. Measured in docs/experiments.md
 ("Opponent modelling").
 """
