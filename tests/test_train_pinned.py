@@ -601,14 +601,16 @@ def test_max_minutes_counts_this_leg_only(tmp_path):
 
 
 class FakeTime:
-    """time.time() advancing `step` seconds a call (0: only when a test moves `now`); the rest
-    of the time module as it is."""
+    """time.time() and time.monotonic() (the training clock) advancing `step` seconds a call
+    (0: only when a test moves `now`); the rest of the time module as it is."""
     def __init__(self, step=10.0):
         self.now, self.step = 1_000_000.0, step
 
     def time(self):
         self.now += self.step
         return self.now
+
+    monotonic = time
 
     def __getattr__(self, name):
         return getattr(_time, name)
@@ -624,6 +626,26 @@ def test_max_minutes_is_minutes_and_a_time_stop_still_evaluates(tmp_path, monkey
     # fewer than the 4 of the budget; a seconds-for-minutes mistake stops after the first
     assert 512 < run.counters["steps"] < 2048
     assert calls == [run.counters["steps"]] and list(results) == ["random"]   # the final table
+
+
+def test_a_wall_clock_jump_does_not_end_a_time_limited_run(tmp_path, monkeypatch):
+    """--max-minutes counts on the monotonic clock: on the wall clock a suspended laptop or an
+    NTP step of an hour stopped a 55-minute run at its next iteration (review). Here the wall
+    clock jumps an hour at each reading; the run trains to its step budget."""
+    class Jumping(FakeTime):
+        def time(self):
+            self.now += 3600.0
+            return self.now
+
+        def monotonic(self):
+            return _time.monotonic()
+    monkeypatch.setattr(loop, "time", Jumping())
+    said = []
+    run = Run(cfg(tmp_path, run_name="j", max_minutes=55.0), log=said.append)
+    run.train()
+    assert run.counters["steps"] == 2048
+    assert run.counters["elapsed_s"] < 600, run.counters
+    assert "(step budget)" in next(x for x in said if x.startswith("trained ")), said
 
 
 def _clocked(monkeypatch, run, seconds=2.0):

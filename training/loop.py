@@ -669,7 +669,9 @@ class Run:
         if not bar.disable and log is print:
             # a line printed under a live bar landed on the bar's own line
             self.log = lambda *a, **k: bar.write(" ".join(map(str, a)))
-        start, start_elapsed, leg_start = time.time(), c["elapsed_s"], c["steps"]
+        # durations on the monotonic clock: the wall clock jumps with a suspend or an NTP step,
+        # which stopped a --max-minutes run at once (or pushed SPS to 1e12 going back: review)
+        start, start_elapsed, leg_start = time.monotonic(), c["elapsed_s"], c["steps"]
         stopped_by_time = False
         end = cfg.total_steps if stop_at is None else min(stop_at, cfg.total_steps)
         if c["steps"] >= end:      # a resume past its budget: say so rather than seem to train
@@ -677,15 +679,15 @@ class Run:
             self.log(f"nothing to train: the run is at {c['steps']:,} steps, {limit} is {end:,}")
         try:
             while c["steps"] < end:
-                t0 = time.time()
+                t0 = time.monotonic()
                 stats = self.algo.iterate()
                 done = self.algo.steps - c["steps"]
                 c["steps"] = self.algo.steps
                 c["iterations"] += 1
-                c["elapsed_s"] = start_elapsed + time.time() - start
+                c["elapsed_s"] = start_elapsed + time.monotonic() - start
                 # the last iteration overshoots total_steps: tqdm then dropped the % and ETA
                 bar.update(max(0, min(done, bar.total - bar.n)))
-                writer.add_scalar("charts/SPS", done / max(time.time() - t0, 1e-9), c["steps"])
+                writer.add_scalar("charts/SPS", done / max(time.monotonic() - t0, 1e-9), c["steps"])
                 for k, v in stats.items():
                     writer.add_scalar(k, v, c["steps"])
                 # both schedules advance before anything is saved: a checkpoint written here
@@ -706,7 +708,7 @@ class Run:
         finally:
             bar.close()
             self.log = log
-        c["elapsed_s"] = start_elapsed + time.time() - start
+        c["elapsed_s"] = start_elapsed + time.monotonic() - start
         self.save()
         # the budget is spent when the steps reach it, whichever limit stopped the loop (an
         # iteration crossing --stop-at and total_steps at once skipped the final evaluation)
@@ -730,7 +732,7 @@ class Run:
             return results
         if cfg.final_matches and cfg.final_opponents:
             from .evaluation import format_table
-            t0 = time.time()
+            t0 = time.monotonic()
             results = self.evaluate(cfg.final_opponents, cfg.final_matches)
             # tags of their own: a periodic evaluation (other matches) is often at this step. A
             # resume of a finished run evaluates again and adds its points at the same step
@@ -738,7 +740,7 @@ class Run:
                 writer.add_scalar(f"final/win_rate_vs_{opp}", r["win_rate"], c["steps"])
                 writer.add_scalar(f"final/points_per_hand_vs_{opp}", r["points_per_hand"], c["steps"])
             self.log(format_table(results, f"Final evaluation of {self.name} ({c['steps']:,} steps; "
-                                           f"duplicate deals, {time.time() - t0:.0f} s):"))
+                                           f"duplicate deals, {time.monotonic() - t0:.0f} s):"))
         writer.close()
         return results
 
