@@ -15,6 +15,7 @@ All I/O goes through `PlaySession(input_fn, output)`, which is how the tests dri
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import secrets
 import sys
@@ -142,6 +143,26 @@ DEFAULT_SEARCH = 9000      # the shipped agent plays with search (its strongest,
 THINKING_NOTICE_S: float | None = 1.5
 THINKING = "(the computer is thinking; the first game after an install also compiles the engine, about a minute)"
 THINKING_AGAIN = "(the computer is thinking)"      # the notices after the first
+# the same wait before the first screen: building the computer players compiles the kernels
+# they use on a first start, which left the terminal blank for 13 to 28 s (a timing review)
+LOADING = "(getting the computer players ready; the first game after an install compiles the engine, about a minute)"
+
+
+@contextlib.contextmanager
+def notice_if_slow(notice: Callable[[], None]):
+    """Calls `notice` from a timer thread if the block is still running after THINKING_NOTICE_S
+    seconds (never when it is None); the timer is over when the block is."""
+    timer = None
+    if THINKING_NOTICE_S is not None:
+        timer = threading.Timer(THINKING_NOTICE_S, notice)
+        timer.daemon = True
+        timer.start()
+    try:
+        yield
+    finally:
+        if timer is not None:
+            timer.cancel()
+            timer.join()    # a timer thread still alive at exit aborted the process (134)
 
 
 def default_opponent() -> str:
@@ -305,13 +326,14 @@ class PlaySession:
             raise ScopaError(f"a partner plays only in pairs (4 or 6 players); these rules have "
                              f"{rules.players} players")
         self.partner = partner          # None: the same level as the opponents
-        self.agents = self.make_agents(opponent, partner, rules, seed)  # ScopaError: a bad spec
+        self._first_think = True     # the first slow-computer notice also mentions compiling
+        with notice_if_slow(self._loading_notice):
+            self.agents = self.make_agents(opponent, partner, rules, seed)  # ScopaError: a bad spec
         self.actions = action_table(rules)
         self.next_seed = seed
         self.italian = italian
         self.game: Game | None = None
         self.log: list[str] = []    # what happened since the person last saw the table
-        self._first_think = True     # the first thinking notice also mentions compiling
 
     # ---- seats ---------------------------------------------------------------------------
     @staticmethod
@@ -580,20 +602,20 @@ class PlaySession:
         except OSError:
             pass
 
+    def _loading_notice(self) -> None:
+        """The notice of slow start-up (the computer players being built), from its timer
+        thread; it has said why, so a later thinking notice is the short one."""
+        try:
+            self.say(LOADING)
+            self._first_think = False
+        except OSError:
+            pass
+
     def computer_turn(self) -> None:
         self.flush_log()     # the person's own move first: the thinking notice printed above it
         seat = self.game.to_move
-        timer = None
-        if THINKING_NOTICE_S is not None:
-            timer = threading.Timer(THINKING_NOTICE_S, self._thinking_notice)
-            timer.daemon = True
-            timer.start()
-        try:
+        with notice_if_slow(self._thinking_notice):
             action = self.agents[seat].act(self.game.observation(seat))
-        finally:
-            if timer is not None:
-                timer.cancel()
-                timer.join()    # a timer thread still alive at exit aborted the process (134)
         try:
             card, captured = self.actions.decode(action, table=self.game.table)
             move = self.game.resolve(card, captured)

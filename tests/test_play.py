@@ -875,6 +875,32 @@ def test_slow_computer_move_says_so(monkeypatch):
     assert play.THINKING not in out.getvalue()
 
 
+def test_a_slow_start_says_so_before_the_first_screen(monkeypatch):
+    """Building the computer players compiles the kernels they use on a first start: the
+    terminal stayed blank for 13 to 28 s before any line (a timing review). A slow build says
+    why; the first thinking notice after it is then the short one. A quick build says nothing."""
+    def slow_agent(spec, rules, seed):
+        time.sleep(0.3)
+        return RandomAgent(rules, seed)
+
+    class Slow(RandomAgent):
+        def act(self, observation):
+            time.sleep(0.3)
+            return super().act(observation)
+
+    monkeypatch.setattr(play, "THINKING_NOTICE_S", 0.05)
+    monkeypatch.setattr(play, "make_agent", slow_agent)
+    s, out, _ = session(["q"], seed=4)          # seed 4: the computer plays first
+    assert out.getvalue() == play.LOADING + "\n"
+    s.agents = {1: Slow(Rules(), 0)}
+    s.run()
+    assert play.THINKING_AGAIN in out.getvalue() and play.THINKING not in out.getvalue()
+    monkeypatch.undo()
+    monkeypatch.setattr(play, "THINKING_NOTICE_S", 5.0)
+    s, out, _ = session(["q"], seed=4)
+    assert out.getvalue() == ""
+
+
 def test_the_thinking_notice_shows_during_a_long_search(monkeypatch):
     """The notice is printed by a timer thread, which the hard level's compiled search kept
     waiting (it held the GIL) until the search was over: at 100,000 worlds it came after ten
