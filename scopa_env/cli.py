@@ -149,11 +149,12 @@ def run_main(main, prog: str | None = None) -> int:
 def compiles_whole():
     """While the block runs, Ctrl-C and SIGTERM wait for a kernel numba is compiling (its first
     call: about a minute for them all after an install or an update) and act once it is done
-    (0.8 to 3.8 s later in evaluate.py's first match). Raised inside the compile, they left numba
-    half done (a review interrupted evaluate.py's first match on a cold cache: 8 of 110 runs
-    went wrong): a traceback ('RuntimeError: no compiled object yet'), the interrupt swallowed
-    ('Exception ignored on calling ctypes callback function') and the run going on, or a
-    segmentation fault. Each compile runs under scopa_env.atomic.deferred_interrupts (a
+    (0.8 to 3.8 s later in evaluate.py's first match on an idle machine; a timing review saw 26 s
+    for hard's search kernel with a busy job beside it, the wait silent). Raised inside the
+    compile, they left numba half done (a review interrupted evaluate.py's first match on a cold
+    cache: 8 of 110 runs went wrong): a traceback ('RuntimeError: no compiled object yet'), the
+    interrupt swallowed ('Exception ignored on calling ctypes callback function') and the run
+    going on, or a segmentation fault. Each compile runs under scopa_env.atomic.deferred_interrupts (a
     compile nested in another waits for the outer one); the main thread only, as signals."""
     try:
         from numba.core.dispatcher import Dispatcher
@@ -262,9 +263,14 @@ def quiet_stdout() -> None:
     """stdout pointed at /dev/null: Python's last flush of what it still holds is quiet."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
         os.dup2(devnull, sys.stdout.fileno())
     except OSError:
         pass
+    finally:
+        os.close(devnull)   # dup2 made its copy: each call left one descriptor open (review)
 
 
 def rules_hint(error: Exception) -> str:
