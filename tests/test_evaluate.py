@@ -839,6 +839,53 @@ def test_cli_ctrl_c_is_one_line_and_writes_nothing(workers, sig, cold, tmp_path)
     assert sorted(x.name for x in tmp_path.iterdir() if x.name != "numba") == ["games.jsonl", "out.json"]
 
 
+def test_workers_end_with_a_killed_parent():
+    """kill -9 (or the OOM killer) of evaluate.py: its workers went on computing their chunk of
+    deals, both cores busy for minutes with heavy agents, noticing only at their next read of the
+    pipe (a leak review). On Linux the kernel now ends them with the parent (_die_with_parent)."""
+    import os
+    import signal
+    import time
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the kernel's parent-death signal is Linux's")
+    p = subprocess.Popen([sys.executable, str(ROOT / "evaluate.py"), "--agent", "hard:worlds=5000",
+                          "--opponent", "normal", "--matches", "64", "--workers", "2"],
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT,
+                         start_new_session=True)
+
+    def group():    # the live processes of the run's session but the parent (zombies left out)
+        alive = []
+        for pid in os.listdir("/proc"):
+            try:
+                stat = (Path("/proc") / pid / "stat").read_text()
+            except (OSError, ValueError):
+                continue
+            fields = stat.rsplit(")", 1)[1].split()      # state, ppid, pgrp, session, ...
+            if pid.isdigit() and int(fields[3]) == p.pid and int(pid) != p.pid and fields[0] != "Z":
+                alive.append(int(pid))
+        return alive
+    try:
+        while "win rate" not in p.stdout.readline():      # the header: the workers are started
+            assert p.poll() is None
+        deadline = time.monotonic() + 60
+        while len(group()) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert len(group()) >= 2, "the workers did not start"
+        time.sleep(1.0)                                 # into their first chunk of deals
+        os.kill(p.pid, signal.SIGKILL)
+        p.wait()
+        deadline = time.monotonic() + 10
+        while group() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert group() == []
+    finally:
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        p.stdout.close()
+
+
 @pytest.mark.parametrize("damage,field", [
     (b"\x00\xff\xfe random bytes \x80", "not UTF-8"),
     (b'{"agent": "\xe9"}', "not UTF-8"),
