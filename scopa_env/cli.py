@@ -154,8 +154,9 @@ def compiles_whole():
     compile, they left numba half done (a review interrupted evaluate.py's first match on a cold
     cache: 8 of 110 runs went wrong): a traceback ('RuntimeError: no compiled object yet'), the
     interrupt swallowed ('Exception ignored on calling ctypes callback function') and the run
-    going on, or a segmentation fault. Each compile runs under scopa_env.atomic.deferred_interrupts (a
-    compile nested in another waits for the outer one); the main thread only, as signals."""
+    going on, or a segmentation fault. Each compile runs under
+    scopa_env.atomic.deferred_interrupts (a compile nested in another waits for the outer one);
+    the main thread only, as signals."""
     try:
         from numba.core.dispatcher import Dispatcher
     except ImportError:         # no numba: nothing compiles

@@ -65,7 +65,8 @@ class TrainConfig:
     """Stop after this many minutes of training even if the step budget is not spent
     (0 = no limit; finite): minutes of this leg, the train.py command, on the monotonic clock,
     from the start of training, its periodic evaluations and saves included (and on a first run
-    the kernel compiles they wait for), checked after each iteration (a resumed run's earlier legs do not count; a value given to a resume stays in the run's config for later resumes,
+    the kernel compiles they wait for), checked after each iteration (a resumed run's earlier
+    legs do not count; a value given to a resume stays in the run's config for later resumes,
     as every setting does). When it triggers, the run is no longer reproducible from its seed."""
     rules: Rules = Rules()
     """The rules trained for: a preset name, a [rules] table of Rules options, or a preset plus

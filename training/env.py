@@ -72,7 +72,8 @@ def migrate_v1_states(old: np.ndarray) -> np.ndarray:
     return new
 
 
-# the layout from the variants to cirulla's options (until 2026-12-02): a 32-slot header, 9-slot lines
+# the layout from the variants to cirulla's options (until 2026-12-02): a 32-slot header,
+# 9-slot lines
 V2_HEADER, V2_NLINES = 32, 9
 V2_LINES = V2_HEADER + 5 * V1_MAXP
 V2_DECK = V2_LINES + V1_MAXP * V2_NLINES
