@@ -283,8 +283,13 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
     workers = min(workers, pairs)       # a process per deal at most: more would have nothing to do
     if workers <= 1:
         _init_worker(agent, opponent, rules, seed, record, partner)
-        for i in range(pairs):
-            deal_done(_run_pair(i))
+        try:
+            for i in range(pairs):
+                deal_done(_run_pair(i))
+        finally:
+            # the lineup (a learned agent, its copies, their search's tables) stayed referenced
+            # here until the next call, held for the life of a Python session (review)
+            _WORKER.clear()
         return out
     # The workers play with exactly the parent's agents (they reach them pickled) and give the
     # same numbers as one worker. Ctrl-C reaches the workers too (one process group): they ignore

@@ -1737,6 +1737,29 @@ def test_on_record_takes_the_records_as_deals_finish_and_keeps_none(workers):
     assert all(r.record is None for r in run_pairs("easy", "random", 2, 5, on_record=lambda r: None))
 
 
+def test_one_process_lets_go_of_its_lineup_however_the_run_ends():
+    """run_pairs in one process kept the last lineup (agents, their copies, a search's tables)
+    referenced until the next call, for the life of a Python session (review); also when a deal
+    raised."""
+    import gc
+    import weakref
+    from agents import arena
+    agent = make_agent("easy")
+    gone = weakref.ref(agent)
+    arena.run_pairs(agent, "random", 2, 5)
+    assert arena._WORKER == {}
+    del agent
+    gc.collect()
+    assert gone() is None
+
+    class Fails(RandomAgent):
+        def act(self, observation):
+            raise RuntimeError("a move failed")
+    with pytest.raises(RuntimeError, match="^a move failed$"):
+        arena.run_pairs(Fails(), "random", 2, 5)
+    assert arena._WORKER == {}
+
+
 def test_on_record_refuses_what_is_not_a_function_and_record_true_beside_it():
     with pytest.raises(ScopaError, match="on_record must be a function"):
         evaluate("easy", "random", 2, on_record=[])
