@@ -184,6 +184,28 @@ def test_the_config_text_is_logged_at_each_start_at_the_runs_step(tmp_path):
     assert all(e.tensor_proto.string_val[0].decode().startswith('```toml\nalgo = "dmc"\n') for e in texts)
 
 
+def test_a_run_that_fails_leaves_no_tensorboard_writer_running(tmp_path):
+    """Run.train() raising (here from a training step) closed its TensorBoard writer only on the
+    ways it returned: each failed run in a Python session left the writer's thread and its
+    events file open (review). The thread ends and the events written are whole on disk."""
+    import threading
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    def writers():
+        return [t for t in threading.enumerate() if type(t).__name__ == "_AsyncWriterThread"]
+    before = writers()
+    run = Run(tiny_cfg(tmp_path, run_name="fails"), log=lambda *_: None)
+
+    def broken():
+        raise RuntimeError("a step failed")
+    run.algo.iterate = broken
+    with pytest.raises(RuntimeError, match="^a step failed$"):
+        run.train()
+    assert writers() == before
+    texts = EventAccumulator(str(tmp_path / "runs" / "fails")).Reload().Tensors("config/text_summary")
+    assert [e.step for e in texts] == [0]
+
+
 def test_ppo_resume_keeps_each_games_pool_opponent(tmp_path):
     """Which pool snapshot each game plays is saved (algo_state 'opponent'); in the tiny run above
     the snapshots and the policy are alike enough that a resume which forgot it still ended equal

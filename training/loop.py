@@ -623,8 +623,6 @@ class Run:
             self.release_folder()
 
     def _train(self, stop_at: int | None) -> dict:
-        from tqdm import tqdm
-
         cfg, c = self.cfg, self.counters
         # a resumed run may follow a process killed after its last checkpoint, whose logs went
         # past it: TensorBoard drops the events after the checkpoint's step, which this process
@@ -638,6 +636,20 @@ class Run:
         others = not self.resumed and not earlier and any(logs.glob("events.out.tfevents.*"))
         writer = TensorBoardLog(logs, purge_step=c["steps"] + 1 if self.resumed else
                                 (0 if earlier else None))
+        try:
+            return self._train_logged(stop_at, writer, logs, earlier, others)
+        finally:
+            # a run that raised (a failed checkpoint write, an interrupt, an error in a step)
+            # left the writer's thread running and its events file open: one of each per failed
+            # Run.train() in a Python session (review); closed quietly here, the error raised is
+            # the run's own (a writer closed on the way out is closed again at no cost)
+            writer.close_quietly()
+
+    def _train_logged(self, stop_at: int | None, writer, logs: Path, earlier: list,
+                      others: bool) -> dict:
+        from tqdm import tqdm
+
+        cfg, c = self.cfg, self.counters
         if earlier:
             # not necessarily a start that stopped early: its checkpoints may have been deleted
             self.log(f"note: {logs} held TensorBoard events ({len(earlier)} file"

@@ -43,6 +43,14 @@ class TensorBoardLog:
             self.writer.flush()         # close() alone drops the thread's error without a word
             self.writer.close()
 
+    def close_quietly(self) -> None:
+        """Close on the way out of a run that failed: its own error is the one to report, and a
+        write the thread failed since is dropped (the file is the writer's; its thread ends)."""
+        try:
+            self.writer.close()
+        except Exception:       # noqa: BLE001 - the thread's error, of any type, re-raised here
+            pass
+
 
 @contextlib.contextmanager
 def quiet_log_thread():
