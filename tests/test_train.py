@@ -2838,39 +2838,66 @@ def test_a_resume_that_turns_evaluations_off_saves_next_eval_0(tmp_path):
     assert checkpoint.load(tmp_path / "ck" / "ev" / "latest.pt")["counters"]["next_eval"] == 0
 
 
+def _modes_apply(tmp_path) -> list[str]:
+    """The command prefix under which a read-only folder is read-only: none for a user; as root
+    (whom the kernel lets write anywhere) setpriv without the capabilities that let it, or a
+    skip where they cannot be dropped."""
+    import os
+    import shutil
+    if os.geteuid() != 0:
+        return []
+    drop = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner"]
+    if shutil.which("setpriv") is None:
+        pytest.skip("root without setpriv: a read-only folder cannot be made")
+    # without CAP_SETPCAP (some containers) setpriv keeps the capabilities, and may still
+    # exit 0 (util-linux 2.38: review): what the drop does is tried on a folder of its own
+    # first, and where root can still write in it the test cannot be made here, a skip
+    probe_dir = tmp_path / "probe"
+    probe_dir.mkdir()
+    probe_dir.chmod(0o555)
+    try:
+        probe = subprocess.run([*drop, "touch", str(probe_dir / "x")], capture_output=True,
+                               text=True, timeout=60)
+    finally:
+        probe_dir.chmod(0o755)
+    if probe.returncode == 0 or "Permission denied" not in probe.stderr:
+        pytest.skip(f"setpriv cannot make a folder read-only for root here: "
+                    f"{probe.stderr.strip() or 'the probe wrote in it'}")
+    return drop
+
+
+def test_a_read_only_log_folder_is_refused_before_anything_is_made(tmp_path):
+    """A log folder there already and read-only failed when TensorBoard's writer opened its
+    file, after the start had made the checkpoint folder: a folder holding only its .lock was
+    left, and the error spoke of "the checkpoints written so far" (review). The start probes
+    the log folder and leaves nothing behind."""
+    logs = tmp_path / "runs" / "tb"
+    logs.mkdir(parents=True)
+    cmd = [*_modes_apply(tmp_path), sys.executable, str(ROOT / "train.py"), "--run-name", "tb",
+           "--total-steps", "1024", "--num-envs", "8", "--rollout-steps", "16", "--hidden", "16",
+           "--eval-every", "0", "--final-matches", "0", "--torch-threads", "1"]
+    logs.chmod(0o555)
+    try:
+        r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    finally:
+        logs.chmod(0o755)
+    assert (r.returncode, r.stderr) == (2, "train.py: error: cannot write the TensorBoard log in "
+                                           "'runs/tb' (Permission denied): nothing was trained\n"), r.stderr
+    assert not (tmp_path / "checkpoints").exists() and list(logs.iterdir()) == []
+
+
 def test_a_read_only_run_folder_is_refused_before_training(tmp_path):
     """A run folder made read-only (chmod a-w) kept a writable .lock, the only file a start
     opened, so a resume trained its whole leg and lost it at the first save (review): the start
     writes a probe file first and refuses the folder, training nothing. As root the kernel
     ignores the mode, so the resume runs without the capabilities that let it (setpriv)."""
-    import os
-    import shutil
     args = ["--num-envs", "8", "--rollout-steps", "16", "--hidden", "16", "--eval-every", "0",
             "--final-matches", "0", "--checkpoint-every", "0", "--torch-threads", "1"]
     r = run_cli("--run-name", "ro", "--total-steps", "40960", "--stop-at", "1024", *args, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     folder = tmp_path / "checkpoints" / "ro"
     before = sorted(p.name for p in folder.iterdir())
-    cmd = [sys.executable, str(ROOT / "train.py"), "--resume", "ro"]
-    if os.geteuid() == 0:
-        drop = ["setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner"]
-        if shutil.which("setpriv") is None:
-            pytest.skip("root without setpriv: a read-only folder cannot be made")
-        # without CAP_SETPCAP (some containers) setpriv keeps the capabilities, and may still
-        # exit 0 (util-linux 2.38: review): what the drop does is tried on a folder of its own
-        # first, and where root can still write in it the test cannot be made here, a skip
-        probe_dir = tmp_path / "probe"
-        probe_dir.mkdir()
-        probe_dir.chmod(0o555)
-        try:
-            probe = subprocess.run([*drop, "touch", str(probe_dir / "x")], capture_output=True,
-                                   text=True, timeout=60)
-        finally:
-            probe_dir.chmod(0o755)
-        if probe.returncode == 0 or "Permission denied" not in probe.stderr:
-            pytest.skip(f"setpriv cannot make a folder read-only for root here: "
-                        f"{probe.stderr.strip() or 'the probe wrote in it'}")
-        cmd = [*drop, *cmd]
+    cmd = [*_modes_apply(tmp_path), sys.executable, str(ROOT / "train.py"), "--resume", "ro"]
     folder.chmod(0o555)
     try:
         r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=300)

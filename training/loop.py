@@ -436,6 +436,7 @@ class Run:
                 self._refuse_purging_the_runs_logs()
             self._mkdir("log folder", Path(self.cfg.runs_dir) / self.name)
             self._check_writable()
+            self._check_log_writable(Path(self.cfg.runs_dir) / self.name)
         except ScopaError:
             if created:         # a failed start left a run folder holding only its .lock
                 try:            # removed while the lock is held: no other run can be in it
@@ -550,6 +551,19 @@ class Run:
             os.unlink(probe)
         except OSError as e:
             raise ScopaError(f"cannot write in the checkpoint folder {str(self.ckpt_dir)!r} "
+                             f"({e.strerror or checkpoint.first_line(e)}): nothing was trained") from None
+
+    @staticmethod
+    def _check_log_writable(logs: Path) -> None:
+        """An unwritable log folder (there already, read-only) failed only when TensorBoard's
+        writer opened its file, after the start: a checkpoint folder holding only its .lock was
+        left, and the error spoke of "the checkpoints written so far" where there were none
+        (review). Probed here with a nameless file (O_TMPFILE where the file system has it), so a
+        kill leaves nothing in the user's log folder."""
+        try:
+            tempfile.TemporaryFile(dir=logs).close()
+        except OSError as e:
+            raise ScopaError(f"cannot write the TensorBoard log in {str(logs)!r} "
                              f"({e.strerror or checkpoint.first_line(e)}): nothing was trained") from None
 
     def _lock_folder(self) -> str | None:
