@@ -146,6 +146,7 @@ THINKING_AGAIN = "(the computer is thinking)"      # the notices after the first
 # the same wait before the first screen: building the computer players compiles the kernels
 # they use on a first start, which left the terminal blank for 13 to 28 s (a timing review)
 LOADING = "(getting the computer players ready; the first game after an install compiles the engine, about a minute)"
+LOADING_AGAIN = "(getting the computer players ready)"
 
 
 @contextlib.contextmanager
@@ -313,7 +314,7 @@ class PlaySession:
     def __init__(self, opponent: str, rules: Rules, seed: int,
                  input_fn: Callable[[str], str] = input, output: TextIO | None = None,
                  italian: bool = False, partner: str | None = None, ascii_only: bool = False,
-                 implicit_opponent: bool = False):
+                 implicit_opponent: bool = False, loading_said: bool = False):
         self.input_fn = input_fn
         self.ascii_only = ascii_only    # the output cannot show the suit symbols or '·'
         # the opponent is the default (the shipped agent), not named by the person: under rules
@@ -326,7 +327,9 @@ class PlaySession:
             raise ScopaError(f"a partner plays only in pairs (4 or 6 players); these rules have "
                              f"{rules.players} players")
         self.partner = partner          # None: the same level as the opponents
-        self._first_think = True     # the first slow-computer notice also mentions compiling
+        # the first slow-computer notice also mentions compiling, unless a slow start said so
+        # (loading_said: main's build of --partner said it before this session existed)
+        self._first_think = not loading_said
         with notice_if_slow(self._loading_notice):
             self.agents = self.make_agents(opponent, partner, rules, seed)  # ScopaError: a bad spec
         self.actions = action_table(rules)
@@ -603,10 +606,11 @@ class PlaySession:
             pass
 
     def _loading_notice(self) -> None:
-        """The notice of slow start-up (the computer players being built), from its timer
-        thread; it has said why, so a later thinking notice is the short one."""
+        """The notice of a slow build of the computer players (at start-up, or a level or rules
+        changed in play), from its timer thread: the long one the first time, which says why,
+        so a later thinking notice is the short one; the short one after it."""
         try:
-            self.say(LOADING)
+            self.say(LOADING if self._first_think else LOADING_AGAIN)
             self._first_think = False
         except OSError:
             pass
@@ -820,7 +824,10 @@ class PlaySession:
             if asked and spec.lower() in QUIT_WORDS:
                 raise Quit
             try:
-                agents = self.make_agents(spec, self.partner, self.rules, self.next_seed)
+                # a checkpoint asked for in play compiles on a cold cache as at start-up: the
+                # terminal was silent after the level typed (review)
+                with notice_if_slow(self._loading_notice):
+                    agents = self.make_agents(spec, self.partner, self.rules, self.next_seed)
             except ScopaError as err:
                 self.say(f"  {cut(str(err), 300)}")      # the message quotes the spec typed
                 if asked:
@@ -838,13 +845,15 @@ class PlaySession:
         under rules it cannot play, and comes back under rules it can."""
         spec = default_opponent() if self.implicit_opponent else self.opponent
         try:
-            agents = self.make_agents(spec, self.partner, rules, self.next_seed)
+            with notice_if_slow(self._loading_notice):
+                agents = self.make_agents(spec, self.partner, rules, self.next_seed)
         except ScopaError as err:
             if not self.implicit_opponent or spec == FALLBACK_LEVEL:
                 self.say(f"  {err}")
                 return False
             try:    # the partner (a checkpoint) may not play these rules either
-                agents = self.make_agents(FALLBACK_LEVEL, self.partner, rules, self.next_seed)
+                with notice_if_slow(self._loading_notice):
+                    agents = self.make_agents(FALLBACK_LEVEL, self.partner, rules, self.next_seed)
             except ScopaError as partner_err:
                 self.say(f"  {partner_err}")
                 return False
@@ -1002,16 +1011,21 @@ def main(argv: list[str] | None = None) -> int:
         if args.opponent is not None and not args.opponent.strip():   # used to play the default
             raise ScopaError("--opponent needs an agent: easy, normal, hard, random or a .pt checkpoint")
         opponent = args.opponent or default_opponent()
+        said: list[bool] = []       # the start-up notice printed (main's own build of --partner)
         if args.partner is not None:
             if not args.partner.strip():    # was "unknown agent ''" (review); evaluate.py's words
                 raise ScopaError("--partner needs an agent: got an empty value")
             if rules.players not in (4, 6):
                 raise ScopaError(f"--partner plays only in pairs (4 or 6 players); these rules "
                                  f"have {rules.players} players")
-            make_agent(args.partner, rules, seed)     # a bad --partner: its own error first
+            # a bad --partner: its own error first. Built here on a cold cache it compiled with
+            # the terminal blank, and the session's build after it was quick (review)
+            with notice_if_slow(lambda: (print(LOADING), said.append(True))):
+                make_agent(args.partner, rules, seed)
         try:
             session = PlaySession(opponent, rules, seed, italian=italian, partner=args.partner,
-                                  ascii_only=not symbols, implicit_opponent=args.opponent is None)
+                                  ascii_only=not symbols, implicit_opponent=args.opponent is None,
+                                  loading_said=bool(said))
         except ScopaError as err:
             if args.opponent is not None or opponent == FALLBACK_LEVEL:
                 raise
@@ -1025,7 +1039,7 @@ def main(argv: list[str] | None = None) -> int:
             print(fallback_notice(err))
             session = PlaySession(FALLBACK_LEVEL, rules, seed, italian=italian,
                                   partner=args.partner, ascii_only=not symbols,
-                                  implicit_opponent=True)
+                                  implicit_opponent=True, loading_said=bool(said))
         return session.run()
     except ScopaError as err:
         print(f"play.py: error: {err}{rules_hint(err)}", file=sys.stderr)   # as argparse's and evaluate.py's

@@ -901,6 +901,36 @@ def test_a_slow_start_says_so_before_the_first_screen(monkeypatch):
     assert out.getvalue() == ""
 
 
+def test_a_slow_build_in_play_or_of_the_partner_says_so(monkeypatch, capsys):
+    """A level typed in play (l) and main's own build of --partner compile on a cold cache as
+    the start-up does, and left the terminal silent (review): each says so, the long notice
+    only the first time."""
+    def slow_agent(spec, rules, seed):
+        time.sleep(0.3)
+        return RandomAgent(rules, seed)
+
+    s, out, _ = session(["q"], seed=4)
+    monkeypatch.setattr(play, "THINKING_NOTICE_S", 0.05)
+    monkeypatch.setattr(play, "make_agent", slow_agent)
+    assert s.change_level("easy") and out.getvalue().startswith(play.LOADING + "\n")
+    out.truncate(0)
+    out.seek(0)
+    assert s.change_level("easy") and out.getvalue().startswith(play.LOADING_AGAIN + "\n")
+    out.truncate(0)
+    out.seek(0)
+    assert s.change_rules(Rules(napola=True))
+    assert out.getvalue().startswith(play.LOADING_AGAIN + "\n")
+
+    # pairs with --partner: main builds the partner first (its own error first), and says why
+    # it waits there; the session's build after it says the short notice, not the long one again
+    monkeypatch.setattr(sys, "stdin", io.StringIO("q\n"))
+    assert play.main(["--rules", "pairs", "--partner", "easy", "--opponent", "easy",
+                      "--seed", "1"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith(play.LOADING + "\n" + play.LOADING_AGAIN + "\n"), text[:300]
+    assert text.count(play.LOADING) == 1
+
+
 def test_the_thinking_notice_shows_during_a_long_search(monkeypatch):
     """The notice is printed by a timer thread, which the hard level's compiled search kept
     waiting (it held the GIL) until the search was over: at 100,000 worlds it came after ten
