@@ -202,13 +202,15 @@ def _set_both(on_int, on_term) -> None:
 
 @contextlib.contextmanager
 def _blocked(signals):
-    """The signals held by the OS for the block (delivered when it ends), where it can."""
+    """The signals held by the OS for the block (delivered when it ends), where it can; the
+    thread's mask is then as it was: a caller that had blocked them (to take them with sigwait)
+    found them unblocked after every checkpoint save (review)."""
     mask = getattr(signal, "pthread_sigmask", None)
     if mask is None:
         yield
         return
-    mask(signal.SIG_BLOCK, signals)
+    before = mask(signal.SIG_BLOCK, signals)
     try:
         yield
     finally:
-        mask(signal.SIG_UNBLOCK, signals)
+        mask(signal.SIG_SETMASK, before)

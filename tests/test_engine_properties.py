@@ -1352,6 +1352,23 @@ def test_signals_are_held_by_the_os_while_the_handlers_change():
     assert held <= inside and after == before
 
 
+def test_signals_the_caller_blocked_stay_blocked_after_the_block():
+    """A caller that had blocked SIGINT and SIGTERM (to take them with sigwait, or around a
+    section of its own) found them unblocked after any deferred_interrupts block, as every
+    checkpoint save runs one (review): the thread's mask is as it was."""
+    import signal
+    from scopa_env.atomic import deferred_interrupts
+    held = {signal.SIGINT, signal.SIGTERM}
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        with deferred_interrupts():
+            pass
+        after = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+    assert held <= after
+
+
 def test_deferred_interrupts_deliver_the_first_signal_held_and_pass_in_threads():
     """Two signals held during the block: the first is delivered after it (SIGTERM here, then
     SIGINT). In a thread other than the main one (where signals cannot be caught) the block
