@@ -245,9 +245,13 @@ def build_model(cfg: dict) -> MoveScorer:
     if cfg.get("features") not in FEATURE_SIZES:
         raise ValueError(f"move features version {cfg.get('features')!r}, this code builds "
                          f"{', '.join(map(str, FEATURE_SIZES))}")
-    return MoveScorer(hidden=int(cfg["hidden"]), players=int(cfg.get("players", 2)),
-                      hand_cards=int(cfg.get("hand_cards", 3)), features=int(cfg["features"]),
-                      bonus=bool(cfg.get("bonus", False)))
+    # its weights are loaded next: the first ones, drawn from torch's generator, are drawn
+    # from a fork of it, so loading a checkpoint agent leaves a caller's torch stream as it
+    # was (it moved it on: review)
+    with torch.random.fork_rng(devices=[]):
+        return MoveScorer(hidden=int(cfg["hidden"]), players=int(cfg.get("players", 2)),
+                          hand_cards=int(cfg.get("hand_cards", 3)), features=int(cfg["features"]),
+                          bonus=bool(cfg.get("bonus", False)))
 
 
 def widen_features(state: dict, old: int, new: int) -> dict:

@@ -3068,3 +3068,15 @@ def test_the_inference_uses_the_agents_eps_beta_and_weights():
             a = normal.act(obs)
         g.play_action(a)
     assert checked >= 2
+
+
+def test_loading_a_checkpoint_agent_leaves_torchs_generator_alone():
+    """The network is built before its weights are loaded, and drawing its first weights moved
+    a caller's seeded torch stream on with each checkpoint agent made (a side-effects review):
+    they are drawn from a fork of it."""
+    import torch
+    torch.manual_seed(0)
+    expected = torch.rand(3)
+    torch.manual_seed(0)
+    make_agent(str(CHECKPOINT))
+    assert torch.equal(torch.rand(3), expected)
