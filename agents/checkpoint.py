@@ -15,7 +15,8 @@ A checkpoint is a dict of tensors, numbers, strings, lists and dicts, so
 |                         | not listed here is refused (MODEL_CONFIG_KEYS)                 |
 | model                   | the network's state_dict                                       |
 | optimizer               | the optimizer's state_dict (absent in an exported agent)       |
-| rng                     | python / numpy / torch generator states (absent in an export)  |
+| rng                     | python / numpy / torch generator states (absent in an export); |
+|                         | a resume restores numpy's, the run's own, alone                |
 | counters                | steps, iterations, elapsed_s, best_score (None before a        |
 |                         | periodic evaluation), next_eval, next_checkpoint (the steps of |
 |                         | the next ones; 0 with eval_every / checkpoint_every 0: none),  |
@@ -423,7 +424,9 @@ def nonfinite_weights(model: torch.nn.Module) -> str:
 
 
 def rng_state(np_rng: np.random.Generator) -> dict:
-    """Python, numpy and torch generator states as plain values and tensors."""
+    """Python, numpy and torch generator states as plain values and tensors: the run's numpy
+    generator, and the process's Python and torch generators at the save (the format keeps
+    them; training draws from neither, and a resume does not restore them: set_rng_state)."""
     version, internal, gauss = random.getstate()
     return {
         "python": {"version": version, "internal": list(internal), "gauss": gauss},
@@ -433,10 +436,11 @@ def rng_state(np_rng: np.random.Generator) -> dict:
 
 
 def set_rng_state(state: dict, np_rng: np.random.Generator) -> None:
-    py = state["python"]
-    random.setstate((py["version"], tuple(py["internal"]), py["gauss"]))
+    """The run's numpy generator, the only one training draws from (a network's first weights
+    are drawn under a fork of torch's, Run), as saved. The process's Python and torch
+    generators stay the caller's: restoring them rewound a library user's own streams to their
+    state at the save, and changed nothing in the run (review)."""
     np_rng.bit_generator.state = state["numpy"]
-    torch.set_rng_state(state["torch"])
 
 
 def base_dict(algo: str, model_cfg: dict, model_state: dict, config: dict, rules: dict) -> dict:

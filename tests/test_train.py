@@ -1523,14 +1523,70 @@ def test_counts_and_periods_are_never_negative_and_the_bounds_are_exact():
 
 def test_torch_threads_is_the_number_of_threads_the_run_trains_with(tmp_path):
     """A mutation review: a run that never set torch's threads passed every test (and trained
-    on one thread, the number importing scopa_env leaves, whatever torch_threads said)."""
+    on one thread, the number importing scopa_env leaves, whatever torch_threads said). The
+    caller's number is back after train(), also when it raised (set in the constructor, it
+    stayed the run's for the rest of a Python session: a side-effects review)."""
     before = torch.get_num_threads()
     try:
-        for n in (2, 1):
-            Run(tiny_cfg(tmp_path, run_name=f"t{n}", torch_threads=n), log=lambda *_: None)
-            assert torch.get_num_threads() == n
+        torch.set_num_threads(3)
+        for n, fails in ((2, False), (1, True)):
+            run = Run(tiny_cfg(tmp_path, run_name=f"t{n}", torch_threads=n, final_matches=0),
+                      log=lambda *_: None)
+            assert torch.get_num_threads() == 3
+            seen, iterate = [], run.algo.iterate
+
+            def spy():
+                seen.append(torch.get_num_threads())
+                if fails:
+                    raise RuntimeError("a step failed")
+                return iterate()
+            run.algo.iterate = spy
+            if fails:
+                with pytest.raises(RuntimeError, match="^a step failed$"):
+                    run.train()
+            else:
+                run.train(stop_at=1024)
+            assert seen and set(seen) == {n} and torch.get_num_threads() == 3
     finally:
         torch.set_num_threads(before)
+
+
+def test_a_run_and_its_resume_leave_the_callers_generators_alone(tmp_path):
+    """Run() reseeded Python's and torch's generators with the config's seed, and a resume set
+    them to their state at the save: a library caller's own streams were replaced or rewound
+    (a side-effects review). Training draws from its numpy generator alone, so the run is the
+    same whatever the caller's generators hold (the resume test above checks it is exact)."""
+    import random
+    kw = dict(run_name="g", final_matches=0)
+
+    def callers(seed):
+        random.seed(seed)
+        torch.manual_seed(seed)
+
+    def draws():
+        return random.random(), float(torch.rand(1))
+    callers(99)
+    expected = draws()
+    callers(99)
+    run = Run(tiny_cfg(tmp_path, **kw), log=lambda *_: None)
+    run.train(stop_at=1024)
+    assert draws() == expected
+    callers(5)
+    expected = draws()
+    callers(5)
+    resumed = start(tiny_cfg(tmp_path, **kw), resume=str(tmp_path / "ck" / "g"), log=lambda *_: None)
+    assert draws() == expected
+    callers(7)                   # other generators than the first leg's: the same run
+    resumed.train(stop_at=2048)
+    callers(8)
+    other = Run(tiny_cfg(tmp_path, run_name="h", final_matches=0), log=lambda *_: None)
+    other.train(stop_at=1024)
+    callers(9)
+    other = start(tiny_cfg(tmp_path, run_name="h", final_matches=0),
+                  resume=str(tmp_path / "ck" / "h"), log=lambda *_: None)
+    other.train(stop_at=2048)
+    a, b = (checkpoint.load(tmp_path / "ck" / n / "latest.pt")["model"] for n in "gh")
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 
 def test_a_first_checkpoint_that_fails_leaves_the_run_unsaved(tmp_path, monkeypatch):
@@ -2650,7 +2706,7 @@ def test_a_resume_names_the_file_and_what_it_lacks(tmp_path, capsys):
     cases = [(without("rng"), "it lacks 'rng'"),
              (without("algo_state", "env"), "it lacks algo_state.env"),
              (without("optimizer", "param_groups"), "it lacks optimizer.param_groups"),
-             (without("rng", "python", "gauss"), "it lacks rng.python.gauss"),
+             (without("rng", "numpy", "state"), "it lacks rng.numpy.state"),
              (dict(good, config=dict(good["config"], num_envs=-3)),
               "the checkpoint's config: config key 'num_envs' must be at least 1, got -3")]
     for i, (ckpt, words) in enumerate(cases):

@@ -11,7 +11,6 @@ state, unfinished episodes), so a resumed run makes the same updates as one neve
 from __future__ import annotations
 
 import os
-import random
 import re
 import sys
 import tempfile
@@ -217,12 +216,14 @@ class Run:
             check_bot_games(cfg)
         self.cfg = cfg
         self.log = log
-        torch.set_num_threads(cfg.torch_threads)
-        random.seed(cfg.seed)
-        torch.manual_seed(cfg.seed)
         self.rng = np.random.default_rng(cfg.seed)
         self.source_path = None if source is None else Path(source)
-        self.model = MoveScorer.for_rules(cfg.hidden, cfg.rules, self._features_of(resume, self.source))
+        # the first weights from the seed, under a fork of torch's generator: the caller's
+        # stream (a notebook's, a script's) is as it was, and Python's was reseeded for nothing
+        # (training draws only from self.rng; a side-effects review)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(cfg.seed)
+            self.model = MoveScorer.for_rules(cfg.hidden, cfg.rules, self._features_of(resume, self.source))
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate)
         self.algo = make_algo(cfg, self.model, self.optimizer, self.rng)
         self.counters = {"steps": 0, "iterations": 0, "elapsed_s": 0.0, "best_score": None,
@@ -630,10 +631,15 @@ class Run:
         if stop_at is not None and stop_at < 1:
             raise ScopaError(f"--stop-at must be a number of steps, at least 1, got {stop_at}")
         self.prepare_folders()
+        # torch's threads are the run's while it trains, the caller's again after (set in the
+        # constructor, they stayed the run's for the rest of a Python session: review)
+        threads = torch.get_num_threads()
+        torch.set_num_threads(self.cfg.torch_threads)
         try:
             with quiet_log_thread():
                 return self._train(stop_at)
         finally:
+            torch.set_num_threads(threads)
             self.release_folder()
 
     def _train(self, stop_at: int | None) -> dict:
