@@ -3292,6 +3292,23 @@ def test_the_progress_bar_shows_when_stderr_is_a_terminal(tmp_path, monkeypatch,
     assert bars[-1].startswith("100%|") and "2.00k/2.00k" in bars[-1], bars      # not 2.05k
 
 
+def test_a_run_without_a_terminal_leaves_the_start_method_free_and_no_thread(tmp_path):
+    """Without a terminal tqdm's bar, even disabled, made a multiprocessing lock, which fixed
+    the process's start method (a caller's set_start_method("spawn") after train() raised), and
+    left its monitor thread running (a side-effects review). In a process of its own: this one's
+    start method may be set by other tests."""
+    script = (f"import sys, threading, multiprocessing as mp\n"
+              f"sys.path.insert(0, {str(ROOT / 'tests')!r})\n"
+              f"from test_train import Run, tiny_cfg\n"
+              f"from pathlib import Path\n"
+              f"Run(tiny_cfg(Path({str(tmp_path)!r}), run_name='t'), log=lambda *_: None).train(stop_at=1024)\n"
+              f"print(mp.get_start_method(allow_none=True), sorted(t.name for t in threading.enumerate()))\n"
+              f"mp.set_start_method('spawn')\n")
+    r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True,
+                       timeout=300)
+    assert (r.returncode, r.stdout) == (0, "None ['MainThread']\n"), r.stderr[-2000:]
+
+
 def test_the_config_text_is_fenced_toml_at_each_legs_first_step(tmp_path):
     """The config as text (README, Monitoring) is a TOML code block, so TensorBoard's markdown
     keeps its lines, logged at the step each leg starts from (a resume's at its own step)."""

@@ -695,8 +695,12 @@ class Run:
                 # duplicate deals: each deal once per side (evaluate.py refuses such a count)
                 self.log(f"{name} {given} is played as {round_matches(given, cfg.rules)} "
                          f"(a multiple of the {cfg.rules.teams} sides: each deal once per side)")
+        # no bar object at all without a terminal: tqdm's, even disabled, made a multiprocessing
+        # lock (fixing the process's start method: a caller's set_start_method("spawn") after
+        # train() failed) and started its monitor thread (a side-effects review)
         bar = tqdm(total=cfg.total_steps, initial=min(c["steps"], cfg.total_steps), unit="step",
-                   unit_scale=True, dynamic_ncols=True, disable=not sys.stderr.isatty())
+                   unit_scale=True, dynamic_ncols=True) if sys.stderr.isatty() else \
+            _NoBar(cfg.total_steps, min(c["steps"], cfg.total_steps))
         log = self.log
         if not bar.disable and log is print:
             # a line printed under a live bar landed on the bar's own line
@@ -775,6 +779,20 @@ class Run:
                                            f"duplicate deals, {time.monotonic() - t0:.0f} s):"))
         writer.close()
         return results
+
+
+class _NoBar:
+    """The progress bar's place without a terminal: counts, shows nothing."""
+    disable = True
+
+    def __init__(self, total: int, initial: int):
+        self.total, self.n = total, initial
+
+    def update(self, n: int) -> None:
+        self.n += n
+
+    def close(self) -> None:
+        pass
 
 
 def _checkpoints_in(folder: Path) -> str:
