@@ -189,12 +189,20 @@ def read_numbered(path: str, format_checked: bool = False) -> Iterator[tuple[int
             yield i, record
 
 
+HINT_BYTES = 16 * 2**20     # a file past this is not read whole for _whole_file_hint
+
+
 def _whole_file_hint(path: str) -> str:
     """What a file whose first line is no record is, when the whole file is one JSON document:
-    an evaluate.py --json file given for its --record file read as a corrupt file (review)."""
+    an evaluate.py --json file given for its --record file read as a corrupt file (review). A
+    file past HINT_BYTES gets no hint: read whole, a 500 MB file of records with a damaged first
+    line took 1 GB of memory to say so (a scale review)."""
     try:
         with open(path, encoding="utf-8") as f:
-            whole = json.load(f)
+            text = f.read(HINT_BYTES + 1)
+        if len(text) > HINT_BYTES:
+            return ""
+        whole = json.loads(text)
     except (OSError, ValueError, RecursionError):
         return ""
     if isinstance(whole, dict) and ("results" in whole or "pooled" in whole):
