@@ -228,6 +228,13 @@ def test_ppo_resume_keeps_each_games_pool_opponent(tmp_path):
     for k in a["model"]:
         assert torch.equal(a["model"][k], b["model"][k]), k
     assert torch.equal(a["algo_state"]["env"]["states"], b["algo_state"]["env"]["states"])
+    # each snapshot is held once: its network plays on the pool's own tensors, in a run and
+    # after a resume (loaded as copies, a pool took twice its size: a scale review)
+    for algo in (whole.algo, resumed.algo):
+        assert len(algo.pool) == len(algo.pool_models) >= 2
+        for sd, m in zip(algo.pool, algo.pool_models):
+            assert {k: v.data_ptr() for k, v in m.state_dict().items()} == \
+                {k: v.data_ptr() for k, v in sd.items()}
 
 
 def test_a_new_step_budget_on_resume_keeps_the_exploration_schedule(tmp_path):
