@@ -43,6 +43,7 @@ an earlier one was close makes the pooled interval a little optimistic: say so w
 from __future__ import annotations
 
 import argparse
+import copy
 import datetime
 import json
 import math
@@ -245,16 +246,22 @@ def build_rules(args) -> Rules:
     return rules_from_flags(args.rules, args.napola, args.target, args.rule)
 
 
-def check_specs(specs, rules: Rules, recording: bool = False) -> dict[str, str]:
+def check_specs(specs, rules: Rules, recording: bool = False) -> tuple[dict[str, str], dict]:
     """Build each agent once so that a bad SPEC fails before any match is played; with
     --record, two agents whose records would name them alike are an error too. Returns the
-    digest of each checkpoint's network by its spec (the --json file's `checkpoints`)."""
+    digest of each checkpoint's network by its spec (the --json file's `checkpoints`), and the
+    agents built from checkpoints by their spec: every row plays copies of them (play), so
+    every row plays the network the digest names. Each row read the file again: a run's
+    latest.pt replaced by training between two rows gave one table of two networks under the
+    first one's digest, and a pruned step_*.pt failed a later row (a concurrency review)."""
     named: dict[str, str] = {}
     digests: dict[str, str] = {}
+    built: dict = {}
     for s in dict.fromkeys(specs):
         agent = make_agent(s, rules=rules, seed=0)
         if getattr(agent, "network_digest", None):
             digests[s] = agent.network_digest
+            built[s] = agent
         name = agent.name
         other = named.setdefault(name, s)
         # a record names a checkpoint by its file's stem: two runs' latest.pt were both 'latest',
@@ -262,7 +269,7 @@ def check_specs(specs, rules: Rules, recording: bool = False) -> dict[str, str]:
         if recording and other != s and same_agent_key(other) != same_agent_key(s):
             raise ScopaError(f"--record: {other} and {s} would both be named {name!r} in the game "
                              f"records; {_rename_hint(s)}")
-    return digests
+    return digests, built
 
 
 def _rename_hint(spec: str) -> str:
@@ -300,9 +307,15 @@ class RecordSink:
             self.held.clear()
 
 
-def play(agent: str, opponent: str, args, rules: Rules, progress, records: RecordSink | None) -> dict:
-    res = evaluate(agent, opponent, args.matches, args.seed, rules, workers=args.workers,
-                   progress=progress, partner=args.partner, on_record=records)
+def play(agent: str, opponent: str, args, rules: Rules, progress, records: RecordSink | None,
+         built: dict) -> dict:
+    """One row. A checkpoint spec plays a copy of the agent check_specs built from it (the
+    numbers are those of the spec: every agent is reset with its seat's seed for each match)."""
+    def seat(spec):
+        return spec if spec not in built else copy.deepcopy(built[spec])
+    res = evaluate(seat(agent), seat(opponent), args.matches, args.seed, rules, workers=args.workers,
+                   progress=progress, partner=None if args.partner is None else seat(args.partner),
+                   on_record=records)
     return {"agent": agent, "opponent": opponent, **res}
 
 
@@ -372,8 +385,8 @@ def scheme(rules: Rules, matches: int, partner) -> str:
 
 
 def head_to_head(args, rules: Rules, records) -> dict:
-    digests = check_specs([args.agent, *args.opponent] + ([args.partner] if args.partner else []), rules,
-                            recording=records is not None)
+    digests, built = check_specs([args.agent, *args.opponent] + ([args.partner] if args.partner else []),
+                                 rules, recording=records is not None)
     print(f"agent {args.agent}: {scheme(rules, args.matches, args.partner)}, "
           f"seed {args.seed}, {rules_text(rules, args.rules)}")
     width = name_width(args.opponent)
@@ -382,7 +395,7 @@ def head_to_head(args, rules: Rules, records) -> dict:
     results = []
     try:
         for opp in args.opponent:
-            r = play(args.agent, opp, args, rules, progress, records)
+            r = play(args.agent, opp, args, rules, progress, records, built)
             results.append(r)
             progress.write(fmt_row({**r, "per_side": rules.players > 2}, width=width))
     finally:
@@ -399,7 +412,8 @@ def round_robin(args, rules: Rules, records) -> dict:
     if rules.teams != 2:
         raise ScopaError(f"--round-robin needs two sides (2 players or 4 in pairs); these rules have "
                          f"{rules.teams}: use --agent and --opponent")
-    digests = check_specs(specs + ([args.partner] if args.partner else []), rules, recording=records is not None)
+    digests, built = check_specs(specs + ([args.partner] if args.partner else []), rules,
+                                 recording=records is not None)
     k = len(specs)
     pairs = list(combinations(range(k), 2))
     print(f"round robin of {k} agents: {args.matches} matches per pair, seed {args.seed}, "
@@ -411,7 +425,7 @@ def round_robin(args, rules: Rules, records) -> dict:
     results = []
     try:
         for i, j in pairs:
-            r = play(specs[i], specs[j], args, rules, progress, records)
+            r = play(specs[i], specs[j], args, rules, progress, records, built)
             results.append(r)
             wins[i, j], wins[j, i] = r["wins"], r["matches"] - r["wins"]
             games[i, j] = games[j, i] = r["matches"]

@@ -3,7 +3,9 @@ import importlib.util
 import itertools
 import json
 import math
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -2284,3 +2286,48 @@ def test_workers_that_fail_to_start_leave_none_running(monkeypatch):
         with crew:
             pass
     assert len(started) == 1 and crew.exitcodes == [-15], crew.exitcodes
+
+
+def test_every_row_plays_the_network_its_digest_names_when_the_file_is_replaced(tmp_path, monkeypatch,
+                                                                                  capsys):
+    """Each row read the checkpoint file again: a run's latest.pt replaced by training between
+    two rows gave one table of two networks under the first one's digest (a concurrency
+    review). The file is read once; every row plays that network, and a file removed after
+    the first row (a step_*.pt pruned) no longer fails the next."""
+    from agents import checkpoint
+    latest = tmp_path / "latest.pt"
+    shutil.copy(CHECKPOINT, latest)
+    ckpt = checkpoint.load(str(CHECKPOINT))
+    ckpt["model"] = {k: -v if v.is_floating_point() else v for k, v in ckpt["model"].items()}
+    other = tmp_path / "other.pt"
+    checkpoint.save_atomic({k: v for k, v in ckpt.items() if k != "checksum"}, other)
+
+    cli = _evaluate_cli()
+    rows, real = [], cli.evaluate
+
+    def then_replaced(*args, **kwargs):
+        rows.append(real(*args, **kwargs))
+        if len(rows) == 1:          # training writes a new latest.pt after the first row
+            os.replace(other, latest)
+        return rows[-1]
+    monkeypatch.setattr(cli, "evaluate", then_replaced)
+    monkeypatch.chdir(tmp_path)
+    args = ["--agent", "latest.pt", "--opponent", "random", "--opponent", "easy", "--matches", "4",
+            "--seed", "1"]
+    assert cli.main([*args, "--json", "mixed.json"]) == 0
+    monkeypatch.setattr(cli, "evaluate", real)
+    shutil.copy(CHECKPOINT, latest)
+    assert cli.main([*args, "--json", "alone.json"]) == 0
+    mixed, alone = (json.loads((tmp_path / f).read_text()) for f in ("mixed.json", "alone.json"))
+    assert mixed["checkpoints"] == alone["checkpoints"]
+    assert mixed["results"] == alone["results"]
+    capsys.readouterr()
+
+    def then_removed(*args, **kwargs):
+        rows.append(real(*args, **kwargs))
+        if len(rows) == 1:
+            latest.unlink()
+        return rows[-1]
+    rows.clear()
+    monkeypatch.setattr(cli, "evaluate", then_removed)
+    assert cli.main(args) == 0 and len(rows) == 2
