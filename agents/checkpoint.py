@@ -195,23 +195,34 @@ def load(path: str | Path) -> dict:
     except (RuntimeError, pickle.UnpicklingError, EOFError, zipfile.BadZipFile, OSError,
             ValueError, AttributeError, TypeError, KeyError, IndexError, struct.error) as e:
         first = first_line(e)
-        if path.stat().st_size == 0:
-            first = "an empty file"           # torch says only "EOFError"
-        elif magic == b"PK\x03\x04" and not zipfile.is_zipfile(path):
-            first = "a zip file cut short"    # torch says "[Errno 22] Invalid argument"
-        elif magic == b"PK\x03\x04" and first.startswith("[enforce fail"):
-            first = "a zip file that is not a torch file"     # torch's own C++ check
-        elif magic == b"\0\0\0\0" and not any(_chunks(path)):
-            first = "all zero bytes"         # torch took it for its legacy tar format
-        elif magic != b"PK\x03\x04" or first.startswith("Weights only load failed") or \
-                "weights_only" in str(e):
-            # not a zip (what torch.save writes): torch's old-format reader took a text file
-            # for a pickle and said "(101)" or "pop from empty list" (a file starting with 't',
-            # review); torch's advice to load with weights_only=False would run what a file holds
-            first = "not a torch file of plain tensors and values"
+        try:
+            first = _what_is_wrong(path, magic, first, e)
+        except OSError as gone:     # removed or replaced since torch opened it (a step_*.pt
+            # pruned by a training run): the second look was a traceback (a concurrency review)
+            raise ScopaError(f"checkpoint {str(path)!r} cannot be read "
+                             f"({gone.strerror or gone})") from None
         raise ScopaError(f"checkpoint {str(path)!r} is corrupt or not a checkpoint ({first})") from None
     check(ckpt, str(path))
     return ckpt
+
+
+def _what_is_wrong(path: Path, magic: bytes, first: str, e: BaseException) -> str:
+    """What a file torch could not load is, for the error: torch's first line where it says."""
+    if path.stat().st_size == 0:
+        return "an empty file"           # torch says only "EOFError"
+    if magic == b"PK\x03\x04" and not zipfile.is_zipfile(path):
+        return "a zip file cut short"    # torch says "[Errno 22] Invalid argument"
+    if magic == b"PK\x03\x04" and first.startswith("[enforce fail"):
+        return "a zip file that is not a torch file"     # torch's own C++ check
+    if magic == b"\0\0\0\0" and not any(_chunks(path)):
+        return "all zero bytes"         # torch took it for its legacy tar format
+    if magic != b"PK\x03\x04" or first.startswith("Weights only load failed") or \
+            "weights_only" in str(e):
+        # not a zip (what torch.save writes): torch's old-format reader took a text file
+        # for a pickle and said "(101)" or "pop from empty list" (a file starting with 't',
+        # review); torch's advice to load with weights_only=False would run what a file holds
+        return "not a torch file of plain tensors and values"
+    return first
 
 
 def check(ckpt, where: str = "checkpoint") -> None:

@@ -1666,6 +1666,21 @@ def test_a_checkpoint_that_cannot_be_read_is_one_error(tmp_path, monkeypatch):
         checkpoint.load(good)
 
 
+def test_a_checkpoint_removed_while_it_is_read_is_one_error(tmp_path, monkeypatch):
+    """A file removed between its first look and torch's read (a step_*.pt that a training run
+    prunes): the error's second look at the file raised FileNotFoundError, a traceback in
+    train.py (a concurrency review). It is said to be unreadable, naming why."""
+    from agents import checkpoint
+    doomed = _tiny_checkpoint(tmp_path / "step_1.pt")
+
+    def removed_meanwhile(path, *args, **kwargs):
+        Path(path).unlink()
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    monkeypatch.setattr(checkpoint.torch, "load", removed_meanwhile)
+    with pytest.raises(ScopaError, match=r"step_1.pt' cannot be read \(No such file or directory\)$"):
+        checkpoint.load(doomed)
+
+
 def test_search_refuses_a_ppo_policy(tmp_path):
     """The search blends the network's scores with expected points: a PPO policy's scores are
     logits (0.06 beside the search's -1.25 in the review's position), so `search_weight` meant
