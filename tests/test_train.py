@@ -3598,3 +3598,26 @@ def test_a_runs_evaluation_is_evaluate_pys_on_the_runs_deals():
                     4, seed=7, rules=rules)
     for key in ("wins", "hands", "points_per_hand", "win_rate"):
         assert got[key] == want[key], key
+
+
+def test_a_lock_file_that_is_a_link_or_a_pipe_is_refused_and_its_target_kept(tmp_path):
+    """A run folder from elsewhere whose .lock was a symbolic link had the link's target
+    truncated to a pid (a .bashrc), and a named pipe there hung the start (a security review):
+    both are refused in one line, the target as it was, and the run resumes once it is gone."""
+    import os
+    args = ["--num-envs", "8", "--rollout-steps", "16", "--hidden", "16", "--eval-every", "0",
+            "--final-matches", "0", "--torch-threads", "1"]
+    assert run_cli("--run-name", "l", "--total-steps", "2048", "--stop-at", "1024", *args,
+                   cwd=tmp_path).returncode == 0
+    lock = tmp_path / "checkpoints" / "l" / ".lock"
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    for make, words in ((lambda: lock.symlink_to(victim), "is a symbolic link"),
+                        (lambda: os.mkfifo(lock), "is not a regular file")):
+        lock.unlink()
+        make()
+        r = run_cli("--resume", "l", cwd=tmp_path)       # the pipe: its 300 s limit, not a hang
+        _one_line_error(r, f"the lock file 'checkpoints/l/.lock' {words}")
+        assert victim.read_text() == "precious\n"
+    lock.unlink()
+    assert run_cli("--resume", "l", cwd=tmp_path).returncode == 0

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import sys
 import tempfile
 import time
@@ -119,14 +120,33 @@ def _lock_holder(folder: Path) -> str | None:
     if fcntl is None:
         return None
     try:
-        f = open(folder / LOCK_FILE, encoding="utf-8")
-    except OSError:
+        f = _open_lock(folder / LOCK_FILE, create=False)
+    except (OSError, ScopaError):   # none, or no lock file (a link, a pipe): no one holds it
         return None
     with f:
         holder = _flock_or_holder(f)
         if holder is None:
             fcntl.flock(f, fcntl.LOCK_UN)
         return holder
+
+
+def _open_lock(path: Path, create: bool):
+    """The lock file `path` open for reading (and writing, created if need be, with `create`),
+    never through a symbolic link and only when it is a regular file: opened as any file, a
+    `.lock` link in a run folder from elsewhere had its target truncated to a pid (a `.bashrc`),
+    and a named pipe there hung the start (a security review). ScopaError for what is no lock
+    file; OSError for what the system refuses."""
+    flags = (os.O_RDWR | os.O_CREAT if create else os.O_RDONLY) | os.O_NONBLOCK | \
+        getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    if path.is_symlink():
+        raise ScopaError(f"the lock file {str(path)!r} is a symbolic link: a run folder's .lock is "
+                         f"a file of its own; remove the link")
+    fd = os.open(path, flags, 0o644)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise ScopaError(f"the lock file {str(path)!r} is not a regular file (a pipe, a device or a "
+                         f"folder): remove it")
+    return os.fdopen(fd, "r+" if create else "r", encoding="utf-8")
 
 
 def _flock_or_holder(f) -> str | None:
@@ -575,7 +595,7 @@ class Run:
             return None
         path = self.ckpt_dir / LOCK_FILE
         try:
-            f = open(path, "a+", encoding="utf-8")
+            f = _open_lock(path, create=True)
         except OSError as e:
             raise ScopaError(f"cannot create the lock file {str(path)!r} "
                              f"({e.strerror or checkpoint.first_line(e)})") from None
