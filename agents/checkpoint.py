@@ -49,6 +49,7 @@ import math
 import os
 import pickle
 import random
+import stat
 import struct
 import tempfile
 import warnings
@@ -153,6 +154,15 @@ def remove_partial_saves(folder: str | Path) -> list[Path]:
     writes a run's folder, so at the start of a run none of them is being written."""
     gone = []
     for tmp in Path(folder).glob(".*.pt.*.tmp"):
+        try:
+            mode = tmp.lstat().st_mode
+        except FileNotFoundError:
+            continue
+        # what save_atomic leaves is a file; a folder of that name (a run folder from elsewhere)
+        # was an IsADirectoryError traceback (a security review), and is no save: left alone.
+        # A link is removed as a link, its target kept
+        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            continue
         tmp.unlink(missing_ok=True)
         gone.append(tmp)
     return gone

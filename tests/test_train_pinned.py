@@ -842,6 +842,14 @@ def test_only_a_checkpoints_own_partial_saves_are_removed(tmp_path):
     (tmp_path / ".latest.pt.abc.tmp").write_text("a save cut short")
     assert [p.name for p in checkpoint.remove_partial_saves(tmp_path)] == [".latest.pt.abc.tmp"]
     assert (tmp_path / ".notes.txt.1.tmp").exists()
+    # a folder of a save's name is no save (an IsADirectoryError traceback: a security review);
+    # a link of one is removed as a link, its target kept
+    (tmp_path / ".x.pt.y.tmp").mkdir()
+    target = tmp_path / "kept.txt"
+    target.write_text("kept")
+    (tmp_path / ".best.pt.l.tmp").symlink_to(target)
+    assert [p.name for p in checkpoint.remove_partial_saves(tmp_path)] == [".best.pt.l.tmp"]
+    assert (tmp_path / ".x.pt.y.tmp").is_dir() and target.read_text() == "kept"
 
 
 def test_the_digest_tells_a_tuple_from_a_list():
