@@ -358,10 +358,16 @@ def resumable(ckpt: dict) -> bool:
     return "optimizer" in ckpt and "algo_state" in ckpt
 
 
+MAX_COUNT = 2**53            # training/config.py MAX_WHOLE (a test checks they agree)
+MAX_SECONDS = 10**10         # 317 years of training
+MAX_RUN_NAME = 100           # training/config.py MAX_RUN_NAME (a test checks they agree)
+
+
 def _check_counters(ckpt: dict, where: str) -> None:
     """A resumable checkpoint (optimizer and algo_state) must have every counter; any file's
     counters must be of their kinds. The run name becomes a folder under checkpoints_dir and
-    runs_dir, so it is one plain name: no path separator, not '.' or '..', no NUL."""
+    runs_dir, so it is one plain name, as a config's run_name: no path separator or control
+    character, not '.' or '..'."""
     run_state = resumable(ckpt)
     if "counters" not in ckpt:
         if run_state:
@@ -376,16 +382,22 @@ def _check_counters(ckpt: dict, where: str) -> None:
                 raise ScopaError(f"checkpoint {where!r} lacks counter {key!r}")
             continue
         v = counters[key]
+        # the bounds a run's own config keeps (training/config.py MAX_WHOLE, MAX_RUN_NAME): a
+        # file past them (steps 10**30, a name with terminal escapes and a newline) was a
+        # traceback from TensorBoard's writer, or printed raw and made into folders (a security
+        # review)
         if kind == "count":
-            ok, want = _whole(v) and v >= 0, "a whole number, not negative"
+            ok, want = _whole(v) and 0 <= v <= MAX_COUNT, "a whole number from 0 to 2**53"
         elif kind == "time":
-            ok, want = _real(v) and v >= 0, "a number of seconds, not negative"
+            ok, want = _real(v) and 0 <= v <= MAX_SECONDS, "a number of seconds from 0 to 10**10"
         elif kind == "score":
             ok, want = v is None or _real(v), "a number or None"
         else:
-            ok = isinstance(v, str) and v not in ("", ".", "..") and \
-                not any(ch in v for ch in ("/", "\\", "\0", os.sep, os.altsep or "/"))
-            want = "a plain name (no path separator, not '.' or '..', no NUL)"
+            ok = isinstance(v, str) and v not in ("", ".", "..") and len(v) <= MAX_RUN_NAME and \
+                not any(ch in v for ch in ("/", "\\", os.sep, os.altsep or "/")) and \
+                not any(ord(ch) < 32 or ord(ch) == 127 for ch in v)
+            want = (f"a plain name of at most {MAX_RUN_NAME} characters (no path separator or "
+                    f"control character, not '.' or '..')")
         if not ok:
             raise ScopaError(f"checkpoint {where!r} has counter {key!r} = {show_value(v)}: it must be {want}")
 

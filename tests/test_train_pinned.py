@@ -464,7 +464,11 @@ def refused(d, words):
 def test_a_negative_count_is_refused(ckpt, key):
     d = copy.deepcopy(ckpt)
     d["counters"][key] = -1
-    refused(d, f"counter '{key}' = -1: it must be a whole number, not negative")
+    refused(d, f"counter '{key}' = -1: it must be a whole number from 0 to 2\\*\\*53")
+    d["counters"][key] = 10**30     # a traceback from TensorBoard's writer (a security review)
+    refused(d, f"counter '{key}' = {10**30}: it must be a whole number from 0 to 2\\*\\*53")
+    d["counters"][key] = 2**53
+    checkpoint.check(d)
 
 
 def test_non_finite_optimizer_state_is_refused(ckpt):
@@ -796,10 +800,27 @@ def test_counters_and_layout_versions_are_checked_for_what_they_are(ckpt):
             "was trained on action layout version True, this code has version 1")
     d = copy.deepcopy(ckpt)
     d["counters"]["elapsed_s"] = -5.0
-    refused(d, "counter 'elapsed_s' = -5.0: it must be a number of seconds, not negative")
+    refused(d, "counter 'elapsed_s' = -5.0: it must be a number of seconds from 0 to 10\\*\\*10")
+    d["counters"]["elapsed_s"] = 1e308      # printed as 300 digits of minutes (a security review)
+    refused(d, "counter 'elapsed_s' = 1e\\+308: it must be a number of seconds from 0 to 10\\*\\*10")
     d = copy.deepcopy(ckpt)
     d["counters"]["run_name"] = ""
     refused(d, "counter 'run_name' = '': it must be a plain name")
+    # a name a config may not have: terminal escapes and a newline were printed raw and made
+    # into folders (a security review), and one past the config's length
+    for name in ("evil\x1b[2J\nFAKE", "a\x7fb", "x" * 101):
+        d["counters"]["run_name"] = name
+        refused(d, re.escape(f"counter 'run_name' = {checkpoint.show_value(name)}: it must be a "
+                             f"plain name of at most 100 characters (no path separator or control "
+                             f"character"))
+    d["counters"]["run_name"] = "x" * 100
+    checkpoint.check(d)
+
+
+def test_the_checkpoints_counter_bounds_are_the_configs():
+    """A resumed run's counters are held to the bounds its config keeps."""
+    from training import config
+    assert checkpoint.MAX_COUNT == config.MAX_WHOLE and checkpoint.MAX_RUN_NAME == config.MAX_RUN_NAME
 
 
 def test_a_file_without_algo_state_is_not_held_to_the_resume_counters(ckpt):
