@@ -237,6 +237,14 @@ def _what_is_wrong(path: Path, magic: bytes, first: str, e: BaseException) -> st
 
 def check(ckpt, where: str = "checkpoint") -> None:
     """Raise ScopaError unless `ckpt` is a checkpoint this version of the code can use."""
+    try:
+        _check(ckpt, where)
+    except RecursionError:      # torch's reader builds a list nested 200,000 deep; the walks
+        # over the file's values met it as a traceback (a security review)
+        raise ScopaError(f"checkpoint {where!r} is corrupt (its values are nested too deeply)") from None
+
+
+def _check(ckpt, where: str) -> None:
     if not isinstance(ckpt, dict) or not isinstance(ckpt.get("format"), str) or \
             ckpt["format"] != FORMAT:
         raise ScopaError(f"{where!r} is not a scopa-rl checkpoint")

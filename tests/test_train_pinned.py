@@ -817,6 +817,16 @@ def test_counters_and_layout_versions_are_checked_for_what_they_are(ckpt):
     checkpoint.check(d)
 
 
+def test_values_nested_too_deeply_are_one_error(ckpt):
+    """torch's weights-only reader builds a list nested 200,000 deep from a small file; the
+    checks' walks over the values met it as a RecursionError traceback (a security review)."""
+    deep = []
+    for _ in range(200_000):
+        deep = [deep]
+    refused(dict(ckpt, extra=deep), r"^checkpoint 'checkpoint' is corrupt \(its values are nested too "
+                                    r"deeply\)$")
+
+
 def test_the_checkpoints_counter_bounds_are_the_configs():
     """A resumed run's counters are held to the bounds its config keeps."""
     from training import config
