@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import functools
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -99,6 +100,32 @@ def errors_as_one_line(prog: str):
     return wrap
 
 
+def _baseline_cache() -> Path:
+    """The baseline's kernel cache: a folder of this user's alone. numba unpickles a cache's index
+    before any check, and the shared `scopa-rl-baseline-numba-cache` in the temporary folder, a
+    name anyone could make first, let another user of the machine plant an index that ran code
+    as whoever ran a benchmark with --baseline (a security review). Per user, made 0700, and
+    refused when it is a link, another user's, or writable by others; without user ids
+    (Windows) a new temporary folder each run."""
+    import stat
+    import tempfile
+    uid = getattr(os, "getuid", None)
+    if uid is None:
+        return Path(tempfile.mkdtemp(prefix="scopa-rl-baseline-numba-"))
+    folder = Path(tempfile.gettempdir()) / f"scopa-rl-baseline-numba-cache-{uid()}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        st = folder.lstat()
+    except OSError as e:
+        raise ScopaError(f"--baseline: cannot make its kernel cache folder {str(folder)!r} "
+                         f"({e.strerror or e})") from None
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != uid() or st.st_mode & 0o022:
+        raise ScopaError(f"--baseline: its kernel cache folder {str(folder)!r} is not a folder of "
+                         f"this user's alone (a link, another user's, or writable by others): "
+                         f"remove it")
+    return folder
+
+
 def load_baseline(root: str, needs: tuple[str, ...] = ()):
     """The scopa_env package of another checkout (`--baseline DIR`, e.g. `git worktree add
     /tmp/base <commit>`), imported as `baseline_scopa_env` beside this one.
@@ -127,7 +154,7 @@ def load_baseline(root: str, needs: tuple[str, ...] = ()):
     mod = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = mod
     kept = numba.config.CACHE_DIR
-    numba.config.CACHE_DIR = str(Path(tempfile.gettempdir()) / "scopa-rl-baseline-numba-cache")
+    numba.config.CACHE_DIR = str(_baseline_cache())
     try:
         spec.loader.exec_module(mod)
     except Exception as e:      # anything its code raises: the folder is not a usable baseline

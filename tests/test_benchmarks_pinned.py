@@ -78,10 +78,34 @@ def test_load_baseline_gives_numba_its_cache_folder_back(tmp_path, monkeypatch):
     (tmp_path / "old" / "scopa_env" / "__init__.py").write_text("import numba\nX = numba.config.CACHE_DIR\n")
     mod = load_baseline(str(tmp_path / "old"), needs=("X",))
     import os
+    import stat
     import tempfile
-    assert mod.X == os.path.join(tempfile.gettempdir(), "scopa-rl-baseline-numba-cache")   # while imported
+    mine = os.path.join(tempfile.gettempdir(), f"scopa-rl-baseline-numba-cache-{os.getuid()}")
+    assert mod.X == mine            # while imported: this user's folder, no one else's
+    st = os.lstat(mine)
+    assert stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and st.st_mode & 0o777 == 0o700
     assert numba.config.CACHE_DIR == str(tmp_path / "mine")
     sys.modules.pop("baseline_scopa_env", None)
+
+
+def test_a_baseline_cache_folder_others_could_write_is_refused(tmp_path, monkeypatch):
+    """numba unpickles a cache's index before any check: a cache folder in the shared temporary
+    folder that someone else made first (or made writable by others, or a link) let another
+    user plant code that ran as whoever ran a benchmark with --baseline (a security review)."""
+    import os
+    import tempfile
+    from benchmarks._cli import _baseline_cache
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    folder = tmp_path / f"scopa-rl-baseline-numba-cache-{os.getuid()}"
+    assert _baseline_cache() == folder
+    folder.chmod(0o777)
+    with pytest.raises(ScopaError, match="is not a folder of this user's alone"):
+        _baseline_cache()
+    folder.rmdir()
+    (tmp_path / "elsewhere").mkdir(mode=0o700)
+    folder.symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(ScopaError, match="is not a folder of this user's alone"):
+        _baseline_cache()
 
 
 def test_a_memory_error_is_one_line_too(capsys):
