@@ -294,6 +294,11 @@ def _check(ckpt, where: str) -> None:
         if key in mc and not (_whole(mc[key]) and mc[key] >= 1):
             raise ScopaError(f"checkpoint {where!r} has model_config {key!r} = {show_value(mc[key])}: "
                              f"it must be a whole number, at least 1")
+    if mc.get("hidden", 1) > MAX_HIDDEN:
+        # no run trains a wider one; a 39 KB file saying 20,000 had a reader build a 5 GB network
+        # before the weights' size mismatch was found (a security review)
+        raise ScopaError(f"checkpoint {where!r} has model_config 'hidden' = {mc['hidden']}: it must "
+                         f"be at most {MAX_HIDDEN}, the widest network a run trains")
     players = mc.get("players", 2)
     if players != rules.players:
         raise ScopaError(f"checkpoint {where!r} holds a network for {show_value(players)} players, but its "
@@ -369,6 +374,7 @@ def resumable(ckpt: dict) -> bool:
 MAX_COUNT = 2**53            # training/config.py MAX_WHOLE (a test checks they agree)
 MAX_SECONDS = 10**10         # 317 years of training
 MAX_RUN_NAME = 100           # training/config.py MAX_RUN_NAME (a test checks they agree)
+MAX_HIDDEN = 4_096           # training/config.py MAX_INT["hidden"] (a test checks they agree)
 
 
 def _check_counters(ckpt: dict, where: str) -> None:

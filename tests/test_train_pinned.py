@@ -831,6 +831,15 @@ def test_the_checkpoints_counter_bounds_are_the_configs():
     """A resumed run's counters are held to the bounds its config keeps."""
     from training import config
     assert checkpoint.MAX_COUNT == config.MAX_WHOLE and checkpoint.MAX_RUN_NAME == config.MAX_RUN_NAME
+    assert checkpoint.MAX_HIDDEN == config.MAX_INT["hidden"]
+
+
+def test_a_network_wider_than_any_run_trains_is_refused_before_it_is_built(ckpt):
+    """A 39 KB file whose model_config said hidden 20,000 had a reader build a 5 GB network
+    before the weights' size mismatch showed (a security review)."""
+    d = copy.deepcopy(ckpt)
+    d["model_config"] = dict(d["model_config"], hidden=4_097)
+    refused(d, r"model_config 'hidden' = 4097: it must be at most 4096, the widest network a run trains$")
 
 
 def test_a_file_without_algo_state_is_not_held_to_the_resume_counters(ckpt):
