@@ -491,6 +491,10 @@ def spec_problem(spec, rules: Rules) -> str | None:
     run's results stay valid after the file moves."""
     if not isinstance(spec, str) or not spec:
         return "not an agent spec"
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in spec):
+        # printed in the pooled table as it is: terminal escapes in a file from elsewhere reached
+        # the terminal raw (a security review); no spec evaluate.py takes has one
+        return "it has a control character"
     try:
         head, _ = split_spec(spec)
         if not head.endswith(".pt"):

@@ -150,6 +150,11 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
     """
     spec, spec_options = split_spec(spec)
     options = {**spec_options, **options}
+    name = options.get("name")
+    if isinstance(name, str) and any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        # tables, records and their readers print the name as it is: terminal escapes and
+        # newlines in it reached the terminal raw (a security review)
+        raise ScopaError(f"option name must be printable text (no control characters), got {name!r}")
     rules = None if rules is None else resolve_rules(rules)
     if spec not in REGISTRY and str(spec).lower() in REGISTRY:
         spec = str(spec).lower()        # 'Normal' as presets, commands and cards: any case

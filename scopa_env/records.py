@@ -226,6 +226,9 @@ def seat_of(record: dict, player: str | None) -> int:
     names = record["players"]
     if not isinstance(names, list) or len(names) != 2 or not all(isinstance(x, str) for x in names):
         raise ValueError(f"players {names!r}: two names")
+    if any(ord(ch) < 32 or ord(ch) == 127 for x in names for ch in x):
+        # the readers print them: terminal escapes reached the terminal raw (a security review)
+        raise ValueError(f"players {names!r}: printable names, no control characters")
     if player is None:
         player = names[0]
     seats = [i for i, name in enumerate(names) if name == player]
@@ -406,6 +409,10 @@ def replay(record: dict) -> Game:
         if not isinstance(players, list) or len(players) != n or \
                 not all(isinstance(p, str) for p in players):
             raise ScopaError(f"players must name the {n} seats' agents, got {players!r}")
+        if any(ord(ch) < 32 or ord(ch) == 127 for p in players for ch in p):
+            # the readers print the names as they are: terminal escapes in a file from elsewhere
+            # reached the terminal raw (a security review); no agent is named so
+            raise ScopaError(f"players must be printable names (no control characters), got {players!r}")
         if not isinstance(record["hands"], list) or not record["hands"]:
             raise ScopaError(f"hands is a list of the match's hands, got {record['hands']!r}")
         # the first hand is the one the seed deals (README)

@@ -2331,3 +2331,25 @@ def test_every_row_plays_the_network_its_digest_names_when_the_file_is_replaced(
     rows.clear()
     monkeypatch.setattr(cli, "evaluate", then_removed)
     assert cli.main(args) == 0 and len(rows) == 2
+
+
+def test_names_and_specs_with_control_characters_are_refused(tmp_path):
+    """Names and specs from files made elsewhere (a --json file's specs, a record's players, a
+    name= option) were printed raw: terminal escapes and newlines reached the terminal (a
+    security review). Each is refused where it is read."""
+    from scopa_env.records import seat_of
+    evil = "x\x1b]0;owned\x07\x1b[2J\nFAKE"
+    for spec in (f"easy:name={evil}", f"{CHECKPOINT}:name={evil}"):
+        with pytest.raises(ScopaError, match=r"^option name must be printable text \(no control characters\)"):
+            make_agent(spec)
+    cli = _evaluate_cli()
+    assert cli.spec_problem(f"a{evil}.pt", Rules()) == "it has a control character"
+    assert cli.spec_problem("a.pt", Rules()) is None
+    record = evaluate("easy", "random", 2, seed=1, record=True)["records"][0]
+    replay(record)
+    bad = dict(record, players=[evil, record["players"][1]])
+    with pytest.raises(ScopaError, match=r"^players must be printable names \(no control characters\)"):
+        replay(bad)
+    with pytest.raises(ValueError, match="printable names, no control characters"):
+        seat_of(bad, None)
+    assert seat_of(record, None) == 0
