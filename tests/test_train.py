@@ -1671,12 +1671,16 @@ def test_periodic_checkpoints_are_pruned_by_step_count(tmp_path):
     for steps in (9_999_999_000, 10_000_000_000):
         (folder / f"step_{steps:010d}.pt").write_bytes(b"old")
     (folder / "step_mine.pt").write_bytes(b"keep")
+    # a folder of a step file's name is no checkpoint: pruning it stopped training after each
+    # save (a security review); it stays
+    (folder / "step_0000000001.pt").mkdir()
     run.algo.steps = 20_000_000_000
     for k in range(3):
         run.counters["steps"] = 20_000_000_000 + k
         run.save(f"step_{20_000_000_000 + k:010d}")
     names = sorted(p.name for p in folder.glob("step_*.pt"))
-    assert names == ["step_20000000000.pt", "step_20000000001.pt", "step_20000000002.pt", "step_mine.pt"]
+    assert names == ["step_0000000001.pt", "step_20000000000.pt", "step_20000000001.pt",
+                     "step_20000000002.pt", "step_mine.pt"]
     run.release_folder()
 
 

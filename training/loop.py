@@ -98,9 +98,10 @@ def _resolve_resume(target: str, checkpoints_dir: str) -> Path:
 
 def periodic_checkpoints(folder: Path) -> list[Path]:
     """A run folder's own step_<digits>.pt files, oldest first by step count (names sort so only
-    up to 10 digits)."""
+    up to 10 digits). Files (or links) only: a folder of such a name (a run folder from
+    elsewhere) failed the pruning after each save, and training stopped (a security review)."""
     found = sorted((int(m.group(1)), p) for p in folder.glob("step_*.pt")
-                   if (m := re.fullmatch(r"step_([0-9]+)\.pt", p.name)))
+                   if (m := re.fullmatch(r"step_([0-9]+)\.pt", p.name)) and not p.is_dir())
     return [p for _, p in found]
 
 
