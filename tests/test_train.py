@@ -3625,3 +3625,27 @@ def test_a_lock_file_that_is_a_link_or_a_pipe_is_refused_and_its_target_kept(tmp
         assert victim.read_text() == "precious\n"
     lock.unlink()
     assert run_cli("--resume", "l", cwd=tmp_path).returncode == 0
+
+
+def test_a_pool_snapshot_not_of_the_networks_layout_is_checked_as_before(tmp_path):
+    """Pool snapshots play on their own tensors (assigned), which load_state_dict then compared
+    with themselves: a file's pool tensor of the wrong shape was a traceback mid-training, or (a
+    bias cut to one value, broadcast) trained against a wrong network; float64 tensors failed
+    (a diff review). Such a pool is loaded as copies, as before: one error, or converted."""
+    kw = dict(algo="ppo", snapshot_every=1, pool_size=2, final_matches=0)
+    Run(tiny_cfg(tmp_path, run_name="p", **kw), log=lambda *_: None).train(stop_at=1024)
+    good = checkpoint.load(tmp_path / "ck" / "p" / "latest.pt")
+    assert good["algo_state"]["pool"]
+
+    def edited(name, edit):
+        d = copy.deepcopy(good)
+        d["algo_state"]["pool"] = [{k: edit(k, v) for k, v in sd.items()} for sd in d["algo_state"]["pool"]]
+        path = tmp_path / f"{name}.pt"
+        checkpoint.save_atomic({k: v for k, v in d.items() if k != "checksum"}, path)
+        return str(path)
+    cut = edited("cut", lambda k, v: v[:1] if k.endswith("bias") else v)
+    with pytest.raises(ScopaError, match=r"cannot be resumed: its algo_state .*size mismatch for"):
+        start(tiny_cfg(tmp_path), resume=cut, log=lambda *_: None)
+    wide = edited("wide", lambda k, v: v.double())
+    run = start(tiny_cfg(tmp_path), resume=wide, log=lambda *_: None)
+    assert all(p.dtype == torch.float32 for m in run.algo.pool_models for p in m.parameters())

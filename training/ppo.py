@@ -139,10 +139,19 @@ class PPO:
         # the copy takes the snapshot's tensors in place of the policy's parameters, so none is
         # allocated only to be replaced: 40 snapshots of a 1,024-wide network (13.8 MiB of
         # weights) grew RSS by 27.7 MiB each as copies, 19.0 assigned after a copy, 13.9 so
-        memo = {id(p): torch.nn.Parameter(sd[name], requires_grad=False)
-                for name, p in self.model.named_parameters()}
-        m = copy.deepcopy(self.model, memo)
-        m.load_state_dict(sd, assign=True)
+        params = dict(self.model.named_parameters())
+        if sd.keys() != self.model.state_dict().keys() or any(
+                not isinstance(sd[k], torch.Tensor) or sd[k].shape != p.shape or sd[k].dtype != p.dtype
+                for k, p in params.items()):
+            # not the network's own layout (a damaged or edited file's pool): loaded as copies,
+            # so that load_state_dict checks it and says what differs, and converts a dtype, as
+            # before the tensors were shared (assigned, a wrong shape went unchecked: a review)
+            m = copy.deepcopy(self.model)
+            m.load_state_dict(sd)
+        else:
+            memo = {id(p): torch.nn.Parameter(sd[k], requires_grad=False) for k, p in params.items()}
+            m = copy.deepcopy(self.model, memo)
+            m.load_state_dict(sd, assign=True)
         m.eval()
         return m
 
