@@ -1558,7 +1558,7 @@ def test_torch_threads_is_the_number_of_threads_the_run_trains_with(tmp_path):
         torch.set_num_threads(before)
 
 
-def test_a_run_and_its_resume_leave_the_callers_generators_alone(tmp_path):
+def test_a_run_and_its_resume_leave_the_callers_generators_alone(tmp_path, monkeypatch):
     """Run() reseeded Python's and torch's generators with the config's seed, and a resume set
     them to their state at the save: a library caller's own streams were replaced or rewound
     (a side-effects review). Training draws from its numpy generator alone, so the run is the
@@ -1575,7 +1575,13 @@ def test_a_run_and_its_resume_leave_the_callers_generators_alone(tmp_path):
     callers(99)
     expected = draws()
     callers(99)
+    # nor a CUDA device's, which the fork (CPU only) does not keep: torch.manual_seed seeded it
+    # (the diff review)
+    seeded = []
+    monkeypatch.setattr(torch.cuda, "manual_seed_all", seeded.append)
     run = Run(tiny_cfg(tmp_path, **kw), log=lambda *_: None)
+    assert seeded == []
+    monkeypatch.undo()
     run.train(stop_at=1024)
     assert draws() == expected
     callers(5)

@@ -243,7 +243,9 @@ class Run:
         # stream (a notebook's, a script's) is as it was, and Python's was reseeded for nothing
         # (training draws only from self.rng; a side-effects review)
         with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(cfg.seed)
+            # the CPU generator alone, the one the network is built with (torch.manual_seed
+            # seeded every device's, a CUDA one's outside the fork: the diff review)
+            torch.default_generator.manual_seed(cfg.seed)
             self.model = MoveScorer.for_rules(cfg.hidden, cfg.rules, self._features_of(resume, self.source))
         self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg.learning_rate)
         self.algo = make_algo(cfg, self.model, self.optimizer, self.rng)
