@@ -140,7 +140,6 @@ def load_baseline(root: str, needs: tuple[str, ...] = ()):
     fails to import, or lacks one of them (a checkout from before it existed), is one ScopaError
     naming the folder (it was a traceback)."""
     import importlib.util
-    import tempfile
 
     import numba
 
