@@ -62,7 +62,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from agents.stats import Z95, elo, no_interval_reason, points_interval_text, t95, wilson
     from scopa_env.cli import (Parser, StdoutFailed, add_rules_flags, first_repeat, flags_given, list_rules_alone,
                                quiet_stdout, rules_hint, run_main)
-    from scopa_env.errors import ScopaError
+    from scopa_env.errors import ScopaError, has_control
     from scopa_env.presets import changed_options, list_rules_text, rules_from_flags, rules_from_preset
     from scopa_env.rules import option_text
     from scopa_env.atomic import AtomicFile, refuse_checkpoint
@@ -491,7 +491,7 @@ def spec_problem(spec, rules: Rules) -> str | None:
     run's results stay valid after the file moves."""
     if not isinstance(spec, str) or not spec:
         return "not an agent spec"
-    if any(ord(ch) < 32 or ord(ch) == 127 for ch in spec):
+    if has_control(spec):
         # printed in the pooled table as it is: terminal escapes in a file from elsewhere reached
         # the terminal raw (a security review); no spec evaluate.py takes has one
         return "it has a control character"

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 import scopa_env
-from scopa_env.errors import ScopaError, regular_file
+from scopa_env.errors import ScopaError, has_control, regular_file
 from scopa_env.kernel_cache import drop_stale, ensure_cache, kernel_sources
 from scopa_env.presets import resolve_rules
 from scopa_env.rules import Rules
@@ -151,7 +151,7 @@ def make_agent(spec: str, rules: Rules | None = None, seed: int = 0, **options) 
     spec, spec_options = split_spec(spec)
     options = {**spec_options, **options}
     name = options.get("name")
-    if isinstance(name, str) and any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+    if isinstance(name, str) and has_control(name):
         # tables, records and their readers print the name as it is: terminal escapes and
         # newlines in it reached the terminal raw (a security review)
         raise ScopaError(f"option name must be printable text (no control characters), got {name!r}")

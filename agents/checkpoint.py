@@ -61,7 +61,7 @@ import torch
 
 from scopa_env.actions import ACTION_LAYOUT_VERSION
 from scopa_env.atomic import deferred_interrupts, sync_folder
-from scopa_env.errors import NEWER_FILE, ScopaError, regular_file
+from scopa_env.errors import NEWER_FILE, ScopaError, has_control, regular_file
 from scopa_env.observation import OBS_LAYOUT_VERSION, layout, layout_for
 from scopa_env.rules import Rules
 
@@ -409,7 +409,7 @@ def _check_counters(ckpt: dict, where: str) -> None:
         else:
             ok = isinstance(v, str) and v not in ("", ".", "..") and len(v) <= MAX_RUN_NAME and \
                 not any(ch in v for ch in ("/", "\\", os.sep, os.altsep or "/")) and \
-                not any(ord(ch) < 32 or ord(ch) == 127 for ch in v)
+                not has_control(v)
             want = (f"a plain name of at most {MAX_RUN_NAME} characters (no path separator or "
                     f"control character, not '.' or '..')")
         if not ok:

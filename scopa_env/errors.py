@@ -11,6 +11,13 @@ class ScopaError(ValueError):
     """
 
 
+def has_control(text: str) -> bool:
+    """Whether `text` holds a control character (C0, DEL or C1: U+0080-U+009F, which some
+    terminals read as an escape too). A name or spec printed in a message or a table must have
+    none: from a file made elsewhere, escapes and newlines reached the terminal raw (review)."""
+    return any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in text)
+
+
 # the end of an error about a file naming something this version lacks (a rules option, a config
 # key, an algorithm): adding one changes no format number, so the file may well be newer
 NEWER_FILE = "written by a newer version of scopa-rl, or edited"

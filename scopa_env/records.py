@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 from . import core
 from .atomic import AtomicFile, refuse_checkpoint
 from .cards import card_str, cards_str, parse_card
-from .errors import ScopaError, regular_file
+from .errors import ScopaError, has_control, regular_file
 from .game import Game, PlayResult
 from .rules import Rules
 
@@ -226,7 +226,7 @@ def seat_of(record: dict, player: str | None) -> int:
     names = record["players"]
     if not isinstance(names, list) or len(names) != 2 or not all(isinstance(x, str) for x in names):
         raise ValueError(f"players {names!r}: two names")
-    if any(ord(ch) < 32 or ord(ch) == 127 for x in names for ch in x):
+    if any(has_control(x) for x in names):
         # the readers print them: terminal escapes reached the terminal raw (a security review)
         raise ValueError(f"players {names!r}: printable names, no control characters")
     if player is None:
@@ -409,7 +409,7 @@ def replay(record: dict) -> Game:
         if not isinstance(players, list) or len(players) != n or \
                 not all(isinstance(p, str) for p in players):
             raise ScopaError(f"players must name the {n} seats' agents, got {players!r}")
-        if any(ord(ch) < 32 or ord(ch) == 127 for p in players for ch in p):
+        if any(has_control(p) for p in players):
             # the readers print the names as they are: terminal escapes in a file from elsewhere
             # reached the terminal raw (a security review); no agent is named so
             raise ScopaError(f"players must be printable names (no control characters), got {players!r}")

@@ -2339,6 +2339,9 @@ def test_names_and_specs_with_control_characters_are_refused(tmp_path):
     security review). Each is refused where it is read."""
     from scopa_env.records import seat_of
     evil = "x\x1b]0;owned\x07\x1b[2J\nFAKE"
+    from scopa_env.errors import has_control
+    # C1 too: U+009B is an escape to some terminals (the diff review)
+    assert has_control("a\x9bb") and has_control("\x7f") and not has_control("città à la carte")
     for spec in (f"easy:name={evil}", f"{CHECKPOINT}:name={evil}"):
         with pytest.raises(ScopaError, match=r"^option name must be printable text \(no control characters\)"):
             make_agent(spec)

@@ -30,7 +30,7 @@ import tomllib
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
-from scopa_env.errors import ScopaError, regular_file
+from scopa_env.errors import ScopaError, has_control, regular_file
 from scopa_env.presets import rules_from_preset
 from scopa_env.rules import Rules
 from scopa_env.seeds import check_seed
@@ -439,7 +439,7 @@ def _check(c: TrainConfig) -> None:
             raise ScopaError(f"config key {name!r} must be within 0..1, got {getattr(c, name)}")
     check_seed(c.seed, "config key 'seed'")
     if any(ch in c.run_name for ch in "/\\") or c.run_name in (".", "..") or \
-            any(ord(ch) < 32 or ord(ch) == 127 for ch in c.run_name):
+            has_control(c.run_name):
         raise ScopaError(f"config key 'run_name' must be a plain name (no '/', '\\' or control "
                          f"characters), got {c.run_name!r}")
     if c.run_name and not c.run_name.strip():   # '' is the default name; blank was read as ''
