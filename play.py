@@ -166,6 +166,17 @@ def notice_if_slow(notice: Callable[[], None]):
             timer.join()    # a timer thread still alive at exit aborted the process (134)
 
 
+def _say_loading(said: list) -> None:
+    """main's notice of a slow build before the session exists, from its timer thread; output
+    that fails there is left to the session's first line to report (a traceback of the thread's
+    was printed instead: the diff review)."""
+    try:
+        print(LOADING)
+        said.append(True)
+    except OSError:
+        pass
+
+
 def default_opponent() -> str:
     """The shipped trained agent with search when present, else the normal level."""
     if DEFAULT_CHECKPOINT.is_file():
@@ -1020,7 +1031,7 @@ def main(argv: list[str] | None = None) -> int:
                                  f"have {rules.players} players")
             # a bad --partner: its own error first. Built here on a cold cache it compiled with
             # the terminal blank, and the session's build after it was quick (review)
-            with notice_if_slow(lambda: (print(LOADING), said.append(True))):
+            with notice_if_slow(lambda: _say_loading(said)):
                 make_agent(args.partner, rules, seed)
         try:
             session = PlaySession(opponent, rules, seed, italian=italian, partner=args.partner,
