@@ -83,7 +83,7 @@ def test_load_baseline_gives_numba_its_cache_folder_back(tmp_path, monkeypatch):
     mine = os.path.join(tempfile.gettempdir(), f"scopa-rl-baseline-numba-cache-{os.getuid()}")
     assert mod.X == mine            # while imported: this user's folder, no one else's
     st = os.lstat(mine)
-    assert stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and st.st_mode & 0o777 == 0o700
+    assert stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and st.st_mode & 0o077 == 0
     assert numba.config.CACHE_DIR == str(tmp_path / "mine")
     sys.modules.pop("baseline_scopa_env", None)
 
