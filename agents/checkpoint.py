@@ -196,6 +196,7 @@ def load(path: str | Path) -> dict:
             magic = f.read(4)
     except OSError as e:        # no read permission: the file may be fine, so not "corrupt"
         raise ScopaError(f"checkpoint {str(path)!r} cannot be read ({e.strerror or e})") from None
+    _refuse_compressed(path, magic)
     try:
         with warnings.catch_warnings():
             # a plain pickle file makes torch warn ("Detected pickle protocol 4") before it
@@ -214,6 +215,26 @@ def load(path: str | Path) -> dict:
         raise ScopaError(f"checkpoint {str(path)!r} is corrupt or not a checkpoint ({first})") from None
     check(ckpt, str(path))
     return ckpt
+
+
+def _refuse_compressed(path: Path, magic: bytes) -> None:
+    """torch.save stores its zip's entries as they are; torch.load also reads compressed ones, so
+    a 1 MB file could unpack to gigabytes before any check (3 GB from a crafted file: a security
+    review). A zip with a compressed entry, or entries larger than the file, is refused unread;
+    one that zipfile cannot list is left to torch, whose error says what it is."""
+    if magic != b"PK\x03\x04":
+        return
+    try:
+        with zipfile.ZipFile(path) as z:
+            entries = z.infolist()
+        size = path.stat().st_size
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, struct.error, NotImplementedError):
+        return
+    packed = [e.filename for e in entries if e.compress_type != zipfile.ZIP_STORED]
+    if packed or sum(e.file_size for e in entries) > size:
+        what = f"its entry {packed[0]!r} is compressed" if packed else "its entries are larger than it"
+        raise ScopaError(f"checkpoint {str(path)!r} is not a file torch.save writes ({what}): refused "
+                         f"unread, as a small file could unpack to gigabytes")
 
 
 def _what_is_wrong(path: Path, magic: bytes, first: str, e: BaseException) -> str:
@@ -357,6 +378,14 @@ def _check_plain(obj, where: str, key: str) -> None:
             kind = "a meta tensor (no values)" if t.is_meta else f"a {t.layout} tensor on {t.device}"
             raise ScopaError(f"checkpoint {where!r} is unusable: {key} tensor "
                              f"{'.'.join(map(str, path))!r} is {kind}, not one of plain values")
+        if t.numel() * t.element_size() > t.untyped_storage().nbytes():
+            # values repeated by its strides (expand): 168 KB of file made a 500-million-value
+            # tensor, which the checks below made whole, 4 GB (a security review); torch.save
+            # of a network or an optimizer writes none
+            raise ScopaError(f"checkpoint {where!r} is unusable: {key} tensor "
+                             f"{'.'.join(map(str, path))!r} repeats its stored values "
+                             f"({t.numel():,} values from {t.untyped_storage().nbytes():,} bytes), "
+                             f"not one of plain values")
 
 
 # what a resumed run reads back (training/loop.py, Run._restore): every checkpoint a run writes

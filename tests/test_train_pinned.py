@@ -1125,3 +1125,31 @@ def test_periodic_evaluations_play_eval_matches_and_the_final_one_final_matches(
     run.evaluate = evaluate
     run.train()
     assert played == [2, 2, 4]
+
+
+def test_a_tensor_that_repeats_its_values_is_refused_before_it_is_made_whole(ckpt):
+    """torch reads a tensor whose strides repeat its stored values (expand): 168 KB of file
+    made 500 million values, which the digest and the finiteness check made whole, 4 GB (a
+    security review). Refused from its sizes, before anything reads it."""
+    d = copy.deepcopy(ckpt)
+    d["model"] = dict(d["model"], extra=torch.zeros(1).expand(10**12))
+    refused(d, r"tensor 'model\.extra' repeats its stored values \(1,000,000,000,000 values from 4 "
+               r"bytes\), not one of plain values$")
+
+
+def test_a_compressed_checkpoint_is_refused_unread(ckpt, tmp_path):
+    """torch.save stores its zip's entries as they are, and torch.load reads compressed ones
+    too: a 1 MB file could unpack to 3 GB before any check (a security review). Such a file is
+    refused before torch reads it; torch itself still reads it (what the refusal is for)."""
+    import zipfile
+    plain = checkpoint.save_atomic(copy.deepcopy(ckpt), tmp_path / "plain.pt")
+    packed = tmp_path / "packed.pt"
+    with zipfile.ZipFile(plain) as src, zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as dst:
+        for entry in src.infolist():
+            dst.writestr(entry.filename, src.read(entry))
+    assert torch.load(packed, weights_only=True)["format"] == ckpt["format"]
+    with pytest.raises(ScopaError, match=r"packed.pt' is not a file torch.save writes \(its entry '.*' is "
+                                         r"compressed\): refused unread, as a small file could unpack "
+                                         r"to gigabytes$"):
+        checkpoint.load(packed)
+    assert checkpoint.load(plain)["format"] == ckpt["format"]
