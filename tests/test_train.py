@@ -3652,6 +3652,15 @@ def test_a_pool_snapshot_not_of_the_networks_layout_is_checked_as_before(tmp_pat
     cut = edited("cut", lambda k, v: v[:1] if k.endswith("bias") else v)
     with pytest.raises(ScopaError, match=r"cannot be resumed: its algo_state .*size mismatch for"):
         start(tiny_cfg(tmp_path), resume=cut, log=lambda *_: None)
+    # more snapshots than a run keeps (pool_size + one a game): a network each, minutes and
+    # gigabytes, for a 305 KB file (a security review)
+    d = copy.deepcopy(good)
+    d["algo_state"]["pool"] = [d["algo_state"]["pool"][0]] * (2 + 16 + 1)
+    many = tmp_path / "many.pt"
+    checkpoint.save_atomic({k: v for k, v in d.items() if k != "checksum"}, many)
+    with pytest.raises(ScopaError, match=r"cannot be resumed: its algo_state .*pool: a list of at most "
+                                         r"pool_size \+ num_envs = 18 snapshots, got 19"):
+        start(tiny_cfg(tmp_path), resume=str(many), log=lambda *_: None)
     wide = edited("wide", lambda k, v: v.double())
     run = start(tiny_cfg(tmp_path), resume=wide, log=lambda *_: None)
     assert all(p.dtype == torch.float32 for m in run.algo.pool_models for p in m.parameters())

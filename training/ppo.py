@@ -386,6 +386,13 @@ class PPO:
 
     def load_state_dict(self, d: dict) -> None:
         set_env_state(self.env, d["env"])
+        # a run keeps the newest pool_size snapshots and those its games still play, at most
+        # one a game: a file with more (20,000 copies of one snapshot in 305 KB) took a network
+        # each, minutes and gigabytes, before anything said so (a security review)
+        most = self.cfg.pool_size + self.cfg.num_envs
+        if not isinstance(d["pool"], list) or len(d["pool"]) > most:
+            raise ValueError(f"pool: a list of at most pool_size + num_envs = {most} snapshots, got "
+                             f"{len(d['pool']) if isinstance(d['pool'], list) else type(d['pool']).__name__}")
         self.pool = list(d["pool"])
         self._sync_pool_models()
         self.opponent = d["opponent"].numpy().copy()
