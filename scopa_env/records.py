@@ -157,7 +157,12 @@ def read_numbered(path: str, format_checked: bool = False) -> Iterator[tuple[int
     readers that take a record's fields without replaying it: the benchmarks)."""
     regular_file("record file", path)
     with open(path, "rb") as f:
-        for i, raw in enumerate(f, 1):
+        for i, raw in enumerate(iter(lambda: f.readline(LINE_BYTES + 1), b""), 1):
+            if len(raw) > LINE_BYTES:
+                # a line is read whole before it is parsed: one of 512 MB (a file without line
+                # ends) took 1.2 GB to be refused (a security review)
+                raise ScopaError(f"{path}:{i}: not a game record (a line longer than "
+                                 f"{LINE_BYTES // 2**20} MB; a match's record is some 10 KB)")
             try:
                 # a byte order mark (an editor's UTF-8 with BOM) is no part of the first record
                 line = raw.decode("utf-8-sig" if i == 1 else "utf-8")
@@ -190,6 +195,7 @@ def read_numbered(path: str, format_checked: bool = False) -> Iterator[tuple[int
 
 
 HINT_BYTES = 16 * 2**20     # a file past this is not read whole for _whole_file_hint
+LINE_BYTES = 64 * 2**20     # a longer line is no record (one is some 10 KB; the longest, scopone's, tens)
 
 
 def _whole_file_hint(path: str) -> str:

@@ -613,6 +613,13 @@ def test_records_write_and_read_only_json_records(tmp_path, monkeypatch):
     monkeypatch.setattr(records, "HINT_BYTES", 8)
     with pytest.raises(ScopaError, match=re.escape("column 1)") + "$"):
         list(records.read(bad))
+    # a line is read whole before it is parsed: a 512 MB one took 1.2 GB to be refused (a
+    # security review); past LINE_BYTES it is refused as it is read
+    monkeypatch.setattr(records, "LINE_BYTES", 9)
+    bad.write_text('{"a": 1}\n{"a": 12}\n')          # 9 bytes, then 10
+    with pytest.raises(ScopaError, match=re.escape("bad.jsonl:2: not a game record (a line longer than "
+                                                   "0 MB; a match's record is some 10 KB)") + "$"):
+        list(records.read(bad))
 
 
 def test_a_bad_later_deal_names_its_hand_and_deal():
