@@ -97,14 +97,15 @@ def render_text(game: Game, viewer: int) -> str:
         f"{names[game.dealer]}",
         "Scores: " + ", ".join(f"{side_names[t]} {scores[t]}" for t in range(sides)),
         f"Table: {' '.join(cards_str(game.table)) or '(empty)'}",
-        f"Deck: {game.deck_left} cards left",
+        f"Deck: {_count(game.deck_left, 'card', 'cards')} left",
         f"{names[viewer]} hand: {' '.join(cards_str(game.hand(viewer))) or '(empty)'}",
     ]
     for k in range(1, r.players):
         p = (viewer + k) % r.players
-        lines.append(f"{names[p]}: {len(game.hand(p))} cards in hand")
+        lines.append(f"{names[p]}: {_count(len(game.hand(p)), 'card', 'cards')} in hand")
     lines.append("Captured: " + ", ".join(
-        f"{names[p]} {len(game.pile(p))} cards, {game.scope(p)} scope" for p in range(r.players)))
+        f"{names[p]} {_count(len(game.pile(p)), 'card', 'cards')}, "
+        f"{_count(game.scope(p), 'scopa', 'scope')}" for p in range(r.players)))
     if game.match_over:
         w = game.winner
         others = "-".join(str(scores[t]) for t in range(sides) if t != w)
@@ -115,6 +116,11 @@ def render_text(game: Game, viewer: int) -> str:
     else:
         lines.append(f"To move: {names[game.to_move]}")
     return "\n".join(lines) + "\n"
+
+
+def _count(n: int, one: str, many: str) -> str:
+    """"1 card", "2 cards"; "1 scopa", "0 scope" (the Italian plural)."""
+    return f"{n} {one if n == 1 else many}"
 
 
 def render_mode_text(render_mode: str | None, game: Game | None, viewer: int) -> str | None:

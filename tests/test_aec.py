@@ -598,8 +598,11 @@ def test_render_text_hand_number_other_hands_and_hand_over():
     assert e.render().splitlines()[-1] == "Hand over"
     g = e.game      # the piles and scope of each player, as the game counts them
     captured = next(ln for ln in e.render().splitlines() if ln.startswith("Captured: "))
-    assert captured == "Captured: " + ", ".join(f"player_{p} {len(g.pile(p))} cards, {g.scope(p)} scope"
-                                               for p in range(2))
+    def count(n, one, many):
+        return f"{n} {one if n == 1 else many}"
+    assert captured == "Captured: " + ", ".join(
+        f"player_{p} {count(len(g.pile(p)), 'card', 'cards')}, {count(g.scope(p), 'scopa', 'scope')}"
+        for p in range(2))
     assert sum(len(g.pile(p)) for p in range(2)) == 40
     e.reset()
     assert " | hand 2, dealer " in e.render().splitlines()[0]
@@ -613,7 +616,8 @@ def test_render_text_hand_number_other_hands_and_hand_over():
 def test_render_text_is_each_seats_own_position():
     """Every line of the text render, in positions where the seats' scores, hands, piles and
     scope all differ (a review: a scope, a score or the dealer shown as seat 0's, or a fixed
-    deck count, passed, since the renders tested were at 0-0 with no scope)."""
+    deck count, passed, since the renders tested were at 0-0 with no scope). One card or one
+    scopa is singular ("1 card", "1 scopa"; "1 cards" before)."""
     from scopa_env.aec import render_text
     from scopa_env.presets import rules_from_preset
     g = Game(Rules(), seed=0).setup(hands=[["1C", "2C", "3C"], ["4C", "5C"]], table=["6C", "7S"],
@@ -626,7 +630,7 @@ def test_render_text_is_each_seats_own_position():
         "Deck: 3 cards left",
         "player_1 hand: 4C 5C",
         "player_0: 3 cards in hand",
-        "Captured: player_0 2 cards, 1 scope, player_1 3 cards, 2 scope",
+        "Captured: player_0 2 cards, 1 scopa, player_1 3 cards, 2 scope",
         "To move: player_0"]
     p = Game(rules_from_preset("pairs"), seed=0).setup(
         hands=[["1C", "2C"], ["4C"], ["3C", "5C"], ["6S"]], table=["6C"],
@@ -638,10 +642,10 @@ def test_render_text_is_each_seats_own_position():
         "Table: 6C",
         "Deck: 2 cards left",
         "player_2 hand: 3C 5C",
-        "player_3: 1 cards in hand",
+        "player_3: 1 card in hand",
         "player_0: 2 cards in hand",
-        "player_1: 1 cards in hand",
-        "Captured: player_0 1 cards, 0 scope, player_1 2 cards, 1 scope, player_2 3 cards, 2 scope, "
+        "player_1: 1 card in hand",
+        "Captured: player_0 1 card, 0 scope, player_1 2 cards, 1 scopa, player_2 3 cards, 2 scope, "
         "player_3 0 cards, 3 scope",
         "To move: player_1"]
 
