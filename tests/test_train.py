@@ -978,9 +978,13 @@ def test_killed_training_leaves_a_loadable_checkpoint_and_resumes(tmp_path):
         steps = ckpt["counters"]["steps"]
     cut_short = latest.parent / ".latest.pt.x1y2z3.tmp"     # what a kill mid-save leaves
     cut_short.write_bytes(b"partial")
+    escaped = latest.parent / ".latest.pt.\x1b[2J.tmp"     # a name made by hand: shown escaped
+    escaped.write_bytes(b"partial")
     r = run_cli("--resume", "killed", "--total-steps", str(steps + 1024), cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "removed .latest.pt.x1y2z3.tmp" in r.stdout + r.stderr
+    assert "removed '.latest.pt.\\x1b[2J.tmp'" in r.stdout + r.stderr
+    assert "\x1b" not in r.stdout + r.stderr
     assert torch.load(latest, weights_only=True)["counters"]["steps"] >= steps + 1024
     assert not list(latest.parent.glob(".*.tmp"))
 

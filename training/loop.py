@@ -25,7 +25,7 @@ from agents import checkpoint
 from agents.learned import check_network_scores
 from agents.network import FEATURE_SIZES, FEATURES_VERSION, MoveScorer, model_config, widen_features
 from scopa_env.atomic import deferred_interrupts
-from scopa_env.errors import NEWER_FILE, ScopaError
+from scopa_env.errors import NEWER_FILE, ScopaError, has_control
 from scopa_env.presets import preset_name
 from scopa_env.rules import Rules, option_text
 from scopa_env.seeds import offset_seed
@@ -707,7 +707,10 @@ class Run:
                      f"another --run-name, to keep them apart)")
         writer.add_text("config", "```toml\n" + cfg.to_toml() + "```", c["steps"])
         for tmp in checkpoint.remove_partial_saves(self.ckpt_dir):
-            self.log(f"removed {tmp.name}, a checkpoint save cut short")
+            # a name with a control character (a file made by hand) is shown escaped: it reached
+            # the terminal raw (left alone at an earlier stop)
+            shown = repr(tmp.name) if has_control(tmp.name) else tmp.name
+            self.log(f"removed {shown}, a checkpoint save cut short")
         self.log(f"run {self.name}: {cfg.algo}, {cfg.total_steps:,} steps, logs in "
                  f"{Path(cfg.runs_dir) / self.name}, checkpoints in {self.ckpt_dir}")
         from agents.arena import round_matches
