@@ -61,7 +61,7 @@ import torch
 
 from scopa_env.actions import ACTION_LAYOUT_VERSION
 from scopa_env.atomic import deferred_interrupts, sync_folder
-from scopa_env.errors import NEWER_FILE, ScopaError, has_control, regular_file
+from scopa_env.errors import NEWER_FILE, ScopaError, escape_control, has_control, regular_file
 from scopa_env.observation import OBS_LAYOUT_VERSION, layout, layout_for
 from scopa_env.rules import Rules
 
@@ -170,15 +170,17 @@ def remove_partial_saves(folder: str | Path) -> list[Path]:
 
 def first_line(e: BaseException) -> str:
     """The first line of an exception's message (its type's name when it has none), for one-line
-    errors about a file."""
+    errors about a file. Control characters in it are escaped: torch's errors quote a file's
+    keys as they are, and a key holding an escape reached the terminal raw (left alone at an
+    earlier stop)."""
     lines = [ln.strip() for ln in str(e).strip().splitlines() if ln.strip()]
     if not lines:
         return type(e).__name__
     if lines[0].endswith(":") and len(lines) > 1:
         # "Error(s) in loading state_dict for MoveScorer:" says nothing without the line after
         # it ("size mismatch for ...")
-        return f"{lines[0]} {lines[1]}"
-    return lines[0]
+        return escape_control(f"{lines[0]} {lines[1]}")
+    return escape_control(lines[0])
 
 
 def _chunks(path: Path):

@@ -18,6 +18,13 @@ def has_control(text: str) -> bool:
     return any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in text)
 
 
+def escape_control(text: str) -> str:
+    """`text` with each control character (as `has_control` finds them) written as its Python
+    escape (`\\x1b`, `\\n`): for text from a file quoted inside a message, such as a key torch
+    names in its own error."""
+    return "".join(repr(ch)[1:-1] if ord(ch) < 32 or 127 <= ord(ch) < 160 else ch for ch in text)
+
+
 # the end of an error about a file naming something this version lacks (a rules option, a config
 # key, an algorithm): adding one changes no format number, so the file may well be newer
 NEWER_FILE = "written by a newer version of scopa-rl, or edited"

@@ -2402,6 +2402,14 @@ def test_a_network_of_another_shape_names_the_mismatch(tmp_path):
     torch.save(ckpt, tmp_path / "one.pt")
     with pytest.raises(ScopaError, match=f"MoveScorer: size mismatch for {re.escape(name)}:"):
         make_agent(str(tmp_path / "one.pt"))
+    # a key of the file's own, holding an escape: torch quotes it as it is; shown escaped
+    ckpt["model"] = dict(ckpt["model"], **{name: torch.zeros(ckpt["model"][name].numel() - 1)})
+    ckpt["model"]["x\x1b[2J"] = torch.zeros(1)
+    torch.save(ckpt, tmp_path / "key.pt")
+    with pytest.raises(ScopaError) as err:
+        make_agent(str(tmp_path / "key.pt"))
+    assert r'Unexpected key(s) in state_dict: "x\x1b[2J"' in str(err.value), str(err.value)
+    assert "\x1b" not in str(err.value)
 
 
 def test_ppo_sampling_never_draws_a_move_of_probability_zero():
