@@ -2027,6 +2027,34 @@ def test_a_checkpoint_with_changed_bytes_is_refused_by_its_checksum(tmp_path, ca
     assert checkpoint.load(bad)["checksum"] == good["checksum"]
 
 
+def test_two_runs_of_one_name_never_log_into_one_folder_at_once(tmp_path):
+    """Runs of one name with their checkpoints in two folders log to one folder: a start of one
+    where it had saved nothing purged the other's live curves from TensorBoard (left alone at
+    earlier stops). The log folder is locked as the checkpoint folder is: the second start is
+    one error naming the holder, and leaves no checkpoint folder; once free, it trains. A log
+    folder that is the checkpoint folder is locked once."""
+    import os
+    runs = str(tmp_path / "runs")
+    live = Run(make_config(dict(TINY, run_name="tb", runs_dir=runs, checkpoints_dir=str(tmp_path / "c1"))),
+               log=lambda *_: None)
+    live.prepare_folders()
+    other = Run(make_config(dict(TINY, run_name="tb", runs_dir=runs, checkpoints_dir=str(tmp_path / "c2"))),
+                log=lambda *_: None)
+    with pytest.raises(ScopaError, match=rf"the TensorBoard log folder '.*tb' is in use by another "
+                                         rf"training process \(pid {os.getpid()}\), a run of this "
+                                         rf"name with its checkpoints elsewhere: give this run "
+                                         rf"another --run-name or --runs-dir"):
+        other.train(stop_at=512)
+    assert not (tmp_path / "c2").exists()
+    live.release_folder()
+    other.train(stop_at=512)
+    assert checkpoint.load(tmp_path / "c2" / "tb" / "latest.pt")["counters"]["steps"] == 512
+    one = str(tmp_path / "one")
+    Run(make_config(dict(TINY, run_name="o", checkpoints_dir=one, runs_dir=one)),
+        log=lambda *_: None).train(stop_at=512)
+    assert any((tmp_path / "one" / "o").glob("events.out.tfevents.*"))
+
+
 def test_two_processes_never_train_into_one_folder(tmp_path, capsys, monkeypatch):
     """The checkpoint folder's lock: a second resume of a run being trained, or a second new run
     of a name whose first has no checkpoint yet (the race the checkpoint check leaves), is one

@@ -35,7 +35,7 @@ from .config import (FIELDS, LEGACY_RULES_KEYS, RULES_KEYS, TrainConfig, check_b
 from .tensorboard_log import TensorBoardLog, quiet_log_thread
 
 KEEP_PERIODIC = 3
-LOCK_FILE = ".lock"   # in a run's checkpoint folder: held (flock) by the process training it
+LOCK_FILE = ".lock"   # in a run's checkpoint and log folders: held (flock) by the process training it
 
 try:
     import fcntl
@@ -264,6 +264,7 @@ class Run:
             load_init_from(cfg, self.model)
         self.ckpt_dir = Path(cfg.checkpoints_dir) / self.name
         self._lock = None           # the checkpoint folder's lock while train() runs
+        self._log_lock = None       # and the log folder's
         # whether this run has a latest.pt to resume from (a resumed run has; Ctrl-C says which)
         self.checkpointed = self.resumed
         self.restarted = False      # prepare_folders: in the empty folder of an earlier start
@@ -461,6 +462,7 @@ class Run:
             self._mkdir("log folder", Path(self.cfg.runs_dir) / self.name)
             self._check_writable()
             self._check_log_writable(Path(self.cfg.runs_dir) / self.name)
+            self._lock_logs(Path(self.cfg.runs_dir) / self.name)
         except ScopaError:
             if created:         # a failed start left a run folder holding only its .lock
                 try:            # removed while the lock is held: no other run can be in it
@@ -535,7 +537,8 @@ class Run:
             if there is not None and there[0] > later:
                 later, latest = there[0], candidate
         logs = Path(self.cfg.runs_dir) / self.name
-        if (latest is not None or live is not None) and logs.is_dir() and any(logs.iterdir()):
+        if (latest is not None or live is not None) and logs.is_dir() and \
+                any(p.name != LOCK_FILE for p in logs.iterdir()):
             went_on = (f"{str(latest)!r} went on to {later:,}" if latest is not None else
                        f"another process (pid {live[1]}) still trains it in {str(live[0])!r}")
             raise ScopaError(f"this resume branches run {self.name!r} at {steps:,} steps, where "
@@ -594,9 +597,32 @@ class Run:
         """Take the checkpoint folder's lock: None when taken, else the holder's pid (as the lock
         file says it). The kernel drops the lock when its process ends, however it ends. Without
         fcntl (Windows) there is no lock, and nothing stops two processes (README)."""
+        self._lock, holder = self._take_lock(self.ckpt_dir)
+        return holder
+
+    def _lock_logs(self, logs: Path) -> None:
+        """Take the log folder's lock (`.lock` there too), held as the checkpoint folder's is. Two
+        runs of one name with their checkpoints in two folders log to the same folder: one of
+        them starting again where it had saved nothing purged the other's live curves from
+        TensorBoard, and two live runs made one series of both (left alone at earlier stops).
+        A log folder that is the checkpoint folder (--runs-dir as --checkpoints-dir) is locked
+        already."""
+        if os.path.samefile(logs, self.ckpt_dir):
+            return
+        self._log_lock, holder = self._take_lock(logs)
+        if holder is not None:
+            raise ScopaError(f"the TensorBoard log folder {str(logs)!r} is in use by another "
+                             f"training process (pid {holder}), a run of this name with its "
+                             f"checkpoints elsewhere: give this run another --run-name or "
+                             f"--runs-dir")
+
+    @staticmethod
+    def _take_lock(folder: Path):
+        """(the open lock file, None) when this process takes `folder`'s lock; (None, the
+        holder's pid) when another holds it; (None, None) without fcntl."""
         if fcntl is None:
-            return None
-        path = self.ckpt_dir / LOCK_FILE
+            return None, None
+        path = folder / LOCK_FILE
         try:
             f = _open_lock(path, create=True)
         except OSError as e:
@@ -605,19 +631,21 @@ class Run:
         holder = _flock_or_holder(f)
         if holder is not None:
             f.close()
-            return holder
+            return None, holder
         f.seek(0)
         f.truncate()
         f.write(f"{os.getpid()}\n")
         f.flush()
-        self._lock = f
-        return None
+        return f, None
 
     def release_folder(self) -> None:
-        """Drop the checkpoint folder's lock (its file stays; the lock is the kernel's)."""
-        lock, self._lock = self._lock, None
-        if lock is not None:
-            lock.close()
+        """Drop the checkpoint and log folders' locks (their files stay; the locks are the
+        kernel's)."""
+        for attr in ("_lock", "_log_lock"):
+            lock = getattr(self, attr)
+            setattr(self, attr, None)
+            if lock is not None:
+                lock.close()
 
     # ---- evaluation --------------------------------------------------------------------------
     def evaluate(self, opponents, matches: int) -> dict:
