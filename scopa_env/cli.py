@@ -49,12 +49,21 @@ def first_repeat(values, key=lambda v: v) -> tuple | None:
     return None
 
 
+def _preset_as_named(text: str) -> str:
+    """--rules as the preset's own name (`' Scopone'` -> `scopone`): the scripts' lines and
+    evaluate.py's JSON showed it as typed (left alone at earlier stops). An unknown name stays as
+    it is, for rules_from_flags to refuse."""
+    from .presets import PRESETS, preset_key
+    key = preset_key(text)
+    return PRESETS[key].name if key in PRESETS else text
+
+
 def add_rules_flags(parser: argparse.ArgumentParser) -> None:
     """The rules flags of the scripts that play matches (evaluate.py, play.py, `python -m
     scopa_env.simulate`): --rules PRESET, --list-rules, --napola, --target T and --rule
     OPTION=VALUE, which `scopa_env.presets.rules_from_flags` turns into Rules. train.py names the
     rules in its config instead (`--set rules...`, `--rules`, `--rule` among its config flags)."""
-    parser.add_argument("--rules", default="classic", metavar="PRESET",
+    parser.add_argument("--rules", default="classic", metavar="PRESET", type=_preset_as_named,
                         help="rules preset (classic; scopone, pairs, ...: see --list-rules), default classic")
     parser.add_argument("--list-rules", action="store_true", help="list the rules presets and exit")
     parser.add_argument("--napola", action="store_true", help="score the napola (on top of the preset)")

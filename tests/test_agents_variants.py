@@ -330,10 +330,11 @@ def run_cli(*args):
 
 def test_cli_rules_smoke(tmp_path):
     out = tmp_path / "out.json"
-    p = run_cli("--rules", "scopone", "--agent", "normal", "--opponent", "easy", "--partner", "random",
+    # a preset typed in another case, with spaces, is written by its own name (it was as typed)
+    p = run_cli("--rules", " Scopone", "--agent", "normal", "--opponent", "easy", "--partner", "random",
                 "--matches", "2", "--target", "3", "--json", str(out))
     assert p.returncode == 0, p.stderr
-    assert "scopone" in p.stdout and "per side" in p.stdout
+    assert ", rules scopone (players=4" in p.stdout and "per side" in p.stdout
     data = json.loads(out.read_text())
     assert data["partner"] == "random" and data["preset"] == "scopone" and data["rules"]["players"] == 4 and data["rules"]["target"] == 3
     (r,) = data["results"]
