@@ -150,7 +150,14 @@ class AtomicFile:
 
     def __exit__(self, kind, value, tb) -> None:
         if kind is None:
-            self.commit()
+            try:
+                self.commit()
+            except BaseException:
+                # a Ctrl-C or SIGTERM during the commit (the fsync of a large file takes a
+                # while) left the temporary file, which nothing removes later (a review: 6 of 6
+                # timed signals on `simulate --out`); commit's own errors have discarded it
+                self.discard()
+                raise
         else:
             self.discard()
 

@@ -857,6 +857,26 @@ def test_commit_fsyncs_file_then_folder(tmp_path, fsync_calls):
     assert fsync_calls == [False, True]
 
 
+@pytest.mark.parametrize("at", ["fsync", "replace"])
+def test_an_interrupt_during_the_commit_leaves_no_temporary_file(tmp_path, monkeypatch, at):
+    """A Ctrl-C (or run_main's SIGTERM) raised while `with AtomicFile` commits, in the fsync
+    of a large file or at the rename, left its `.NAME.*.tmp` for good (a review: `simulate
+    --out`, `records.write`); the target is as it was, and no temporary file stays."""
+    import os
+    from scopa_env import atomic
+    t = tmp_path / "o.json"
+    t.write_text("old")
+
+    def interrupted(*_):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(atomic.os, at, interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        with atomic.AtomicFile(t) as f:
+            f.write("new")
+    monkeypatch.undo()
+    assert t.read_text() == "old" and sorted(p.name for p in tmp_path.iterdir()) == ["o.json"]
+
+
 def test_commit_renames_not_copies(tmp_path):
     """commit renames the temporary file onto the target (a copy could be read half-written)."""
     import os
