@@ -53,7 +53,7 @@ from . import core
 from .actions import TAKES_TABLE, action_id, action_table, encode_moves_on
 from .batched import check_episode_reward, resolve_rules, side_rewards
 from .cards import cards_str, number_text
-from .errors import ScopaError
+from .errors import RenderModeError, ScopaError
 from .game import Game
 from .observation import layout_for, observe
 
@@ -123,6 +123,14 @@ def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def check_render_mode(render_mode, modes) -> None:
+    """The render_mode check of both envs: RenderModeError (a ScopaError, and a TypeError for
+    stable-baselines3's make_vec_env, errors.RenderModeError) for a mode not in `modes`."""
+    if render_mode not in (None, *modes):
+        raise RenderModeError(f"render_mode must be one of {list(modes)} or None, got "
+                              f"{number_text(render_mode)}")
+
+
 def render_mode_text(render_mode: str | None, game: Game | None, viewer: int) -> str | None:
     """render() of both envs: "ansi" returns the text, "human" prints it; no mode warns and
     returns None (the PettingZoo / Gymnasium convention)."""
@@ -153,9 +161,7 @@ class raw_env(AECEnv):
         self.episode = episode
         self.reward = check_episode_reward(episode, reward)
         n = self.rules.players
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ScopaError(f"render_mode must be one of {self.metadata['render_modes']} or "
-                             f"None, got {number_text(render_mode)}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         if render_player is not None and not self.rules.is_seat(render_player):
             raise ScopaError(f"render_player must be a seat 0..{n - 1} or None, "
                              f"got {number_text(render_player)}")
@@ -180,6 +186,25 @@ class raw_env(AECEnv):
         self._legal = np.zeros(0, dtype=np.int64)
         self._buf = core.new_move_buffer()
         self._ids = np.zeros(core.MAX_MOVES, dtype=np.int64)
+
+    @property
+    def np_random(self) -> np.random.Generator:
+        """The generator that deals the matches, public as Gymnasium's (and Scopa-v0's) is: seeded
+        by reset(seed=...), from fresh entropy when read before any reset; it was private alone,
+        an AttributeError for code that reads or sets it (an interop review)."""
+        if self._np_random is None:
+            self._np_random, self._np_random_seed = seeding.np_random()
+        return self._np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self._np_random, self._np_random_seed = value, -1     # -1: a generator set, not a seed
+
+    @property
+    def np_random_seed(self) -> int:
+        """The seed `np_random` was made from (-1 for a generator set by hand), as Gymnasium's."""
+        self.np_random          # noqa: B018  (made on first use)
+        return self._np_random_seed
 
     def observation_space(self, agent):
         return self.observation_spaces[agent]

@@ -11,6 +11,13 @@ class ScopaError(ValueError):
     """
 
 
+class RenderModeError(ScopaError, TypeError):
+    """A render_mode the env does not have. Also a TypeError, the error of a keyword an env does
+    not take: stable-baselines3's make_vec_env asks first for render_mode='rgb_array' and makes
+    the env without one on a TypeError, where a ScopaError alone stopped it (an interop
+    review)."""
+
+
 def has_control(text: str) -> bool:
     """Whether `text` holds a control character (C0, DEL or C1: U+0080-U+009F, which some
     terminals read as an escape too). A name or spec printed in a message or a table must have

@@ -50,7 +50,7 @@ from gymnasium import spaces
 
 from . import core
 from .actions import action_id, action_table
-from .aec import hand_totals, render_mode_text
+from .aec import check_render_mode, hand_totals, render_mode_text
 from .batched import check_episode_reward, resolve_rules, side_rewards
 from .cards import number_text
 from .errors import ScopaError
@@ -73,9 +73,7 @@ class ScopaGymEnv(gymnasium.Env):
         if learner_seat is not None and not self.rules.is_seat(learner_seat):
             raise ScopaError(f"learner_seat must be a seat 0..{n - 1} or None, "
                              f"got {number_text(learner_seat)}")
-        if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ScopaError(f"render_mode must be one of {self.metadata['render_modes']} or "
-                             f"None, got {number_text(render_mode)}")
+        check_render_mode(render_mode, self.metadata["render_modes"])
         if partner is not None and self.rules.teams == n:
             raise ScopaError(f"partner is for pairs (4 or 6 players); these rules have {n} "
                              "players each for self")

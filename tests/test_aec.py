@@ -128,6 +128,27 @@ def test_resets_without_a_seed_draw_from_the_seeded_generator():
     assert not np.array_equal(a[0], a[1]) and not np.array_equal(a[0], c[0])
 
 
+def test_np_random_is_public_as_gymnasiums():
+    """The dealing generator is `np_random` (and `np_random_seed`), as Gymnasium's and
+    Scopa-v0's; it was private alone (an interop review). Seeded by reset(seed=...), read through
+    the wrappers, and a generator set by hand deals the next reset without a seed."""
+    import scopa_env
+    e = scopa_env.env()
+    e.reset(seed=3)
+    assert e.np_random_seed == 3 and e.np_random is e.unwrapped._np_random
+    drawn = e.np_random.integers(2**62)
+    assert drawn == np.random.default_rng(3).integers(2**62, size=2)[1]   # the first dealt match 0
+    dealt = []
+    for _ in range(2):
+        r = raw_env()
+        r.np_random = np.random.default_rng(5)
+        assert r.np_random_seed == -1
+        r.reset()
+        dealt.append(r.game.state.copy())
+    assert np.array_equal(*dealt)
+    assert raw_env().np_random_seed >= 0        # read before any reset: made from fresh entropy
+
+
 def test_hidden_cards_do_not_change_the_observation():
     """States differing only in the opponent's hand and the deck order look the same to the
     player; the opponent, who sees its own hand, does tell them apart."""

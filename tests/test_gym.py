@@ -55,6 +55,25 @@ def test_human_render_on_reset_and_step(capsys):
     assert "Scores" in capsys.readouterr().out
 
 
+def test_stable_baselines3s_make_vec_env_way_makes_the_env():
+    """stable-baselines3's make_vec_env asks gymnasium.make for render_mode='rgb_array' and, on
+    a TypeError, makes the env without it; the env's ScopaError (a ValueError) stopped it (an
+    interop review). The refusal is a ScopaError and a TypeError, its message unchanged."""
+    import gymnasium
+    import scopa_env    # noqa: F401  (registers Scopa-v0)
+    try:
+        env = gymnasium.make("Scopa-v0", opponent="random", render_mode="rgb_array")
+    except TypeError:
+        env = gymnasium.make("Scopa-v0", opponent="random")
+    assert env.unwrapped.render_mode is None
+    env.reset(seed=0)
+    for make in (ScopaGymEnv, scopa_env.raw_env):
+        with pytest.raises(ScopaError) as err:
+            make(render_mode="rgb_array")
+        assert isinstance(err.value, TypeError)
+        assert str(err.value) == "render_mode must be one of ['human', 'ansi'] or None, got 'rgb_array'"
+
+
 @pytest.mark.parametrize("reward", ["win", "points"])
 def test_random_episodes(reward):
     env = ScopaGymEnv(opponent="random", reward=reward, napola=True)
