@@ -88,7 +88,8 @@ def ensure_cache(folder: Path) -> str | None:
     set in the environment too: numba re-reads its config from the environment at a compile when
     a NUMBA_ variable changed, which reset the attribute alone (review); worker processes share it.
     Being numba's one CACHE_DIR, it then holds the kernels of every package this process imports.
-    Returns that folder, or None when nothing was needed (or numba cannot be asked)."""
+    Returns that folder, or None when nothing was needed (or numba cannot be asked); ScopaError
+    when no temporary folder can be made either."""
     if _numba_cache_path(Path(folder)) is not None:
         return None
     import atexit
@@ -99,9 +100,13 @@ def ensure_cache(folder: Path) -> str | None:
     try:
         tmp = tempfile.mkdtemp(prefix="scopa-kernels-")
     except OSError as e:
-        print(f"note: no writable folder for the compiled kernels of {folder}, nor a temporary one "
-              f"({e}): set NUMBA_CACHE_DIR to a writable folder", file=sys.stderr)
-        return None
+        # numba's first cached kernel would stop the import with its "no locator available"
+        # traceback after the note this printed (a review: a container with every folder
+        # read-only); stopped here, saying why and what to do
+        from .errors import ScopaError
+        raise ScopaError(f"no writable folder for the compiled kernels of {folder}, nor a "
+                         f"temporary one ({e.strerror or e}): set NUMBA_CACHE_DIR to a writable "
+                         f"folder") from None
     atexit.register(shutil.rmtree, tmp, True)
     os.environ["NUMBA_CACHE_DIR"] = config.CACHE_DIR = tmp
     print(f"note: no writable folder for the compiled kernels of {folder} (read-only, and no "

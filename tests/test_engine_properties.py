@@ -710,6 +710,7 @@ def test_numba_without_a_cache_folder_gets_a_temporary_one(tmp_path, monkeypatch
     note, and leaves numba alone when it has a folder."""
     from numba.core import caching, config
     from pathlib import Path
+    from scopa_env import ScopaError
     from scopa_env.kernel_cache import cache_folder, ensure_cache
     pkg = tmp_path / "pkg"
     pkg.mkdir()
@@ -725,6 +726,20 @@ def test_numba_without_a_cache_folder_gets_a_temporary_one(tmp_path, monkeypatch
     # numba's locators with only NUMBA_CACHE_DIR's left, as when nothing else is writable
     monkeypatch.setattr(impl, "_locator_classes",
                         [c for c in impl._locator_classes if "UserProvided" in c.__name__])
+    # nor a temporary folder (every folder read-only): one error naming the way out, where a
+    # note was followed by numba's traceback (a review)
+    import tempfile
+
+    def refused(**_):
+        raise PermissionError(13, "Permission denied")
+    with monkeypatch.context() as m:
+        m.setattr(tempfile, "mkdtemp", refused)
+        with pytest.raises(ScopaError, match=rf"^no writable folder for the compiled kernels of "
+                                             rf"{re.escape(str(pkg))}, nor a temporary one "
+                                             rf"\(Permission denied\): set NUMBA_CACHE_DIR to a "
+                                             rf"writable folder$"):
+            ensure_cache(pkg)
+    assert config.CACHE_DIR == "" and "NUMBA_CACHE_DIR" not in os.environ
     tmp = ensure_cache(pkg)
     assert tmp and config.CACHE_DIR == tmp == os.environ["NUMBA_CACHE_DIR"] and Path(tmp).is_dir()
     assert cache_folder(pkg).parent == Path(tmp)
