@@ -808,6 +808,11 @@ def main(argv=None) -> int:
         return 0
     outs: dict[str, AtomicFile] = {}
     try:
+        if sys.stdout is None and not (args.json or args.record):
+            # started with >&-: every match was played, the table printed nowhere, exit 0 (an
+            # environment review); with a file to keep them the run goes on
+            raise ScopaError("standard output is closed and no --json or --record file is given: "
+                             "the results would be lost")
         if args.pool:
             out = pool(args.pool)
             outs = open_outputs(args)

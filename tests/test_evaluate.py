@@ -2101,6 +2101,11 @@ def test_evaluate_and_train_run_with_standard_output_closed(tmp_path):
     p = subprocess.run(["bash", "-c", f'"{sys.executable}" evaluate.py --agent easy --opponent random '
                         f'--matches 2 --json "{out}" >&-'], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert p.returncode == 0 and "Traceback" not in p.stderr and json.loads(out.read_text())["results"], p.stderr
+    # without a file the results went nowhere, exit 0 (an environment review): refused unplayed
+    p = subprocess.run(["bash", "-c", f'"{sys.executable}" evaluate.py --agent easy --opponent random '
+                        f'--matches 2 >&-'], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert (p.returncode, p.stderr) == (2, "evaluate.py: error: standard output is closed and no --json or "
+                                           "--record file is given: the results would be lost\n"), p.stderr
     p = subprocess.run(["bash", "-c", f'"{sys.executable}" train.py --print-config >&-'], capture_output=True,
                        text=True, cwd=ROOT, timeout=300)
     assert p.returncode == 0 and "Traceback" not in p.stderr, p.stderr
