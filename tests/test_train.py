@@ -2055,6 +2055,29 @@ def test_two_runs_of_one_name_never_log_into_one_folder_at_once(tmp_path):
     assert any((tmp_path / "one" / "o").glob("events.out.tfevents.*"))
 
 
+def test_a_log_folder_tensorboard_would_not_find_is_refused_first(tmp_path, monkeypatch):
+    """TensorBoard opens its folder by the UTF-8 bytes of the name; under a Latin-1 locale a run
+    name with an accented letter made one folder and TensorBoard looked for another, failing
+    after the start with a checkpoint folder left (an environment review). Refused before any
+    folder is made; an ASCII name, or any name where file names are UTF-8, goes through."""
+    from training import loop
+    from training.loop import _check_log_name
+
+    def latin1(text):
+        return text.encode("latin-1")
+    _check_log_name(Path("runs/n\u00e0me"))                      # UTF-8 file names: as TensorBoard
+    _check_log_name(Path("runs/name"), fsencode=latin1)
+    for name in ("runs/n\u00e0me", "runs/n\u20acme"):           # one Latin-1 writes, one it cannot
+        with pytest.raises(ScopaError, match=r"opens it by its UTF-8 bytes: use an ASCII --run-name "
+                                             r"and --runs-dir, or a UTF-8 locale \(PYTHONUTF8=1\)$"):
+            _check_log_name(Path(name), fsencode=latin1)
+    real = loop._check_log_name
+    monkeypatch.setattr(loop, "_check_log_name", lambda logs: real(logs, fsencode=latin1))
+    with pytest.raises(ScopaError, match="the TensorBoard log folder '.*n\u00e0me' is named in"):
+        Run(tiny_cfg(tmp_path, run_name="n\u00e0me"), log=lambda *_: None).train()
+    assert not (tmp_path / "ck").exists() and not (tmp_path / "runs").exists()
+
+
 def test_two_processes_never_train_into_one_folder(tmp_path, capsys, monkeypatch):
     """The checkpoint folder's lock: a second resume of a run being trained, or a second new run
     of a name whose first has no checkpoint yet (the race the checkpoint check leaves), is one

@@ -131,6 +131,23 @@ def _lock_holder(folder: Path) -> str | None:
         return holder
 
 
+def _check_log_name(logs: Path, fsencode=os.fsencode) -> None:
+    """TensorBoard opens its log folder by the UTF-8 bytes of the name, where Python and this
+    project use the system's file-name encoding: under a Latin-1 locale a run name or --runs-dir
+    with an accented letter made one folder and logged into another that was not there, after
+    the start (an environment review). Refused first, naming the way out."""
+    text = str(logs)
+    try:
+        same = fsencode(text) == text.encode("utf-8", "surrogateescape")
+    except UnicodeError:        # a name this system's encoding cannot write at all
+        same = False
+    if not same:
+        raise ScopaError(f"the TensorBoard log folder {text!r} is named in this system's "
+                         f"file-name encoding ({sys.getfilesystemencoding()}), and TensorBoard "
+                         f"opens it by its UTF-8 bytes: use an ASCII --run-name and --runs-dir, "
+                         f"or a UTF-8 locale (PYTHONUTF8=1)")
+
+
 def _open_lock(path: Path, create: bool):
     """The lock file `path` open for reading (and writing, created if need be, with `create`),
     never through a symbolic link and only when it is a regular file: opened as any file, a
@@ -459,6 +476,7 @@ class Run:
             if self.resumed:
                 self._refuse_going_back()
                 self._refuse_purging_the_runs_logs()
+            _check_log_name(Path(self.cfg.runs_dir) / self.name)
             self._mkdir("log folder", Path(self.cfg.runs_dir) / self.name)
             self._check_writable()
             self._check_log_writable(Path(self.cfg.runs_dir) / self.name)
