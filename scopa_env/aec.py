@@ -420,6 +420,16 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
         self.env.unwrapped._check_started("render", over_too=True)
         return super().render()
 
+    # PettingZoo's wrappers forward reads alone: `env.np_random = g` set an attribute of this
+    # wrapper, and the matches were still dealt by the inner generator (a review)
+    @property
+    def np_random(self) -> np.random.Generator:
+        return self.env.unwrapped.np_random
+
+    @np_random.setter
+    def np_random(self, value: np.random.Generator) -> None:
+        self.env.unwrapped.np_random = value
+
 
 def env(**options) -> AECEnv:
     """`raw_env(**options)` in the standard wrapper chain of PettingZoo's classic envs, with the

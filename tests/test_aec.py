@@ -139,12 +139,12 @@ def test_np_random_is_public_as_gymnasiums():
     drawn = e.np_random.integers(2**62)
     assert drawn == np.random.default_rng(3).integers(2**62, size=2)[1]   # the first dealt match 0
     dealt = []
-    for _ in range(2):
-        r = raw_env()
+    for make in (raw_env, scopa_env.env):   # set through the wrappers too: it set the outer one's
+        r = make()
         r.np_random = np.random.default_rng(5)
-        assert r.np_random_seed == -1
+        assert r.np_random_seed == -1 and r.np_random is r.unwrapped._np_random
         r.reset()
-        dealt.append(r.game.state.copy())
+        dealt.append(r.unwrapped.game.state.copy())
     assert np.array_equal(*dealt)
     assert raw_env().np_random_seed >= 0        # read before any reset: made from fresh entropy
 
