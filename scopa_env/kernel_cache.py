@@ -100,6 +100,8 @@ def ensure_cache(folder: Path) -> str | None:
     try:
         tmp = tempfile.mkdtemp(prefix="scopa-kernels-")
     except OSError as e:
+        if config.DISABLE_JIT:      # plain Python kernels: nothing to cache, nothing in the way
+            return None
         # numba's first cached kernel would stop the import with its "no locator available"
         # traceback after the note this printed (a review: a container with every folder
         # read-only); stopped here, saying why and what to do

@@ -739,6 +739,8 @@ def test_numba_without_a_cache_folder_gets_a_temporary_one(tmp_path, monkeypatch
                                              rf"\(Permission denied\): set NUMBA_CACHE_DIR to a "
                                              rf"writable folder$"):
             ensure_cache(pkg)
+        m.setattr(config, "DISABLE_JIT", True)          # plain Python kernels need no folder
+        assert ensure_cache(pkg) is None
     assert config.CACHE_DIR == "" and "NUMBA_CACHE_DIR" not in os.environ
     tmp = ensure_cache(pkg)
     assert tmp and config.CACHE_DIR == tmp == os.environ["NUMBA_CACHE_DIR"] and Path(tmp).is_dir()
