@@ -62,7 +62,8 @@ def test_stable_baselines3s_make_vec_env_way_makes_the_env():
     import gymnasium
     import scopa_env    # noqa: F401  (registers Scopa-v0)
     try:
-        env = gymnasium.make("Scopa-v0", opponent="random", render_mode="rgb_array")
+        with pytest.warns(UserWarning, match="render_mode='rgb_array' that is not in the possible"):
+            env = gymnasium.make("Scopa-v0", opponent="random", render_mode="rgb_array")
     except TypeError:
         env = gymnasium.make("Scopa-v0", opponent="random")
     assert env.unwrapped.render_mode is None
