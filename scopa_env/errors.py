@@ -18,18 +18,24 @@ class RenderModeError(ScopaError, TypeError):
     review)."""
 
 
+def _control(ch: str) -> bool:
+    """A control character: C0, DEL or C1 (U+0080-U+009F, which some terminals read as an escape
+    too)."""
+    return ord(ch) < 32 or 127 <= ord(ch) < 160
+
+
 def has_control(text: str) -> bool:
-    """Whether `text` holds a control character (C0, DEL or C1: U+0080-U+009F, which some
-    terminals read as an escape too). A name or spec printed in a message or a table must have
-    none: from a file made elsewhere, escapes and newlines reached the terminal raw (review)."""
-    return any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in text)
+    """Whether `text` holds a control character (_control). A name or spec printed in a message
+    or a table must have none: from a file made elsewhere, escapes and newlines reached the
+    terminal raw (review)."""
+    return any(map(_control, text))
 
 
 def escape_control(text: str) -> str:
-    """`text` with each control character (as `has_control` finds them) written as its Python
-    escape (`\\x1b`, `\\n`): for text from a file quoted inside a message, such as a key torch
-    names in its own error."""
-    return "".join(repr(ch)[1:-1] if ord(ch) < 32 or 127 <= ord(ch) < 160 else ch for ch in text)
+    """`text` with each control character (_control) written as its Python escape (`\\x1b`,
+    `\\n`): for text from a file quoted inside a message, such as a key torch names in its own
+    error."""
+    return "".join(repr(ch)[1:-1] if _control(ch) else ch for ch in text)
 
 
 # the end of an error about a file naming something this version lacks (a rules option, a config

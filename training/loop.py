@@ -472,15 +472,16 @@ class Run:
         # a new run in a checkpoint folder that was there without checkpoints: an earlier start
         # of the run stopped before its first one (its logs are purged, _train)
         self.restarted = not self.resumed and Path(os.path.abspath(self.ckpt_dir)) not in created
+        logs = Path(self.cfg.runs_dir) / self.name
         try:
             if self.resumed:
                 self._refuse_going_back()
                 self._refuse_purging_the_runs_logs()
-            _check_log_name(Path(self.cfg.runs_dir) / self.name)
-            self._mkdir("log folder", Path(self.cfg.runs_dir) / self.name)
+            _check_log_name(logs)
+            self._mkdir("log folder", logs)
             self._check_writable()
-            self._check_log_writable(Path(self.cfg.runs_dir) / self.name)
-            self._lock_logs(Path(self.cfg.runs_dir) / self.name)
+            self._check_log_writable(logs)
+            self._lock_logs(logs)
         except ScopaError:
             if created:         # a failed start left a run folder holding only its .lock
                 try:            # removed while the lock is held: no other run can be in it
