@@ -2027,13 +2027,14 @@ def test_a_checkpoint_with_changed_bytes_is_refused_by_its_checksum(tmp_path, ca
     assert checkpoint.load(bad)["checksum"] == good["checksum"]
 
 
-def test_two_runs_of_one_name_never_log_into_one_folder_at_once(tmp_path):
+def test_two_runs_of_one_name_never_log_into_one_folder_at_once(tmp_path, monkeypatch):
     """Runs of one name with their checkpoints in two folders log to one folder: a start of one
     where it had saved nothing purged the other's live curves from TensorBoard (left alone at
     earlier stops). The log folder is locked as the checkpoint folder is: the second start is
     one error naming the holder, and leaves no checkpoint folder; once free, it trains. A log
-    folder that is the checkpoint folder is locked once."""
+    folder that is the checkpoint folder is locked once; a default name takes the next suffix."""
     import os
+    import time
     runs = str(tmp_path / "runs")
     live = Run(make_config(dict(TINY, run_name="tb", runs_dir=runs, checkpoints_dir=str(tmp_path / "c1"))),
                log=lambda *_: None)
@@ -2053,6 +2054,21 @@ def test_two_runs_of_one_name_never_log_into_one_folder_at_once(tmp_path):
     Run(make_config(dict(TINY, run_name="o", checkpoints_dir=one, runs_dir=one)),
         log=lambda *_: None).train(stop_at=512)
     assert any((tmp_path / "one" / "o").glob("events.out.tfevents.*"))
+    # a default name, taken in the same second by a run logging there, gets the next suffix as
+    # a checkpoint folder in use gives it (it was refused by the log folder's lock: a review)
+    monkeypatch.setattr(time, "time", lambda: 1_700_000_000.0)
+    a = Run(make_config(dict(TINY, runs_dir=runs, checkpoints_dir=str(tmp_path / "d1"))), log=lambda *_: None)
+    a.prepare_folders()
+    b = Run(make_config(dict(TINY, runs_dir=runs, checkpoints_dir=str(tmp_path / "d2"))), log=lambda *_: None)
+    b.prepare_folders()
+    assert b.name == a.name + "-2" and sorted(p.name for p in (tmp_path / "d2").iterdir()) == [b.name]
+    a.release_folder()
+    b.release_folder()
+    # one folder for both: its own lock is no other run's
+    c = Run(make_config(dict(TINY, runs_dir=one, checkpoints_dir=one)), log=lambda *_: None)
+    c.prepare_folders()
+    assert c.name == a.name
+    c.release_folder()
 
 
 def test_a_log_folder_tensorboard_would_not_find_is_refused_first(tmp_path, monkeypatch):

@@ -446,9 +446,20 @@ class Run:
             holder, held = self._lock_folder(), ""
             if holder is None:
                 held = "" if self.resumed else _checkpoints_in(self.ckpt_dir)
-                if not held:
+                # a default name whose log folder a live run of that name holds (its checkpoints
+                # in another folder) takes the next suffix too: _lock_logs refused it (a review)
+                taken = not (self.resumed or self.cfg.run_name) and self._log_folder_taken()
+                if not held and not taken:
                     break
                 self.release_folder()
+                if taken:
+                    if created:     # the checkpoint folder made for this name, empty but .lock
+                        (self.ckpt_dir / LOCK_FILE).unlink(missing_ok=True)
+                        self.ckpt_dir.rmdir()
+                    k += 1
+                    self.name = f"{base}-{k}"
+                    self.ckpt_dir = Path(self.cfg.checkpoints_dir) / self.name
+                    continue
             if self.resumed:
                 raise ScopaError(f"run {self.name} is being trained by another process (pid "
                                  f"{holder}) in {str(self.ckpt_dir)!r}: wait for it or stop it; "
@@ -618,6 +629,13 @@ class Run:
         fcntl (Windows) there is no lock, and nothing stops two processes (README)."""
         self._lock, holder = self._take_lock(self.ckpt_dir)
         return holder
+
+    def _log_folder_taken(self) -> bool:
+        """Whether another process holds this run's log folder (not the checkpoint folder,
+        which this process holds when the two are one)."""
+        logs = Path(self.cfg.runs_dir) / self.name
+        return logs.is_dir() and not os.path.samefile(logs, self.ckpt_dir) and \
+            _lock_holder(logs) is not None
 
     def _lock_logs(self, logs: Path) -> None:
         """Take the log folder's lock (`.lock` there too), held as the checkpoint folder's is. Two
