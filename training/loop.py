@@ -452,14 +452,10 @@ class Run:
                 if not held and not taken:
                     break
                 self.release_folder()
-                if taken:
-                    if created:     # the checkpoint folder made for this name, empty but .lock
-                        (self.ckpt_dir / LOCK_FILE).unlink(missing_ok=True)
-                        self.ckpt_dir.rmdir()
-                    k += 1
-                    self.name = f"{base}-{k}"
-                    self.ckpt_dir = Path(self.cfg.checkpoints_dir) / self.name
-                    continue
+                if taken and created:   # the folder made for this name: empty but its .lock
+                    (self.ckpt_dir / LOCK_FILE).unlink(missing_ok=True)
+                    self.ckpt_dir.rmdir()
+                # taken: a default name (neither resumed nor named), to the next suffix below
             if self.resumed:
                 raise ScopaError(f"run {self.name} is being trained by another process (pid "
                                  f"{holder}) in {str(self.ckpt_dir)!r}: wait for it or stop it; "
