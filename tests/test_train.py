@@ -3071,6 +3071,20 @@ def test_list_override_with_spaces_after_commas(capsys):
     assert 'final_opponents = ["easy", "random"]' in r.stdout
 
 
+def test_level_names_in_the_lists_read_in_any_case(capsys):
+    """'Easy' in eval_opponents, final_opponents or bot_levels is the easy level, as evaluate.py
+    and play.py read it (it was refused here alone), shown and stored as 'easy'; two spellings of
+    one level are one level named twice."""
+    c = make_config(eval_opponents=["Easy", "NORMAL"], final_opponents="Hard", bot_levels=["Easy"])
+    assert (c.eval_opponents, c.final_opponents, c.bot_levels) == (("easy", "normal"), ("hard",),
+                                                                   ("easy",))
+    with pytest.raises(ScopaError, match="names easy twice"):
+        make_config(eval_opponents=["easy", "Easy"])
+    r = run_main(capsys, "--print-config", "--set", "final_opponents=Easy,Normal")
+    assert r.returncode == 0, r.stderr
+    assert 'final_opponents = ["easy", "normal"]' in r.stdout
+
+
 def test_a_run_name_that_reads_as_a_number_or_date_stays_text():
     """parse_override: 'a run name 2024 or 2024-06-01 is not a number or date'."""
     from training.config import parse_override

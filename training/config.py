@@ -362,7 +362,9 @@ def _coerce(name: str, value):
                                  f"separated by single commas: easy,normal)")
             value = [v for v in items if v]
         if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-            return tuple(value)
+            # every list is of level names, read in any case as evaluate.py and play.py read
+            # them: 'Easy' was refused here alone; kept (and shown) as the level's own name
+            return tuple(v.lower() for v in value)
     elif want is str:
         if isinstance(value, str):
             return value
