@@ -1650,6 +1650,24 @@ def test_print_config_escapes_control_characters(tmp_path, capsys, monkeypatch):
         assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["p.toml", odd]), names
 
 
+def test_utf8_a_c_locale_cannot_read_is_said_to_be_the_locales(tmp_path):
+    """Under LC_ALL=C without UTF-8 mode, 'caffè' typed in UTF-8 reaches Python as escaped bytes:
+    it was refused as "not UTF-8 text" (an environment review). It is named as the locale's; a
+    byte that is not UTF-8 under that locale is still refused as such."""
+    env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0"}
+    env.pop("PYTHONIOENCODING", None)
+    for name, said in (("caffè".encode(), "holds UTF-8 text that this system's locale cannot "
+                        "read (its file-name encoding is ascii): use an ASCII name, or a UTF-8 "
+                        "locale (PYTHONUTF8=1)"),
+                       (b"caff\xff", "holds a byte that is not UTF-8 text (b'\\xff')")):
+        r = subprocess.run([sys.executable, str(ROOT / "train.py"), "--print-config", "--run-name",
+                            name], cwd=tmp_path, env=env, capture_output=True, timeout=120)
+        err = r.stderr.decode("ascii", "backslashreplace")
+        assert r.returncode == 2 and err.count("\n") == 1, err
+        assert f"train.py: error: config key 'run_name' {said}" in err, err
+        assert not r.stdout
+
+
 def test_a_config_files_own_bad_value_names_the_file(tmp_path, capsys):
     """A bad value in the config file, or two of its keys setting one rules option, named no
     file; a bad flag is the flag's, not the file's."""

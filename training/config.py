@@ -26,6 +26,7 @@ preset is one ScopaError naming it.
 from __future__ import annotations
 
 import math
+import sys
 import tomllib
 from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
@@ -300,9 +301,30 @@ def _toml_line(key: str, v) -> str:
     try:
         return _toml_value(v)
     except _NotUtf8 as e:       # the message named no key, and "a config file" (review)
+        if _utf8_the_locale_cannot_read(v):
+            # LC_ALL=C with PYTHONUTF8=0: 'caffè' typed in UTF-8 reached Python as escaped bytes,
+            # and was called "not UTF-8" (an environment review)
+            raise ScopaError(f"config key {key!r} holds UTF-8 text that this system's locale cannot "
+                             f"read (its file-name encoding is {sys.getfilesystemencoding()}): use "
+                             f"an ASCII name, or a UTF-8 locale (PYTHONUTF8=1)") from None
         raise ScopaError(f"config key {key!r} holds a byte that is not UTF-8 text ({e.byte!r}): a "
                          f"run keeps its config as TOML (checkpoints, TensorBoard, --print-config), "
                          f"which cannot hold it; use a name in UTF-8") from None
+
+
+def _utf8_the_locale_cannot_read(v) -> bool:
+    """Whether every text in `v` is UTF-8 once its escaped bytes are put back (the bytes were
+    UTF-8; the system's encoding could not decode them), and the system's encoding is not UTF-8."""
+    texts = [v] if isinstance(v, str) else [x for x in v if isinstance(x, str)] \
+        if isinstance(v, (list, tuple)) else []
+    if not texts or sys.getfilesystemencoding().lower().replace("-", "") == "utf8":
+        return False
+    try:
+        for text in texts:
+            text.encode("utf-8", "surrogateescape").decode("utf-8")
+    except UnicodeError:
+        return False
+    return True
 
 
 def _toml_value(v) -> str:
