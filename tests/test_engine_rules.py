@@ -228,12 +228,16 @@ def _score(piles, scope, napola=False):
 
 
 def test_worked_example_marco_and_lucia():
-    # RULES.md's example cannot be one 40-card deck (neither has 6S or 7S, yet 23 + 17 = 40),
-    # so Lucia gets 15 of her 17 cards; every line of the example keeps its winner.
-    marco = ["7D", "8D", "9D", "10D", "7C", "6B", "1S"] + [f"{r}C" for r in (1, 2, 3, 4, 5, 8, 9, 10)] + \
-            [f"{r}B" for r in (1, 2, 3, 4, 5, 8, 9, 10)]
-    lucia = [f"{r}D" for r in range(1, 7)] + ["6C", "7B", "5S"] + [f"{r}S" for r in (2, 3, 4, 8, 9, 10)]
-    assert len(marco) == 23 and len(lucia) == 15
+    # RULES.md's example as written, on one 40-card deck: Marco 23 cards, 4 denari, the 7D,
+    # primiera 76 (7D 7C 7S 3B), 2 scope; Lucia 17 cards, 6 denari, primiera 72 (6D 7B 6C 5S),
+    # 1 scopa. (A comment here said no such split existed, and tested Lucia with 15 cards; the
+    # source-documents review found this one.)
+    marco = ["7D", "8D", "9D", "10D"] + [f"{r}C" for r in (7, 1, 2, 3, 8, 9, 10)] + \
+            [f"{r}S" for r in (7, 6, 1, 2, 8, 9, 10)] + [f"{r}B" for r in (3, 2, 8, 9, 10)]
+    lucia = [f"{r}D" for r in range(1, 7)] + [f"{r}B" for r in (7, 6, 5, 4, 1)] + ["6C", "5C", "4C"] + \
+            ["5S", "4S", "3S"]
+    assert (len(marco), len(lucia), len(set(marco) | set(lucia))) == (23, 17, 40)
+    assert (sum(c.endswith("D") for c in marco), sum(c.endswith("D") for c in lucia)) == (4, 6)
     assert primiera(marco) == 76 and primiera(lucia) == 72
     m, l = _score([marco, lucia], [2, 1])
     assert m == {"carte": 1, "denari": 0, "settebello": 1, "primiera": 1, "scope": 2, "napola": 0, "total": 5}
