@@ -20,7 +20,10 @@ in the env's order, and counts out the last 4 cards of a hand exactly, which thi
 Under other 2-player rules it scores the env's legal moves (the variant's captures) with this
 classic judgement (`score_moves`: classic card values, a sweep is a scopa, the reply feared from
 classic captures), where the level uses its generalised judgement (`_scoring.score_any`): a
-sparring partner near the level, not the level.
+sparring partner near the level, not the level. So under cirulla it takes the cards a hand bonus
+showed for unseen ones (the classic judgement has no shown cards: left out of `unseen`, as the
+observation leaves them, they would count as held by no one), where the level counts them as
+held for sure.
 The periodic and final evaluations of a run play the level itself (agents/arena.py).
 """
 from __future__ import annotations
