@@ -16,6 +16,7 @@ from pathlib import Path
 
 from scopa_env.cli import Parser, escaping_streams, first_repeat, quiet_stdout
 from scopa_env.errors import ScopaError
+from scopa_env.kernel_cache import drop_stale, kernel_sources
 from scopa_env.seeds import check_seed
 
 ROOT = Path(__file__).resolve().parents[1]     # the checkout: defaults such as checkpoints/ live here
@@ -155,6 +156,10 @@ def load_baseline(root: str, needs: tuple[str, ...] = ()):
     kept = numba.config.CACHE_DIR
     numba.config.CACHE_DIR = str(_baseline_cache())
     try:
+        # this version's check that its cached kernels follow its sources: a checkout from before
+        # kernel_cache.py (or whose drop_stale looked only in __pycache__) has its Game play an
+        # edited core.py while its BatchedScopa ran the old one from this cache (an upgrades review)
+        drop_stale(pkg, kernel_sources(pkg))
         spec.loader.exec_module(mod)
     except Exception as e:      # anything its code raises: the folder is not a usable baseline
         sys.modules.pop(spec.name, None)

@@ -8,9 +8,12 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
+import subprocess
 import sys
 import types
+from pathlib import Path
 from types import SimpleNamespace
 
 import numba
@@ -32,6 +35,8 @@ from scopa_env.presets import PRESETS, rules_from_preset
 from scopa_env.rules import Rules
 
 from test_benchmarks_cli import _records     # evaluate.py --record's match lines
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 # ---- paired.py and _cli.py -------------------------------------------------------------------
@@ -86,6 +91,28 @@ def test_load_baseline_gives_numba_its_cache_folder_back(tmp_path, monkeypatch):
     assert stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid() and st.st_mode & 0o077 == 0
     assert numba.config.CACHE_DIR == str(tmp_path / "mine")
     sys.modules.pop("baseline_scopa_env", None)
+
+
+def test_a_baseline_whose_kernels_call_another_files_kernels_is_not_run_stale(tmp_path):
+    """A checkout from before kernel_cache.py does not clear its own cache: after its c.py changed
+    at the same path, a cached kernel of k.py that calls c.py's ran the old c.py (an upgrades
+    review: a baseline's BatchedScopa played an old core.py while its Game played the new one).
+    load_baseline clears it with this version's check."""
+    pkg = tmp_path / "old" / "scopa_env"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("from .k import f\n")
+    (pkg / "k.py").write_text("from numba import njit\nfrom .c import g\n\n\n@njit(cache=True)\n"
+                              "def f():\n    return g()\n")
+    script = ("import sys; sys.path.insert(0, sys.argv[1]); from benchmarks._cli import load_baseline; "
+              "print(load_baseline(sys.argv[2]).f())")
+    env = {**os.environ, "TMPDIR": str(tmp_path)}      # the baseline cache folder: this test's own
+    for value in (1, 2):
+        (pkg / "c.py").write_text(f"from numba import njit\n\n\n@njit(cache=True)\ndef g():\n"
+                                  f"    return {value}\n")
+        r = subprocess.run([sys.executable, "-c", script, str(ROOT), str(tmp_path / "old")],
+                           capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+        assert r.returncode == 0 and r.stdout == f"{value}\n", (value, r.stdout, r.stderr)
+    assert list(tmp_path.glob("scopa-rl-baseline-numba-cache-*/*/*.nbi")), "nothing was cached"
 
 
 def test_a_baseline_cache_folder_others_could_write_is_refused(tmp_path, monkeypatch):
