@@ -568,8 +568,8 @@ def check_pool_run(path: str, run) -> None:
                          f"--json format {JSON_FORMAT} (written by a newer version, or edited)")
     missing = [k for k in POOL_KEYS if not isinstance(run, dict) or k not in run]
     if missing == ["partner"]:
-        # every other key there: a head-to-head file written before --partner (2026-12-01), whose
-        # intervals were made before this version's too (it was called not head-to-head)
+        # every other key there: a head-to-head file written before --partner (2026-11-30 05:25
+        # UTC), whose intervals were made before this version's too (it was called not head-to-head)
         raise ScopaError(f"{path}: an evaluate.py --json file older than --partner (no 'partner'), "
                          f"which --pool does not read: evaluate that run again")
     if missing:

@@ -67,7 +67,7 @@ from numba import njit
 from . import core
 from .actions import _encode, action_table, encode_move, is_classic
 from .cards import number_text
-from .errors import ScopaError
+from .errors import NEWER_FILE, ScopaError
 from .observation import layout_for, write_observation
 from .presets import resolve_rules
 from .rules import Rules
@@ -398,8 +398,15 @@ class BatchedScopa:
             raise ScopaError(f"the saved state's 'legal_ids' has shape {np.shape(d['legal_ids'])}: "
                              f"one row of legal moves per game")
         if np.shape(d["states"]) != self._states.shape:
-            raise ScopaError(f"saved games have shape {np.shape(d['states'])}, this env has "
-                             f"{self._states.shape} (num_envs differs?)")
+            # the hint as for the arrays above: a state of other width is another engine layout,
+            # which a resume (whose env has the file's num_envs) blamed on num_envs (an upgrades review)
+            saved = np.shape(d["states"])
+            hint = (" (num_envs differs?)" if saved[:1] != (B,) else
+                    f": an engine state of {saved[1]} slots where this version's has "
+                    f"{self._states.shape[1]} ({NEWER_FILE})"
+                    if len(saved) == 2 else "")
+            raise ScopaError(f"saved games have shape {saved}, this env has "
+                             f"{self._states.shape}{hint}")
         if np.shape(d["obs"])[1:] != (self.obs_size,):
             raise ScopaError(f"saved observations have {np.shape(d['obs'])[1:]} values, this "
                              f"env's rules give {self.obs_size} (rules differ?)")

@@ -7,7 +7,7 @@ import re
 import numpy as np
 import pytest
 
-from scopa_env import BatchedScopa, Game, Rules, ScopaError
+from scopa_env import BatchedScopa, Game, Rules, ScopaError, core
 from scopa_env.presets import rules_from_preset
 from scopa_env.batched import MAX_LEGAL
 
@@ -339,6 +339,14 @@ def test_state_dict_resumes_bit_for_bit():
     with pytest.raises(ScopaError, match=r"^the saved state's 'rng' has shape \(8,\), this env needs \(4,\) "
                                          r"\(num_envs differs\?\)$"):
         BatchedScopa(4).load_state_dict(saved)
+    # a state of another width is another engine layout, not another num_envs (an upgrades review)
+    wide = {**saved, "states": np.zeros((8, saved["states"].shape[1] - 14), dtype=np.int64)}
+    with pytest.raises(ScopaError, match=rf"^saved games have shape \(8, {core.STATE_SIZE - 14}\), this env "
+                                         rf"has \(8, {core.STATE_SIZE}\): an engine state of "
+                                         rf"{core.STATE_SIZE - 14} slots where this version's has "
+                                         rf"{core.STATE_SIZE} \(written by a newer version of "
+                                         rf"scopa-rl, or edited\)$"):
+        BatchedScopa(8).load_state_dict(wide)
 
 
 def test_a_widened_state_loads_at_its_width_and_reset_narrows_it_again():
