@@ -139,8 +139,10 @@ DEFAULT_SEARCH = 9000      # the shipped agent plays with search (its strongest,
 
 # A computer move still running after this many seconds gets a line saying why: the first game
 # after an install compiles the engine's kernels (numba, cached after) for about a minute,
-# which was silence; a long search (hard:budget=...) says so too. None: never (the tests).
-THINKING_NOTICE_S: float | None = 1.5
+# which was silence; a long search (hard:budget=...) says so too. None: never (the tests). Over
+# the 1.9 s a warm start takes to load torch and the shipped agent: at 1.5 s every start said
+# the engine was compiling when nothing compiled (a timing review).
+THINKING_NOTICE_S: float | None = 3.0
 THINKING = "(the computer is thinking; the first game after an install also compiles the engine, about a minute)"
 THINKING_AGAIN = "(the computer is thinking)"      # the notices after the first
 # the same wait before the first screen: building the computer players compiles the kernels
@@ -1061,4 +1063,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(run_main(main))     # the reader gone (`| head`): nothing left to show, exit 0
+    # the reader gone (`| head`): nothing left to show, exit 0; its own notices say when the engine
+    # compiles (LOADING, THINKING), so not run_main's note as well
+    sys.exit(run_main(main, compile_note=False))

@@ -135,27 +135,54 @@ def _on_sigterm(signum, frame):
     raise Terminated()
 
 
-def run_main(main, prog: str | None = None) -> int:
+def run_main(main, prog: str | None = None, compile_note: bool = True) -> int:
     """main()'s exit code; 143 after a SIGTERM (see the module text); when stdout's reader has gone
     (`--list-rules | head -1`), 0 without a BrokenPipeError traceback: stdout is pointed at
     /dev/null so Python's last flush is quiet too; when stdout cannot be written (a full disk),
     one line `PROG: error: cannot write to standard output (WHY)` (PROG: `prog`, else the
-    script's file name) and exit code 1. The SIGTERM handler is the caller's again afterwards."""
+    script's file name) and exit code 1. The SIGTERM handler is the caller's again afterwards.
+    compile_note: say on a terminal when numba starts compiling (compiles_whole); play.py, whose
+    own notices say it, passes False."""
     global _terminated
     _terminated = False     # one SIGTERM made every later run_main in the process 143 (review)
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _on_sigterm)
     try:
-        with compiles_whole():
+        with compiles_whole(compile_note):
             return _run(main, prog)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
 
 
+COMPILE_NOTE = ("note: compiling the engine's kernels (numba), which the first run after an install "
+                "or an update does, about a minute; later runs load them from the cache")
+_compile_noted = False      # once a process
+
+
+def _note_compile(event=None) -> None:
+    """The first compile of the process, on a terminal: COMPILE_NOTE on stderr (through tqdm's
+    write when a bar may be live, so that the bar is not torn). A stream that fails is left to
+    the script's own output to report."""
+    global _compile_noted
+    if _compile_noted:
+        return
+    _compile_noted = True
+    try:
+        if not (sys.stderr is not None and sys.stderr.isatty()):
+            return
+        if "tqdm" in sys.modules:
+            from tqdm import tqdm
+            tqdm.write(COMPILE_NOTE, file=sys.stderr)
+        else:
+            print(COMPILE_NOTE, file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
 @contextlib.contextmanager
-def compiles_whole():
+def compiles_whole(note: bool = True):
     """While the block runs, Ctrl-C and SIGTERM wait for a kernel numba is compiling (its first
     call: about a minute for them all after an install or an update) and act once it is done
     (0.8 to 3.8 s later in evaluate.py's first match on an idle machine; a timing review saw 26 s
@@ -165,7 +192,13 @@ def compiles_whole():
     interrupt swallowed ('Exception ignored on calling ctypes callback function') and the run
     going on, or a segmentation fault. Each compile runs under
     scopa_env.atomic.deferred_interrupts (a compile nested in another waits for the outer one);
-    the main thread only, as signals."""
+    the main thread only, as signals.
+
+    With `note`, the first kernel numba compiles in the process (not one it loads from its cache)
+    prints COMPILE_NOTE on stderr when that is a terminal: evaluate.py waited 45 to 55 s on a
+    cold cache on a bar at 0, train.py 20 s before its first line, simulate 14 s, with no word
+    (a timing review). numba's compile event (numba.core.event) marks a compile, not a cache
+    load. Compiles in evaluate.py's worker processes say nothing."""
     try:
         from numba.core.dispatcher import Dispatcher
     except ImportError:         # no numba: nothing compiles
@@ -181,10 +214,27 @@ def compiles_whole():
         with deferred_interrupts():
             return original(self, sig)
     Dispatcher.compile = compile_whole
+    listener = None
+    if note and not _compile_noted:
+        try:
+            from numba.core import event
+
+            class _Noted(event.Listener):
+                def on_start(self, ev):
+                    _note_compile()
+
+                def on_end(self, ev):
+                    pass
+            listener = _Noted()
+            event.register("numba:compile", listener)
+        except (ImportError, AttributeError, TypeError):    # a numba without the event API
+            listener = None
     try:
         yield
     finally:
         Dispatcher.compile = original
+        if listener is not None:
+            event.unregister("numba:compile", listener)
 
 
 def escaping_streams() -> None:

@@ -104,12 +104,25 @@ def main(argv=None) -> int:
 
 
 def write_records(f, rules: Rules, args) -> None:
-    for i in range(args.matches):
-        rng = player_rng(args.seed, i)
-        record = random_match(rules, args.seed + i, rng, args.with_legal)
-        if not args.no_check:
-            replay(record)
-        f.write(dumps(record) + "\n")
+    """The matches' records, a line each, with a progress bar on stderr when it is a terminal
+    (3,000 matches were half a minute without a word: a timing review); no bar object otherwise
+    (tqdm's, even disabled, makes a multiprocessing lock: train.py's side-effects review)."""
+    bar = None
+    if args.matches and sys.stderr is not None and sys.stderr.isatty():
+        from tqdm import tqdm
+        bar = tqdm(total=args.matches, unit="match", file=sys.stderr, dynamic_ncols=True)
+    try:
+        for i in range(args.matches):
+            rng = player_rng(args.seed, i)
+            record = random_match(rules, args.seed + i, rng, args.with_legal)
+            if not args.no_check:
+                replay(record)
+            f.write(dumps(record) + "\n")
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 if __name__ == "__main__":

@@ -290,6 +290,77 @@ def test_an_interrupt_during_a_compile_acts_once_the_kernel_is_compiled(monkeypa
     assert seen[0] is not interrupted and Dispatcher.compile is interrupted
 
 
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_the_first_compile_of_a_process_is_said_on_a_terminal(monkeypatch):
+    """compiles_whole's note: a silent minute on a cold cache (evaluate.py's bar at 0, train.py
+    before its first line; a timing review). Said once, when numba starts its first compile, on
+    a terminal only (a pipe or a log gets nothing, nor does a cache load, which is no compile),
+    not with note=False (play.py's own notices say it)."""
+    from numba import njit
+    for tty, note, said in ((True, True, True), (False, True, False), (True, False, False)):
+        monkeypatch.setattr(scopa_cli, "_compile_noted", False)
+        err = _Terminal() if tty else io.StringIO()
+        monkeypatch.setattr(sys, "stderr", err)
+        with scopa_cli.compiles_whole(note):
+            assert njit(lambda x: x + 1)(1) == 2 and njit(lambda x: x * 3)(2) == 6
+        assert err.getvalue() == (scopa_cli.COMPILE_NOTE + "\n" if said else ""), (tty, note)
+    monkeypatch.setattr(scopa_cli, "_compile_noted", False)
+    err = _Terminal()
+    monkeypatch.setattr(sys, "stderr", err)
+    with scopa_cli.compiles_whole():
+        pass
+    assert njit(lambda x: x - 1)(1) == 0 and err.getvalue() == ""      # after the block: nothing
+
+
+def test_a_cold_cache_is_said_on_a_terminal_and_a_warm_one_is_not(tmp_path):
+    """The note in a real script on a pseudo-terminal: `scopa_env.simulate` compiling into an
+    empty kernel cache says it once; the same run again, loading them, says nothing."""
+    import pty
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "kernels")}
+    outputs = []
+    for _ in range(2):
+        leader, follower = pty.openpty()
+        try:
+            p = subprocess.Popen([sys.executable, "-m", "scopa_env.simulate", "--matches", "2", "--seed",
+                                  "1", "--out", str(tmp_path / "m.jsonl")], cwd=ROOT, env=env,
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=follower)
+            os.close(follower)
+            err = b""
+            while True:
+                try:
+                    chunk = os.read(leader, 4096)
+                except OSError:         # the other end closed (Linux: EIO)
+                    break
+                if not chunk:
+                    break
+                err += chunk
+            out, _ = p.communicate(timeout=300)
+        finally:
+            os.close(leader)
+        assert p.returncode == 0 and out.startswith(b"wrote 2 matches"), (out, err)
+        outputs.append(err.decode())
+    assert outputs[0].count("note: compiling the engine's kernels (numba)") == 1, outputs[0]
+    assert "note" not in outputs[1] and "wrote" not in outputs[1], outputs[1]   # a bar, if drawn
+
+
+def test_simulate_shows_a_bar_on_a_terminal_only(tmp_path, monkeypatch, capsys):
+    """`scopa_env.simulate` had no progress at all: 3,000 matches were half a minute without a
+    word (a timing review). On a terminal a bar counts the matches; to a pipe nothing is added."""
+    from scopa_env import simulate
+    out = tmp_path / "m.jsonl"
+    for tty in (True, False):
+        err = _Terminal() if tty else io.StringIO()
+        monkeypatch.setattr(sys, "stderr", err)
+        assert simulate.main(["--matches", "3", "--seed", "1", "--out", str(out)]) == 0
+        assert ("3/3" in err.getvalue() and "match/s" in err.getvalue()) is tty, err.getvalue()
+        assert len(out.read_text().splitlines()) == 3
+    assert capsys.readouterr().out.startswith("wrote 3 matches")
+
+
 def test_run_main_works_off_the_main_thread():
     """Only the main thread may set signal handlers: off it, run_main sets none (no SIGTERM
     handler, no compile hook) and returns main()'s code; without the check signal.signal raised
