@@ -235,6 +235,22 @@ def _resumable(run, args) -> bool:
     return run.checkpointed if run is not None else args.resume is not None
 
 
+def _nothing_to_resume(run) -> str:
+    """What a run stopped before its first checkpoint leaves: nothing to resume, and the folders
+    its start made, named. A default name is new at each start, so no later run of it clears
+    them, and each such start left a TensorBoard run of its own without a word (a disk review)."""
+    from scopa_env.errors import escape_control
+    text = "no checkpoint was written yet (nothing to resume)"
+    if run is None:
+        return text
+    left = [escape_control(str(p)) for p in (Path(run.cfg.runs_dir) / run.name, run.ckpt_dir)
+            if p.is_dir()]
+    if left:
+        text += (f"; {' and '.join(left)} stay{'s' if len(left) == 1 else ''}, with no "
+                 f"checkpoint: remove {'it' if len(left) == 1 else 'them'} if not wanted")
+    return text
+
+
 def main(argv=None) -> int:
     try:    # the parser imports training's modules (torch): Ctrl-C there was a traceback (review)
         parser = build_parser()
@@ -332,7 +348,7 @@ def main(argv=None) -> int:
             raise
         quiet_stdout()
         kept = ("the last checkpoint is intact; --resume continues" if _resumable(run, args)
-                else "no checkpoint was written yet (nothing to resume)")
+                else _nothing_to_resume(run))
         print(f"train.py: standard output was closed (its reader has gone): the run stopped; {kept}",
               file=sys.stderr)
         return 1
@@ -344,8 +360,8 @@ def main(argv=None) -> int:
             print("train.py: interrupted (the last checkpoint is intact; --resume continues)",
                   file=sys.stderr)
         else:
-            print("train.py: interrupted before the run's first checkpoint: no checkpoint was "
-                  "written yet (nothing to resume)", file=sys.stderr)
+            print(f"train.py: interrupted before the run's first checkpoint: "
+                  f"{_nothing_to_resume(run)}", file=sys.stderr)
         return 130
     return 0
 

@@ -115,7 +115,9 @@ def test_a_run_whose_stdout_reader_goes_says_it_stopped(tmp_path):
         "--eval-every", "512", "--eval-matches", "2", "--eval-opponents", "random", "--checkpoint-every", "0",
         "--torch-threads", "1", "--run-name", "piped-early")
     assert code == 1 and err == ("train.py: standard output was closed (its reader has gone): the run "
-                                 "stopped; no checkpoint was written yet (nothing to resume)\n"), (line, code, err)
+                                 "stopped; no checkpoint was written yet (nothing to resume); "
+                                 f"{Path('runs') / 'piped-early'} and {Path('checkpoints') / 'piped-early'} "
+                                 "stay, with no checkpoint: remove them if not wanted\n"), (line, code, err)
     assert not (tmp_path / "checkpoints" / "piped-early" / "latest.pt").exists()
 
 
@@ -1954,6 +1956,22 @@ def test_ctrl_c_says_whether_a_checkpoint_was_written(tmp_path, capsys, monkeypa
     r = run_main(capsys, *args)
     assert r.returncode == 130 and "no checkpoint was written yet" in r.stderr, r.stderr
     assert "intact" not in r.stderr and not (tmp_path / "ck" / "cc").exists()
+    assert "stay" not in r.stderr, r.stderr        # no folder was made: none is named
+
+    def folders_then_interrupted(self, stop_at=None):
+        self.prepare_folders()
+        raise KeyboardInterrupt
+
+    # the folders a start made before its first checkpoint are named: a default name is new at
+    # each start, and nothing later cleared them (a disk review)
+    monkeypatch.setattr(LoopRun, "train", folders_then_interrupted)
+    r = run_main(capsys, *args)
+    assert r.returncode == 130 and r.stderr.endswith(
+        f"train.py: interrupted before the run's first checkpoint: no checkpoint was written yet "
+        f"(nothing to resume); {tmp_path / 'runs' / 'cc'} and {tmp_path / 'ck' / 'cc'} stay, with "
+        f"no checkpoint: remove them if not wanted\n"), r.stderr
+    shutil.rmtree(tmp_path / "ck" / "cc")
+    shutil.rmtree(tmp_path / "runs" / "cc")
 
     def saves_then_interrupted(self, stop_at=None):
         self.prepare_folders()
