@@ -107,12 +107,17 @@ def _baseline_cache() -> Path:
     name anyone could make first, let another user of the machine plant an index that ran code
     as whoever ran a benchmark with --baseline (a security review). Per user, made 0700, and
     refused when it is a link, another user's, or writable by others; without user ids
-    (Windows) a new temporary folder each run."""
+    (Windows) a new temporary folder each run, removed at exit (one was left each run: a disk
+    review). It keeps one subfolder per baseline folder (numba's, by path): remove it at will."""
     import stat
     import tempfile
     uid = getattr(os, "getuid", None)
     if uid is None:
-        return Path(tempfile.mkdtemp(prefix="scopa-rl-baseline-numba-"))
+        import atexit
+        import shutil
+        folder = tempfile.mkdtemp(prefix="scopa-rl-baseline-numba-")
+        atexit.register(shutil.rmtree, folder, True)
+        return Path(folder)
     folder = Path(tempfile.gettempdir()) / f"scopa-rl-baseline-numba-cache-{uid()}"
     try:
         folder.mkdir(mode=0o700, exist_ok=True)
