@@ -62,7 +62,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from agents.stats import Z95, elo, no_interval_reason, points_interval_text, t95, wilson
     from scopa_env.cli import (Parser, StdoutFailed, add_rules_flags, first_repeat, flags_given, list_rules_alone,
                                quiet_stdout, rules_hint, run_main)
-    from scopa_env.errors import ScopaError, has_control, utf8_restored
+    from scopa_env.errors import ScopaError, has_control
     from scopa_env.presets import changed_options, list_rules_text, rules_from_flags, rules_from_preset
     from scopa_env.rules import option_text
     from scopa_env.atomic import AtomicFile, refuse_checkpoint
@@ -798,10 +798,7 @@ def write_json(out: dict, f: AtomicFile) -> None:
     written = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     marked = {"format": JSON_FORMAT, **out,
               "intervals": POOLED_INTERVALS if "pooled" in out else INTERVALS, "written": written}
-    text = json.dumps(json_safe(marked), indent=2)
-    if "\\udc" in text:    # a name read through a locale that could not decode it: errors.py
-        text = json.dumps(utf8_restored(json_safe(marked)), indent=2)
-    f.write(text + "\n")
+    f.write(json.dumps(json_safe(marked), indent=2) + "\n")
 
 
 def main(argv=None) -> int:

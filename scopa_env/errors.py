@@ -38,24 +38,6 @@ def escape_control(text: str) -> str:
     return "".join(repr(ch)[1:-1] if _control(ch) else ch for ch in text)
 
 
-def utf8_restored(x):
-    """`x` (text, or lists and dicts of it) with each text whose escaped bytes are UTF-8 written as
-    the characters they encode: under a locale that cannot decode them (LC_ALL=C with
-    PYTHONUTF8=0) Python reads the path 'caffè.pt' from the command line as 'caff\\udcc3\\udca8.pt',
-    and JSON written from it held those lone surrogates, which strict JSON readers refuse (an
-    environment review). Other text, a byte that is not UTF-8 included, is left as it is."""
-    if isinstance(x, str):
-        try:
-            return x.encode("utf-8", "surrogateescape").decode("utf-8")
-        except UnicodeError:
-            return x
-    if isinstance(x, dict):
-        return {utf8_restored(k): utf8_restored(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [utf8_restored(v) for v in x]
-    return x
-
-
 # the end of an error about a file naming something this version lacks (a rules option, a config
 # key, an algorithm): adding one changes no format number, so the file may well be newer
 NEWER_FILE = "written by a newer version of scopa-rl, or edited"

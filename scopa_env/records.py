@@ -20,7 +20,7 @@ from typing import Iterable, Iterator
 from . import core
 from .atomic import AtomicFile, refuse_checkpoint
 from .cards import card_str, cards_str, parse_card
-from .errors import ScopaError, has_control, regular_file, utf8_restored
+from .errors import ScopaError, has_control, regular_file
 from .game import Game, PlayResult
 from .rules import Rules
 
@@ -84,10 +84,7 @@ def dumps(record: dict) -> str:
     """One record as a line of JSON. NaN and infinities are no JSON (Python's json writes and
     reads them): ScopaError, as for anything else JSON cannot hold."""
     try:
-        line = json.dumps(record, separators=(",", ":"), allow_nan=False)
-        if "\\udc" in line:    # a name read through a locale that could not decode it: errors.py
-            line = json.dumps(utf8_restored(record), separators=(",", ":"), allow_nan=False)
-        return line
+        return json.dumps(record, separators=(",", ":"), allow_nan=False)
     except (TypeError, ValueError) as e:
         raise ScopaError(f"a record must hold JSON values only ({e})") from None
 

@@ -2094,25 +2094,6 @@ def test_a_name_of_other_bytes_is_written_back_as_typed_under_a_utf8_locale():
     assert p.returncode == 0 and b"name=A\xffB:" in p.stdout, p.stderr
 
 
-def test_utf8_names_a_c_locale_cannot_read_are_written_as_text(tmp_path):
-    """Under LC_ALL=C without UTF-8 mode Python reads 'caffè' from the command line as escaped
-    bytes, and --json and --record wrote them as lone surrogates ("caff\\udcc3\\udca8"), which
-    strict JSON readers refuse (an environment review): they are the text the bytes encode."""
-    import os
-    env = {**os.environ, "LC_ALL": "C", "PYTHONUTF8": "0"}
-    env.pop("PYTHONIOENCODING", None)
-    out, rec = tmp_path / "o.json", tmp_path / "r.jsonl"
-    p = subprocess.run([sys.executable, str(ROOT / "evaluate.py"), "--agent", "easy:name=caffè".encode(),
-                        "--opponent", "random", "--matches", "2", "--json", out, "--record", rec],
-                       capture_output=True, cwd=tmp_path, timeout=300, env=env)
-    assert p.returncode == 0, p.stderr
-    run = json.loads(out.read_text(encoding="utf-8"))
-    assert run["agent"] == "easy:name=caffè" and run["results"][0]["agent"] == "easy:name=caffè"
-    players = [json.loads(line)["players"] for line in rec.read_text(encoding="utf-8").splitlines()]
-    assert players and all("caffè" in names for names in players), players
-    assert "\\udc" not in out.read_text() + rec.read_text()
-
-
 def test_evaluate_and_train_run_with_standard_output_closed(tmp_path):
     """`evaluate.py ... >&-` was an AttributeError traceback (sys.stdout is None, and the
     line-buffering set-up read it); now the run's files are written and print() writes nothing."""
