@@ -101,6 +101,9 @@ def errors_as_one_line(prog: str):
     return wrap
 
 
+BASELINE_STAMP = "kernels.baseline.sha256"     # load_baseline's digest of the checkout's kernels
+
+
 def _baseline_cache() -> Path:
     """The baseline's kernel cache: a folder of this user's alone. numba unpickles a cache's index
     before any check, and the shared `scopa-rl-baseline-numba-cache` in the temporary folder, a
@@ -163,8 +166,9 @@ def load_baseline(root: str, needs: tuple[str, ...] = ()):
     try:
         # this version's check that its cached kernels follow its sources: a checkout from before
         # kernel_cache.py (or whose drop_stale looked only in __pycache__) has its Game play an
-        # edited core.py while its BatchedScopa ran the old one from this cache (an upgrades review)
-        drop_stale(pkg, kernel_sources(pkg))
+        # edited core.py while its BatchedScopa ran the old one from this cache (an upgrades
+        # review); under a stamp of its own, beside the checkout's own check
+        drop_stale(pkg, kernel_sources(pkg), BASELINE_STAMP)
         spec.loader.exec_module(mod)
     except Exception as e:      # anything its code raises: the folder is not a usable baseline
         sys.modules.pop(spec.name, None)

@@ -117,10 +117,13 @@ def ensure_cache(folder: Path) -> str | None:
     return tmp
 
 
-def drop_stale(folder: Path, sources: list[Path]) -> bool:
+def drop_stale(folder: Path, sources: list[Path], stamp_name: str = STAMP) -> bool:
     """Delete the numba cache files of `folder`'s kernels (in `cache_folder(folder)`) unless they
-    were built from `sources` as they are now; returns whether it deleted them. Never raises: a
-    cache it cannot read or write is left to numba."""
+    were built from `sources` as they are now (the digest kept in `stamp_name` there); returns
+    whether it deleted them. Never raises: a cache it cannot read or write is left to numba.
+    Another version's package (benchmarks' --baseline) is checked under a stamp of its own: its
+    own check, which may count other files, rewrote the shared one, and each then deleted the
+    other's cache at every run (the diff review)."""
     cache = cache_folder(folder)
     digest = hashlib.sha256()
     try:
@@ -129,7 +132,7 @@ def drop_stale(folder: Path, sources: list[Path]) -> bool:
             digest.update(os.fsencode(p.name) + b"\0" + p.read_bytes() + b"\0")
     except OSError:
         return False
-    stamp = cache / STAMP
+    stamp = cache / stamp_name
     try:
         if stamp.read_bytes() == digest.hexdigest().encode():   # any other bytes: stale (never decoded)
             return False
@@ -139,7 +142,7 @@ def drop_stale(folder: Path, sources: list[Path]) -> bool:
         for f in list(cache.glob("*.nbi")) + list(cache.glob("*.nbc")):
             f.unlink(missing_ok=True)
         cache.mkdir(exist_ok=True)
-        tmp = cache / f".{STAMP}.{os.getpid()}.tmp"
+        tmp = cache / f".{stamp_name}.{os.getpid()}.tmp"
         tmp.write_text(digest.hexdigest(), encoding="ascii")
         os.replace(tmp, stamp)
     except OSError:

@@ -112,7 +112,18 @@ def test_a_baseline_whose_kernels_call_another_files_kernels_is_not_run_stale(tm
         r = subprocess.run([sys.executable, "-c", script, str(ROOT), str(tmp_path / "old")],
                            capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
         assert r.returncode == 0 and r.stdout == f"{value}\n", (value, r.stdout, r.stderr)
-    assert list(tmp_path.glob("scopa-rl-baseline-numba-cache-*/*/*.nbi")), "nothing was cached"
+    cached = sorted(tmp_path.glob("scopa-rl-baseline-numba-cache-*/*/*.nbi"))
+    assert cached, "nothing was cached"
+    # the checkout's own check (an older kernel_cache.py counted other files) writes its own
+    # digest in kernels.sha256: this version's is kept apart, or each deleted the other's cache
+    # at every run (the diff review)
+    before = {p: p.stat().st_mtime_ns for p in cached}
+    for stamp in tmp_path.glob("scopa-rl-baseline-numba-cache-*/*/kernels.sha256"):
+        stamp.write_text("another version's digest")
+    r = subprocess.run([sys.executable, "-c", script, str(ROOT), str(tmp_path / "old")],
+                       capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert r.returncode == 0 and r.stdout == "2\n", (r.stdout, r.stderr)
+    assert {p: p.stat().st_mtime_ns for p in cached if p.exists()} == before, "compiled again"
 
 
 def test_a_baseline_cache_folder_others_could_write_is_refused(tmp_path, monkeypatch):
