@@ -237,14 +237,14 @@ def _resumable(run, args) -> bool:
 
 def _nothing_to_resume(run) -> str:
     """What a run stopped before its first checkpoint leaves: nothing to resume, and the folders
-    its start made, named. A default name is new at each start, so no later run of it clears
-    them, and each such start left a TensorBoard run of its own without a word (a disk review)."""
+    its start made, named (Run.made_folders: not one that was there, which may hold another
+    run's events). A default name is new at each start, so no later run of it clears them, and
+    each such start left a TensorBoard run of its own without a word (a disk review)."""
     from scopa_env.errors import escape_control
     text = "no checkpoint was written yet (nothing to resume)"
     if run is None:
         return text
-    left = [escape_control(str(p)) for p in (Path(run.cfg.runs_dir) / run.name, run.ckpt_dir)
-            if p.is_dir()]
+    left = [escape_control(str(p)) for p in run.made_folders if p.is_dir()]
     if left:
         text += (f"; {' and '.join(left)} stay{'s' if len(left) == 1 else ''}, with no "
                  f"checkpoint: remove {'it' if len(left) == 1 else 'them'} if not wanted")

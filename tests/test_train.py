@@ -1971,6 +1971,14 @@ def test_ctrl_c_says_whether_a_checkpoint_was_written(tmp_path, capsys, monkeypa
         f"(nothing to resume); {tmp_path / 'runs' / 'cc'} and {tmp_path / 'ck' / 'cc'} stay, with "
         f"no checkpoint: remove them if not wanted\n"), r.stderr
     shutil.rmtree(tmp_path / "ck" / "cc")
+    # a log folder that was there (another run's events, its checkpoints elsewhere) is not named
+    # for removal: only what this start made (the diff review)
+    (tmp_path / "runs" / "cc" / "events.out.tfevents.1.other").write_bytes(b"")
+    r = run_main(capsys, *args)
+    assert r.returncode == 130 and r.stderr.endswith(
+        f"(nothing to resume); {tmp_path / 'ck' / 'cc'} stays, with no checkpoint: remove it if "
+        f"not wanted\n"), r.stderr
+    shutil.rmtree(tmp_path / "ck" / "cc")
     shutil.rmtree(tmp_path / "runs" / "cc")
 
     def saves_then_interrupted(self, stop_at=None):

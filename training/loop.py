@@ -285,6 +285,7 @@ class Run:
         # whether this run has a latest.pt to resume from (a resumed run has; Ctrl-C says which)
         self.checkpointed = self.resumed
         self.restarted = False      # prepare_folders: in the empty folder of an earlier start
+        self.made_folders: list[Path] = []     # prepare_folders: the run folders this start made
 
     # ---- checkpoints -------------------------------------------------------------------------
     def to_checkpoint(self) -> dict:
@@ -485,6 +486,13 @@ class Run:
                 self._refuse_going_back()
                 self._refuse_purging_the_runs_logs()
             _check_log_name(logs)
+            # the run's two folders where this start made them: a run stopped before its first
+            # checkpoint names them (train.py), and only them: a log folder that was there may
+            # hold another run's events (the diff review)
+            self.made_folders = [f for f, made in
+                                 ((logs, not logs.exists()),
+                                  (self.ckpt_dir, Path(os.path.abspath(self.ckpt_dir)) in created))
+                                 if made]
             self._mkdir("log folder", logs)
             self._check_writable()
             self._check_log_writable(logs)
