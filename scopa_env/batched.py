@@ -67,7 +67,7 @@ from numba import njit
 from . import core
 from .actions import _encode, action_table, encode_move, is_classic
 from .cards import number_text
-from .errors import NEWER_FILE, ScopaError
+from .errors import ScopaError
 from .observation import layout_for, write_observation
 from .presets import resolve_rules
 from .rules import Rules
@@ -403,7 +403,8 @@ class BatchedScopa:
             saved = np.shape(d["states"])
             hint = (" (num_envs differs?)" if saved[:1] != (B,) else
                     f": an engine state of {saved[1]} slots where this version's has "
-                    f"{self._states.shape[1]} ({NEWER_FILE})"
+                    f"{self._states.shape[1]} (another version's layout, or an edited file; "
+                    f"training/env.py converts the 134- and 156-slot states of older checkpoints)"
                     if len(saved) == 2 else "")
             raise ScopaError(f"saved games have shape {saved}, this env has "
                              f"{self._states.shape}{hint}")

@@ -156,8 +156,8 @@ def run_main(main, prog: str | None = None, compile_note: bool = True) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
-COMPILE_NOTE = ("note: compiling the engine's kernels (numba), which the first run after an install "
-                "or an update does, about a minute; later runs load them from the cache")
+COMPILE_NOTE = ("note: compiling the engine's kernels (numba): about a minute, on the first run "
+                "after an install or an update")
 _compile_noted = False      # once a process
 
 

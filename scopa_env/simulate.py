@@ -105,10 +105,13 @@ def main(argv=None) -> int:
 
 def write_records(f, rules: Rules, args) -> None:
     """The matches' records, a line each, with a progress bar on stderr when it is a terminal
-    (3,000 matches were half a minute without a word: a timing review); no bar object otherwise
+    and the records do not go to one (3,000 matches were half a minute without a word: a timing
+    review); no bar object otherwise
     (tqdm's, even disabled, makes a multiprocessing lock: train.py's side-effects review)."""
     bar = None
-    if args.matches and sys.stderr is not None and sys.stderr.isatty():
+    # not between the records of `--out -` on the same terminal (each line followed the bar's)
+    to_terminal = args.out == "-" and sys.stdout is not None and sys.stdout.isatty()
+    if args.matches and not to_terminal and sys.stderr is not None and sys.stderr.isatty():
         from tqdm import tqdm
         bar = tqdm(total=args.matches, unit="match", file=sys.stderr, dynamic_ncols=True)
     try:

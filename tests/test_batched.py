@@ -344,8 +344,9 @@ def test_state_dict_resumes_bit_for_bit():
     with pytest.raises(ScopaError, match=rf"^saved games have shape \(8, {core.STATE_SIZE - 14}\), this env "
                                          rf"has \(8, {core.STATE_SIZE}\): an engine state of "
                                          rf"{core.STATE_SIZE - 14} slots where this version's has "
-                                         rf"{core.STATE_SIZE} \(written by a newer version of "
-                                         rf"scopa-rl, or edited\)$"):
+                                         rf"{core.STATE_SIZE} \(another version's layout, or an "
+                                         rf"edited file; training/env.py converts the 134- and "
+                                         rf"156-slot states of older checkpoints\)$"):
         BatchedScopa(8).load_state_dict(wide)
 
 

@@ -318,12 +318,19 @@ def test_the_first_compile_of_a_process_is_said_on_a_terminal(monkeypatch):
 
 def test_a_cold_cache_is_said_on_a_terminal_and_a_warm_one_is_not(tmp_path):
     """The note in a real script on a pseudo-terminal: `scopa_env.simulate` compiling into an
-    empty kernel cache says it once; the same run again, loading them, says nothing."""
+    empty kernel cache says it once, on a line of its own under the live bar (tqdm's write: a
+    plain print put it on the bar's line); the same run again, loading them, says nothing."""
+    import fcntl
     import pty
+    import re
+    import struct
+    import termios
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "kernels")}
     outputs = []
     for _ in range(2):
         leader, follower = pty.openpty()
+        # a window as a terminal has one: at 0 x 0 tqdm draws no bar (the diff review)
+        fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 100, 0, 0))
         try:
             p = subprocess.Popen([sys.executable, "-m", "scopa_env.simulate", "--matches", "2", "--seed",
                                   "1", "--out", str(tmp_path / "m.jsonl")], cwd=ROOT, env=env,
@@ -343,8 +350,9 @@ def test_a_cold_cache_is_said_on_a_terminal_and_a_warm_one_is_not(tmp_path):
             os.close(leader)
         assert p.returncode == 0 and out.startswith(b"wrote 2 matches"), (out, err)
         outputs.append(err.decode())
-    assert outputs[0].count("note: compiling the engine's kernels (numba)") == 1, outputs[0]
-    assert "note" not in outputs[1] and "wrote" not in outputs[1], outputs[1]   # a bar, if drawn
+    assert outputs[0].count(scopa_cli.COMPILE_NOTE) == 1, outputs[0]
+    assert scopa_cli.COMPILE_NOTE in re.split(r"[\r\n]+", outputs[0]), outputs[0]
+    assert "2/2" in outputs[0] and "2/2" in outputs[1] and "note" not in outputs[1], outputs[1]
 
 
 def test_simulate_shows_a_bar_on_a_terminal_only(tmp_path, monkeypatch, capsys):
@@ -359,6 +367,12 @@ def test_simulate_shows_a_bar_on_a_terminal_only(tmp_path, monkeypatch, capsys):
         assert ("3/3" in err.getvalue() and "match/s" in err.getvalue()) is tty, err.getvalue()
         assert len(out.read_text().splitlines()) == 3
     assert capsys.readouterr().out.startswith("wrote 3 matches")
+    # the records on the terminal itself (`--out -`): no bar between their lines (the diff review)
+    records, err = _Terminal(), _Terminal()
+    monkeypatch.setattr(sys, "stdout", records)
+    monkeypatch.setattr(sys, "stderr", err)
+    assert simulate.main(["--matches", "3", "--seed", "1", "--out", "-"]) == 0
+    assert len(records.getvalue().splitlines()) == 3 and "match/s" not in err.getvalue(), err.getvalue()
 
 
 def test_run_main_works_off_the_main_thread():

@@ -3124,6 +3124,9 @@ def test_level_names_in_the_lists_read_in_any_case(capsys):
                                                                    ("easy",))
     with pytest.raises(ScopaError, match="names easy twice"):
         make_config(eval_opponents=["easy", "Easy"])
+    from dataclasses import replace     # no coercion there: the level is named, not "a bad value"
+    with pytest.raises(ScopaError, match=r"^config key 'eval_opponents': unknown opponent 'Easy' "):
+        replace(c, eval_opponents=("Easy",))
     r = run_main(capsys, "--print-config", "--set", "final_opponents=Easy,Normal")
     assert r.returncode == 0, r.stderr
     assert 'final_opponents = ["easy", "normal"]' in r.stdout

@@ -400,7 +400,10 @@ def _check(c: TrainConfig) -> None:
         v = getattr(c, f.name)
         if isinstance(v, float) and math.isnan(v):
             raise ScopaError(f"config key {f.name!r} must be a number, got nan")
-        if _coerce(f.name, v) != v:
+        coerced = _coerce(f.name, v)
+        # a list of level names differs only in case when given as 'Easy' (dataclasses.replace
+        # does not coerce): the level check below names the level (the diff review)
+        if coerced != v and not (isinstance(v, tuple) and coerced == tuple(x.lower() for x in v)):
             raise ScopaError(f"config key {f.name!r} has a bad value {v!r}")
     if c.algo not in ALGOS:
         raise ScopaError(f"config key 'algo' must be one of {', '.join(ALGOS)}, got {c.algo!r}")
