@@ -161,7 +161,7 @@ COMPILE_NOTE = ("note: compiling the engine's kernels (numba): about a minute, o
 _compile_noted = False      # once a process
 
 
-def _note_compile(event=None) -> None:
+def _note_compile() -> None:
     """The first compile of the process, on a terminal: COMPILE_NOTE on stderr (through tqdm's
     write when a bar may be live, so that the bar is not torn). A stream that fails is left to
     the script's own output to report."""

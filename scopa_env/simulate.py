@@ -106,8 +106,8 @@ def main(argv=None) -> int:
 def write_records(f, rules: Rules, args) -> None:
     """The matches' records, a line each, with a progress bar on stderr when it is a terminal
     and the records do not go to one (3,000 matches were half a minute without a word: a timing
-    review); no bar object otherwise
-    (tqdm's, even disabled, makes a multiprocessing lock: train.py's side-effects review)."""
+    review); no bar object otherwise (tqdm's, even disabled, makes a multiprocessing lock:
+    train.py's side-effects review)."""
     bar = None
     # not between the records of `--out -` on the same terminal (each line followed the bar's)
     to_terminal = args.out == "-" and sys.stdout is not None and sys.stdout.isatty()

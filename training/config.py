@@ -315,8 +315,7 @@ def _toml_line(key: str, v) -> str:
 def _utf8_the_locale_cannot_read(v) -> bool:
     """Whether every text in `v` is UTF-8 once its escaped bytes are put back (the bytes were
     UTF-8; the system's encoding could not decode them), and the system's encoding is not UTF-8."""
-    texts = [v] if isinstance(v, str) else [x for x in v if isinstance(x, str)] \
-        if isinstance(v, (list, tuple)) else []
+    texts = [v] if isinstance(v, str) else [x for x in v if isinstance(x, str)]   # what _toml_value refused
     if not texts or sys.getfilesystemencoding().lower().replace("-", "") == "utf8":
         return False
     try:
