@@ -156,6 +156,15 @@ def run_main(main, prog: str | None = None, compile_note: bool = True) -> int:
             signal.signal(signal.SIGTERM, previous)
 
 
+def on_terminal(stream) -> bool:
+    """Whether `stream` is a terminal: False for None (started with it closed), a closed stream,
+    or a stand-in without isatty (a test's, a caller's)."""
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (AttributeError, ValueError, OSError):
+        return False
+
+
 COMPILE_NOTE = ("note: compiling the engine's kernels (numba): about a minute, on the first run "
                 "after an install or an update")
 _compile_noted = False      # once a process
@@ -170,7 +179,7 @@ def _note_compile() -> None:
         return
     _compile_noted = True
     try:
-        if not (sys.stderr is not None and sys.stderr.isatty()):
+        if not on_terminal(sys.stderr):
             return
         if "tqdm" in sys.modules:
             from tqdm import tqdm

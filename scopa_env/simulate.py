@@ -19,7 +19,7 @@ import sys
 import numpy as np
 
 from .atomic import AtomicFile, refuse_checkpoint
-from .cli import Parser, StdoutFailed, add_rules_flags, list_rules_alone, run_main
+from .cli import Parser, StdoutFailed, add_rules_flags, list_rules_alone, on_terminal, run_main
 from .errors import ScopaError
 from .game import Game
 from .presets import changed_options, list_rules_text, rules_from_flags, rules_from_preset
@@ -110,8 +110,7 @@ def write_records(f, rules: Rules, args) -> None:
     train.py's side-effects review)."""
     bar = None
     # not between the records of `--out -` on the same terminal (each line followed the bar's)
-    to_terminal = args.out == "-" and sys.stdout is not None and sys.stdout.isatty()
-    if args.matches and not to_terminal and sys.stderr is not None and sys.stderr.isatty():
+    if args.matches and not on_terminal(f) and on_terminal(sys.stderr):
         from tqdm import tqdm
         bar = tqdm(total=args.matches, unit="match", file=sys.stderr, dynamic_ncols=True)
     try:
