@@ -287,6 +287,11 @@ class Run:
         self.restarted = False      # prepare_folders: in the empty folder of an earlier start
         self.made_folders: list[Path] = []     # prepare_folders: the run folders this start made
 
+    @property
+    def log_dir(self) -> Path:
+        """The run's TensorBoard folder: runs_dir / its name (which a start may suffix)."""
+        return Path(self.cfg.runs_dir) / self.name
+
     # ---- checkpoints -------------------------------------------------------------------------
     def to_checkpoint(self) -> dict:
         d = checkpoint.base_dict(self.cfg.algo, model_config(self.model), self.model.state_dict(),
@@ -479,8 +484,9 @@ class Run:
             self.ckpt_dir = Path(self.cfg.checkpoints_dir) / self.name
         # a new run in a checkpoint folder that was there without checkpoints: an earlier start
         # of the run stopped before its first one (its logs are purged, _train)
-        self.restarted = not self.resumed and Path(os.path.abspath(self.ckpt_dir)) not in created
-        logs = Path(self.cfg.runs_dir) / self.name
+        ckpt_made = Path(os.path.abspath(self.ckpt_dir)) in created
+        self.restarted = not self.resumed and not ckpt_made
+        logs = self.log_dir
         try:
             if self.resumed:
                 self._refuse_going_back()
@@ -490,9 +496,7 @@ class Run:
             # checkpoint names them (train.py), and only them: a log folder that was there may
             # hold another run's events (the diff review)
             self.made_folders = [f for f, made in
-                                 ((logs, not logs.exists()),
-                                  (self.ckpt_dir, Path(os.path.abspath(self.ckpt_dir)) in created))
-                                 if made]
+                                 ((logs, not logs.exists()), (self.ckpt_dir, ckpt_made)) if made]
             self._mkdir("log folder", logs)
             self._check_writable()
             self._check_log_writable(logs)
@@ -570,7 +574,7 @@ class Run:
                 live = (folder, holder)
             if there is not None and there[0] > later:
                 later, latest = there[0], candidate
-        logs = Path(self.cfg.runs_dir) / self.name
+        logs = self.log_dir
         if (latest is not None or live is not None) and logs.is_dir() and \
                 any(p.name != LOCK_FILE for p in logs.iterdir()):
             went_on = (f"{str(latest)!r} went on to {later:,}" if latest is not None else
@@ -637,7 +641,7 @@ class Run:
     def _log_folder_taken(self) -> bool:
         """Whether another process holds this run's log folder (not the checkpoint folder,
         which this process holds when the two are one)."""
-        logs = Path(self.cfg.runs_dir) / self.name
+        logs = self.log_dir
         return logs.is_dir() and not os.path.samefile(logs, self.ckpt_dir) and \
             _lock_holder(logs) is not None
 
@@ -743,7 +747,7 @@ class Run:
         # interrupted: the folder was there, empty) drops that start's events: the curves showed
         # the dead start's steps, then this run's same steps again (review). Events beside a
         # checkpoint folder this start made are another run's (its checkpoints elsewhere): kept
-        logs = Path(cfg.runs_dir) / self.name
+        logs = self.log_dir
         earlier = sorted(logs.glob("events.out.tfevents.*")) if self.restarted else []
         others = not self.resumed and not earlier and any(logs.glob("events.out.tfevents.*"))
         writer = TensorBoardLog(logs, purge_step=c["steps"] + 1 if self.resumed else
@@ -781,7 +785,7 @@ class Run:
             shown = repr(tmp.name) if has_control(tmp.name) else tmp.name
             self.log(f"removed {shown}, a checkpoint save cut short")
         self.log(f"run {self.name}: {cfg.algo}, {cfg.total_steps:,} steps, logs in "
-                 f"{Path(cfg.runs_dir) / self.name}, checkpoints in {self.ckpt_dir}")
+                 f"{self.log_dir}, checkpoints in {self.ckpt_dir}")
         from agents.arena import round_matches
         for name, used in (("eval_matches", cfg.eval_every > 0),
                            ("final_matches", cfg.final_matches > 0 and cfg.final_opponents)):
