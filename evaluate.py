@@ -65,7 +65,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from scopa_env.errors import ScopaError, has_control
     from scopa_env.presets import changed_options, list_rules_text, rules_from_flags, rules_from_preset
     from scopa_env.rules import option_text
-    from scopa_env.atomic import AtomicFile, refuse_checkpoint
+    from scopa_env.atomic import STOP_SIGNALS, AtomicFile, refuse_checkpoint
     from scopa_env.records import dumps, unique_keys
     from scopa_env.rules import Rules
     from scopa_env.seeds import SEED_LIMIT, check_seed
@@ -776,12 +776,12 @@ def discard(outs: dict[str, AtomicFile]) -> None:
 
 
 def commit(outs: dict[str, AtomicFile]) -> None:
-    """Finish every output, then rename them all over their targets, Ctrl-C and SIGTERM ignored
-    (not delivered later) during the renames so that they happen together."""
+    """Finish every output, then rename them all over their targets, Ctrl-C, SIGTERM and SIGHUP
+    ignored (not delivered later) during the renames so that they happen together."""
     for f in outs.values():
         f.finish()
     main_thread = threading.current_thread() is threading.main_thread()
-    held = (signal.SIGINT, signal.SIGTERM) if main_thread else ()
+    held = STOP_SIGNALS if main_thread else ()
     old = [signal.signal(s, signal.SIG_IGN) for s in held]
     try:
         for f in outs.values():

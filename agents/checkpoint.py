@@ -75,8 +75,8 @@ REQUIRED = ("format", "format_version", "algo", "model_config", "model", "config
 
 def save_atomic(obj: dict, path: str | Path) -> Path:
     """torch.save to a temp file next to `path`, fsync, then os.replace onto `path`; the dict
-    gets its `checksum` (digest() of everything else). Ctrl-C and SIGTERM wait for the write to
-    end (scopa_env/atomic.py `deferred_interrupts`: torch.save interrupted mid-file failed with a
+    gets its `checksum` (digest() of everything else). Ctrl-C, SIGTERM and SIGHUP wait for the write
+    to end (scopa_env/atomic.py `deferred_interrupts`: torch.save interrupted mid-file failed with a
     RuntimeError traceback instead of the clean interrupt)."""
     obj = dict(obj, checksum=digest(obj))     # digest() leaves out any old checksum
     path = Path(path)

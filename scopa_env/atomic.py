@@ -12,7 +12,7 @@ directly: there is no user file to keep there, and renaming over it would replac
 
 A write that an interrupt would break in a way that is not a clean KeyboardInterrupt (torch.save's
 zip writer, stopped mid-file, fails with its own RuntimeError as it closes) runs under
-`deferred_interrupts()`: a Ctrl-C or SIGTERM then acts as soon as the write is done (the
+`deferred_interrupts()`: a Ctrl-C, SIGTERM or SIGHUP then acts as soon as the write is done (the
 checkpoints' save_atomic, train.py's export). It lives here, below the scripts' scopa_env/cli.py,
 so that the library's writers need nothing of the command line.
 """
@@ -162,49 +162,65 @@ class AtomicFile:
             self.discard()
 
 
+# The signals the scripts stop on (run_main: Ctrl-C, SIGTERM, and SIGHUP: a closed terminal or
+# ssh session), held off by deferred_interrupts; SIGHUP where the platform has it (not Windows)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM) + ((signal.SIGHUP,) if hasattr(signal, "SIGHUP") else ())
+
+
 @contextlib.contextmanager
 def deferred_interrupts():
-    """Hold Ctrl-C and SIGTERM off for the block and deliver the first one when it ends (to the
-    handlers there were before: KeyboardInterrupt, run_main's Terminated), also when the block
-    failed: the interrupt then takes its error's place. Only the main thread runs Python's
-    signal handlers (and may change them): elsewhere this does nothing."""
+    """Hold Ctrl-C, SIGTERM and SIGHUP (STOP_SIGNALS) off for the block and deliver the first one
+    when it ends (to the handlers there were before: KeyboardInterrupt, run_main's Terminated),
+    also when the block failed: the interrupt then takes its error's place. Only the main thread
+    runs Python's signal handlers (and may change them): elsewhere this does nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     pending: list[int] = []
-    held = (signal.SIGINT, signal.SIGTERM)
+    held = STOP_SIGNALS
     # None: a handler not set from Python; the default then
     old = [signal.SIG_DFL if h is None else h for h in map(signal.getsignal, held)]
 
     def defer(signum, frame):
         pending.append(signum)
-    # The OS holds both signals off in this thread while the handlers change; another thread
+    # The OS holds the signals off in this thread while the handlers change; another thread
     # (torch's, numba's) may still take one, and Python then runs the handler of the moment in
     # this thread between two bytecodes: the swaps are written so that no handler can be left
-    # on the wrong side (_set_both)
+    # on the wrong side (_set_all)
     with _blocked(held):
         try:
-            _set_both(defer, defer)
-        except BaseException:       # an old handler ran (and raised) between the two swaps
-            _set_both(*old)
+            _set_all(held, [defer] * len(held))
+        except BaseException:       # an old handler ran (and raised) during the swaps
+            _set_all(held, old)
             raise
     try:
         yield
     finally:
         with _blocked(held):
-            _set_both(*old)
+            _set_all(held, old)
         if pending:
             signal.raise_signal(pending[0])
 
 
-def _set_both(on_int, on_term) -> None:
-    """SIGINT's handler, then SIGTERM's: SIGTERM's also when the handler of a signal landing
-    between the two raises (a restored KeyboardInterrupt once left SIGTERM deferred, and every
-    later SIGTERM swallowed)."""
-    try:
-        signal.signal(signal.SIGINT, on_int)
-    finally:
-        signal.signal(signal.SIGTERM, on_term)
+def _set_all(signals, handlers) -> None:
+    """Each signal's handler in turn, all of them also when a signal lands between two swaps and
+    the handler of the moment raises (then raised once all are set): a restored KeyboardInterrupt
+    once left SIGTERM deferred, and every later SIGTERM swallowed. signal.signal runs a pending
+    handler before it swaps (CPython checks for signals first), so a swap that raised is tried
+    again; a failure of its own (not a signal's) is raised after _SWAP_TRIES tries."""
+    raised = None
+    for signum, handler in zip(signals, handlers, strict=True):
+        for _ in range(_SWAP_TRIES):
+            try:
+                signal.signal(signum, handler)
+                break
+            except BaseException as e:      # noqa: BLE001 - a handler's KeyboardInterrupt included
+                raised = e if raised is None else raised
+    if raised is not None:
+        raise raised
+
+
+_SWAP_TRIES = 3
 
 
 @contextlib.contextmanager

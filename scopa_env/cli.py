@@ -5,14 +5,16 @@ reader of their output goes away.
 Bad input on the command line is one line `PROG: error: WHAT` and exit code 2 (argparse's own
 error prints its whole usage block first: up to 17 lines for train.py's config flags).
 
-SIGTERM (`kill`, `timeout`, a job scheduler) takes the Ctrl-C path, so its clean-up runs too:
-temporary files are discarded (a killed `simulate --out` left hundreds of MB in a hidden
-`.NAME.*.tmp`), the last checkpoint stays as it was; the exit code is then 143. Like Ctrl-C it
-acts when Python next runs, after a compiled call in progress returns, and after a kernel numba
-is compiling is compiled (compiles_whole). SIGKILL cannot be caught:
-it may leave such a temporary file (never a half-written target). A write that an interrupt
-would break in a way that is not a clean KeyboardInterrupt runs under
-`scopa_env.atomic.deferred_interrupts()`: a Ctrl-C or SIGTERM then acts as soon as the write is done.
+SIGTERM (`kill`, `timeout`, a job scheduler) and SIGHUP (a closed terminal or ssh session) take
+the Ctrl-C path, so its clean-up runs too: temporary files are discarded (a killed `simulate
+--out` left hundreds of MB in a hidden `.NAME.*.tmp`), the last checkpoint stays as it was; the
+exit code is then 143 (SIGTERM) or 129 (SIGHUP). After a hang-up the terminal's writes fail
+(EIO): what the script would say there is dropped, not a traceback. Like Ctrl-C they act when
+Python next runs, after a compiled call in progress returns, and after a kernel numba is
+compiling is compiled (compiles_whole). SIGKILL cannot be caught: it may leave such a temporary
+file (never a half-written target). A write that an interrupt would break in a way that is not a
+clean KeyboardInterrupt runs under `scopa_env.atomic.deferred_interrupts()`: a Ctrl-C, SIGTERM or
+SIGHUP then acts as soon as the write is done.
 """
 from __future__ import annotations
 
@@ -123,37 +125,44 @@ class Parser(argparse.ArgumentParser):
 
 
 class Terminated(KeyboardInterrupt):
-    """Raised by the SIGTERM handler run_main installs: the scripts' Ctrl-C handling catches it."""
+    """Raised by the SIGTERM and SIGHUP handler run_main installs: the scripts' Ctrl-C handling
+    catches it."""
 
 
-_terminated = False
+# run_main stops on these as on Ctrl-C (the module text); SIGHUP where the platform has it
+_SIGHUP = getattr(signal, "SIGHUP", None)
+_STOPPED_ON = (signal.SIGTERM,) + ((_SIGHUP,) if _SIGHUP is not None else ())
+_stopped_by: int | None = None      # the signal that stopped the run: exit code 128 + it
 
 
-def _on_sigterm(signum, frame):
-    global _terminated
-    _terminated = True
+def _on_stop(signum, frame):
+    global _stopped_by
+    if _stopped_by is None:
+        _stopped_by = signum
     raise Terminated()
 
 
 def run_main(main, prog: str | None = None, compile_note: bool = True) -> int:
-    """main()'s exit code; 143 after a SIGTERM (see the module text); when stdout's reader has gone
+    """main()'s exit code; 143 after a SIGTERM, 129 after a SIGHUP (see the module text); when stdout's reader has gone
     (`--list-rules | head -1`), 0 without a BrokenPipeError traceback: stdout is pointed at
     /dev/null so Python's last flush is quiet too; when stdout cannot be written (a full disk),
     one line `PROG: error: cannot write to standard output (WHY)` (PROG: `prog`, else the
-    script's file name) and exit code 1. The SIGTERM handler is the caller's again afterwards.
+    script's file name) and exit code 1. The SIGTERM and SIGHUP handlers are the caller's again
+    afterwards.
     compile_note: say on a terminal when numba starts compiling (compiles_whole); play.py, whose
     own notices say it, passes False."""
-    global _terminated
-    _terminated = False     # one SIGTERM made every later run_main in the process 143 (review)
-    previous = None
-    if threading.current_thread() is threading.main_thread():
-        previous = signal.signal(signal.SIGTERM, _on_sigterm)
+    global _stopped_by
+    _stopped_by = None      # one SIGTERM made every later run_main in the process 143 (review)
+    previous = []
     try:
+        if threading.current_thread() is threading.main_thread():
+            for signum in _STOPPED_ON:
+                previous.append((signum, signal.signal(signum, _on_stop)))
         with compiles_whole(compile_note):
-            return _run(main, prog)
+            return _hung_up_quietly(main, prog)
     finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous:
+            signal.signal(signum, handler)
 
 
 def on_terminal(stream) -> bool:
@@ -261,6 +270,21 @@ def escaping_streams() -> None:
                 pass
 
 
+def _hung_up_quietly(main, prog: str | None) -> int:
+    """_run's exit code; after a SIGHUP whose terminal has gone, 129 without a word: every write
+    there fails (EIO), the script's own "interrupted" line and run_main's report of a failed
+    stdout included, and each failure was a traceback to nowhere (exit 1). Standard output and
+    error are pointed at /dev/null so Python's last flush is quiet too."""
+    try:
+        return _run(main, prog)
+    except OSError:
+        if _SIGHUP is None or _stopped_by != _SIGHUP:
+            raise
+        for stream in (sys.stdout, sys.stderr):
+            _quiet(stream)
+        return 128 + _SIGHUP
+
+
 def _run(main, prog: str | None) -> int:
     escaping_streams()
     if sys.stdout is not None and not isinstance(sys.stdout, _Stdout):
@@ -275,7 +299,7 @@ def _run(main, prog: str | None) -> int:
             raise
         _flush_stdout()
     except Terminated:       # outside the script's own Ctrl-C handling
-        code = 143
+        code = 128 + (_stopped_by or signal.SIGTERM)
     except BrokenPipeError:
         quiet_stdout()
         return 0
@@ -289,7 +313,7 @@ def _run(main, prog: str | None) -> int:
     finally:
         if isinstance(sys.stdout, _Stdout):
             sys.stdout = sys.stdout.stream
-    return 143 if _terminated else code
+    return 128 + _stopped_by if _stopped_by is not None else code
 
 
 def _flush_stdout() -> None:
@@ -330,12 +354,18 @@ class _Stdout:
 
 def quiet_stdout() -> None:
     """stdout pointed at /dev/null: Python's last flush of what it still holds is quiet."""
+    _quiet(sys.stdout)
+
+
+def _quiet(stream) -> None:
+    """`stream`'s file descriptor pointed at /dev/null (a stream without one, or closed, is left)."""
     try:
+        fd = stream.fileno()
         devnull = os.open(os.devnull, os.O_WRONLY)
-    except OSError:
+    except (AttributeError, ValueError, OSError):
         return
     try:
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, fd)
     except OSError:
         pass
     finally:

@@ -251,18 +251,71 @@ def test_run_main_gives_back_the_stdout_it_found(monkeypatch):
     assert mine.getvalue() == "hello\n"
 
 
-def test_run_main_after_a_sigterm_starts_afresh_and_gives_the_handler_back():
+@pytest.mark.parametrize("signame,code", [("SIGTERM", 143), ("SIGHUP", 129)])
+def test_run_main_after_a_sigterm_starts_afresh_and_gives_the_handler_back(signame, code):
     """A SIGTERM during one run_main made every later one in the process return 143 (its flag was
-    never reset; mutation-testing review), and run_main left its own SIGTERM handler installed."""
+    never reset; mutation-testing review), and run_main left its own SIGTERM handler installed.
+    SIGHUP (a closed terminal) takes the same path, exit 129: it killed the scripts where they
+    stood and left their temporary files."""
     import os
-    before = signal.getsignal(signal.SIGTERM)
+    if not hasattr(signal, signame):
+        pytest.skip(f"no {signame} here")
+    signum = getattr(signal, signame)
+    before = signal.getsignal(signum)
 
     def killed():
-        os.kill(os.getpid(), signal.SIGTERM)
+        os.kill(os.getpid(), signum)
         return 0
-    assert scopa_cli.run_main(killed, "prog") == 143
-    assert signal.getsignal(signal.SIGTERM) is before
+    assert scopa_cli.run_main(killed, "prog") == code
+    assert signal.getsignal(signum) is before
     assert scopa_cli.run_main(lambda: 0, "prog") == 0
+
+
+def test_after_a_hang_up_the_terminal_s_failed_writes_are_quiet(monkeypatch):
+    """After a SIGHUP the terminal has gone and its writes fail (EIO): the script's own
+    "interrupted" line and run_main's report of a failed stdout were tracebacks to nowhere, exit
+    1. Now exit 129, and both streams point at /dev/null. A failed write without a hang-up is
+    still the script's error."""
+    import errno
+    if not hasattr(signal, "SIGHUP"):
+        pytest.skip("no SIGHUP here")
+
+    class Gone(io.StringIO):
+        def __init__(self, fd):
+            super().__init__()
+            self.fd = fd
+
+        def write(self, text):
+            raise OSError(errno.EIO, "Input/output error")
+
+        def fileno(self):
+            return self.fd
+    # two descriptors of this test's own, which _quiet may point at /dev/null
+    out_fd, err_fd = os.open(os.devnull, os.O_WRONLY), os.open(os.devnull, os.O_WRONLY)
+    monkeypatch.setattr(sys, "stdout", Gone(out_fd))
+    monkeypatch.setattr(sys, "stderr", Gone(err_fd))
+    quieted = []
+    monkeypatch.setattr(scopa_cli, "_quiet", lambda stream: quieted.append(stream.fileno()))
+
+    def hung_up():
+        try:
+            os.kill(os.getpid(), signal.SIGHUP)
+        except KeyboardInterrupt:
+            print("prog: interrupted", file=sys.stderr)
+            return 130
+        return 0
+    try:
+        assert scopa_cli.run_main(hung_up, "prog") == 129
+        assert quieted == [out_fd, err_fd]
+
+        def failed():
+            print("x", file=sys.stderr)
+            return 0
+        with pytest.raises(OSError):
+            scopa_cli.run_main(failed, "prog")
+    finally:
+        os.close(out_fd)
+        os.close(err_fd)
 
 
 def test_an_interrupt_during_a_compile_acts_once_the_kernel_is_compiled(monkeypatch):

@@ -803,8 +803,8 @@ def test_an_interrupt_during_a_save_acts_once_the_file_is_written(tmp_path, monk
     from scopa_env import cli
     path = tmp_path / "latest.pt"
     if signame == "SIGTERM":
-        old = signal.signal(signal.SIGTERM, cli._on_sigterm)
-        monkeypatch.setattr(cli, "_terminated", False)
+        old = signal.signal(signal.SIGTERM, cli._on_stop)
+        monkeypatch.setattr(cli, "_stopped_by", None)
     writes = []
 
     def interrupt_at(n: int):
@@ -906,46 +906,50 @@ def test_an_interrupt_held_off_by_a_write_reports_what_was_written(tmp_path, cap
     assert checkpoint.load(tmp_path / "checkpoints" / "first" / "latest.pt")["counters"]["steps"] > 0
 
 
-def test_deferred_interrupts_restores_both_handlers_when_a_signal_lands_between_them(monkeypatch):
+def test_deferred_interrupts_restores_every_handler_when_a_signal_lands_between_swaps(monkeypatch):
     """A Ctrl-C landing after SIGINT's handler was restored but before SIGTERM's raised out of
     the restore and left SIGTERM on the deferring handler: later SIGTERMs were swallowed. The OS
     holds the signals off in the main thread, but another thread (torch's) may take one, and
     Python then runs the handler of the moment between the swaps: the test raised the signal
-    and failed now and then; it now raises what that handler raises, exactly there."""
+    and failed now and then; it now raises what that handler raises, exactly there: before or
+    after each swap of the set-up and of the restore, for every signal held (SIGINT, SIGTERM and,
+    where there is one, SIGHUP). Every handler is back as it was, and the error goes on."""
     import signal
     from scopa_env import atomic, cli
-    before = [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)]
+    held = atomic.STOP_SIGNALS
+    assert signal.SIGHUP in held if hasattr(signal, "SIGHUP") else len(held) == 2
+    before = [signal.getsignal(s) for s in held]
     real = signal.signal
+    calls = []
 
-    def swap_raising_at(k, exc):
-        calls = []
+    def swap(signum, handler):
+        calls.append(signum)
+        return real(signum, handler)
+    monkeypatch.setattr(signal, "signal", swap)
+    with atomic.deferred_interrupts():
+        pass
+    monkeypatch.undo()
+    assert calls == list(held) * 2
+    for k in range(1, 2 * len(held) + 1):       # the k-th swap: of the set-up, then of the restore
+        for when in ("before", "after"):
+            exc = KeyboardInterrupt() if k % 2 else cli.Terminated()
+            calls, ran = [], []
 
-        def swap(signum, handler):
-            calls.append(signum)
-            if len(calls) == k and k % 2 == 0:     # before the swap: the old handler ran
-                raise exc
-            old = real(signum, handler)
-            if len(calls) == k:                     # just after it: the new handler ran
-                raise exc
-            return old
-        return swap, calls
-    # the restore: SIGINT's own handler raises once it is back, before SIGTERM's swap
-    swap, calls = swap_raising_at(3, KeyboardInterrupt())
-    monkeypatch.setattr(signal, "signal", swap)
-    with pytest.raises(KeyboardInterrupt):
-        with atomic.deferred_interrupts():
-            pass
-    monkeypatch.undo()
-    assert calls == [signal.SIGINT, signal.SIGTERM, signal.SIGINT, signal.SIGTERM]
-    assert [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)] == before
-    # the set-up: SIGTERM's old handler (run_main's) raises before its swap; SIGINT was deferred
-    swap, calls = swap_raising_at(2, cli.Terminated())
-    monkeypatch.setattr(signal, "signal", swap)
-    with pytest.raises(cli.Terminated):
-        with atomic.deferred_interrupts():
-            pytest.fail("the block ran")
-    monkeypatch.undo()
-    assert [signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)] == before
+            def swap(signum, handler):
+                calls.append(signum)
+                if len(calls) == k and when == "before":    # the old handler ran
+                    raise exc
+                old = real(signum, handler)
+                if len(calls) == k and when == "after":     # the new one ran
+                    raise exc
+                return old
+            monkeypatch.setattr(signal, "signal", swap)
+            with pytest.raises(type(exc)):
+                with atomic.deferred_interrupts():
+                    ran.append(True)
+            monkeypatch.undo()
+            assert [signal.getsignal(s) for s in held] == before, (k, when)
+            assert ran == ([True] if k > len(held) else []), (k, when)
 
 
 def test_killed_training_leaves_a_loadable_checkpoint_and_resumes(tmp_path):

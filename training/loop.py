@@ -390,8 +390,8 @@ class Run:
             raise ScopaError(f"{where} cannot be resumed: its exploration span is {span!r} steps")
 
     def save(self, tag: str | None = None) -> None:
-        """The step file `tag`, the old ones pruned, and latest.pt: Ctrl-C and SIGTERM act once
-        all are done (one landing during the step file's write left a 4th step file and a
+        """The step file `tag`, the old ones pruned, and latest.pt: Ctrl-C, SIGTERM and SIGHUP act
+        once all are done (one landing during the step file's write left a 4th step file and a
         latest.pt one checkpoint behind it, and the resume went back to it: review)."""
         d = self.to_checkpoint()
         first = not self.checkpointed
