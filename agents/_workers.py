@@ -116,9 +116,9 @@ def _serve(conn, init, task) -> None:
             if reply[0]:
                 data = pickle.dumps((False, ScopaError(f"a worker process could not send back its "
                                                        f"result ({type(e).__name__}: {e})"), ""))
-            else:
-                data = pickle.dumps((False, RuntimeError(f"{type(reply[1]).__name__}: {reply[1]}"),
-                                     reply[2]))
+            else:       # a ScopaError stays one (the scripts' one-line error), its text kept
+                kind = ScopaError if isinstance(reply[1], ScopaError) else RuntimeError
+                data = pickle.dumps((False, kind(f"{type(reply[1]).__name__}: {reply[1]}"), reply[2]))
         try:
             conn.send_bytes(data)
         except OSError:             # the parent has gone

@@ -272,7 +272,10 @@ class NonFiniteScores(ScopaError):
 
     def __init__(self, who: str, why: str):
         super().__init__(f"{who}: {why}")
-        self.why = why
+        self.who, self.why = who, why
+
+    def __reduce__(self):       # pickled whole (worker processes): the default could not rebuild it
+        return type(self), (self.who, self.why)
 
 
 def scores_not_finite(s: torch.Tensor) -> str:

@@ -1722,7 +1722,7 @@ def test_match_counts_and_seat_seeds_at_their_limits():
 WORKER_ERRORS = """
 import sys
 sys.path.insert(0, "tests")
-from worker_agents import RaisesOdd, RefusesToPlay
+from worker_agents import RaisesOdd, RaisesOddScopa, RefusesToPlay
 from agents import make_agent
 from agents._workers import Workers
 from agents.arena import _init_worker, _run_pairs, evaluate
@@ -1742,6 +1742,10 @@ if __name__ == "__main__":
         evaluate(RaisesOdd(), "random", 4, workers=2)
     except Exception as e:
         print("odd", type(e).__name__, e)
+    try:
+        evaluate(RaisesOddScopa(), "random", 4, workers=2)
+    except Exception as e:
+        print("oddscopa", type(e).__name__, e)
     a = make_agent("random")
     a.hook = lambda: 0
     try:
@@ -1754,8 +1758,8 @@ if __name__ == "__main__":
 def test_worker_errors_are_raised_as_one_worker_raises_them():
     """Mutation testing found these unchecked: workers that finished are asked to stop (exit code
     0, not terminated); the project's own error from a worker is raised alone, as with one
-    worker; an error whose class cannot be rebuilt comes back as its text; agents that cannot be
-    pickled are one ScopaError naming workers=1."""
+    worker; an error whose class cannot be rebuilt comes back as its text, a ScopaError when it
+    was one; agents that cannot be pickled are one ScopaError naming workers=1."""
     from isolated import run_isolated
     out = run_isolated(WORKER_ERRORS, 300, "evaluate with workers that raise")
     said = {line.split(" ", 1)[0]: line for line in out.splitlines()}
@@ -1763,6 +1767,8 @@ def test_worker_errors_are_raised_as_one_worker_raises_them():
     for w in (1, 2):
         assert said[f"refuses{w}"] == f"refuses{w} ScopaError NoneType this agent refuses to play"
     assert said["odd"].startswith("odd RuntimeError ") and "OddError: odd 1 2" in said["odd"]
+    # the project's own error stays one (the scripts' one-line error): it was a RuntimeError
+    assert said["oddscopa"] == "oddscopa ScopaError OddScopaError: odd scopa 1 2"
     assert said["unpicklable"].startswith("unpicklable ScopaError the agents cannot be sent to worker "
                                           "processes") and said["unpicklable"].endswith("use workers=1")
 
@@ -2414,3 +2420,32 @@ def test_names_and_specs_with_control_characters_are_refused(tmp_path):
     with pytest.raises(ValueError, match="printable names, no control characters"):
         seat_of(bad, None)
     assert seat_of(record, None) == 0
+
+
+def test_every_error_of_the_project_that_takes_arguments_pickles_whole():
+    """A worker's error reaches the caller pickled. NonFiniteScores (a network scoring NaN in a
+    later position, with --workers) took two arguments and held one text: it could not be
+    rebuilt and came back a RuntimeError, a traceback where one worker gives one line (a
+    static-analysis review). Every ScopaError class with an __init__ of its own rebuilds itself
+    (__reduce__), and these round-trip with what they hold."""
+    import importlib
+    import pickle
+    from agents.learned import NonFiniteScores
+    from scopa_env.errors import RulesMismatch, ScopaError
+    from scopa_env.rules import Rules
+    for name in ("scopa_env.aec", "scopa_env.gym_env", "scopa_env.batched", "scopa_env.cli", "agents.arena",
+                 "agents.hard", "agents.checkpoint", "training.config", "training.loop", "training.env"):
+        importlib.import_module(name)
+
+    def subclasses(cls):
+        for sub in cls.__subclasses__():
+            yield sub
+            yield from subclasses(sub)
+    ours = [c for c in subclasses(ScopaError) if c.__module__.split(".")[0] in ("scopa_env", "agents", "training")]
+    assert NonFiniteScores in ours and RulesMismatch in ours
+    assert [c.__qualname__ for c in ours if "__init__" in vars(c) and "__reduce__" not in vars(c)] == []
+    from training.config import _NotUtf8
+    for e in (NonFiniteScores("learned", "its scores are NaN"), RulesMismatch("other rules", Rules(napola=True)),
+              _NotUtf8(b"\xff")):
+        back = pickle.loads(pickle.dumps(e))
+        assert type(back) is type(e) and str(back) == str(e) and vars(back) == vars(e)

@@ -23,3 +23,17 @@ class RaisesOdd(Agent):
 
     def act(self, observation):
         raise OddError(1, 2)
+
+
+class OddScopaError(ScopaError):
+    """The project's kind of error, pickling but not rebuilding (as NonFiniteScores did)."""
+
+    def __init__(self, a, b):
+        super().__init__(f"odd scopa {a} {b}")
+
+
+class RaisesOddScopa(Agent):
+    name = "oddscopa"
+
+    def act(self, observation):
+        raise OddScopaError(1, 2)

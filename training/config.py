@@ -295,6 +295,9 @@ class _NotUtf8(ScopaError):
         super().__init__(f"a config value holds a byte that is not UTF-8 text ({byte!r})")
         self.byte = byte
 
+    def __reduce__(self):       # pickled whole, as every ScopaError of the project (a test)
+        return type(self), (self.byte,)
+
 
 def _toml_line(key: str, v) -> str:
     """The TOML of one config value; ScopaError naming the key for a byte TOML cannot hold."""
