@@ -117,9 +117,7 @@ class Rules:
                 object.__setattr__(self, f.name, int(value))
             elif isinstance(value, np.str_):
                 object.__setattr__(self, f.name, str(value))
-        for name in ("napola", "re_bello", "ace_takes_all", "ace_scopa", "burned_ace", "fewest_cards",
-                     "free_capture", "re_redeal", "dealer_sweep", "equal_first", "ace_redeal", "grande", "hand_bonus",
-                     "joker"):
+        for name in _TRUE_OR_FALSE:     # read from the defaults: a hand-kept list missed a new option
             if not isinstance(getattr(self, name), bool):
                 raise ScopaError(f"rules option {name} must be true or false, got {number_text(getattr(self, name))}")
         _whole(self.target, "target", 1, TARGET_MAX)
@@ -231,6 +229,7 @@ class Rules:
 
 
 _OPTIONS = frozenset(f.name for f in fields(Rules))     # the option names Rules(...) takes
+_TRUE_OR_FALSE = tuple(f.name for f in fields(Rules) if isinstance(f.default, bool))
 
 
 def option_text(value) -> str:

@@ -181,6 +181,9 @@ def check_record(record: dict, require_legal: bool = False) -> None:
     """Replay a record with these rules alone; AssertionError at the first disagreement.
     `require_legal`: every move must carry its legal moves (a record made with_legal=True), so
     that the comparison of legal moves cannot switch itself off unseen."""
+    unknown = sorted(set(record["rules"]) - set(DEFAULTS))
+    # an option the engine has and these rules do not would be replayed as if absent, and pass
+    assert not unknown, f"the reference rules do not know the option(s) {unknown}: add them here"
     r = {**DEFAULTS, **record["rules"]}
     n = r["players"]
     sides = n if n <= 3 else n // 2
