@@ -57,7 +57,7 @@ from pathlib import Path
 try:    # Ctrl-C while the modules load (numba's caches, about half a second): one line too
     import numpy as np
 
-    from agents import make_agent, player_key, split_spec
+    from agents import REGISTRY, make_agent, player_key, split_spec
     from agents.arena import check_matches, evaluate, round_matches
     from agents.stats import Z95, elo, no_interval_reason, points_interval_text, t95, wilson
     from scopa_env.cli import (Parser, StdoutFailed, add_rules_flags, first_repeat, flags_given, list_rules_alone,
@@ -98,7 +98,7 @@ DEFAULT_MATCHES = 200       # per opponent, rounded up to a multiple of the numb
 def parse_args(argv=None) -> argparse.Namespace:
     p = Parser(
         prog="evaluate.py", description="Evaluate agents on duplicate deals with seats swapped.")
-    p.add_argument("--agent", help="the agent to evaluate: random|easy|normal|hard|PATH.pt, with "
+    p.add_argument("--agent", help=f"the agent to evaluate: {'|'.join(REGISTRY)}|PATH.pt, with "
                                    "options after a colon (hard:worlds=50; any agent: name=TEXT)")
     p.add_argument("--opponent", action="append", default=[], metavar="SPEC",
                    help="an opponent (repeat for several)")

@@ -24,7 +24,8 @@ from .easy import EasyAgent
 from .hard import HardAgent
 from .normal import NormalAgent
 
-# name -> class; the levels register themselves here as they are added
+# name -> class, kept here by hand: a name here is a spec evaluate.py, play.py and train.py's
+# eval_opponents / final_opponents take (an agent class added to the project is added here)
 REGISTRY: dict[str, type[Agent]] = {"random": RandomAgent, "easy": EasyAgent, "normal": NormalAgent,
                                    "hard": HardAgent}
 

@@ -3136,6 +3136,21 @@ def test_level_names_in_the_lists_read_in_any_case(capsys):
     assert 'final_opponents = ["easy", "normal"]' in r.stdout
 
 
+def test_an_agent_added_to_the_registry_is_an_evaluation_opponent(monkeypatch):
+    """eval_opponents and final_opponents take agents.REGISTRY's names, as evaluate.py does: an
+    agent a contributor added there was refused by train.py alone, from a list of its own (a
+    contributor review)."""
+    import agents
+    from agents.base import RandomAgent
+
+    class Greedy(RandomAgent):
+        name = "greedy"
+    with pytest.raises(ScopaError, match=r"unknown opponent 'greedy' \(use random, easy, normal, hard\)"):
+        make_config(eval_opponents=["greedy"])
+    monkeypatch.setitem(agents.REGISTRY, "greedy", Greedy)
+    assert make_config(eval_opponents=["greedy"], final_opponents="easy, greedy").final_opponents == ("easy", "greedy")
+
+
 def test_a_run_name_that_reads_as_a_number_or_date_stays_text():
     """parse_override: 'a run name 2024 or 2024-06-01 is not a number or date'."""
     from training.config import parse_override

@@ -38,7 +38,6 @@ from scopa_env.seeds import check_seed
 
 ALGOS = ("dmc", "ppo")
 EPISODES = ("hand", "match")
-LEVELS = ("random", "easy", "normal", "hard")
 BOT_LEVELS = ("easy", "normal")   # the rule bots that can play inside the batched env
 # upper bounds of the sizes that allocate memory or threads (the field docstrings say them)
 MAX_INT = {"num_envs": 65_536, "rollout_steps": 65_536, "hidden": 4_096, "pool_size": 1_000,
@@ -47,6 +46,13 @@ MAX_MOVES_PER_ITERATION = 4_194_304      # num_envs x rollout_steps
 MAX_MATCHES = 100_000_000      # evaluate's bound (agents/arena.py MAX_MATCHES; a test checks)
 MAX_WHOLE = 2**53       # any other whole-number key: exact in a float, and in an int64 counter
 MAX_RUN_NAME = 100
+
+
+def opponent_names() -> tuple[str, ...]:
+    """The names eval_opponents and final_opponents take: agents.REGISTRY's (random and the
+    levels, and an agent a contributor adds there), as evaluate.py's --opponent."""
+    from agents import REGISTRY
+    return tuple(REGISTRY)
 
 
 @dataclass(frozen=True)
@@ -459,9 +465,10 @@ def _check(c: TrainConfig) -> None:
             raise ScopaError(f"config key {name!r} must be {lo} and {hi}, got {v!r}")
     for name in ("eval_opponents", "final_opponents"):
         for level in getattr(c, name):
-            if level not in LEVELS:
+            levels = opponent_names()
+            if level not in levels:
                 raise ScopaError(f"config key {name!r}: unknown opponent {level!r} "
-                                 f"(use {', '.join(LEVELS)})")
+                                 f"(use {', '.join(levels)})")
     for name in ("epsilon_start", "epsilon_end", "epsilon_decay_frac", "latest_opponent_prob",
                  "gae_lambda", "gamma", "bot_games", "td_lambda"):
         if not 0.0 <= getattr(c, name) <= 1.0:
