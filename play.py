@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import re
 import secrets
 import sys
@@ -45,6 +46,41 @@ HUMAN, COMPUTER = 0, 1
 JOKER = parse_card("7C")      # the 7 of coppe, cirulla's joker (Rules.joker)
 NAMES = ("You", "Computer")
 WIDTH = 79
+
+
+def fit(text: str, stream) -> str:
+    """`text` as a terminal `stream` shows it whole: each line longer than terminal_width wrapped
+    at spaces, its continuation lines indented two more than it (a capture in Italian names, a
+    pairs banner, a shown cirulla hand ran to 85-162 columns and wrapped mid-word in an
+    80-column terminal: a terminal review). To a file or a pipe, as it is (a line for grep)."""
+    width = terminal_width(stream)
+    if width is None:
+        return text
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        indent = line[:len(line) - len(line.lstrip(" "))]
+        out.append(textwrap.fill(line.strip(), width=width, initial_indent=indent,
+                                 subsequent_indent=indent + "  ", break_long_words=False,
+                                 break_on_hyphens=False))
+    return "\n".join(out)
+
+
+def terminal_width(stream) -> int | None:
+    """The columns to fit lines in on a terminal: WIDTH, or one less than a narrower window's
+    (read at each line: a window resized mid-match), at least 20; None when `stream` is no
+    terminal."""
+    try:
+        if not stream.isatty():
+            return None
+        columns = os.get_terminal_size(stream.fileno()).columns
+    except (AttributeError, ValueError, OSError):
+        return None
+    return WIDTH if columns <= 0 else max(20, min(WIDTH, columns - 1))
+
+
 CARD_TEXT = re.compile(r"[0-9]{1,2}[DCSB]", re.IGNORECASE)
 NUMBER = re.compile(r"[0-9]+")     # ASCII only: str.isdigit() also accepts '²'
 QUIT_WORDS = ("q", "quit", "exit")     # at every prompt
@@ -173,7 +209,7 @@ def _say_loading(said: list) -> None:
     that fails there is left to the session's first line to report (a traceback of the thread's
     was printed instead: the diff review)."""
     try:
-        print(LOADING)
+        print(fit(LOADING, sys.stdout))
         said.append(True)
     except OSError:
         pass
@@ -393,6 +429,7 @@ class PlaySession:
             for fancy, plain in ASCII_PHRASES:
                 text = text.replace(fancy, plain)
             text = text.translate(ASCII_TEXT)
+        text = fit(text, self.out)
         # flushed: piped (`| tee log`) the output is block-buffered, and a long computer move
         # (the first-run compile: a minute) showed nothing, not even the match's first lines
         print(text, file=self.out, flush=True)
@@ -1049,7 +1086,7 @@ def main(argv: list[str] | None = None) -> int:
             else:
                 raise err from None       # the shipped agent can play: the error is elsewhere
             # the shipped agent was not asked for by name: say why it is not playing, go on
-            print(fallback_notice(err))
+            print(fit(fallback_notice(err), sys.stdout))
             session = PlaySession(FALLBACK_LEVEL, rules, seed, italian=italian,
                                   partner=args.partner, ascii_only=not symbols,
                                   implicit_opponent=True, loading_said=bool(said))

@@ -246,6 +246,76 @@ def test_the_screen_never_shows_a_hand_but_the_persons(preset, italian):
     assert s.run() == 0 and s.game.match_over and state["prompts"] >= 9
 
 
+class TerminalOut(io.StringIO):
+    """A session's output that says it is a terminal of the window `columns` wide (a pty's)."""
+
+    def __init__(self, columns: int):
+        super().__init__()
+        import fcntl
+        import struct
+        import termios
+        self.leader, self.follower = os.openpty()
+        fcntl.ioctl(self.follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, columns, 0, 0))
+
+    def isatty(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.follower
+
+    def close(self) -> None:
+        os.close(self.leader)
+        os.close(self.follower)
+
+
+@pytest.mark.parametrize("columns", [80, 40])
+def test_every_line_of_whole_matches_fits_the_terminal(columns):
+    """Whole matches under every preset, in compact and Italian names, on a terminal `columns`
+    wide: each line the session says fits WIDTH columns, or one less than a narrower window (its
+    prompts are under 50). A capture in Italian names, a pairs banner or
+    a shown cirulla hand ran to 85-162 columns and wrapped mid-word in an 80-column terminal (a
+    terminal review); long lines now wrap at spaces (play.fit). To a file they stay whole."""
+    pytest.importorskip("termios")
+    from scopa_env.presets import PRESETS, rules_from_preset
+    width = min(play.WIDTH, columns - 1)
+    long, whole = {}, 0
+    for key in PRESETS:
+        for italian in (False, True):
+            for out in (TerminalOut(columns), io.StringIO()):
+                def answer(prompt: str) -> str:      # prompts (50 columns at most) left out
+                    assert len(prompt) < 50, prompt
+                    return "n" if prompt.startswith("New match?") else "1"
+                s = play.PlaySession("random", rules_from_preset(key), 5, input_fn=answer, output=out,
+                                     italian=italian)
+                assert s.run() == 0
+                text = out.getvalue()
+                assert "win" in text and text.rstrip().endswith("Ciao!")
+                if isinstance(out, TerminalOut):
+                    out.close()
+                    long.update({line: key for line in text.splitlines() if len(line) > width})
+                else:
+                    whole += any(len(line) > play.WIDTH for line in text.splitlines())
+    assert long == {}
+    assert whole > 0        # to a file the long lines were there to wrap
+
+
+def test_fit_wraps_at_spaces_with_words_whole():
+    """play.fit on a terminal: a long line wrapped at spaces, continuation lines indented two more;
+    a short one, or any line to a file, as it is."""
+    pytest.importorskip("termios")
+    out = TerminalOut(200)
+    try:
+        line = "  " + "Cavallo di bastoni, " * 9 + "end"
+        said = play.fit(line, out)
+        assert said.split() == line.split() and said != line
+        rows = said.splitlines()
+        assert all(len(r) <= play.WIDTH for r in rows)
+        assert rows[0].startswith("  Cav") and all(r.startswith("    ") and r[4] != " " for r in rows[1:])
+        assert play.fit("short", out) == "short" and play.fit(line, io.StringIO()) == line
+    finally:
+        out.close()
+
+
 def test_italian_card_names():
     """The names --italian shows (mutation testing: Fante and Cavallo swapped went unseen; only
     the help's 'Fante 8, Cavallo 9, Re 10' was read)."""
