@@ -31,7 +31,7 @@ try:    # Ctrl-C while the modules load (numba's caches, about half a second): o
     from scopa_env.actions import action_table
     from scopa_env.cards import (SETTEBELLO, SUIT_SYMBOLS, SUITS, card_id, card_name_compact, card_name_it,
                                  parse_card, rank_of, suit_of)
-    from scopa_env.cli import Parser, add_rules_flags, list_rules_alone, rules_hint, run_main
+    from scopa_env.cli import Parser, add_rules_flags, list_rules_alone, on_terminal, rules_hint, run_main
     from scopa_env.errors import RulesMismatch, ScopaError
     from scopa_env.game import Game, Move, primiera
     from scopa_env.presets import PRESETS, changed_options, list_rules_text, preset_name, rules_from_flags
@@ -1041,6 +1041,20 @@ def can_show_symbols() -> bool:
         return False
 
 
+def line_editing() -> bool:
+    """On a terminal, input() edits the line with the arrow keys and recalls earlier lines
+    (readline): a left arrow reached the game as '\x1b[D', "not a command" (a terminal review).
+    Whether it is on: not where readline is missing (Windows: the console edits lines itself),
+    nor for a pipe."""
+    if not (on_terminal(sys.stdin) and on_terminal(sys.stdout)):
+        return False
+    try:
+        import readline  # noqa: F401 - input() uses it once imported
+    except ImportError:
+        return False
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
@@ -1058,6 +1072,7 @@ def main(argv: list[str] | None = None) -> int:
         italian = args.italian or not symbols
         if hasattr(sys.stdin, "reconfigure"):   # a stray byte is an unreadable line, not a crash
             sys.stdin.reconfigure(errors="replace")
+        line_editing()
         if args.opponent is not None and not args.opponent.strip():   # used to play the default
             raise ScopaError("--opponent needs an agent: easy, normal, hard, random or a .pt checkpoint")
         opponent = args.opponent or default_opponent()
