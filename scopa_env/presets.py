@@ -6,6 +6,8 @@ classic default. Any preset can be adjusted with `rules.replace(...)` (e.g. anot
 """
 from __future__ import annotations
 
+import textwrap
+
 from dataclasses import dataclass
 
 from .cards import shown_text
@@ -198,18 +200,29 @@ def preset_flags(rules: Rules) -> str:
 def list_rules_text() -> str:
     """The presets, one per line with what they set and the seed they come from (for --list-rules)."""
     width = max(len(n) for n in PRESETS)
-    lines = ["Rules presets (--rules NAME); seeds are the source documents of RULES.md (beside the repository, ../shared/seeds/):"]
+    column = " " * (width + 4)
+
+    def under(first: str, text: str, then: str = column) -> str:
+        # within LIST_WIDTH columns, each line continued under its own column (a cirulla line
+        # of 540 characters wrapped back into the names' column: a terminal review)
+        return textwrap.fill(text, LIST_WIDTH, initial_indent=first, subsequent_indent=then,
+                             break_long_words=False, break_on_hyphens=False)
+    lines = [under("", "Rules presets (--rules NAME); seeds are the source documents of RULES.md (beside "
+                       "the repository, ../shared/seeds/):", "")]
     for p in PRESETS.values():
-        lines.append(f"  {p.name:<{width}}  {p.description} [seed {p.source}]")
-        lines.append(f"  {'':<{width}}  options: {p.rules.describe()}")
-    lines.append("Rules options (--rule OPTION=VALUE after the preset, in every script; train.py also "
-                 "--set rules.OPTION=VALUE; scopa_env/rules.py says what each does):")
+        lines.append(under(f"  {p.name:<{width}}  ", f"{p.description} [seed {p.source}]"))
+        lines.append(under(column, f"options: {p.rules.describe()}", column + "  "))
+    lines.append(under("", "Rules options (--rule OPTION=VALUE after the preset, in every script; train.py "
+                           "also --set rules.OPTION=VALUE; scopa_env/rules.py says what each does):", ""))
     classic = Rules()
     for name, kind in _kinds().items():
         what = ("true or false" if kind is bool else "a whole number" if kind is int
                 else " | ".join(CHOICES[name]))
-        lines.append(f"  {name} = {what} (classic {option_text(getattr(classic, name))})")
+        lines.append(under("  ", f"{name} = {what} (classic {option_text(getattr(classic, name))})", "    "))
     return "\n".join(lines)
+
+
+LIST_WIDTH = 79     # --list-rules' lines fit an 80-column terminal
 
 
 def resolve_rules(rules=None, napola: bool | None = None, target: int | None = None) -> Rules:

@@ -648,6 +648,14 @@ def test_list_rules_lines_up_the_descriptions_and_shows_each_options_values():
               for name in PRESETS}
     assert starts == {2 + max(map(len, PRESETS)) + 2}
     assert "  quindici = off | only | both (classic off)" in lines
+    # within 79 columns, a long description continued under its own column, never under the
+    # names' (lines of up to 540 characters wrapped back into it: a terminal review)
+    column = 2 + max(map(len, PRESETS)) + 2
+    assert max(map(len, lines)) <= 79
+    head = lines.index(next(line for line in lines if line.startswith("Rules options")))
+    presets = lines[next(i for i, line in enumerate(lines) if line.startswith("  ")):head]
+    named = [line for line in presets if not line.startswith(" " * column)]
+    assert len(named) == len(PRESETS) and len(presets) > 2 * len(PRESETS)     # some were continued
 
 
 # ---- the classic game is the game it was --------------------------------------------------------
