@@ -1,7 +1,11 @@
 """The rules of scopa as compiled kernels over one flat int64 state array.
 
 This module *is* the rules engine: the Python `Game`, the environments, the batched env and the
-hard opponent's rollouts all call these kernels, so each rule exists once. A state is a 1-D
+hard opponent's rollouts all call these kernels, so each rule exists once here. Two fast copies
+of the classic captures serve the agents' judgement, not the game: agents/_scoring.py's reply
+estimate and agents/network.py's reply features; tests hold both to these kernels
+(tests/test_agents.py, tests/test_options_reach.py), and agents/_rollout.py's classic_captures
+says under which options the first applies. A state is a 1-D
 int64 numpy array of `STATE_SIZE` slots (layout below); copying it is copying ~1.5 KB. Card sets
 are 40-bit masks (bit = card id, see cards.py). All randomness comes from the xorshift64*
 generator whose state lives in slot RNG, seeded by `init_match_rules(state, seed, header)` (or
