@@ -1218,6 +1218,14 @@ def test_most_sevens_detail_shows_the_rank_that_decided():
         "2 sevens, 1 six - 2 sevens, 0 sixes - 0 sevens, 1 six"
     assert play.most_sevens_detail([cards("7D 6B"), cards("7S 6C"), cards("6D")]) == \
         "1 seven - 1 seven - 0 sevens"          # the leaders level all the way: nobody
+    # the order shown is the engine's: one card of a rank against one of each other rank
+    # (play.py keeps its own list for the words; a contributor review)
+    from scopa_env import core
+    key = {r: core.most_sevens_key(1 << parse_card(f"{r}D")) for r in range(1, 11)}
+    engine = sorted(range(1, 11), key=lambda r: -key[r])
+    shown = [r for r, _ in play.MOST_SEVENS_ORDER if r is not None]
+    assert engine[:len(shown)] == shown and len({key[r] for r in engine[len(shown):]}) == 1
+    assert all(key[r] < key[shown[-1]] for r in (8, 9, 10))     # the figures last, together
 
 
 def test_typed_text_is_echoed_cut_short_and_7h_is_explained():
