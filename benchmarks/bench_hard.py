@@ -94,9 +94,10 @@ def main(argv=None) -> int:
         print("3 players: one hard against two normal")
     play(hard, normal, 1, 10_000 + args.seed, rules, extra)     # compile and warm up
     rows = play(hard, normal, args.matches, args.seed, rules, extra)
-    load = os.getloadavg()[0]
+    # os.getloadavg is Unix only: on Windows it lost the timed matches' results (a portability review)
+    load = f"load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else "load average unknown"
     print(f"hard {opts or '(defaults: budget %d plies)' % hard.budget} vs normal, {args.matches} matches, "
-          f"rules {args.rules}, load average {load:.1f} on {os.cpu_count()} cores")
+          f"rules {args.rules}, {load} on {os.cpu_count()} cores")
     for who in ("hard", "normal"):
         sel = [r for r in rows if r[0] == who]
         wall = np.array([r[1] for r in sel]) * 1e3

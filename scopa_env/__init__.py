@@ -25,7 +25,8 @@ def _torch_one_thread_after_fork() -> None:
 # checkpoint load of a learned opponent). gymnasium's async make_vec forks its workers after
 # building one env in the parent; a user's fork Pool may follow torch work of their own. Workers
 # each have their own core, so one thread is what they want anyway. torch is not imported here.
-_os.register_at_fork(after_in_child=_torch_one_thread_after_fork)
+if hasattr(_os, "register_at_fork"):      # Unix only: Windows has no fork (and no such hook)
+    _os.register_at_fork(after_in_child=_torch_one_thread_after_fork)
 
 from .kernel_cache import drop_stale as _drop_stale, ensure_cache as _ensure_cache
 from .kernel_cache import kernel_sources as _kernel_sources

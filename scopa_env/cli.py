@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import signal
 import sys
@@ -346,6 +347,11 @@ class _Stdout:
         except BrokenPipeError:
             raise
         except OSError as e:
+            if e.errno == errno.EINVAL and sys.platform == "win32":
+                # Windows says EINVAL for a pipe whose reader has gone (CPython issue 79935): it
+                # was "cannot write to standard output (Invalid argument)", exit 1, where `| head`
+                # ends the scripts quietly (a portability review)
+                raise BrokenPipeError(errno.EPIPE, "Broken pipe") from e
             raise StdoutFailed(e.errno, e.strerror) from e
 
     def __getattr__(self, name):
