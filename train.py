@@ -339,7 +339,7 @@ def main(argv=None) -> int:
         if missing is None:
             raise
         print(f"train.py: error: training needs {missing}, which is not installed: pip install -e "
-              f"'.[train]' (on these machines first pip install torch==2.13.0)", file=sys.stderr)
+              f'".[train]" (on these machines first pip install torch==2.13.0)', file=sys.stderr)
         return 2
     except BrokenPipeError:
         # a reader gone (`| head -2`): --list-rules and --print-config end quietly, exit 0

@@ -137,7 +137,7 @@ def learned_agent_class(spec: str):
         from .learned import LearnedAgent
     except ImportError as e:
         raise ScopaError(f"checkpoint {spec!r}: a trained agent needs torch, which is not "
-                         f"installed ({e.name or e}); pip install -e '.[train]' (on these "
+                         f"installed ({e.name or e}); pip install -e \".[train]\" (on these "
                          f"machines first pip install torch==2.13.0)") from None
     return LearnedAgent
 

@@ -20,7 +20,7 @@ def pytest_configure(config):
     if missing:
         raise pytest.UsageError(f"the tests need the training extras ({' and '.join(missing)} not "
                                 f"installed): pip install torch==2.13.0 && pip install -e "
-                                f"'.[train,test]' (README, the second command)")
+                                f'".[train,test]" (README, the second command)')
 
 # The property tests draw the same examples on every run (derandomized: hypothesis picks them
 # from each test's source, the same for one hypothesis version) and keep no example database, so
