@@ -2323,6 +2323,29 @@ def test_resuming_an_earlier_file_never_overwrites_a_later_run(tmp_path, capsys)
     assert r.returncode == 0, r.stderr
 
 
+def test_a_file_system_without_locks_trains_and_says_so(tmp_path, monkeypatch):
+    """flock on a file system mounted without locks (NFS, SMB) fails with ENOLCK or EOPNOTSUPP:
+    that OSError was a traceback before anything was trained (a portability review). The run
+    goes on, and its log says once, for each folder, that nothing stops a second run there."""
+    import errno
+    from training import loop
+    if loop.fcntl is None:
+        pytest.skip("no folder locks here (Windows)")
+
+    def no_locks(f, how):
+        raise OSError(errno.EOPNOTSUPP, "Operation not supported")
+    monkeypatch.setattr(loop.fcntl, "flock", no_locks)
+    said = []
+    Run(tiny_cfg(tmp_path, run_name="nfs"), log=said.append).train(stop_at=1024)
+    notes = [line for line in said if "cannot lock files" in line]
+    assert notes == [f"note: {tmp_path / 'ck' / 'nfs'} is on a file system that cannot lock files (Operation "
+                     f"not supported): nothing stops a second training process from using it at the same time",
+                     f"note: {tmp_path / 'runs' / 'nfs'} is on a file system that cannot lock files (Operation "
+                     f"not supported): nothing stops a second training process from using it at the same time"]
+    assert checkpoint.load(tmp_path / "ck" / "nfs" / "latest.pt")["counters"]["steps"] >= 1024
+    assert loop._lock_holder(tmp_path / "ck" / "nfs") is None
+
+
 def test_resuming_never_overwrites_another_runs_folder(tmp_path, capsys):
     """A resumed run writes into checkpoints_dir / its run name. With the run's folder renamed
     and a new run of the old name begun there, resuming the renamed folder overwrote the new

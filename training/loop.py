@@ -125,7 +125,10 @@ def _lock_holder(folder: Path) -> str | None:
     except (OSError, ScopaError):   # none, or no lock file (a link, a pipe): no one holds it
         return None
     with f:
-        holder = _flock_or_holder(f)
+        try:
+            holder = _flock_or_holder(f)
+        except _NoLocks:        # no locks there: no one can hold one
+            return None
         if holder is None:
             fcntl.flock(f, fcntl.LOCK_UN)
         return holder
@@ -167,14 +170,22 @@ def _open_lock(path: Path, create: bool):
     return os.fdopen(fd, "r+" if create else "r", encoding="utf-8")
 
 
+class _NoLocks(Exception):
+    """The file system of a lock file cannot lock files (NFS or SMB mounted without locking:
+    flock says ENOLCK or EOPNOTSUPP); the text is the system's."""
+
+
 def _flock_or_holder(f) -> str | None:
     """Take the lock of the open lock file `f` without waiting: None when taken, else the pid
-    its holder wrote in it."""
+    its holder wrote in it; _NoLocks where the file system has no locks (that OSError was a
+    traceback: a portability review)."""
     try:
         fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
         f.seek(0)
         return f.read().strip() or "unknown"
+    except OSError as e:
+        raise _NoLocks(e.strerror or checkpoint.first_line(e)) from None
     return None
 
 
@@ -282,6 +293,7 @@ class Run:
         self.ckpt_dir = Path(cfg.checkpoints_dir) / self.name
         self._lock = None           # the checkpoint folder's lock while train() runs
         self._log_lock = None       # and the log folder's
+        self.lock_notes: list[str] = []     # folders that could not be locked (_take_lock)
         # whether this run has a latest.pt to resume from (a resumed run has; Ctrl-C says which)
         self.checkpointed = self.resumed
         self.restarted = False      # prepare_folders: in the empty folder of an earlier start
@@ -635,7 +647,7 @@ class Run:
         """Take the checkpoint folder's lock: None when taken, else the holder's pid (as the lock
         file says it). The kernel drops the lock when its process ends, however it ends. Without
         fcntl (Windows) there is no lock, and nothing stops two processes (README)."""
-        self._lock, holder = self._take_lock(self.ckpt_dir)
+        self._lock, holder = self._take_lock(self.ckpt_dir, self.lock_notes)
         return holder
 
     def _log_folder_taken(self) -> bool:
@@ -654,7 +666,7 @@ class Run:
         already."""
         if os.path.samefile(logs, self.ckpt_dir):
             return
-        self._log_lock, holder = self._take_lock(logs)
+        self._log_lock, holder = self._take_lock(logs, self.lock_notes)
         if holder is not None:
             raise ScopaError(f"the TensorBoard log folder {str(logs)!r} is in use by another "
                              f"training process (pid {holder}), a run of this name with its "
@@ -662,9 +674,10 @@ class Run:
                              f"--runs-dir")
 
     @staticmethod
-    def _take_lock(folder: Path):
+    def _take_lock(folder: Path, notes: list):
         """(the open lock file, None) when this process takes `folder`'s lock; (None, the
-        holder's pid) when another holds it; (None, None) without fcntl."""
+        holder's pid) when another holds it; (None, None) without fcntl, and where the file
+        system cannot lock files, which `notes` then says for the run's log."""
         if fcntl is None:
             return None, None
         path = folder / LOCK_FILE
@@ -673,7 +686,13 @@ class Run:
         except OSError as e:
             raise ScopaError(f"cannot create the lock file {str(path)!r} "
                              f"({e.strerror or checkpoint.first_line(e)})") from None
-        holder = _flock_or_holder(f)
+        try:
+            holder = _flock_or_holder(f)
+        except _NoLocks as e:
+            f.close()
+            notes.append(f"note: {folder} is on a file system that cannot lock files ({e}): nothing "
+                         f"stops a second training process from using it at the same time")
+            return None, None
         if holder is not None:
             f.close()
             return None, holder
@@ -778,6 +797,9 @@ class Run:
             self.log(f"note: {logs} already holds TensorBoard events of another run named "
                      f"{self.name}; TensorBoard shows the two as one run (remove {logs}, or give "
                      f"another --run-name, to keep them apart)")
+        for note in self.lock_notes:
+            self.log(note)
+        self.lock_notes.clear()     # said once for each time the folders are taken
         writer.add_text("config", "```toml\n" + cfg.to_toml() + "```", c["steps"])
         for tmp in checkpoint.remove_partial_saves(self.ckpt_dir):
             # a name with a control character (a file made by hand) is shown escaped: it reached
