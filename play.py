@@ -224,7 +224,8 @@ def default_opponent() -> str:
 
 def opponent_label(spec: str) -> str:
     """A checkpoint by its `name=` option when given (the name game records use; the banner
-    showed the spec as typed), else by its file name (and options); anything else as given."""
+    showed the spec as typed), else by its file name (and options); a level by its own name
+    (`Hard` as `hard`); anything else as given."""
     spec = str(spec)
     try:
         named = split_spec(spec)[1].get("name")
@@ -235,7 +236,13 @@ def opponent_label(spec: str) -> str:
     head, sep, options = spec.rpartition(".pt:")
     if sep:
         return f"{Path(head + '.pt').name}:{options}"
-    return Path(spec).name if spec.endswith(".pt") else spec
+    if spec.endswith(".pt"):
+        return Path(spec).name
+    level, colon, rest = spec.partition(":")
+    if level not in REGISTRY and level.lower() in REGISTRY:
+        # as make_agent reads it, in any case: 'HARD' was shown as typed (a terminal review)
+        return level.lower() + colon + rest
+    return spec
 
 
 def parse_move_text(text: str) -> tuple[str, list[str] | None]:

@@ -256,6 +256,9 @@ class LearnedAgent(Agent):
         from ._exact import EQUITY_SLOPE
         from .hard import deciding
 
+        if self._hard is None:      # was an AttributeError on None (a static-analysis review)
+            raise ScopaError(f"{self.name}: blend weighs the network's scores with the search's, "
+                             f"and this agent has no search (search=0)")
         _, values = self._hard.move_values(observation)
         if deciding(observation["observation"], self.rules.target, self._hard.endgame_margin):
             # the search's values are chances of winning the match: the network's points enter

@@ -1481,6 +1481,16 @@ def test_learned_agent_solves_the_last_deal_by_default():
     assert last_deal >= 10 * 4 and worse >= 2
 
 
+def test_blend_without_search_is_one_error():
+    """LearnedAgent.blend on an agent with no search (search=0) was an AttributeError on None (a
+    static-analysis review); it says what is missing."""
+    a = make_agent("checkpoints/scopa-default.pt:search=0")
+    g = Game(Rules(), 0)
+    obs = g.observation(g.to_move)
+    with pytest.raises(ScopaError, match=r"has no search \(search=0\)"):
+        a.blend(obs, a.scores(obs)[1])
+
+
 def test_learned_agent_search_blends_the_network_with_hard_inference():
     """search=N: until the deck is empty the agent plays the best of (1 - w) * network + w * the
     values of hard with budget N and infer on; when a hand can decide the match the search's

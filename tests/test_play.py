@@ -672,6 +672,9 @@ def test_default_opponent(tmp_path, monkeypatch):
     # a name= option is the name (game records use it): the banner showed the spec as typed
     assert play.opponent_label(f"{play.default_opponent()},name=champion") == "champion"
     assert play.opponent_label(str(tmp_path / "x.pt") + ":name=v1:best") == "v1:best"
+    # a level typed in another case is shown by its name, as it plays (`l` then ' HARD': 'HARD')
+    assert play.opponent_label("HARD") == "hard" and play.opponent_label("Hard:infer=true") == "hard:infer=true"
+    assert play.opponent_label("Zorro") == "Zorro"
 
 
 def test_main_reports_bad_opponent(capsys):
