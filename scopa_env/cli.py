@@ -8,7 +8,8 @@ error prints its whole usage block first: up to 17 lines for train.py's config f
 SIGTERM (`kill`, `timeout`, a job scheduler) and SIGHUP (a closed terminal or ssh session) take
 the Ctrl-C path, so its clean-up runs too: temporary files are discarded (a killed `simulate
 --out` left hundreds of MB in a hidden `.NAME.*.tmp`), the last checkpoint stays as it was; the
-exit code is then 143 (SIGTERM) or 129 (SIGHUP). After a hang-up the terminal's writes fail
+exit code is then 143 (SIGTERM) or 129 (SIGHUP); one ignored when the script starts (`nohup`'s
+SIGHUP) stays ignored. After a hang-up the terminal's writes fail
 (EIO): what the script would say there is dropped, not a traceback. Like Ctrl-C they act when
 Python next runs, after a compiled call in progress returns, and after a kernel numba is
 compiling is compiled (compiles_whole). SIGKILL cannot be caught: it may leave such a temporary
@@ -158,6 +159,8 @@ def run_main(main, prog: str | None = None, compile_note: bool = True) -> int:
     try:
         if threading.current_thread() is threading.main_thread():
             for signum in _STOPPED_ON:
+                if signal.getsignal(signum) == signal.SIG_IGN:
+                    continue        # ignored when the script started (nohup's SIGHUP): it stays so
                 previous.append((signum, signal.signal(signum, _on_stop)))
         with compiles_whole(compile_note):
             return _hung_up_quietly(main, prog)

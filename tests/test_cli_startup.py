@@ -271,6 +271,26 @@ def test_run_main_after_a_sigterm_starts_afresh_and_gives_the_handler_back(signa
     assert scopa_cli.run_main(lambda: 0, "prog") == 0
 
 
+def test_a_signal_ignored_at_the_start_stays_ignored():
+    """`nohup python train.py &` starts the script with SIGHUP ignored, so that the run outlives
+    the session: run_main's SIGHUP handler must not undo that (it would stop the run at logout)."""
+    import os
+    if not hasattr(signal, "SIGHUP"):
+        pytest.skip("no SIGHUP here")
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        seen = []
+
+        def hung_up():
+            seen.append(signal.getsignal(signal.SIGHUP))
+            os.kill(os.getpid(), signal.SIGHUP)
+            return 0
+        assert scopa_cli.run_main(hung_up, "prog") == 0
+        assert seen == [signal.SIG_IGN] and signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGHUP, before)
+
+
 def test_after_a_hang_up_the_terminal_s_failed_writes_are_quiet(monkeypatch):
     """After a SIGHUP the terminal has gone and its writes fail (EIO): the script's own
     "interrupted" line and run_main's report of a failed stdout were tracebacks to nowhere, exit
