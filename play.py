@@ -62,10 +62,27 @@ def fit(text: str, stream) -> str:
             out.append(line)
             continue
         indent = line[:len(line) - len(line.lstrip(" "))]
-        out.append(textwrap.fill(line.strip(), width=width, initial_indent=indent,
+        out.append(textwrap.fill(_glued(line.strip()), width=width, initial_indent=indent,
                                  subsequent_indent=indent + "  ", break_long_words=False,
-                                 break_on_hyphens=False))
+                                 break_on_hyphens=False).replace(_GLUE, " "))
     return "\n".join(out)
+
+
+_GLUE = "\x00"      # a space fit does not break at
+_WHOLE = re.compile(r"\*\*\* [^*]+? \*\*\*|\S+ di \S+")    # '*** SCOPA! ***', 'Asso di denari'
+
+
+def _glued(line: str) -> str:
+    """`line` with the spaces fit keeps glued: inside a card's Italian name and an announcement,
+    and inside each short item of a ' · ' list ('0 denari' wrapped as '0' and 'denari')."""
+    items = line.split(" · ")
+    return " · ".join(item.replace(" ", _GLUE) if len(item) <= 24
+                      else _WHOLE.sub(_glue_short, item) for item in items)
+
+
+def _glue_short(m: re.Match) -> str:
+    # a long announcement ('*** You and your partner win the match ... ***') may still wrap
+    return m.group().replace(" ", _GLUE) if len(m.group()) <= 24 else m.group()
 
 
 def terminal_width(stream) -> int | None:

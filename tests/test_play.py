@@ -344,8 +344,9 @@ def test_every_line_of_whole_matches_fits_the_terminal(columns):
 
 
 def test_fit_wraps_at_spaces_with_words_whole():
-    """play.fit on a terminal: a long line wrapped at spaces, continuation lines indented two more;
-    a short one, or any line to a file, as it is."""
+    """play.fit on a terminal: a long line wrapped at spaces, continuation lines indented two more,
+    never inside a card's Italian name, an announcement or a short listed item; a short line,
+    or any line to a file, as it is."""
     pytest.importorskip("termios")
     out = TerminalOut(200)
     try:
@@ -356,6 +357,14 @@ def test_fit_wraps_at_spaces_with_words_whole():
         assert all(len(r) <= play.WIDTH for r in rows)
         assert rows[0].startswith("  Cav") and all(r.startswith("    ") and r[4] != " " for r in rows[1:])
         assert play.fit("short", out) == "short" and play.fit(line, io.StringIO()) == line
+        # an Italian card name, an announcement and a short item of a ' · ' list stay whole
+        said = play.fit("Partner played Asso di denari and took 2 di denari, 7 di spade, Fante di spade   "
+                        "*** SCOPA! ***", out).splitlines()
+        assert said == ["Partner played Asso di denari and took 2 di denari, 7 di spade, Fante di spade",
+                        "  *** SCOPA! ***"]
+        said = play.fit("Opponent 2: 0 in hand · took 9 cards · 2 denari · settebello · 1 seven · 0 scope",
+                        out).splitlines()
+        assert said == ["Opponent 2: 0 in hand · took 9 cards · 2 denari · settebello · 1 seven ·", "  0 scope"]
     finally:
         out.close()
 
