@@ -153,7 +153,7 @@ class AtomicFile:
             try:
                 self.commit()
             except BaseException:
-                # a Ctrl-C or SIGTERM during the commit (the fsync of a large file takes a
+                # a Ctrl-C, SIGTERM or SIGHUP during the commit (the fsync of a large file takes a
                 # while) left the temporary file, which nothing removes later (a review: 6 of 6
                 # timed signals on `simulate --out`); commit's own errors have discarded it
                 self.discard()

@@ -27,6 +27,8 @@ import signal
 import sys
 import threading
 
+from .atomic import STOP_SIGNALS as _STOP_SIGNALS
+
 
 _GIVEN = "_flags_given"     # a namespace attribute while parsing: the flags met so far
 
@@ -131,9 +133,9 @@ class Terminated(KeyboardInterrupt):
     catches it."""
 
 
-# run_main stops on these as on Ctrl-C (the module text); SIGHUP where the platform has it
+# run_main stops on these as on Ctrl-C (the module text): atomic's STOP_SIGNALS but Ctrl-C's own
 _SIGHUP = getattr(signal, "SIGHUP", None)
-_STOPPED_ON = (signal.SIGTERM,) + ((_SIGHUP,) if _SIGHUP is not None else ())
+_STOPPED_ON = tuple(signum for signum in _STOP_SIGNALS if signum != signal.SIGINT)
 _stopped_by: int | None = None      # the signal that stopped the run: exit code 128 + it
 
 
@@ -205,7 +207,7 @@ def _note_compile() -> None:
 
 @contextlib.contextmanager
 def compiles_whole(note: bool = True):
-    """While the block runs, Ctrl-C and SIGTERM wait for a kernel numba is compiling (its first
+    """While the block runs, Ctrl-C, SIGTERM and SIGHUP wait for a kernel numba is compiling (its first
     call: about a minute for them all after an install or an update) and act once it is done
     (0.8 to 3.8 s later in evaluate.py's first match on an idle machine; a timing review saw 26 s
     for hard's search kernel with a busy job beside it, the wait silent). Raised inside the

@@ -198,7 +198,8 @@ def preset_flags(rules: Rules) -> str:
 
 
 def list_rules_text() -> str:
-    """The presets, one per line with what they set and the seed they come from (for --list-rules)."""
+    """The presets, each with what it sets and the seed it comes from, then the options (for
+    --list-rules), within LIST_WIDTH columns."""
     width = max(len(n) for n in PRESETS)
     column = " " * (width + 4)
 

@@ -2430,12 +2430,17 @@ def test_every_error_of_the_project_that_takes_arguments_pickles_whole():
     (__reduce__), and these round-trip with what they hold."""
     import importlib
     import pickle
+    import pkgutil
+
+    import agents
+    import scopa_env
+    import training
     from agents.learned import NonFiniteScores
     from scopa_env.errors import RulesMismatch, ScopaError
     from scopa_env.rules import Rules
-    for name in ("scopa_env.aec", "scopa_env.gym_env", "scopa_env.batched", "scopa_env.cli", "agents.arena",
-                 "agents.hard", "agents.checkpoint", "training.config", "training.loop", "training.env"):
-        importlib.import_module(name)
+    for package in (scopa_env, agents, training):     # every module, so that no error class is missed
+        for module in pkgutil.iter_modules(package.__path__, package.__name__ + "."):
+            importlib.import_module(module.name)
 
     def subclasses(cls):
         for sub in cls.__subclasses__():

@@ -704,7 +704,9 @@ class Run:
 
     def release_folder(self) -> None:
         """Drop the checkpoint and log folders' locks (their files stay; the locks are the
-        kernel's)."""
+        kernel's), and the notes of folders that could not be locked: a default name moving on
+        to its next suffix noted the folder it left (the diff review)."""
+        self.lock_notes.clear()
         for attr in ("_lock", "_log_lock"):
             lock = getattr(self, attr)
             setattr(self, attr, None)
