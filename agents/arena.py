@@ -31,7 +31,7 @@ from scopa_env.game import Game
 from scopa_env.presets import resolve_rules
 from scopa_env.records import Recorder
 from scopa_env.rules import Rules
-from scopa_env.seeds import offset_seed, pair_entropy
+from scopa_env.seeds import check_seed, offset_seed, pair_entropy
 
 from . import stats
 from ._workers import Workers
@@ -250,6 +250,12 @@ def run_pairs(agent, opponent, pairs: int, seed: int = 0, rules: Rules | None = 
     process only, after the workers are terminated. rules: a Rules object, a preset name or None.
     """
     rules = resolve_rules(rules)
+    # 1.7 played seed 1's deals, and True, "3" or None ran or failed deep inside (an API review):
+    # the README's one error, as evaluate.py's --seed
+    seed = check_seed(seed, "seed")
+    if progress is not None and not callable(progress):
+        raise ScopaError(f"progress must be a function of the matches just finished (tqdm's update), "
+                         f"got {progress!r}")
     # 1.5, None or "2" were a TypeError in min(); 0 and -1 ran as 1 (review); a numpy integer
     # counts, as it does for matches and seed
     if not is_whole(workers) or workers < 1:

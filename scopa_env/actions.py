@@ -186,6 +186,11 @@ def _arrays(quindici: bool, ace_takes_all: bool, joker: bool = False) -> dict:
         captured[joker_sweep] = TAKES_TABLE
     kernel = (base, sum_offset, sum_masks, q_offset, q_masks,
               np.array([q_start, ace_start, j_start, joker_sweep], dtype=np.int64), j_offset, j_masks)
+    # shared by every table of the kind (and Agent.actions): read-only, as a write into one
+    # (`captured[...] = 0`) made every env of those rules play an ace's sweep as a lay, an illegal
+    # move, without an error (an API review)
+    for arr in (card, captured, *kernel):
+        arr.flags.writeable = False
     return {"base": base, "sum_offset": sum_offset, "sum_masks": sum_masks,
             "q_offset": q_offset, "q_masks": q_masks, "q_start": q_start,
             "ace_start": ace_start, "size": size, "card": card, "captured": captured,

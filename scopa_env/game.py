@@ -75,8 +75,11 @@ class Game:
     """One match under `rules` (a Rules object, a preset name such as 'scopone', or None for the
     classic game, as the environments and agents take them), dealt from `seed`."""
 
-    def __init__(self, rules: Rules | str | None = None, seed: int = 0):
-        self.rules = resolve_rules(rules)     # Game('scopone') was refused: only Game took no names
+    def __init__(self, rules: Rules | str | None = None, seed: int = 0, napola: bool | None = None,
+                 target: int | None = None):
+        # Game('scopone') was refused: only Game took no names; napola= and target= change the
+        # rules as the environments' do (Game(napola=True) was a TypeError: an API review)
+        self.rules = resolve_rules(rules, napola, target)
         self.seed = check_seed(seed)
         self.state = np.zeros(core.STATE_SIZE, dtype=np.int64)
         core.init_match_rules(self.state, self.seed, self.rules.to_header())
@@ -542,10 +545,15 @@ class Game:
         """The legal move meant by (card, captured), or ScopaError saying why there is none.
 
         `captured` may be None when the card has exactly one legal move; cards may be ids or
-        notation ('7D'); the captured set may be a list of cards or a mask.
+        notation ('7D'); the captured set may be a list of cards or a mask. A Move (one of
+        legal_moves()) is itself, alone: `g.play(g.legal_moves()[0])`.
         """
         if self.hand_over:
             raise ScopaError(self._over_message())
+        if isinstance(card, Move):      # was "bad card Move(...)" (an API review)
+            if captured is not None:
+                raise ScopaError(f"a Move says what it captures: give it alone, got {card} and captured={captured!r}")
+            card, captured = card.card, card.captured
         c = as_card(card)
         p = self.to_move
         if not (int(self.state[core.HANDS + p]) >> c) & 1:

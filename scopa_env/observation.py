@@ -312,7 +312,13 @@ def observe(state: np.ndarray, player: int) -> np.ndarray:
 def view(obs: np.ndarray, name: str, players: int | None = None) -> np.ndarray:
     """A named part of an observation vector, e.g. view(obs, 'table'). The layout is found from
     the vector's length unless `players` is given; 'pile', 'played' and 'shown' of N players
-    come as (..., N, 40)."""
+    come as (..., N, 40). The dict the environments and Game.observation give is read by its
+    'observation' (it was an AttributeError on the dict: an API review); a list as an array."""
+    if isinstance(obs, dict) and "observation" in obs:
+        obs = obs["observation"]
+    obs = np.asarray(obs)
+    if obs.ndim == 0:
+        raise ScopaError(f"an observation is a vector of values, got {obs!r}")
     found = [(n, b) for n in (PLAYER_COUNTS if players is None else (players,)) for b in (False, True)
              if layout(n, 3, b).size == obs.shape[-1]]
     if not found:

@@ -92,6 +92,11 @@ class Rules:
         # Rules(quindic="both") was Python's own TypeError ("unexpected keyword argument"), where
         # from_dict, replace and --rule name the unknown option and the known ones: now it is too
         cls._refuse_unknown(options)
+        if args and isinstance(args[0], str):
+            # Rules("scopone") read the name as napola's value: "napola must be true or false,
+            # got 'scopone'" (an API review)
+            raise ScopaError(f"Rules takes options by name (Rules(napola=True)); for the preset "
+                             f"{args[0]!r} use scopa_env.rules_from_preset({args[0]!r})")
         return super().__new__(cls)
 
     @classmethod

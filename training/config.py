@@ -412,7 +412,10 @@ def _check(c: TrainConfig) -> None:
         # a list of level names differs only in case when given as 'Easy' (dataclasses.replace
         # does not coerce): the level check below names the level (the diff review)
         if coerced != v and not (isinstance(v, tuple) and coerced == tuple(x.lower() for x in v)):
-            raise ScopaError(f"config key {f.name!r} has a bad value {v!r}")
+            # a preset name or a table, as make_config and the files take them, is a Rules here
+            hint = (": TrainConfig holds a Rules object; make_config reads a preset name or a "
+                    "table of options" if f.name == "rules" and isinstance(v, (str, dict)) else "")
+            raise ScopaError(f"config key {f.name!r} has a bad value {v!r}{hint}")
     if c.algo not in ALGOS:
         raise ScopaError(f"config key 'algo' must be one of {', '.join(ALGOS)}, got {c.algo!r}")
     if c.episode not in EPISODES:
