@@ -163,8 +163,8 @@ class LearnedAgent(Agent):
         model.eval()
         self.model = model
         super().__init__(rules, seed)
-        self._card = torch.from_numpy(self.actions.card)
-        self._captured = torch.from_numpy(self.actions.captured)
+        self._card = torch.from_numpy(self.actions.card.copy())      # the shared table is read-only
+        self._captured = torch.from_numpy(self.actions.captured.copy())
         self._table = layout_for(self.rules).slices["table"]
         if path is not None:
             # finite weights of 3e38 score every move NaN, and argmax played the first legal move

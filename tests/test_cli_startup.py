@@ -186,38 +186,10 @@ def test_no_stray_escape_at_exit_on_a_terminal():
     it loaded, through colorama.init(), whose exit hook wrote ESC[0m to the terminal: play.py
     ended with a stray '\\x1b[0m'. Played on a pseudo-terminal, quitting at the first prompt."""
     pytest.importorskip("colorama")     # without it there is no hook to write the escape
-    pty = pytest.importorskip("pty")
-    import select
-    import signal
-    import time
-    pid, fd = pty.fork()
-    if pid == 0:        # the child: play.py on the terminal
-        os.chdir(ROOT)
-        os.execv(sys.executable, [sys.executable, "play.py", "--opponent", "easy", "--seed", "1"])
-    out, sent, deadline = b"", False, time.monotonic() + 300
-    try:
-        while time.monotonic() < deadline:
-            if not sent and b"Your play" in out:
-                os.write(fd, b"quit\n")
-                sent = True
-            if select.select([fd], [], [], 0.2)[0]:
-                try:
-                    data = os.read(fd, 65536)
-                except OSError:     # the child closed the terminal: it exited
-                    break
-                if not data:
-                    break
-                out += data
-    finally:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if not done:        # still running after the deadline: ended, and the test fails below
-            time.sleep(1)
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if not done:
-                os.kill(pid, signal.SIGKILL)
-                _, status = os.waitpid(pid, 0)
-        os.close(fd)
-    assert sent and b"Ciao!" in out and os.waitstatus_to_exitcode(status) == 0, out[-300:]
+    pytest.importorskip("pty")
+    from terminal import play_on_pty
+    out, code = play_on_pty(["--opponent", "easy", "--seed", "1"], b"quit\n")
+    assert b"Ciao!" in out and code == 0, out[-300:]
     assert b"\x1b" not in out, out[-300:]
 
 

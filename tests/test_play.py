@@ -152,44 +152,13 @@ def test_arrow_keys_edit_the_line_on_a_terminal():
     """On a terminal input() edits lines (readline): '1q', a left arrow and a backspace leave
     'q', which quits. Without it the arrow reached the game as '\\x1b[D', "not a command" (a
     terminal review). A pipe reads plain lines (the other tests)."""
-    pty = pytest.importorskip("pty")
+    pytest.importorskip("pty")
     pytest.importorskip("readline")
-    pid, fd = pty.fork()
-    if pid == 0:        # the child: play.py on the terminal
-        os.chdir(ROOT)
-        os.environ["TERM"] = "xterm"
-        os.execv(sys.executable, [sys.executable, "play.py", "--opponent", "random", "--seed", "2"])
-    out, sent, deadline, status = b"", False, time.monotonic() + 300, None
-    try:
-        while time.monotonic() < deadline:
-            if not sent and b"Your play" in out:
-                os.write(fd, b"1q\x1b[D\x7f\r")
-                sent = True
-            if select.select([fd], [], [], 0.2)[0]:
-                try:
-                    data = os.read(fd, 65536)
-                except OSError:     # the child closed the terminal: it exited
-                    break
-                if not data:
-                    break
-                out += data
-            if sent and (b"Ciao!" in out or b"not a command" in out):      # either way, at once
-                break
-        if sent and b"Ciao!" not in out:
-            os.write(fd, b"\x04")      # not quit: end of input, for the child to end
-    finally:
-        for _ in range(50):
-            done, st = os.waitpid(pid, os.WNOHANG)
-            if done:
-                status = st
-                break
-            time.sleep(0.1)
-        if status is None:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-        os.close(fd)
-    assert sent and b"not a command" not in out and b"Ciao!" in out, out[-300:]
-    assert status is not None and os.waitstatus_to_exitcode(status) == 0
+    from terminal import play_on_pty
+    out, code = play_on_pty(["--opponent", "random", "--seed", "2"], b"1q\x1b[D\x7f\r",
+                            stop=lambda out: b"Ciao!" in out or b"not a command" in out, env={"TERM": "xterm"})
+    assert b"not a command" not in out and b"Ciao!" in out, out[-300:]
+    assert code == 0
 
 
 # ---- commands with injected I/O -----------------------------------------------------------
